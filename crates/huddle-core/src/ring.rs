@@ -1,0 +1,92 @@
+//! The rings Z_2^k that arithmetic circuits compute in.
+//!
+//! Every ring element is held in a `u64`: arithmetic modulo 2^64 agrees with
+//! arithmetic modulo 2^k on the low k bits for addition, subtraction,
+//! negation and multiplication, so one code path serves all widths and values
+//! are reduced (masked) only where they leave the evaluator.
+
+use std::fmt;
+
+/// A supported ring Z_2^k.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RingWidth {
+    W8,
+    W16,
+    W32,
+    W64,
+}
+
+impl RingWidth {
+    pub const ALL: [RingWidth; 4] = [RingWidth::W8, RingWidth::W16, RingWidth::W32, RingWidth::W64];
+
+    /// k, the number of bits of an element.
+    pub const fn bits(self) -> u32 {
+        match self {
+            RingWidth::W8 => 8,
+            RingWidth::W16 => 16,
+            RingWidth::W32 => 32,
+            RingWidth::W64 => 64,
+        }
+    }
+
+    /// The ring of `bits` bits, if huddle supports it.
+    pub const fn from_bits(bits: u32) -> Option<RingWidth> {
+        match bits {
+            8 => Some(RingWidth::W8),
+            16 => Some(RingWidth::W16),
+            32 => Some(RingWidth::W32),
+            64 => Some(RingWidth::W64),
+            _ => None,
+        }
+    }
+
+    /// The mask 2^k - 1 that reduces a `u64` into the ring.
+    pub const fn mask(self) -> u64 {
+        match self {
+            RingWidth::W64 => u64::MAX,
+            w => (1u64 << w.bits()) - 1,
+        }
+    }
+
+    /// Reduces `x` modulo 2^k.
+    #[inline(always)]
+    pub const fn reduce(self, x: u64) -> u64 {
+        x & self.mask()
+    }
+}
+
+impl fmt::Display for RingWidth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Z_2^{}", self.bits())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn widths_round_trip_and_masks() {
+        for w in RingWidth::ALL {
+            assert_eq!(RingWidth::from_bits(w.bits()), Some(w));
+            assert_eq!(w.mask().count_ones(), w.bits());
+        }
+        assert_eq!(RingWidth::from_bits(12), None);
+        assert_eq!(RingWidth::W16.to_string(), "Z_2^16");
+    }
+
+    proptest! {
+        // The reason one u64 code path is sound: reduction commutes with the ring operations.
+        #[test]
+        fn reduction_is_a_ring_homomorphism(a: u64, b: u64) {
+            for w in RingWidth::ALL {
+                let (ra, rb) = (w.reduce(a), w.reduce(b));
+                prop_assert_eq!(w.reduce(a.wrapping_add(b)), w.reduce(ra.wrapping_add(rb)));
+                prop_assert_eq!(w.reduce(a.wrapping_sub(b)), w.reduce(ra.wrapping_sub(rb)));
+                prop_assert_eq!(w.reduce(a.wrapping_mul(b)), w.reduce(ra.wrapping_mul(rb)));
+                prop_assert_eq!(w.reduce(a.wrapping_neg()), w.reduce(ra.wrapping_neg()));
+            }
+        }
+    }
+}
