@@ -1,1 +1,28 @@
+//! huddle's circuit layer: the circuit model, its file formats, layering by
+//! multiplicative depth, statistics, hex value encoding and the bitsliced
+//! plaintext evaluator that is the oracle for every protocol.
 
+pub mod format;
+pub mod model;
+
+pub use format::{
+    read_circuit, read_circuit_file, read_circuit_with, write_circuit, Format, ReadError,
+    ReadOptions,
+};
+pub use model::{
+    Circuit, CircuitAssembler, Domain, Gate, InputOwners, ModelError, Op, PartyId, ValueSpec,
+    WireId,
+};
+
+pub mod hex;
+pub mod layers;
+pub mod stats;
+
+pub use layers::Layering;
+pub use stats::Stats;
+pub mod eval;
+pub mod reference;
+
+pub use eval::{EvalError, EvalOptions, PlainEvaluator, Program};
+pub mod corpus;
+pub mod random;

@@ -21,7 +21,12 @@ impl BitMatrix {
     /// An all-zero matrix.
     pub fn zeros(rows: usize, cols: usize) -> Self {
         let words_per_row = cols.div_ceil(64);
-        BitMatrix { rows, cols, words_per_row, data: vec![0; rows * words_per_row] }
+        BitMatrix {
+            rows,
+            cols,
+            words_per_row,
+            data: vec![0; rows * words_per_row],
+        }
     }
 
     pub fn rows(&self) -> usize {
@@ -47,12 +52,22 @@ impl BitMatrix {
     }
 
     pub fn get(&self, r: usize, c: usize) -> bool {
-        assert!(r < self.rows && c < self.cols, "bit ({r}, {c}) outside {}x{}", self.rows, self.cols);
+        assert!(
+            r < self.rows && c < self.cols,
+            "bit ({r}, {c}) outside {}x{}",
+            self.rows,
+            self.cols
+        );
         (self.data[r * self.words_per_row + c / 64] >> (c % 64)) & 1 == 1
     }
 
     pub fn set(&mut self, r: usize, c: usize, bit: bool) {
-        assert!(r < self.rows && c < self.cols, "bit ({r}, {c}) outside {}x{}", self.rows, self.cols);
+        assert!(
+            r < self.rows && c < self.cols,
+            "bit ({r}, {c}) outside {}x{}",
+            self.rows,
+            self.cols
+        );
         let w = &mut self.data[r * self.words_per_row + c / 64];
         let m = 1u64 << (c % 64);
         if bit {
@@ -60,6 +75,16 @@ impl BitMatrix {
         } else {
             *w &= !m
         }
+    }
+
+    /// The words of rows `start..end`, contiguous.
+    pub fn row_range(&self, start: usize, end: usize) -> &[u64] {
+        &self.data[start * self.words_per_row..end * self.words_per_row]
+    }
+
+    /// Mutable words of rows `start..end`. Callers must keep padding bits zero.
+    pub fn row_range_mut(&mut self, start: usize, end: usize) -> &mut [u64] {
+        &mut self.data[start * self.words_per_row..end * self.words_per_row]
     }
 
     /// All words, row after row.
@@ -76,7 +101,11 @@ impl BitMatrix {
                 // Gather a 64x64 block: block[i] = word cb of row 64*rb + i.
                 let live_rows = (self.rows - rb * 64).min(64);
                 for (i, slot) in block.iter_mut().enumerate() {
-                    *slot = if i < live_rows { self.data[(rb * 64 + i) * self.words_per_row + cb] } else { 0 };
+                    *slot = if i < live_rows {
+                        self.data[(rb * 64 + i) * self.words_per_row + cb]
+                    } else {
+                        0
+                    };
                 }
                 transpose_64x64(&mut block);
                 let live_cols = (self.cols - cb * 64).min(64);

@@ -98,17 +98,25 @@ mod tests {
     use super::*;
 
     fn hex(s: &str) -> Vec<u8> {
-        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("test hex")).collect()
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("test hex"))
+            .collect()
     }
 
     #[test]
     fn aes_known_answer_fips197_c1() {
         // FIPS-197 Appendix C.1: the cipher under the PRG is plain AES-128.
-        let key: [u8; 16] = hex("000102030405060708090a0b0c0d0e0f").try_into().expect("16 bytes");
+        let key: [u8; 16] = hex("000102030405060708090a0b0c0d0e0f")
+            .try_into()
+            .expect("16 bytes");
         let cipher = Aes128::new(&GenericArray::from(key));
         let mut block = GenericArray::clone_from_slice(&hex("00112233445566778899aabbccddeeff"));
         cipher.encrypt_block(&mut block);
-        assert_eq!(block.as_slice(), hex("69c4e0d86a7b0430d8cdb78070b4c55a").as_slice());
+        assert_eq!(
+            block.as_slice(),
+            hex("69c4e0d86a7b0430d8cdb78070b4c55a").as_slice()
+        );
     }
 
     #[test]
@@ -147,7 +155,10 @@ mod tests {
 
     #[test]
     fn different_seeds_differ() {
-        assert_ne!(Prg::from_seed([0; 16]).next_u64(), Prg::from_seed([1; 16]).next_u64());
+        assert_ne!(
+            Prg::from_seed([0; 16]).next_u64(),
+            Prg::from_seed([1; 16]).next_u64()
+        );
         assert!(Prg::from_entropy().is_ok());
     }
 }

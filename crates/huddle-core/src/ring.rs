@@ -17,7 +17,12 @@ pub enum RingWidth {
 }
 
 impl RingWidth {
-    pub const ALL: [RingWidth; 4] = [RingWidth::W8, RingWidth::W16, RingWidth::W32, RingWidth::W64];
+    pub const ALL: [RingWidth; 4] = [
+        RingWidth::W8,
+        RingWidth::W16,
+        RingWidth::W32,
+        RingWidth::W64,
+    ];
 
     /// k, the number of bits of an element.
     pub const fn bits(self) -> u32 {

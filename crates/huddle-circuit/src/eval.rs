@@ -1,0 +1,767 @@
+//! The bitsliced plaintext evaluator: huddle's trusted third party, the
+//! oracle of every protocol test and the baseline of every benchmark.
+//!
+//! A circuit is compiled once into a [`Program`] over *slots*: dead gates are
+//! dropped, MAND is lowered to 2-input ANDs, and wires share slots once their
+//! last reader has run, so even SHA-256's working set stays in cache. The
+//! program then runs over chunks of 64·W instances: a bit slot holds W words
+//! (bit i of word b is instance 64b + i), a ring slot holds 64·W elements.
+//! Every operation is a straight loop over a slot that the compiler
+//! vectorizes; on x86-64 a second copy of the kernel compiled for AVX2 is
+//! selected at run time, so one binary is fast everywhere.
+
+use crate::model::{Circuit, Domain, Op, WireId};
+use huddle_core::bits::transpose_64x64;
+use huddle_core::{BitMatrix, RingWidth};
+
+const NO_SLOT: u32 = u32::MAX;
+
+/// One compiled operation. Slot numbers index the bit or ring arena as the
+/// operation's domain says; `first`/`len` index [`Program::args`].
+#[derive(Clone, Copy, Debug)]
+enum Instr {
+    Xor {
+        a: u32,
+        b: u32,
+        o: u32,
+    },
+    Inv {
+        a: u32,
+        o: u32,
+    },
+    CopyBit {
+        a: u32,
+        o: u32,
+    },
+    ConstBit {
+        one: bool,
+        o: u32,
+    },
+    And {
+        a: u32,
+        b: u32,
+        o: u32,
+    },
+    AndMany {
+        first: u32,
+        len: u32,
+        o: u32,
+    },
+    Add {
+        a: u32,
+        b: u32,
+        o: u32,
+    },
+    AddMany {
+        first: u32,
+        len: u32,
+        o: u32,
+    },
+    Sub {
+        a: u32,
+        b: u32,
+        o: u32,
+    },
+    Neg {
+        a: u32,
+        o: u32,
+    },
+    Mul {
+        a: u32,
+        b: u32,
+        o: u32,
+    },
+    MulMany {
+        first: u32,
+        len: u32,
+        o: u32,
+    },
+    AddConst {
+        a: u32,
+        c: u64,
+        o: u32,
+    },
+    MulConst {
+        a: u32,
+        c: u64,
+        o: u32,
+    },
+    ConstRing {
+        c: u64,
+        o: u32,
+    },
+    CopyRing {
+        a: u32,
+        o: u32,
+    },
+    /// Ring slot `a` to the bit slots args[first..first + k].
+    Decompose {
+        a: u32,
+        first: u32,
+    },
+    /// Bit slot `a` to ring slot `o`.
+    Inject {
+        a: u32,
+        o: u32,
+    },
+}
+
+/// A circuit compiled for the bitsliced evaluator.
+#[derive(Clone, Debug)]
+pub struct Program {
+    instrs: Vec<Instr>,
+    args: Vec<u32>,
+    bit_slots: usize,
+    ring_slots: usize,
+    ring: Option<RingWidth>,
+    /// Per input value: domain, bits per wire, and the slot of each wire (NO_SLOT if unused).
+    inputs: Vec<(Domain, Vec<u32>)>,
+    outputs: Vec<(Domain, Vec<u32>)>,
+}
+
+/// Free-slot stacks, one per domain.
+struct SlotPool {
+    free: [Vec<u32>; 2],
+    count: [usize; 2],
+}
+
+impl SlotPool {
+    fn take(&mut self, d: Domain) -> u32 {
+        let i = d as usize;
+        self.free[i].pop().unwrap_or_else(|| {
+            self.count[i] += 1;
+            (self.count[i] - 1) as u32
+        })
+    }
+    fn give(&mut self, d: Domain, slot: u32) {
+        self.free[d as usize].push(slot);
+    }
+}
+
+impl Program {
+    pub fn compile(circuit: &Circuit) -> Program {
+        let n = circuit.num_wires();
+        let gates = circuit.gates();
+        // Which gates matter, and the last gate that reads each wire.
+        const PINNED: usize = usize::MAX;
+        let gate_live = crate::layers::live_gates(circuit);
+        let mut live = vec![false; n];
+        let mut last_use: Vec<usize> = vec![0; n];
+        for (gi, g) in gates.iter().enumerate().filter(|(gi, _)| gate_live[*gi]) {
+            for &w in circuit.gate_inputs(g) {
+                live[w as usize] = true;
+                last_use[w as usize] = gi;
+            }
+        }
+        for v in circuit.outputs() {
+            for &w in &v.wires {
+                live[w as usize] = true;
+                last_use[w as usize] = PINNED;
+            }
+        }
+        let mut pool = SlotPool {
+            free: [Vec::new(), Vec::new()],
+            count: [0, 0],
+        };
+        let mut slot = vec![NO_SLOT; n];
+        let inputs = circuit
+            .inputs()
+            .iter()
+            .map(|v| {
+                let slots = (v.first_wire..v.first_wire + v.wires)
+                    .map(|w| {
+                        if live[w as usize] {
+                            slot[w as usize] = pool.take(v.domain);
+                        }
+                        slot[w as usize]
+                    })
+                    .collect();
+                (v.domain, slots)
+            })
+            .collect();
+        let mut instrs = Vec::with_capacity(gates.len());
+        let mut args = Vec::new();
+        for (gi, g) in gates.iter().enumerate() {
+            if !gate_live[gi] {
+                continue;
+            }
+            let ins = circuit.gate_inputs(g);
+            let outs = circuit.gate_outputs(g);
+            // Outputs get slots before inputs are released, so an instruction
+            // never writes a slot it reads (the kernel relies on this).
+            let out_slots: Vec<u32> = outs
+                .iter()
+                .map(|&w| {
+                    let s = pool.take(circuit.domain(w));
+                    slot[w as usize] = s;
+                    s
+                })
+                .collect();
+            let s = |w: WireId| slot[w as usize];
+            let o = out_slots[0];
+            let many = |args: &mut Vec<u32>| {
+                let first = args.len() as u32;
+                args.extend(ins.iter().map(|&w| s(w)));
+                (first, ins.len() as u32)
+            };
+            match g.op {
+                Op::Xor => instrs.push(Instr::Xor {
+                    a: s(ins[0]),
+                    b: s(ins[1]),
+                    o,
+                }),
+                Op::Inv => instrs.push(Instr::Inv { a: s(ins[0]), o }),
+                Op::ConstBit(one) => instrs.push(Instr::ConstBit { one, o }),
+                Op::Copy if circuit.domain(ins[0]) == Domain::Bit => {
+                    instrs.push(Instr::CopyBit { a: s(ins[0]), o })
+                }
+                Op::Copy => instrs.push(Instr::CopyRing { a: s(ins[0]), o }),
+                Op::And if ins.len() == 2 => instrs.push(Instr::And {
+                    a: s(ins[0]),
+                    b: s(ins[1]),
+                    o,
+                }),
+                Op::And => {
+                    let (first, len) = many(&mut args);
+                    instrs.push(Instr::AndMany { first, len, o })
+                }
+                Op::Mand => {
+                    let k = outs.len();
+                    for (i, &o) in out_slots.iter().enumerate() {
+                        instrs.push(Instr::And {
+                            a: s(ins[i]),
+                            b: s(ins[k + i]),
+                            o,
+                        });
+                    }
+                }
+                Op::Add if ins.len() == 2 => instrs.push(Instr::Add {
+                    a: s(ins[0]),
+                    b: s(ins[1]),
+                    o,
+                }),
+                Op::Add => {
+                    let (first, len) = many(&mut args);
+                    instrs.push(Instr::AddMany { first, len, o })
+                }
+                Op::Sub => instrs.push(Instr::Sub {
+                    a: s(ins[0]),
+                    b: s(ins[1]),
+                    o,
+                }),
+                Op::Neg => instrs.push(Instr::Neg { a: s(ins[0]), o }),
+                Op::Mul if ins.len() == 2 => instrs.push(Instr::Mul {
+                    a: s(ins[0]),
+                    b: s(ins[1]),
+                    o,
+                }),
+                Op::Mul => {
+                    let (first, len) = many(&mut args);
+                    instrs.push(Instr::MulMany { first, len, o })
+                }
+                Op::AddConst(c) => instrs.push(Instr::AddConst { a: s(ins[0]), c, o }),
+                Op::MulConst(c) => instrs.push(Instr::MulConst { a: s(ins[0]), c, o }),
+                Op::ConstRing(c) => instrs.push(Instr::ConstRing { c, o }),
+                Op::BitDecompose => {
+                    let first = args.len() as u32;
+                    args.extend_from_slice(&out_slots);
+                    instrs.push(Instr::Decompose {
+                        a: s(ins[0]),
+                        first,
+                    })
+                }
+                Op::BitInject => instrs.push(Instr::Inject { a: s(ins[0]), o }),
+            }
+            for (i, &w) in ins.iter().enumerate() {
+                if last_use[w as usize] == gi && !ins[..i].contains(&w) {
+                    pool.give(circuit.domain(w), slot[w as usize]);
+                }
+            }
+            // Outputs nobody reads (e.g. unused bits of an A2B) are released at once.
+            for &w in outs {
+                if !live[w as usize] {
+                    pool.give(circuit.domain(w), slot[w as usize]);
+                }
+            }
+        }
+        let outputs = circuit
+            .outputs()
+            .iter()
+            .map(|v| {
+                (
+                    v.domain,
+                    v.wires.iter().map(|&w| slot[w as usize]).collect(),
+                )
+            })
+            .collect();
+        Program {
+            instrs,
+            args,
+            bit_slots: pool.count[0],
+            ring_slots: pool.count[1],
+            ring: circuit.ring(),
+            inputs,
+            outputs,
+        }
+    }
+
+    /// Number of compiled instructions (dead gates removed, MAND expanded).
+    pub fn len(&self) -> usize {
+        self.instrs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.instrs.is_empty()
+    }
+
+    /// Slots needed at once: (bit slots, ring slots).
+    pub fn slots(&self) -> (usize, usize) {
+        (self.bit_slots, self.ring_slots)
+    }
+
+    /// A chunk width (words per bit slot) that keeps the arenas near 256 KiB.
+    pub fn default_chunk_words(&self) -> usize {
+        let bytes_per_word = 8 * (self.bit_slots + 64 * self.ring_slots).max(1);
+        (256 * 1024 / bytes_per_word)
+            .clamp(1, 64)
+            .next_power_of_two()
+            .min(64)
+    }
+}
+
+/// Evaluation settings.
+#[derive(Clone, Copy, Debug)]
+pub struct EvalOptions {
+    /// Words per bit slot (64 instances each); None picks from the program size.
+    pub chunk_words: Option<usize>,
+    /// Worker threads; 1 evaluates on the calling thread.
+    pub threads: usize,
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        EvalOptions {
+            chunk_words: None,
+            threads: 1,
+        }
+    }
+}
+
+/// Why an evaluation request does not fit the circuit.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EvalError {
+    #[error("the circuit takes {expected} input values, {given} given")]
+    InputCount { expected: usize, given: usize },
+    #[error("input value {index} ({name}) is {expected} bits wide, {given} given")]
+    InputWidth {
+        index: usize,
+        name: String,
+        expected: usize,
+        given: usize,
+    },
+    #[error("input value {index} has {given} instances, input value 0 has {expected}")]
+    InstanceCount {
+        index: usize,
+        expected: usize,
+        given: usize,
+    },
+    #[error(transparent)]
+    Hex(#[from] crate::hex::HexError),
+}
+
+/// Evaluates a circuit on batches of instances.
+pub struct PlainEvaluator {
+    program: Program,
+    input_bits: Vec<usize>,
+    input_names: Vec<String>,
+    output_bits: Vec<usize>,
+    options: EvalOptions,
+}
+
+impl PlainEvaluator {
+    pub fn new(circuit: &Circuit) -> Self {
+        Self::with_options(circuit, EvalOptions::default())
+    }
+
+    pub fn with_options(circuit: &Circuit, options: EvalOptions) -> Self {
+        PlainEvaluator {
+            program: Program::compile(circuit),
+            input_bits: (0..circuit.inputs().len())
+                .map(|i| circuit.input_bits(i))
+                .collect(),
+            input_names: circuit.inputs().iter().map(|v| v.name.clone()).collect(),
+            output_bits: (0..circuit.outputs().len())
+                .map(|i| circuit.output_bits(i))
+                .collect(),
+            options,
+        }
+    }
+
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Evaluates every instance. `inputs[i]` has one row per instance and one
+    /// column per bit of input value i; the outputs come back the same way.
+    pub fn evaluate(&self, inputs: &[BitMatrix]) -> Result<Vec<BitMatrix>, EvalError> {
+        if inputs.len() != self.input_bits.len() {
+            return Err(EvalError::InputCount {
+                expected: self.input_bits.len(),
+                given: inputs.len(),
+            });
+        }
+        for (index, m) in inputs.iter().enumerate() {
+            if m.cols() != self.input_bits[index] {
+                return Err(EvalError::InputWidth {
+                    index,
+                    name: self.input_names[index].clone(),
+                    expected: self.input_bits[index],
+                    given: m.cols(),
+                });
+            }
+            if m.rows() != inputs[0].rows() {
+                return Err(EvalError::InstanceCount {
+                    index,
+                    expected: inputs[0].rows(),
+                    given: m.rows(),
+                });
+            }
+        }
+        let instances = inputs.first().map_or(1, BitMatrix::rows);
+        let w = self
+            .options
+            .chunk_words
+            .unwrap_or_else(|| self.program.default_chunk_words())
+            .max(1);
+        let chunk = 64 * w;
+        let chunks = instances.div_ceil(chunk);
+        let threads = self.options.threads.clamp(1, chunks.max(1));
+        let mut outputs: Vec<BitMatrix> = self
+            .output_bits
+            .iter()
+            .map(|&b| BitMatrix::zeros(instances, b))
+            .collect();
+        if threads == 1 {
+            self.evaluate_range(inputs, 0, instances, w, &mut outputs, 0);
+            return Ok(outputs);
+        }
+        // Contiguous instance ranges per thread, each a whole number of chunks.
+        let per_thread = chunks.div_ceil(threads) * chunk;
+        let parts: Vec<Vec<BitMatrix>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (start, end) = (
+                        (t * per_thread).min(instances),
+                        ((t + 1) * per_thread).min(instances),
+                    );
+                    scope.spawn(move || {
+                        let mut part: Vec<BitMatrix> = self
+                            .output_bits
+                            .iter()
+                            .map(|&b| BitMatrix::zeros(end - start, b))
+                            .collect();
+                        self.evaluate_range(inputs, start, end, w, &mut part, start);
+                        part
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        for (t, part) in parts.into_iter().enumerate() {
+            let start = (t * per_thread).min(instances);
+            for (out, p) in outputs.iter_mut().zip(part) {
+                out.row_range_mut(start, start + p.rows())
+                    .copy_from_slice(p.as_words());
+            }
+        }
+        Ok(outputs)
+    }
+
+    /// Evaluates one instance given as hex strings; returns hex strings.
+    pub fn evaluate_hex(&self, inputs: &[&str]) -> Result<Vec<String>, EvalError> {
+        if inputs.len() != self.input_bits.len() {
+            return Err(EvalError::InputCount {
+                expected: self.input_bits.len(),
+                given: inputs.len(),
+            });
+        }
+        let mut matrices = Vec::with_capacity(inputs.len());
+        for (text, &bits) in inputs.iter().zip(&self.input_bits) {
+            let words = crate::hex::decode(text, bits)?;
+            let mut m = BitMatrix::zeros(1, bits);
+            m.row_mut(0).copy_from_slice(&words);
+            matrices.push(m);
+        }
+        let outs = self.evaluate(&matrices)?;
+        Ok(outs
+            .iter()
+            .zip(&self.output_bits)
+            .map(|(m, &bits)| crate::hex::encode(m.row(0), bits))
+            .collect())
+    }
+
+    /// Evaluates instances `start..end` of `inputs` into `outputs`, whose row 0 is instance `out_base`.
+    fn evaluate_range(
+        &self,
+        inputs: &[BitMatrix],
+        start: usize,
+        end: usize,
+        w: usize,
+        outputs: &mut [BitMatrix],
+        out_base: usize,
+    ) {
+        let p = &self.program;
+        let mut bits = vec![0u64; p.bit_slots * w];
+        let mut ring = vec![0u64; p.ring_slots * 64 * w];
+        let mut base = start;
+        while base < end {
+            let rows = (end - base).min(64 * w);
+            self.load_inputs(inputs, base, rows, w, &mut bits, &mut ring);
+            run(p, w, &mut bits, &mut ring);
+            self.store_outputs(outputs, base - out_base, rows, w, &bits, &ring);
+            base += rows;
+        }
+    }
+
+    fn load_inputs(
+        &self,
+        inputs: &[BitMatrix],
+        base: usize,
+        rows: usize,
+        w: usize,
+        bits: &mut [u64],
+        ring: &mut [u64],
+    ) {
+        let p = &self.program;
+        let k = p.ring.map_or(0, |r| r.bits() as usize);
+        let mask = p.ring.map_or(0, RingWidth::mask);
+        let mut block = [0u64; 64];
+        for ((domain, slots), m) in p.inputs.iter().zip(inputs) {
+            match domain {
+                Domain::Bit => {
+                    for b in 0..w {
+                        for cb in 0..m.words_per_row() {
+                            for (i, word) in block.iter_mut().enumerate() {
+                                let r = 64 * b + i;
+                                *word = if r < rows { m.row(base + r)[cb] } else { 0 };
+                            }
+                            transpose_64x64(&mut block);
+                            for (j, &word) in block.iter().enumerate() {
+                                match slots.get(64 * cb + j) {
+                                    Some(&s) if s != NO_SLOT => bits[s as usize * w + b] = word,
+                                    _ => {}
+                                }
+                            }
+                        }
+                    }
+                }
+                Domain::Ring => {
+                    for (j, &s) in slots.iter().enumerate() {
+                        if s == NO_SLOT {
+                            continue;
+                        }
+                        let (word, shift) = (j * k / 64, j * k % 64);
+                        let dst = &mut ring[s as usize * 64 * w..][..64 * w];
+                        for (r, x) in dst.iter_mut().enumerate() {
+                            *x = if r < rows {
+                                (m.row(base + r)[word] >> shift) & mask
+                            } else {
+                                0
+                            };
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn store_outputs(
+        &self,
+        outputs: &mut [BitMatrix],
+        row0: usize,
+        rows: usize,
+        w: usize,
+        bits: &[u64],
+        ring: &[u64],
+    ) {
+        let p = &self.program;
+        let k = p.ring.map_or(0, |r| r.bits() as usize);
+        let mask = p.ring.map_or(0, RingWidth::mask);
+        let mut block = [0u64; 64];
+        for ((domain, slots), m) in p.outputs.iter().zip(outputs.iter_mut()) {
+            match domain {
+                Domain::Bit => {
+                    for b in 0..w.min(rows.div_ceil(64)) {
+                        for cb in 0..m.words_per_row() {
+                            for (j, word) in block.iter_mut().enumerate() {
+                                *word = slots
+                                    .get(64 * cb + j)
+                                    .map_or(0, |&s| bits[s as usize * w + b]);
+                            }
+                            transpose_64x64(&mut block);
+                            for (i, &word) in block
+                                .iter()
+                                .enumerate()
+                                .take(rows.saturating_sub(64 * b).min(64))
+                            {
+                                m.row_mut(row0 + 64 * b + i)[cb] = word;
+                            }
+                        }
+                    }
+                }
+                Domain::Ring => {
+                    for (j, &s) in slots.iter().enumerate() {
+                        let (word, shift) = (j * k / 64, j * k % 64);
+                        let src = &ring[s as usize * 64 * w..][..rows];
+                        for (r, &x) in src.iter().enumerate() {
+                            m.row_mut(row0 + r)[word] |= (x & mask) << shift;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs the program once over the arenas, with the fastest kernel the CPU offers.
+fn run(p: &Program, w: usize, bits: &mut [u64], ring: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            unsafe { run_avx2(p, w, bits, ring) };
+            return;
+        }
+    }
+    run_kernel(p, w, bits, ring)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn run_avx2(p: &Program, w: usize, bits: &mut [u64], ring: &mut [u64]) {
+    run_kernel(p, w, bits, ring)
+}
+
+/// Splits `arena` (slots of `len` words) around output slot `o`: the slots
+/// before it, the output slot, and the slots after it.
+#[inline(always)]
+fn split_out(arena: &mut [u64], len: usize, o: u32) -> (&[u64], &mut [u64], &[u64]) {
+    let (before, rest) = arena.split_at_mut(o as usize * len);
+    let (out, after) = rest.split_at_mut(len);
+    (before, out, after)
+}
+
+/// Slot `s` (never the output slot `o`) from the halves `split_out` returned.
+#[inline(always)]
+fn src<'a>(before: &'a [u64], after: &'a [u64], len: usize, o: u32, s: u32) -> &'a [u64] {
+    debug_assert_ne!(s, o, "an instruction reads its own output slot");
+    if s < o {
+        &before[s as usize * len..][..len]
+    } else {
+        &after[(s - o - 1) as usize * len..][..len]
+    }
+}
+
+#[inline(always)]
+fn unary(arena: &mut [u64], len: usize, a: u32, o: u32, f: impl Fn(u64) -> u64) {
+    let (before, out, after) = split_out(arena, len, o);
+    let a = src(before, after, len, o, a);
+    for (z, x) in out.iter_mut().zip(a) {
+        *z = f(*x);
+    }
+}
+
+#[inline(always)]
+fn binary(arena: &mut [u64], len: usize, a: u32, b: u32, o: u32, f: impl Fn(u64, u64) -> u64) {
+    let (before, out, after) = split_out(arena, len, o);
+    let (a, b) = (src(before, after, len, o, a), src(before, after, len, o, b));
+    for ((z, x), y) in out.iter_mut().zip(a).zip(b) {
+        *z = f(*x, *y);
+    }
+}
+
+#[inline(always)]
+fn fold(arena: &mut [u64], len: usize, operands: &[u32], o: u32, f: impl Fn(u64, u64) -> u64) {
+    let (before, out, after) = split_out(arena, len, o);
+    out.copy_from_slice(src(before, after, len, o, operands[0]));
+    for &s in &operands[1..] {
+        for (z, x) in out.iter_mut().zip(src(before, after, len, o, s)) {
+            *z = f(*z, *x);
+        }
+    }
+}
+
+#[inline(always)]
+fn fill(arena: &mut [u64], len: usize, o: u32, value: u64) {
+    arena[o as usize * len..][..len].fill(value);
+}
+
+/// Ring values are kept modulo 2^64 inside the run and reduced on output.
+#[inline(always)]
+fn run_kernel(p: &Program, w: usize, bits: &mut [u64], ring: &mut [u64]) {
+    let rw = 64 * w;
+    for instr in &p.instrs {
+        match *instr {
+            Instr::Xor { a, b, o } => binary(bits, w, a, b, o, |x, y| x ^ y),
+            Instr::And { a, b, o } => binary(bits, w, a, b, o, |x, y| x & y),
+            Instr::Inv { a, o } => unary(bits, w, a, o, |x| !x),
+            Instr::CopyBit { a, o } => unary(bits, w, a, o, |x| x),
+            Instr::ConstBit { one, o } => fill(bits, w, o, if one { u64::MAX } else { 0 }),
+            Instr::AndMany { first, len, o } => fold(
+                bits,
+                w,
+                &p.args[first as usize..][..len as usize],
+                o,
+                |x, y| x & y,
+            ),
+            Instr::Add { a, b, o } => binary(ring, rw, a, b, o, u64::wrapping_add),
+            Instr::Sub { a, b, o } => binary(ring, rw, a, b, o, u64::wrapping_sub),
+            Instr::Mul { a, b, o } => binary(ring, rw, a, b, o, u64::wrapping_mul),
+            Instr::Neg { a, o } => unary(ring, rw, a, o, u64::wrapping_neg),
+            Instr::CopyRing { a, o } => unary(ring, rw, a, o, |x| x),
+            Instr::AddConst { a, c, o } => unary(ring, rw, a, o, |x| x.wrapping_add(c)),
+            Instr::MulConst { a, c, o } => unary(ring, rw, a, o, |x| x.wrapping_mul(c)),
+            Instr::ConstRing { c, o } => fill(ring, rw, o, c),
+            Instr::AddMany { first, len, o } => fold(
+                ring,
+                rw,
+                &p.args[first as usize..][..len as usize],
+                o,
+                u64::wrapping_add,
+            ),
+            Instr::MulMany { first, len, o } => fold(
+                ring,
+                rw,
+                &p.args[first as usize..][..len as usize],
+                o,
+                u64::wrapping_mul,
+            ),
+            Instr::Decompose { a, first } => {
+                let k = p.ring.map_or(0, |r| r.bits() as usize);
+                let outs = &p.args[first as usize..][..k];
+                let mut block = [0u64; 64];
+                for b in 0..w {
+                    block.copy_from_slice(&ring[a as usize * rw + 64 * b..][..64]);
+                    transpose_64x64(&mut block);
+                    for (j, &s) in outs.iter().enumerate() {
+                        bits[s as usize * w + b] = block[j];
+                    }
+                }
+            }
+            Instr::Inject { a, o } => {
+                let src = &bits[a as usize * w..][..w];
+                for (b, chunk) in ring[o as usize * rw..][..rw]
+                    .chunks_exact_mut(64)
+                    .enumerate()
+                {
+                    for (i, x) in chunk.iter_mut().enumerate() {
+                        *x = (src[b] >> i) & 1;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,733 @@
+//! The circuit model: wires, gates and named input/output values.
+//!
+//! A circuit is a list of gates in topological order over numbered wires.
+//! Each wire carries either one bit (Boolean domain) or one element of the
+//! circuit's ring Z_2^k (arithmetic domain). Every gate is stored in one
+//! compact shape — an operation plus a span of the shared operand pool
+//! holding its input wires followed by its output wires — so that every
+//! walker (evaluators, protocols, statistics, writers, optimizers) handles
+//! all gates the same way and reading a 100 MB file allocates nothing per gate.
+//!
+//! Circuits are built only through [`CircuitAssembler`], which checks every
+//! gate as it is added; a [`Circuit`] value is therefore always well formed.
+
+use huddle_core::RingWidth;
+use std::fmt;
+
+/// Index of a wire.
+pub type WireId = u32;
+
+/// Index of a party.
+pub type PartyId = usize;
+
+/// Largest fan-in of an AND, ADD or MUL gate.
+pub const MAX_FAN_IN: usize = 16;
+
+/// What a wire carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Domain {
+    /// One bit.
+    Bit,
+    /// One element of the circuit's ring.
+    Ring,
+}
+
+impl fmt::Display for Domain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Domain::Bit => "Boolean",
+            Domain::Ring => "arithmetic",
+        })
+    }
+}
+
+/// A gate's operation. Wire operands live in the operand pool; literal
+/// constants live here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    // Boolean domain.
+    /// out = a XOR b.
+    Xor,
+    /// out = NOT a.
+    Inv,
+    /// out = the constant bit (Bristol `EQ`).
+    ConstBit(bool),
+    /// out = a (Bristol `EQW`); also copies ring wires.
+    Copy,
+    /// out = AND of all 2..=16 inputs, evaluated as one gate (one round in
+    /// protocols with native multi-fan-in AND).
+    And,
+    /// Bristol `MAND`: k independent 2-input ANDs o_i = a_i AND b_i, inputs
+    /// a_1..a_k b_1..b_k, outputs o_1..o_k. Distinct from a k-input AND.
+    Mand,
+    // Arithmetic domain (over the circuit's ring).
+    /// out = sum of 2..=16 inputs.
+    Add,
+    /// out = a - b.
+    Sub,
+    /// out = -a.
+    Neg,
+    /// out = product of 2..=16 inputs.
+    Mul,
+    /// out = a + c.
+    AddConst(u64),
+    /// out = a * c.
+    MulConst(u64),
+    /// out = c.
+    ConstRing(u64),
+    // Conversions.
+    /// Bit decomposition (A2B): one ring wire to k bit wires, least significant first.
+    BitDecompose,
+    /// Bit injection (B2A): one bit wire to the ring element 0 or 1.
+    BitInject,
+}
+
+impl Op {
+    /// The name used in circuit files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Xor => "XOR",
+            Op::Inv => "INV",
+            Op::ConstBit(_) => "EQ",
+            Op::Copy => "EQW",
+            Op::And => "AND",
+            Op::Mand => "MAND",
+            Op::Add => "ADD",
+            Op::Sub => "SUB",
+            Op::Neg => "NEG",
+            Op::Mul => "MUL",
+            Op::AddConst(_) => "ADDC",
+            Op::MulConst(_) => "MULC",
+            Op::ConstRing(_) => "CONST",
+            Op::BitDecompose => "A2B",
+            Op::BitInject => "B2A",
+        }
+    }
+
+    /// Whether secret-sharing protocols need interaction for this gate; these
+    /// gates define the multiplicative depth. Conversions count as one layer.
+    pub fn is_interactive(self) -> bool {
+        matches!(
+            self,
+            Op::And | Op::Mand | Op::Mul | Op::BitDecompose | Op::BitInject
+        )
+    }
+}
+
+/// A contiguous run of the operand pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gate {
+    pub op: Op,
+    first: u32,
+    inputs: u32,
+    outputs: u32,
+}
+
+impl Gate {
+    pub fn num_inputs(&self) -> usize {
+        self.inputs as usize
+    }
+
+    pub fn num_outputs(&self) -> usize {
+        self.outputs as usize
+    }
+}
+
+/// An input value: a run of consecutive wires owned by one party.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputValue {
+    pub name: String,
+    pub domain: Domain,
+    pub first_wire: WireId,
+    pub wires: u32,
+}
+
+/// An output value: any list of wires of one domain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputValue {
+    pub name: String,
+    pub domain: Domain,
+    pub wires: Vec<WireId>,
+}
+
+/// The shape of a value before wires are assigned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueSpec {
+    pub name: String,
+    pub domain: Domain,
+    pub wires: u32,
+}
+
+impl ValueSpec {
+    pub fn bits(name: impl Into<String>, wires: u32) -> Self {
+        ValueSpec {
+            name: name.into(),
+            domain: Domain::Bit,
+            wires,
+        }
+    }
+
+    pub fn ring(name: impl Into<String>, wires: u32) -> Self {
+        ValueSpec {
+            name: name.into(),
+            domain: Domain::Ring,
+            wires,
+        }
+    }
+}
+
+/// Which party provides each input value.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum InputOwners {
+    /// Input value i belongs to party i mod n.
+    #[default]
+    RoundRobin,
+    /// Input value i belongs to party `owners[i]`.
+    Explicit(Vec<PartyId>),
+}
+
+/// A well-formed circuit. See the module documentation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Circuit {
+    ring: Option<RingWidth>,
+    domains: Vec<Domain>,
+    inputs: Vec<InputValue>,
+    outputs: Vec<OutputValue>,
+    gates: Vec<Gate>,
+    operands: Vec<WireId>,
+    owners: InputOwners,
+}
+
+impl Circuit {
+    pub fn num_wires(&self) -> usize {
+        self.domains.len()
+    }
+
+    /// The ring of the arithmetic wires, if the circuit has any.
+    pub fn ring(&self) -> Option<RingWidth> {
+        self.ring
+    }
+
+    pub fn domain(&self, wire: WireId) -> Domain {
+        self.domains[wire as usize]
+    }
+
+    pub fn inputs(&self) -> &[InputValue] {
+        &self.inputs
+    }
+
+    pub fn outputs(&self) -> &[OutputValue] {
+        &self.outputs
+    }
+
+    pub fn gates(&self) -> &[Gate] {
+        &self.gates
+    }
+
+    pub fn gate_inputs(&self, g: &Gate) -> &[WireId] {
+        &self.operands[g.first as usize..][..g.inputs as usize]
+    }
+
+    pub fn gate_outputs(&self, g: &Gate) -> &[WireId] {
+        &self.operands[(g.first + g.inputs) as usize..][..g.outputs as usize]
+    }
+
+    /// Whether the circuit has only Boolean wires.
+    pub fn is_boolean(&self) -> bool {
+        self.ring.is_none()
+    }
+
+    /// Bits of value `wires` wires of `domain` in this circuit (ring wires count k bits each).
+    pub fn value_bits(&self, domain: Domain, wires: u32) -> usize {
+        match domain {
+            Domain::Bit => wires as usize,
+            Domain::Ring => wires as usize * self.ring.map_or(0, |r| r.bits() as usize),
+        }
+    }
+
+    pub fn input_bits(&self, i: usize) -> usize {
+        self.value_bits(self.inputs[i].domain, self.inputs[i].wires)
+    }
+
+    pub fn output_bits(&self, i: usize) -> usize {
+        self.value_bits(self.outputs[i].domain, self.outputs[i].wires.len() as u32)
+    }
+
+    pub fn owners(&self) -> &InputOwners {
+        &self.owners
+    }
+
+    /// The party that provides input value `input` when `parties` parties take part.
+    pub fn owner(&self, input: usize, parties: usize) -> PartyId {
+        match &self.owners {
+            InputOwners::RoundRobin => input % parties.max(1),
+            InputOwners::Explicit(owners) => owners[input],
+        }
+    }
+
+    /// Assigns input values to parties. Fails if the list has the wrong length.
+    pub fn set_owners(&mut self, owners: InputOwners) -> Result<(), ModelError> {
+        if let InputOwners::Explicit(list) = &owners {
+            if list.len() != self.inputs.len() {
+                return Err(ModelError::OwnerCount {
+                    given: list.len(),
+                    inputs: self.inputs.len(),
+                });
+            }
+        }
+        self.owners = owners;
+        Ok(())
+    }
+}
+
+/// Why a circuit is not well formed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("wire {wire} is out of range: the circuit has {wires} wires")]
+    WireOutOfRange { wire: u64, wires: u64 },
+    #[error("wire {wire} is read before it is written")]
+    ReadBeforeWrite { wire: WireId },
+    #[error("wire {wire} is written twice")]
+    WrittenTwice { wire: WireId },
+    #[error("{op} expects {expected}, got {inputs} inputs and {outputs} outputs")]
+    Arity {
+        op: &'static str,
+        expected: String,
+        inputs: usize,
+        outputs: usize,
+    },
+    #[error("{op} needs {expected} input wires, but wire {wire} is {found}")]
+    WrongDomain {
+        op: &'static str,
+        wire: WireId,
+        expected: Domain,
+        found: Domain,
+    },
+    #[error("{op} is an arithmetic gate, but the circuit declares no ring")]
+    NoRing { op: &'static str },
+    #[error("constant {value} does not fit {what}")]
+    ConstantTooLarge { value: u64, what: String },
+    #[error("the input values need {needed} wires, but the circuit has {wires}")]
+    InputsExceedWires { needed: u64, wires: u64 },
+    #[error("output value {name} has no wires")]
+    EmptyOutput { name: String },
+    #[error("output {name}: wire {wire} is never written")]
+    OutputUnwritten { name: String, wire: WireId },
+    #[error("output {name} is declared {declared} but wire {wire} is {found}")]
+    OutputDomain {
+        name: String,
+        declared: Domain,
+        wire: WireId,
+        found: Domain,
+    },
+    #[error("{written} of the {wires} declared wires are written; every wire must be written exactly once")]
+    UnwrittenWires { written: u64, wires: u64 },
+    #[error("{given} input owners given for {inputs} input values")]
+    OwnerCount { given: usize, inputs: usize },
+    #[error("the circuit is too large: {what}")]
+    TooLarge { what: String },
+}
+
+/// Wire state during assembly: not yet written, or written with a domain.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Unwritten,
+    Written(Domain),
+}
+
+/// Builds a [`Circuit`] gate by gate, checking each gate as it arrives so a
+/// reader can attach a file position to the first problem.
+pub struct CircuitAssembler {
+    ring: Option<RingWidth>,
+    num_wires: u64,
+    /// Grown on demand, so a hostile header cannot make us allocate up front.
+    slots: Vec<Slot>,
+    written: u64,
+    inputs: Vec<InputValue>,
+    gates: Vec<Gate>,
+    operands: Vec<WireId>,
+}
+
+impl CircuitAssembler {
+    /// Starts a circuit of `num_wires` wires whose first wires are the inputs.
+    pub fn new(
+        num_wires: u64,
+        ring: Option<RingWidth>,
+        inputs: Vec<ValueSpec>,
+    ) -> Result<Self, ModelError> {
+        if num_wires > u64::from(u32::MAX) {
+            return Err(ModelError::TooLarge {
+                what: format!("{num_wires} wires (at most {})", u32::MAX),
+            });
+        }
+        let needed: u64 = inputs.iter().map(|v| u64::from(v.wires)).sum();
+        if needed > num_wires {
+            return Err(ModelError::InputsExceedWires {
+                needed,
+                wires: num_wires,
+            });
+        }
+        if ring.is_none() && inputs.iter().any(|v| v.domain == Domain::Ring) {
+            return Err(ModelError::NoRing {
+                op: "an arithmetic input value",
+            });
+        }
+        let mut slots = Vec::with_capacity(needed as usize);
+        let mut values = Vec::with_capacity(inputs.len());
+        for v in inputs {
+            let first_wire = slots.len() as WireId;
+            slots.extend(std::iter::repeat_n(
+                Slot::Written(v.domain),
+                v.wires as usize,
+            ));
+            values.push(InputValue {
+                name: v.name,
+                domain: v.domain,
+                first_wire,
+                wires: v.wires,
+            });
+        }
+        Ok(CircuitAssembler {
+            ring,
+            num_wires,
+            written: needed,
+            slots,
+            inputs: values,
+            gates: Vec::new(),
+            operands: Vec::new(),
+        })
+    }
+
+    pub fn num_wires(&self) -> u64 {
+        self.num_wires
+    }
+
+    pub fn ring(&self) -> Option<RingWidth> {
+        self.ring
+    }
+
+    pub fn inputs(&self) -> &[InputValue] {
+        &self.inputs
+    }
+
+    /// Reserves room for `gates` more gates (callers cap untrusted counts).
+    pub fn reserve(&mut self, gates: usize) {
+        self.gates.reserve(gates);
+        self.operands.reserve(gates * 3);
+    }
+
+    /// Domain of a wire already written, if any.
+    pub fn domain_of(&self, wire: WireId) -> Option<Domain> {
+        match self.slots.get(wire as usize) {
+            Some(Slot::Written(d)) => Some(*d),
+            _ => None,
+        }
+    }
+
+    /// Adds one gate after checking arity, domains, and that inputs are
+    /// written and outputs are fresh. Nothing is added if it fails.
+    pub fn push(
+        &mut self,
+        op: Op,
+        inputs: &[WireId],
+        outputs: &[WireId],
+    ) -> Result<(), ModelError> {
+        let (ni, no) = (inputs.len(), outputs.len());
+        let arity = |expected: &str| ModelError::Arity {
+            op: op.name(),
+            expected: expected.into(),
+            inputs: ni,
+            outputs: no,
+        };
+        let in_domain = match op {
+            Op::Xor | Op::Inv | Op::And | Op::Mand | Op::BitInject => Some(Domain::Bit),
+            Op::Add
+            | Op::Sub
+            | Op::Neg
+            | Op::Mul
+            | Op::AddConst(_)
+            | Op::MulConst(_)
+            | Op::BitDecompose => Some(Domain::Ring),
+            Op::ConstBit(_) | Op::ConstRing(_) | Op::Copy => None,
+        };
+        let ok = match op {
+            Op::Xor | Op::Sub => ni == 2 && no == 1,
+            Op::Inv | Op::Copy | Op::Neg | Op::AddConst(_) | Op::MulConst(_) | Op::BitInject => {
+                ni == 1 && no == 1
+            }
+            Op::ConstBit(_) | Op::ConstRing(_) => ni == 0 && no == 1,
+            Op::And | Op::Add | Op::Mul => (2..=MAX_FAN_IN).contains(&ni) && no == 1,
+            Op::Mand => no >= 1 && ni == 2 * no,
+            Op::BitDecompose => ni == 1 && Some(no as u32) == self.ring.map(|r| r.bits()),
+        };
+        if !ok {
+            return Err(arity(match op {
+                Op::Xor | Op::Sub => "2 inputs and 1 output",
+                Op::Inv
+                | Op::Copy
+                | Op::Neg
+                | Op::AddConst(_)
+                | Op::MulConst(_)
+                | Op::BitInject => "1 input and 1 output",
+                Op::ConstBit(_) | Op::ConstRing(_) => "no input wires and 1 output",
+                Op::And | Op::Add | Op::Mul => "2 to 16 inputs and 1 output",
+                Op::Mand => "2k inputs and k outputs",
+                Op::BitDecompose => "1 input and one output per bit of the ring",
+            }));
+        }
+        let uses_ring =
+            in_domain == Some(Domain::Ring) || matches!(op, Op::ConstRing(_) | Op::BitInject);
+        if uses_ring && self.ring.is_none() {
+            return Err(ModelError::NoRing { op: op.name() });
+        }
+        if let (Op::AddConst(c) | Op::MulConst(c) | Op::ConstRing(c), Some(r)) = (op, self.ring) {
+            if c > r.mask() {
+                return Err(ModelError::ConstantTooLarge {
+                    value: c,
+                    what: r.to_string(),
+                });
+            }
+        }
+        let mut copied = None;
+        for &w in inputs {
+            let found = match self.slot(w)? {
+                Slot::Written(d) => d,
+                Slot::Unwritten => return Err(ModelError::ReadBeforeWrite { wire: w }),
+            };
+            match in_domain {
+                Some(expected) if expected != found => {
+                    return Err(ModelError::WrongDomain {
+                        op: op.name(),
+                        wire: w,
+                        expected,
+                        found,
+                    })
+                }
+                _ => copied = Some(found),
+            }
+        }
+        let out_domain = match op {
+            Op::Copy => copied.unwrap_or(Domain::Bit),
+            Op::Xor | Op::Inv | Op::ConstBit(_) | Op::And | Op::Mand | Op::BitDecompose => {
+                Domain::Bit
+            }
+            _ => Domain::Ring,
+        };
+        for (i, &w) in outputs.iter().enumerate() {
+            if self.slot(w)? != Slot::Unwritten || outputs[..i].contains(&w) {
+                return Err(ModelError::WrittenTwice { wire: w });
+            }
+        }
+        let first = u32::try_from(self.operands.len()).map_err(|_| ModelError::TooLarge {
+            what: "more than 2^32 gate operands".into(),
+        })?;
+        for &w in outputs {
+            self.slots[w as usize] = Slot::Written(out_domain);
+        }
+        self.written += no as u64;
+        self.operands.extend_from_slice(inputs);
+        self.operands.extend_from_slice(outputs);
+        self.gates.push(Gate {
+            op,
+            first,
+            inputs: ni as u32,
+            outputs: no as u32,
+        });
+        Ok(())
+    }
+
+    /// Looks a wire up, growing the state table on first sight of a high id.
+    fn slot(&mut self, wire: WireId) -> Result<Slot, ModelError> {
+        if u64::from(wire) >= self.num_wires {
+            return Err(ModelError::WireOutOfRange {
+                wire: wire.into(),
+                wires: self.num_wires,
+            });
+        }
+        let i = wire as usize;
+        if i >= self.slots.len() {
+            // Geometric growth keeps this amortised O(1) for ascending ids.
+            let new_len = (i + 1)
+                .max(self.slots.len() * 2)
+                .min(self.num_wires as usize);
+            self.slots.resize(new_len, Slot::Unwritten);
+        }
+        Ok(self.slots[i])
+    }
+
+    /// Declares the outputs and returns the finished circuit. Every declared
+    /// wire must have been written exactly once.
+    pub fn finish(mut self, outputs: Vec<(ValueSpec, Vec<WireId>)>) -> Result<Circuit, ModelError> {
+        if self.written != self.num_wires {
+            return Err(ModelError::UnwrittenWires {
+                written: self.written,
+                wires: self.num_wires,
+            });
+        }
+        self.slots.resize(self.num_wires as usize, Slot::Unwritten);
+        let domains: Vec<Domain> = self
+            .slots
+            .iter()
+            .map(|s| match s {
+                Slot::Written(d) => *d,
+                Slot::Unwritten => Domain::Bit, // unreachable: written == num_wires
+            })
+            .collect();
+        let mut values = Vec::with_capacity(outputs.len());
+        for (spec, wires) in outputs {
+            if wires.is_empty() {
+                return Err(ModelError::EmptyOutput { name: spec.name });
+            }
+            for &w in &wires {
+                let found = *domains.get(w as usize).ok_or(ModelError::WireOutOfRange {
+                    wire: w.into(),
+                    wires: self.num_wires,
+                })?;
+                if found != spec.domain {
+                    return Err(ModelError::OutputDomain {
+                        name: spec.name,
+                        declared: spec.domain,
+                        wire: w,
+                        found,
+                    });
+                }
+            }
+            values.push(OutputValue {
+                name: spec.name,
+                domain: spec.domain,
+                wires,
+            });
+        }
+        Ok(Circuit {
+            ring: self.ring,
+            domains,
+            inputs: self.inputs,
+            outputs: values,
+            gates: self.gates,
+            operands: self.operands,
+            owners: InputOwners::RoundRobin,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_bits() -> CircuitAssembler {
+        CircuitAssembler::new(
+            4,
+            None,
+            vec![ValueSpec::bits("a", 1), ValueSpec::bits("b", 1)],
+        )
+        .expect("valid")
+    }
+
+    #[test]
+    fn assembles_and_walks_a_small_circuit() {
+        let mut a = two_bits();
+        a.push(Op::And, &[0, 1], &[2]).expect("and");
+        a.push(Op::Xor, &[2, 0], &[3]).expect("xor");
+        let c = a
+            .finish(vec![(ValueSpec::bits("out", 1), vec![3])])
+            .expect("finish");
+        assert_eq!(c.gates().len(), 2);
+        assert_eq!(c.gate_inputs(&c.gates()[1]), &[2, 0]);
+        assert_eq!(c.gate_outputs(&c.gates()[0]), &[2]);
+        assert_eq!(c.owner(1, 3), 1);
+        assert_eq!(c.owner(4, 3), 1);
+    }
+
+    #[test]
+    fn rejects_malformed_gates_with_the_cause() {
+        let mut a = two_bits();
+        assert_eq!(
+            a.push(Op::Xor, &[0, 2], &[3]),
+            Err(ModelError::ReadBeforeWrite { wire: 2 })
+        );
+        assert_eq!(
+            a.push(Op::Xor, &[0, 9], &[3]),
+            Err(ModelError::WireOutOfRange { wire: 9, wires: 4 })
+        );
+        assert_eq!(
+            a.push(Op::Xor, &[0, 1], &[1]),
+            Err(ModelError::WrittenTwice { wire: 1 })
+        );
+        assert!(matches!(
+            a.push(Op::Xor, &[0], &[2]),
+            Err(ModelError::Arity { op: "XOR", .. })
+        ));
+        assert!(matches!(
+            a.push(Op::And, &[0; 17], &[2]),
+            Err(ModelError::Arity { op: "AND", .. })
+        ));
+        assert!(matches!(
+            a.push(Op::Mand, &[0, 1, 0], &[2, 3]),
+            Err(ModelError::Arity { op: "MAND", .. })
+        ));
+        assert_eq!(
+            a.push(Op::Add, &[0, 1], &[2]),
+            Err(ModelError::NoRing { op: "ADD" })
+        );
+        assert_eq!(
+            a.push(Op::Mand, &[0, 1], &[2, 2]).err(),
+            Some(ModelError::Arity {
+                op: "MAND",
+                expected: "2k inputs and k outputs".into(),
+                inputs: 2,
+                outputs: 2
+            })
+        );
+        a.push(Op::And, &[0, 1, 0], &[2]).expect("3-input and");
+        assert!(matches!(
+            a.finish(vec![(ValueSpec::bits("o", 1), vec![2])]),
+            Err(ModelError::UnwrittenWires {
+                written: 3,
+                wires: 4
+            })
+        ));
+    }
+
+    #[test]
+    fn domains_are_checked_for_mixed_circuits() {
+        let mut a = CircuitAssembler::new(
+            5,
+            Some(RingWidth::W8),
+            vec![ValueSpec::ring("x", 1), ValueSpec::bits("b", 1)],
+        )
+        .expect("valid");
+        assert!(matches!(
+            a.push(Op::Xor, &[0, 1], &[2]),
+            Err(ModelError::WrongDomain { wire: 0, .. })
+        ));
+        assert!(matches!(
+            a.push(Op::MulConst(256), &[0], &[2]),
+            Err(ModelError::ConstantTooLarge { .. })
+        ));
+        a.push(Op::BitInject, &[1], &[2]).expect("b2a");
+        a.push(Op::Mul, &[0, 2], &[3]).expect("mul");
+        a.push(Op::Copy, &[3], &[4]).expect("copy");
+        assert!(matches!(
+            a.finish(vec![(ValueSpec::bits("o", 1), vec![4])]),
+            Err(ModelError::OutputDomain { wire: 4, .. })
+        ));
+    }
+
+    #[test]
+    fn hostile_header_allocates_nothing_up_front() {
+        let a = CircuitAssembler::new(u32::MAX as u64, None, vec![ValueSpec::bits("a", 1)])
+            .expect("valid");
+        assert!(a.slots.capacity() < 1024);
+        assert!(matches!(
+            CircuitAssembler::new(1 << 40, None, vec![]),
+            Err(ModelError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            CircuitAssembler::new(3, None, vec![ValueSpec::bits("a", 4)]),
+            Err(ModelError::InputsExceedWires {
+                needed: 4,
+                wires: 3
+            })
+        ));
+    }
+}

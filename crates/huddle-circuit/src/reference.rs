@@ -1,0 +1,74 @@
+//! A deliberately plain evaluator: one instance, one gate at a time, one
+//! `u64` per wire. It exists only to check the fast bitsliced evaluator
+//! against an implementation simple enough to trust by reading.
+
+use crate::model::{Circuit, Domain, Op};
+
+/// Evaluates one instance. `inputs[i]` holds input value i as words (bit j
+/// of the value is bit j % 64 of word j / 64); outputs come back the same way.
+pub fn evaluate_one(circuit: &Circuit, inputs: &[Vec<u64>]) -> Vec<Vec<u64>> {
+    let k = circuit.ring().map_or(0, |r| r.bits() as usize);
+    let mask = circuit.ring().map_or(0, |r| r.mask());
+    let bit = |words: &[u64], j: usize| (words[j / 64] >> (j % 64)) & 1;
+    let field = |words: &[u64], j: usize| (words[j * k / 64] >> (j * k % 64)) & mask;
+    let mut w = vec![0u64; circuit.num_wires()];
+    for (v, words) in circuit.inputs().iter().zip(inputs) {
+        for j in 0..v.wires as usize {
+            w[v.first_wire as usize + j] = match v.domain {
+                Domain::Bit => bit(words, j),
+                Domain::Ring => field(words, j),
+            };
+        }
+    }
+    for g in circuit.gates() {
+        let ins: Vec<u64> = circuit
+            .gate_inputs(g)
+            .iter()
+            .map(|&i| w[i as usize])
+            .collect();
+        let outs = circuit.gate_outputs(g);
+        match g.op {
+            Op::Xor => w[outs[0] as usize] = ins[0] ^ ins[1],
+            Op::Inv => w[outs[0] as usize] = ins[0] ^ 1,
+            Op::ConstBit(b) => w[outs[0] as usize] = u64::from(b),
+            Op::Copy => w[outs[0] as usize] = ins[0],
+            Op::And => w[outs[0] as usize] = ins.iter().fold(1, |a, b| a & b),
+            Op::Mand => {
+                let half = outs.len();
+                for (i, &o) in outs.iter().enumerate() {
+                    w[o as usize] = ins[i] & ins[half + i];
+                }
+            }
+            Op::Add => {
+                w[outs[0] as usize] = ins.iter().fold(0u64, |a, b| a.wrapping_add(*b)) & mask
+            }
+            Op::Sub => w[outs[0] as usize] = ins[0].wrapping_sub(ins[1]) & mask,
+            Op::Neg => w[outs[0] as usize] = ins[0].wrapping_neg() & mask,
+            Op::Mul => {
+                w[outs[0] as usize] = ins.iter().fold(1u64, |a, b| a.wrapping_mul(*b)) & mask
+            }
+            Op::AddConst(c) => w[outs[0] as usize] = ins[0].wrapping_add(c) & mask,
+            Op::MulConst(c) => w[outs[0] as usize] = ins[0].wrapping_mul(c) & mask,
+            Op::ConstRing(c) => w[outs[0] as usize] = c,
+            Op::BitDecompose => {
+                for (j, &o) in outs.iter().enumerate() {
+                    w[o as usize] = (ins[0] >> j) & 1;
+                }
+            }
+            Op::BitInject => w[outs[0] as usize] = ins[0],
+        }
+    }
+    circuit
+        .outputs()
+        .iter()
+        .map(|v| {
+            let per_wire = if v.domain == Domain::Ring { k } else { 1 };
+            let mut words = vec![0u64; (v.wires.len() * per_wire).div_ceil(64)];
+            for (j, &wire) in v.wires.iter().enumerate() {
+                let pos = j * per_wire;
+                words[pos / 64] |= w[wire as usize] << (pos % 64);
+            }
+            words
+        })
+        .collect()
+}
