@@ -69,13 +69,15 @@ pub fn decode(text: &str, width: usize) -> Result<Vec<u64>, HexError> {
     Ok(words)
 }
 
-/// Formats the low `width` bits of `words` (lowercase, ceil(width / 4) digits).
+/// Formats the low `width` bits of `words` (lowercase, ceil(width / 4) digits);
+/// words missing from a short slice count as zero.
 pub fn encode(words: &[u64], width: usize) -> String {
     (0..digits(width))
         .rev()
         .map(|i| {
             let bit = 4 * i;
-            let nib = (words[bit / 64] >> (bit % 64)) & 0xf;
+            let live = (width - bit).min(4);
+            let nib = (words.get(bit / 64).copied().unwrap_or(0) >> (bit % 64)) & ((1 << live) - 1);
             char::from_digit(nib as u32, 16).unwrap_or('?')
         })
         .collect()
@@ -122,6 +124,12 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn encode_ignores_bits_above_the_width(width in 1usize..130, words in any::<[u64; 3]>()) {
+            let text = encode(&words, width);
+            prop_assert!(decode(&text, width).is_ok(), "{} is not a {}-bit value", text, width);
+        }
+
         #[test]
         fn round_trips(width in 1usize..300, seed in any::<[u64; 5]>()) {
             let mut words: Vec<u64> = seed[..width.div_ceil(64)].to_vec();

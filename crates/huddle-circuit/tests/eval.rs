@@ -1,0 +1,145 @@
+//! The bitsliced evaluator against the reference evaluator on random
+//! Boolean, arithmetic and mixed circuits with multi-fan-in gates, across
+//! chunk widths, thread counts and instance counts; plus the layer schedule.
+
+use huddle_circuit::eval::EvalOptions;
+use huddle_circuit::random::{random_circuit, RandomCircuitSpec};
+use huddle_circuit::{reference, Circuit, EvalError, Layering, PlainEvaluator};
+use huddle_core::{BitMatrix, Prg, RingWidth};
+use proptest::prelude::*;
+
+fn random_inputs(c: &Circuit, prg: &mut Prg, instances: usize) -> Vec<BitMatrix> {
+    (0..c.inputs().len())
+        .map(|i| {
+            let bits = c.input_bits(i);
+            let mut m = BitMatrix::zeros(instances, bits);
+            for r in 0..instances {
+                prg.fill_u64(m.row_mut(r));
+                if bits % 64 != 0 {
+                    let last = m.words_per_row() - 1;
+                    m.row_mut(r)[last] &= (1u64 << (bits % 64)) - 1;
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+fn check(
+    c: &Circuit,
+    prg: &mut Prg,
+    instances: usize,
+    options: EvalOptions,
+) -> Result<(), TestCaseError> {
+    let inputs = random_inputs(c, prg, instances);
+    let got = PlainEvaluator::with_options(c, options)
+        .evaluate(&inputs)
+        .expect("inputs fit");
+    for r in 0..instances {
+        let row: Vec<Vec<u64>> = inputs.iter().map(|m| m.row(r).to_vec()).collect();
+        let want = reference::evaluate_one(c, &row);
+        for (o, (g, w)) in got.iter().zip(&want).enumerate() {
+            prop_assert_eq!(
+                g.row(r),
+                w.as_slice(),
+                "output {} instance {} {:?}",
+                o,
+                r,
+                options
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn boolean_circuits(seed: [u8; 16], fan_in in 2usize..=16, instances in 1usize..700, words in 1usize..5, threads in 1usize..4) {
+        let mut prg = Prg::from_seed(seed);
+        let c = random_circuit(&RandomCircuitSpec::boolean(&[5, 64, 67], 300, fan_in), &mut prg);
+        check(&c, &mut prg, instances, EvalOptions { chunk_words: Some(words), threads })?;
+    }
+
+    #[test]
+    fn mixed_circuits(seed: [u8; 16], ring in 0usize..4, fan_in in 2usize..=16, instances in 1usize..300, words in 1usize..3, threads in 1usize..3) {
+        let mut prg = Prg::from_seed(seed);
+        let c = random_circuit(&RandomCircuitSpec::mixed(RingWidth::ALL[ring], 11, 4, 300, fan_in), &mut prg);
+        check(&c, &mut prg, instances, EvalOptions { chunk_words: Some(words), threads })?;
+    }
+}
+
+#[test]
+fn zero_instances_and_wrong_inputs() {
+    let mut prg = Prg::from_seed([1; 16]);
+    let c = random_circuit(&RandomCircuitSpec::boolean(&[8, 8], 50, 4), &mut prg);
+    let e = PlainEvaluator::new(&c);
+    let empty = vec![BitMatrix::zeros(0, 8), BitMatrix::zeros(0, 8)];
+    assert!(e
+        .evaluate(&empty)
+        .expect("no instances is fine")
+        .iter()
+        .all(|m| m.rows() == 0));
+    assert_eq!(
+        e.evaluate(&empty[..1]),
+        Err(EvalError::InputCount {
+            expected: 2,
+            given: 1
+        })
+    );
+    assert!(matches!(
+        e.evaluate(&[BitMatrix::zeros(3, 8), BitMatrix::zeros(3, 9)]),
+        Err(EvalError::InputWidth {
+            index: 1,
+            expected: 8,
+            given: 9,
+            ..
+        })
+    ));
+    assert!(matches!(
+        e.evaluate(&[BitMatrix::zeros(3, 8), BitMatrix::zeros(4, 8)]),
+        Err(EvalError::InstanceCount { index: 1, .. })
+    ));
+    assert!(matches!(
+        e.evaluate_hex(&["ff", "1ff"]),
+        Err(EvalError::Hex(_))
+    ));
+}
+
+#[test]
+fn schedule_respects_dependencies_and_groups_rounds() {
+    let mut prg = Prg::from_seed([9; 16]);
+    for ring in [None, Some(RingWidth::W32)] {
+        let spec = match ring {
+            None => RandomCircuitSpec::boolean(&[16, 16], 500, 8),
+            Some(r) => RandomCircuitSpec::mixed(r, 16, 4, 500, 8),
+        };
+        let c = random_circuit(&spec, &mut prg);
+        let layering = Layering::of(&c);
+        let order = layering.schedule(&c);
+        let mut written = vec![false; c.num_wires()];
+        for v in c.inputs() {
+            for w in v.first_wire..v.first_wire + v.wires {
+                written[w as usize] = true;
+            }
+        }
+        let mut last_round = 0;
+        for &gi in &order {
+            let g = &c.gates()[gi];
+            assert!(
+                c.gate_inputs(g).iter().all(|&w| written[w as usize]),
+                "gate {gi} scheduled before its inputs"
+            );
+            for &w in c.gate_outputs(g) {
+                written[w as usize] = true;
+            }
+            if g.op.is_interactive() {
+                // Rounds never go backwards, so each round's gates form one batch.
+                assert!(layering.gate_layer[gi] >= last_round);
+                last_round = layering.gate_layer[gi];
+            }
+        }
+        assert!(last_round >= layering.depth);
+    }
+}
