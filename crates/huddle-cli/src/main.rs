@@ -1,1 +1,46 @@
-fn main() {}
+//! `huddle`: secure multiparty computation from one command line.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod bench;
+mod circuit_cmd;
+mod demo;
+
+/// huddle runs secure multiparty computation: parties that do not trust each
+/// other compute a function (a circuit) of their private inputs and learn
+/// only the output.
+#[derive(Parser)]
+#[command(name = "huddle", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Inspect, evaluate and convert circuit files (Bristol Fashion and friends).
+    #[command(subcommand)]
+    Circuit(circuit_cmd::CircuitCommand),
+    /// Measure throughput (release builds only give meaningful numbers).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+    /// Run the built-in example end to end and check its result.
+    Demo,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Circuit(cmd) => circuit_cmd::run(cmd),
+        Command::Bench(cmd) => bench::run(cmd),
+        Command::Demo => demo::run(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

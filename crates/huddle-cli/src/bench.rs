@@ -1,0 +1,318 @@
+//! `huddle bench ...`: throughput measurements. Every figure comes with a
+//! baseline measured in the same run (a raw `a & b` loop over the same amount
+//! of data), because these machines are shared and absolute numbers drift.
+
+use clap::Subcommand;
+use huddle_circuit::eval::EvalOptions;
+use huddle_circuit::{
+    corpus, read_circuit, Circuit, CircuitAssembler, Format, Op, PlainEvaluator, ValueSpec, WireId,
+};
+use huddle_core::{BitMatrix, Prg};
+use serde_json::{json, Value};
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// The plaintext evaluator (trusted third party): AND gates/s on AND-only
+    /// layers and AES-128 / SHA-256 blocks/s, each against a raw `a & b` loop,
+    /// plus circuit parsing speed at 10 MB and 100 MB.
+    Ttp {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Time budget per measurement, in seconds (the best repetition counts).
+        #[arg(long, default_value_t = 1.0)]
+        seconds: f64,
+        /// Folder of the public circuit collection (default: shared/circuits beside the repository, or $HUDDLE_CIRCUITS).
+        #[arg(long)]
+        circuits: Option<PathBuf>,
+        /// Skip the 100 MB parsing measurement.
+        #[arg(long)]
+        quick: bool,
+    },
+}
+
+pub fn run(cmd: BenchCommand) -> Result<(), String> {
+    match cmd {
+        BenchCommand::Ttp {
+            json,
+            seconds,
+            circuits,
+            quick,
+        } => ttp(
+            json,
+            Duration::from_secs_f64(seconds.max(0.05)),
+            circuits,
+            quick,
+        ),
+    }
+}
+
+/// Runs `f` repeatedly for about `budget` (at least twice) and returns the fastest run.
+fn best_time(budget: Duration, mut f: impl FnMut()) -> Duration {
+    let start = Instant::now();
+    let mut best = Duration::MAX;
+    let mut runs = 0;
+    while runs < 2 || start.elapsed() < budget {
+        let t = Instant::now();
+        f();
+        best = best.min(t.elapsed());
+        runs += 1;
+    }
+    best
+}
+
+/// `layers` layers of `width` 2-input ANDs, each reading the layer before; the
+/// last layer is the output, so no gate is dead.
+fn and_layers(width: u32, layers: u32) -> Circuit {
+    let inputs = 128;
+    let total = inputs + width * layers;
+    let mut asm = CircuitAssembler::new(
+        u64::from(total),
+        None,
+        vec![ValueSpec::bits("a", 64), ValueSpec::bits("b", 64)],
+    )
+    .expect("inputs fit");
+    let mut prev: Vec<WireId> = (0..inputs).collect();
+    let mut next = inputs;
+    for _ in 0..layers {
+        let layer: Vec<WireId> = (0..width).map(|j| next + j).collect();
+        for j in 0..width as usize {
+            let (a, b) = (prev[j % prev.len()], prev[(j + 1) % prev.len()]);
+            asm.push(Op::And, &[a, b], &[layer[j]])
+                .expect("well formed");
+        }
+        next += width;
+        prev = layer;
+    }
+    asm.finish(vec![(ValueSpec::bits("out", width), prev)])
+        .expect("all wires written")
+}
+
+/// The raw baseline: `ops` word-ANDs streamed over an arena of `slots` x `words`
+/// words, reading two slots and writing a third, like the evaluator but with no
+/// instruction dispatch. Returns the time for all `ops`.
+fn raw_and_loop(slots: usize, words: usize, ops: u64, budget: Duration) -> Duration {
+    let slots = slots.max(3);
+    let mut arena = vec![0x5555_5555_5555_5555u64; slots * words];
+    let passes = ops / words as u64;
+    best_time(budget, || {
+        let mut s = 0usize;
+        for _ in 0..passes {
+            let (a, b, o) = (s, (s + 1) % slots, (s + 2) % slots);
+            let (lo, hi) = arena.split_at_mut(o * words);
+            let (out, hi) = hi.split_at_mut(words);
+            let x = if a < o {
+                &lo[a * words..][..words]
+            } else {
+                &hi[(a - o - 1) * words..][..words]
+            };
+            let y = if b < o {
+                &lo[b * words..][..words]
+            } else {
+                &hi[(b - o - 1) * words..][..words]
+            };
+            for ((z, p), q) in out.iter_mut().zip(x).zip(y) {
+                *z = p & q;
+            }
+            s = (s + 1) % slots;
+        }
+        black_box(&mut arena);
+    })
+}
+
+fn random_inputs(c: &Circuit, instances: usize) -> Vec<BitMatrix> {
+    let mut prg = Prg::from_seed([5; 16]);
+    (0..c.inputs().len())
+        .map(|i| {
+            let bits = c.input_bits(i);
+            let mut m = BitMatrix::zeros(instances, bits);
+            for r in 0..instances {
+                prg.fill_u64(m.row_mut(r));
+                if bits % 64 != 0 {
+                    let last = m.words_per_row() - 1;
+                    m.row_mut(r)[last] &= (1u64 << (bits % 64)) - 1;
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+/// Evaluates `c` on `instances` random instances with `threads` threads; returns
+/// the best time, the evaluator's slots and chunk words.
+fn time_circuit(
+    c: &Circuit,
+    instances: usize,
+    threads: usize,
+    budget: Duration,
+) -> Result<(Duration, usize, usize), String> {
+    let eval = PlainEvaluator::with_options(
+        c,
+        EvalOptions {
+            chunk_words: None,
+            threads,
+        },
+    );
+    let inputs = random_inputs(c, instances);
+    let mut err = None;
+    let t = best_time(budget, || {
+        if let Err(e) = eval.evaluate(black_box(&inputs)) {
+            err = Some(e.to_string());
+        }
+    });
+    err.map_or(Ok(()), Err)?;
+    let words = eval.program().default_chunk_words();
+    Ok((t, eval.program().slots().0, words))
+}
+
+fn ttp(
+    as_json: bool,
+    budget: Duration,
+    circuits: Option<PathBuf>,
+    quick: bool,
+) -> Result<(), String> {
+    let mut report = serde_json::Map::new();
+    let mut lines = Vec::new();
+    let avx2 = cfg!(target_arch = "x86_64") && {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx2")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    };
+    report.insert("avx2".into(), json!(avx2));
+
+    // 1. AND-only layers.
+    let (width, layers, instances) = (256u32, 128u32, 1usize << 16);
+    let c = and_layers(width, layers);
+    let (t, slots, words) = time_circuit(&c, instances, 1, budget)?;
+    let ands = u64::from(width * layers) * instances as u64;
+    let raw = raw_and_loop(slots, words, ands / 64, budget);
+    let (eval_rate, raw_rate) = (
+        ands as f64 / t.as_secs_f64(),
+        ands as f64 / raw.as_secs_f64(),
+    );
+    report.insert(
+        "and_layers".into(),
+        json!({"width": width, "layers": layers, "instances": instances, "chunk_words": words, "slots": slots,
+               "and_gates_per_second": eval_rate, "raw_and_per_second": raw_rate, "ratio": eval_rate / raw_rate}),
+    );
+    lines.push(format!(
+        "AND-only layers ({width} x {layers}, {instances} instances, 1 thread): {:.3e} AND/s; raw a&b loop {:.3e} AND/s; ratio {:.2}",
+        eval_rate,
+        raw_rate,
+        eval_rate / raw_rate
+    ));
+
+    // 2. AES-128 and SHA-256 from the public collection, where present.
+    let dir = circuits.or_else(|| {
+        std::env::current_dir()
+            .ok()
+            .and_then(|d| corpus::locate(&d))
+    });
+    for (name, file, instances) in [
+        ("aes128", "aes_128.txt", 1usize << 16),
+        ("sha256", "sha256.txt", 1 << 14),
+    ] {
+        let Some(path) = dir.as_ref().map(|d| d.join(file)).filter(|p| p.is_file()) else {
+            lines.push(format!("{name}: skipped (no {file}; pass --circuits DIR)"));
+            continue;
+        };
+        let c = huddle_circuit::read_circuit_file(&path, Format::Auto)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut entry = serde_json::Map::new();
+        for threads in [1, 2] {
+            let (t, slots, words) = time_circuit(&c, instances, threads, budget)?;
+            let blocks = instances as f64 / t.as_secs_f64();
+            entry.insert(format!("blocks_per_second_{threads}t"), json!(blocks));
+            if threads == 1 {
+                let word_ops = c.gates().len() as u64 * instances as u64 / 64;
+                let raw = raw_and_loop(slots, words, word_ops, budget);
+                let gate_rate = (c.gates().len() * instances) as f64 / t.as_secs_f64();
+                let raw_rate = (word_ops * 64) as f64 / raw.as_secs_f64();
+                entry.insert("gates_per_second".into(), json!(gate_rate));
+                entry.insert("raw_and_per_second".into(), json!(raw_rate));
+                entry.insert("ratio".into(), json!(gate_rate / raw_rate));
+                entry.insert("slots".into(), json!(slots));
+                lines.push(format!(
+                    "{name} ({} gates, {instances} blocks): {:.3e} blocks/s (1 thread), {:.3e} gates/s; raw a&b loop {:.3e}/s; ratio {:.2}",
+                    c.gates().len(),
+                    blocks,
+                    gate_rate,
+                    raw_rate,
+                    gate_rate / raw_rate
+                ));
+            } else {
+                lines.push(format!(
+                    "{name}: {:.3e} blocks/s with {threads} threads",
+                    blocks
+                ));
+            }
+        }
+        report.insert(name.into(), Value::Object(entry));
+    }
+
+    // 3. Parsing: time per MB at two sizes shows linear scaling.
+    let sizes: &[usize] = if quick { &[10] } else { &[10, 100] };
+    let mut parse = serde_json::Map::new();
+    for &mb in sizes {
+        let text = synthetic_bristol(mb << 20);
+        let t = best_time(budget, || {
+            black_box(
+                read_circuit(black_box(text.as_slice()))
+                    .map(|c| c.gates().len())
+                    .unwrap_or(0),
+            );
+        });
+        let rate = text.len() as f64 / t.as_secs_f64() / (1 << 20) as f64;
+        parse.insert(
+            format!("{mb}MB"),
+            json!({"bytes": text.len(), "seconds": t.as_secs_f64(), "mb_per_second": rate}),
+        );
+        lines.push(format!(
+            "parse {mb} MB Bristol file: {:.3} s ({rate:.0} MB/s)",
+            t.as_secs_f64()
+        ));
+    }
+    report.insert("parse".into(), Value::Object(parse));
+
+    if as_json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&Value::Object(report)).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!(
+            "huddle bench ttp (AVX2 kernel: {})",
+            if avx2 { "yes" } else { "no" }
+        );
+        for l in lines {
+            println!("  {l}");
+        }
+    }
+    Ok(())
+}
+
+/// A valid Bristol Fashion file of about `bytes` bytes: chains of XOR and AND gates.
+fn synthetic_bristol(bytes: usize) -> Vec<u8> {
+    use std::io::Write;
+    let gates = bytes / 26;
+    let inputs = 128usize;
+    let mut body = Vec::with_capacity(bytes + 64);
+    for g in 0..gates {
+        let out = inputs + g;
+        let (a, b) = (out - 1 - g % 64, out - 128 + (g % 64).min(63));
+        let op = if g % 3 == 0 { "AND" } else { "XOR" };
+        let _ = writeln!(body, "2 1 {a} {b} {out} {op}");
+    }
+    let mut text = Vec::with_capacity(body.len() + 64);
+    let _ = write!(text, "{} {}\n2 64 64\n1 64\n\n", gates, inputs + gates);
+    text.extend_from_slice(&body);
+    text
+}

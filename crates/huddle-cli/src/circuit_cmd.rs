@@ -1,0 +1,186 @@
+//! `huddle circuit ...`: statistics, plaintext evaluation and conversion.
+
+use clap::{Subcommand, ValueEnum};
+use huddle_circuit::format::write_old_bristol;
+use huddle_circuit::{
+    read_circuit_file, read_circuit_with, write_circuit, Circuit, Format, PlainEvaluator,
+    ReadOptions, Stats,
+};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Subcommand)]
+pub enum CircuitCommand {
+    /// Print gate counts by type and fan-in, AND-depth, wires and value widths.
+    Stats {
+        /// Circuit file (Bristol Fashion, old Bristol, or huddle's arithmetic format); `-` reads stdin.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+        format: FormatArg,
+    },
+    /// Evaluate in the clear on one set of inputs; prints one hex output value per line.
+    ///
+    /// Each input is a hex number with one digit per 4 bits of the value; the
+    /// value's lowest-numbered wire is its least significant bit.
+    Eval {
+        file: PathBuf,
+        /// One per input value, in order, e.g. `--input 0000000000000001`.
+        #[arg(long = "input", value_name = "HEX")]
+        inputs: Vec<String>,
+        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+        format: FormatArg,
+    },
+    /// Convert between Bristol Fashion and the old Bristol format.
+    Convert {
+        file: PathBuf,
+        /// Target format.
+        #[arg(long, value_enum)]
+        to: Target,
+        /// Output file; stdout if omitted.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+        format: FormatArg,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// Detect from the header.
+    Auto,
+    Bristol,
+    /// The older Bristol format (`<n1> <n2> <n3>` header).
+    Old,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Target {
+    Bristol,
+    Old,
+}
+
+pub fn run(cmd: CircuitCommand) -> Result<(), String> {
+    match cmd {
+        CircuitCommand::Stats { file, json, format } => {
+            let c = load(&file, format)?;
+            let s = Stats::of(&c);
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?
+                );
+            } else {
+                print_stats(&file, &s);
+            }
+            Ok(())
+        }
+        CircuitCommand::Eval {
+            file,
+            inputs,
+            format,
+        } => {
+            let c = load(&file, format)?;
+            if inputs.len() != c.inputs().len() {
+                let widths: Vec<String> = (0..c.inputs().len())
+                    .map(|i| format!("{} bits", c.input_bits(i)))
+                    .collect();
+                return Err(format!(
+                    "{} takes {} input values ({}), but {} --input given",
+                    file.display(),
+                    c.inputs().len(),
+                    widths.join(", "),
+                    inputs.len()
+                ));
+            }
+            let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+            let outputs = PlainEvaluator::new(&c)
+                .evaluate_hex(&refs)
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            for o in outputs {
+                println!("{o}");
+            }
+            Ok(())
+        }
+        CircuitCommand::Convert {
+            file,
+            to,
+            output,
+            format,
+        } => {
+            let c = load(&file, format)?;
+            let mut buf = Vec::new();
+            match to {
+                Target::Bristol => write_circuit(&c, &mut buf).map_err(|e| e.to_string())?,
+                Target::Old => write_old_bristol(&c, &mut buf)
+                    .map_err(|e| format!("cannot convert {}: {e}", file.display()))?,
+            }
+            write_out(output.as_deref(), &buf)
+        }
+    }
+}
+
+/// Reads a circuit, naming the file in any error.
+pub fn load(path: &Path, format: FormatArg) -> Result<Circuit, String> {
+    let format = match format {
+        FormatArg::Auto => Format::Auto,
+        FormatArg::Bristol => Format::Bristol,
+        FormatArg::Old => Format::OldBristol,
+    };
+    let result = if path.as_os_str() == "-" {
+        read_circuit_with(
+            std::io::stdin().lock(),
+            ReadOptions {
+                format,
+                ..ReadOptions::default()
+            },
+        )
+    } else {
+        read_circuit_file(path, format)
+    };
+    result.map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write_out(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
+    match path {
+        Some(p) => std::fs::write(p, bytes).map_err(|e| format!("{}: {e}", p.display())),
+        None => {
+            let mut out = BufWriter::new(std::io::stdout().lock());
+            out.write_all(bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+fn print_stats(path: &Path, s: &Stats) {
+    println!("{}", path.display());
+    println!("  gates      {}", s.gates);
+    println!("  wires      {}", s.wires);
+    println!("  inputs     {:?} bits", s.inputs);
+    println!("  outputs    {:?} bits", s.outputs);
+    println!("  AND-depth  {}", s.and_depth);
+    println!("  ANDs       {} in all", s.and_count);
+    for (fan_in, n) in &s.and_by_fanin {
+        println!("    {fan_in}-input AND  {n}");
+    }
+    println!(
+        "  MAND {}  XOR {}  INV {}  EQ {}  EQW {}",
+        s.mand, s.xor, s.inv, s.eq, s.eqw
+    );
+    if s.dead_gates > 0 {
+        println!("  dead gates {} (results reach no output)", s.dead_gates);
+    }
+    if let Some(a) = &s.arithmetic {
+        println!("  ring       Z_2^{}", a.ring_bits);
+        println!(
+            "  ADD {}  SUB {}  NEG {}  ADDC {}  MULC {}  CONST {}  A2B {}  B2A {}",
+            a.add, a.sub, a.neg, a.add_const, a.mul_const, a.const_ring, a.a2b, a.b2a
+        );
+        for (fan_in, n) in &a.mul_by_fanin {
+            println!("    {fan_in}-input MUL  {n}");
+        }
+    }
+}
