@@ -26,3 +26,4 @@ pub mod reference;
 pub use eval::{EvalError, EvalOptions, PlainEvaluator, Program};
 pub mod corpus;
 pub mod random;
+pub use huddle_core::BitMatrix;

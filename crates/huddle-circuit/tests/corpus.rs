@@ -27,7 +27,7 @@ fn collection() -> Option<Vec<(PathBuf, CorpusCircuit)>> {
     Some(all)
 }
 
-fn read(path: &PathBuf) -> huddle_circuit::Circuit {
+fn read(path: &std::path::Path) -> huddle_circuit::Circuit {
     read_circuit_file(path, Format::Auto).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

@@ -11,7 +11,7 @@ mod demo;
 /// other compute a function (a circuit) of their private inputs and learn
 /// only the output.
 #[derive(Parser)]
-#[command(name = "huddle", version, about, long_about = None, propagate_version = true)]
+#[command(name = "huddle", version, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
