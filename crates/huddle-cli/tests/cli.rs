@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn huddle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_huddle")).args(args).output().expect("the huddle binary runs")
+    Command::new(env!("CARGO_BIN_EXE_huddle"))
+        .args(args)
+        .output()
+        .expect("the huddle binary runs")
 }
 
 fn stdout(o: &Output) -> String {
@@ -19,7 +22,9 @@ fn stderr(o: &Output) -> String {
 fn corpus() -> Option<PathBuf> {
     let dir = huddle_circuit::corpus::locate(env!("CARGO_MANIFEST_DIR").as_ref());
     if dir.is_none() {
-        eprintln!("SKIPPED: no shared/circuits found beside the repository and HUDDLE_CIRCUITS is unset");
+        eprintln!(
+            "SKIPPED: no shared/circuits found beside the repository and HUDDLE_CIRCUITS is unset"
+        );
     }
     dir
 }
@@ -36,7 +41,11 @@ fn temp_file(name: &str, text: &str) -> PathBuf {
 fn demo_checks_its_own_answer() {
     let o = huddle(&["demo"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("0123456789abcdef + 0fedcba987654321 = 1111111111111110"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("0123456789abcdef + 0fedcba987654321 = 1111111111111110"),
+        "{}",
+        stdout(&o)
+    );
     assert!(stdout(&o).contains("OK"));
 }
 
@@ -45,7 +54,11 @@ fn help_explains_the_commands() {
     let o = huddle(&["--help"]);
     assert!(o.status.success());
     for word in ["circuit", "bench", "demo", "multiparty"] {
-        assert!(stdout(&o).contains(word), "--help lacks `{word}`:\n{}", stdout(&o));
+        assert!(
+            stdout(&o).contains(word),
+            "--help lacks `{word}`:\n{}",
+            stdout(&o)
+        );
     }
     let o = huddle(&["circuit", "eval", "--help"]);
     assert!(stdout(&o).contains("least significant bit"));
@@ -55,17 +68,49 @@ fn help_explains_the_commands() {
 fn stats_json_has_the_documented_keys_on_every_corpus_file() {
     let Some(dir) = corpus() else { return };
     for (path, expect) in huddle_circuit::corpus::load(&dir).expect("vectors") {
-        let o = huddle(&["circuit", "stats", "--json", path.to_str().expect("utf8 path")]);
+        let o = huddle(&[
+            "circuit",
+            "stats",
+            "--json",
+            path.to_str().expect("utf8 path"),
+        ]);
         assert!(o.status.success(), "{}: {}", expect.file, stderr(&o));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
-        for key in ["gates", "wires", "inputs", "outputs", "and_depth", "and_by_fanin", "xor", "inv", "eq", "eqw", "mand"] {
+        for key in [
+            "gates",
+            "wires",
+            "inputs",
+            "outputs",
+            "and_depth",
+            "and_by_fanin",
+            "xor",
+            "inv",
+            "eq",
+            "eqw",
+            "mand",
+        ] {
             assert!(v.get(key).is_some(), "{} lacks `{key}`", expect.file);
         }
         assert_eq!(v["gates"], expect.gates, "{}", expect.file);
         assert_eq!(v["and_depth"], expect.and_depth, "{}", expect.file);
-        assert_eq!(v["inputs"], serde_json::json!(expect.input_widths), "{}", expect.file);
-        let fanin_total: u64 = v["and_by_fanin"].as_object().expect("object").values().map(|n| n.as_u64().expect("count")).sum();
-        assert_eq!(fanin_total as usize, expect.gate_counts.get("AND").copied().unwrap_or(0), "{}", expect.file);
+        assert_eq!(
+            v["inputs"],
+            serde_json::json!(expect.input_widths),
+            "{}",
+            expect.file
+        );
+        let fanin_total: u64 = v["and_by_fanin"]
+            .as_object()
+            .expect("object")
+            .values()
+            .map(|n| n.as_u64().expect("count"))
+            .sum();
+        assert_eq!(
+            fanin_total as usize,
+            expect.gate_counts.get("AND").copied().unwrap_or(0),
+            "{}",
+            expect.file
+        );
     }
 }
 
@@ -91,15 +136,51 @@ fn convert_round_trips_the_old_format() {
     let Some(dir) = corpus() else { return };
     let old = dir.join("old_bristol_format/comparator_32bit_signed_lt.txt");
     let bristol = temp_file("cmp.bristol", "");
-    let o = huddle(&["circuit", "convert", old.to_str().expect("utf8"), "--to", "bristol", "-o", bristol.to_str().expect("utf8")]);
+    let o = huddle(&[
+        "circuit",
+        "convert",
+        old.to_str().expect("utf8"),
+        "--to",
+        "bristol",
+        "-o",
+        bristol.to_str().expect("utf8"),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = huddle(&["circuit", "eval", bristol.to_str().expect("utf8"), "--input", "ffffffff", "--input", "00000001"]);
+    let o = huddle(&[
+        "circuit",
+        "eval",
+        bristol.to_str().expect("utf8"),
+        "--input",
+        "ffffffff",
+        "--input",
+        "00000001",
+    ]);
     assert_eq!(stdout(&o).trim(), "1", "-1 < 1 signed");
-    let o = huddle(&["circuit", "convert", bristol.to_str().expect("utf8"), "--to", "old"]);
+    let o = huddle(&[
+        "circuit",
+        "convert",
+        bristol.to_str().expect("utf8"),
+        "--to",
+        "old",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), std::fs::read_to_string(&old).expect("read").replace("32 32   1", "32 32 1").trim_end().to_owned() + "\n");
+    assert_eq!(
+        stdout(&o),
+        std::fs::read_to_string(&old)
+            .expect("read")
+            .replace("32 32   1", "32 32 1")
+            .trim_end()
+            .to_owned()
+            + "\n"
+    );
     // MAND has no old-format spelling.
-    let o = huddle(&["circuit", "convert", dir.join("MAND/mult64.txt").to_str().expect("utf8"), "--to", "old"]);
+    let o = huddle(&[
+        "circuit",
+        "convert",
+        dir.join("MAND/mult64.txt").to_str().expect("utf8"),
+        "--to",
+        "old",
+    ]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("no MAND gates"), "{}", stderr(&o));
 }
@@ -109,20 +190,37 @@ fn errors_go_to_stderr_with_a_cause_and_nonzero_exit() {
     let adder = temp_file("tiny.txt", "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n");
     let path = adder.to_str().expect("utf8");
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["circuit", "eval", path, "--input", "1"], "takes 2 input values (1 bits, 1 bits), but 1 --input given"),
-        (vec!["circuit", "eval", path, "--input", "1", "--input", "2"], "does not fit in 1 bits"),
-        (vec!["circuit", "eval", path, "--input", "1", "--input", "11"], "takes exactly 1"),
+        (
+            vec!["circuit", "eval", path, "--input", "1"],
+            "takes 2 input values (1 bits, 1 bits), but 1 --input given",
+        ),
+        (
+            vec!["circuit", "eval", path, "--input", "1", "--input", "2"],
+            "does not fit in 1 bits",
+        ),
+        (
+            vec!["circuit", "eval", path, "--input", "1", "--input", "11"],
+            "takes exactly 1",
+        ),
         (vec!["circuit", "stats", "/no/such/file"], "/no/such/file"),
     ];
     for (args, needle) in cases {
         let o = huddle(&args);
         assert!(!o.status.success(), "{args:?} succeeded");
         assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
-        assert!(stderr(&o).contains(needle), "{args:?}: `{}` lacks `{needle}`", stderr(&o));
+        assert!(
+            stderr(&o).contains(needle),
+            "{args:?}: `{}` lacks `{needle}`",
+            stderr(&o)
+        );
     }
     let bad = temp_file("bad.txt", "1 3\n2 1 1\n1 1\n\n2 1 0 7 2 AND\n");
     let o = huddle(&["circuit", "stats", bad.to_str().expect("utf8")]);
-    assert!(stderr(&o).contains("bad.txt: line 5: wire 7 is out of range"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.txt: line 5: wire 7 is out of range"),
+        "{}",
+        stderr(&o)
+    );
     let o = huddle(&["circuit", "eval", path, "--input", "1", "--input", "1"]);
     assert_eq!(stdout(&o), "1\n");
 }
@@ -130,7 +228,16 @@ fn errors_go_to_stderr_with_a_cause_and_nonzero_exit() {
 #[test]
 fn bench_reports_ratios_against_the_raw_loop() {
     // A functional check of the benchmark's output shape only; no timing is asserted.
-    let o = huddle(&["bench", "ttp", "--json", "--seconds", "0.05", "--quick", "--circuits", "/nonexistent"]);
+    let o = huddle(&[
+        "bench",
+        "ttp",
+        "--json",
+        "--seconds",
+        "0.05",
+        "--quick",
+        "--circuits",
+        "/nonexistent",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert!(v["and_layers"]["ratio"].as_f64().expect("ratio") > 0.0);
