@@ -47,6 +47,20 @@ pub fn locate(start: &Path) -> Option<PathBuf> {
         .find(|p| p.join("vectors.json").is_file())
 }
 
+/// The collection's folder for a test, or `None` after telling the user the
+/// test is skipped. The note is written straight to the stderr handle because
+/// the test harness swallows `eprintln!` output of passing tests.
+pub fn locate_or_skip(start: &Path) -> Option<PathBuf> {
+    let found = locate(start);
+    if found.is_none() {
+        use std::io::Write;
+        let test = std::thread::current().name().unwrap_or("a test").to_owned();
+        let note = format!("SKIPPED {test}: no shared/circuits found above the checkout and HUDDLE_CIRCUITS is unset\n");
+        let _ = std::io::stderr().write_all(note.as_bytes());
+    }
+    found
+}
+
 /// Every circuit with its absolute path, from `vectors.json` and the
 /// `vectors.json` of each subfolder that has one.
 pub fn load(dir: &Path) -> Result<Vec<(PathBuf, CorpusCircuit)>, String> {

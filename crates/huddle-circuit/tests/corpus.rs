@@ -12,12 +12,7 @@ use huddle_core::{BitMatrix, Prg};
 use std::path::PathBuf;
 
 fn collection() -> Option<Vec<(PathBuf, CorpusCircuit)>> {
-    let Some(dir) = corpus::locate(env!("CARGO_MANIFEST_DIR").as_ref()) else {
-        eprintln!(
-            "SKIPPED: no shared/circuits found beside the repository and HUDDLE_CIRCUITS is unset"
-        );
-        return None;
-    };
+    let dir = corpus::locate_or_skip(env!("CARGO_MANIFEST_DIR").as_ref())?;
     let all = corpus::load(&dir).expect("vectors.json is readable");
     assert!(
         all.len() >= 11,

@@ -20,13 +20,7 @@ fn stderr(o: &Output) -> String {
 }
 
 fn corpus() -> Option<PathBuf> {
-    let dir = huddle_circuit::corpus::locate(env!("CARGO_MANIFEST_DIR").as_ref());
-    if dir.is_none() {
-        eprintln!(
-            "SKIPPED: no shared/circuits found beside the repository and HUDDLE_CIRCUITS is unset"
-        );
-    }
-    dir
+    huddle_circuit::corpus::locate_or_skip(env!("CARGO_MANIFEST_DIR").as_ref())
 }
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
