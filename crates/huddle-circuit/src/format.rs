@@ -552,6 +552,17 @@ pub fn write_circuit(circuit: &Circuit, mut out: impl Write) -> io::Result<()> {
         write!(out, "{}", width(v.domain, v.wires.len() as u32))?;
     }
     writeln!(out, "\n")?;
+    write_gates(circuit, &mut out)?;
+    if !in_place {
+        for (i, &w) in outputs.iter().enumerate() {
+            writeln!(out, "1 1 {w} {} EQW", n + i)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes every gate line of `circuit`.
+fn write_gates(circuit: &Circuit, out: &mut impl Write) -> io::Result<()> {
     let mut line = String::new();
     for g in circuit.gates() {
         line.clear();
@@ -562,11 +573,6 @@ pub fn write_circuit(circuit: &Circuit, mut out: impl Write) -> io::Result<()> {
             circuit.gate_outputs(g),
         );
         out.write_all(line.as_bytes())?;
-    }
-    if !in_place {
-        for (i, &w) in outputs.iter().enumerate() {
-            writeln!(out, "1 1 {w} {} EQW", n + i)?;
-        }
     }
     Ok(())
 }
@@ -646,16 +652,6 @@ pub fn write_old_bristol(circuit: &Circuit, mut out: impl Write) -> Result<(), O
         ins.get(1).map_or(0, |v| v.wires),
         out_wires.len()
     )?;
-    let mut line = String::new();
-    for g in circuit.gates() {
-        line.clear();
-        write_gate(
-            &mut line,
-            g.op,
-            circuit.gate_inputs(g),
-            circuit.gate_outputs(g),
-        );
-        out.write_all(line.as_bytes())?;
-    }
+    write_gates(circuit, &mut out)?;
     Ok(())
 }

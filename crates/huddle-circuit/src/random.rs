@@ -2,7 +2,7 @@
 //! multi-fan-in gates. Later layers reuse them in their conformance suites.
 
 use crate::model::{Circuit, CircuitAssembler, Domain, Op, ValueSpec, WireId, MAX_FAN_IN};
-use huddle_core::{Prg, RingWidth};
+use huddle_core::{BitMatrix, Prg, RingWidth};
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -156,4 +156,24 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
 fn prg_const(rand: &mut impl FnMut(usize) -> usize, ring: Option<RingWidth>) -> u64 {
     let mask = ring.map_or(1, RingWidth::mask);
     ((rand(usize::MAX) as u64) ^ ((rand(usize::MAX) as u64) << 32)) & mask
+}
+
+/// `instances` random instances of every input value of `circuit`, one
+/// matrix per input value (rows are instances), padding bits zero.
+pub fn random_inputs(circuit: &Circuit, prg: &mut Prg, instances: usize) -> Vec<BitMatrix> {
+    (0..circuit.inputs().len())
+        .map(|i| {
+            let bits = circuit.input_bits(i);
+            let mut m = BitMatrix::zeros(instances, bits);
+            for r in 0..instances {
+                let row = m.row_mut(r);
+                prg.fill_u64(row);
+                if bits % 64 != 0 {
+                    let last = row.len() - 1;
+                    row[last] &= (1u64 << (bits % 64)) - 1;
+                }
+            }
+            m
+        })
+        .collect()
 }

@@ -137,9 +137,7 @@ fn bitsliced_equals_reference_on_random_batches() {
         } else {
             1000 + 37
         };
-        let inputs: Vec<BitMatrix> = (0..c.inputs().len())
-            .map(|i| random_matrix(&mut prg, instances, c.input_bits(i)))
-            .collect();
+        let inputs = huddle_circuit::random::random_inputs(&c, &mut prg, instances);
         for options in [
             EvalOptions {
                 chunk_words: Some(1),
@@ -167,19 +165,6 @@ fn bitsliced_equals_reference_on_random_batches() {
             }
         }
     }
-}
-
-fn random_matrix(prg: &mut Prg, rows: usize, cols: usize) -> BitMatrix {
-    let mut m = BitMatrix::zeros(rows, cols);
-    for r in 0..rows {
-        let row = m.row_mut(r);
-        prg.fill_u64(row);
-        if cols % 64 != 0 {
-            let last = row.len() - 1;
-            row[last] &= (1u64 << (cols % 64)) - 1;
-        }
-    }
-    m
 }
 
 fn decode_all(c: &huddle_circuit::Circuit, inputs: &[&str]) -> Vec<Vec<u64>> {

@@ -3,27 +3,10 @@
 //! chunk widths, thread counts and instance counts; plus the layer schedule.
 
 use huddle_circuit::eval::EvalOptions;
-use huddle_circuit::random::{random_circuit, RandomCircuitSpec};
+use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
 use huddle_circuit::{reference, Circuit, EvalError, Layering, PlainEvaluator};
 use huddle_core::{BitMatrix, Prg, RingWidth};
 use proptest::prelude::*;
-
-fn random_inputs(c: &Circuit, prg: &mut Prg, instances: usize) -> Vec<BitMatrix> {
-    (0..c.inputs().len())
-        .map(|i| {
-            let bits = c.input_bits(i);
-            let mut m = BitMatrix::zeros(instances, bits);
-            for r in 0..instances {
-                prg.fill_u64(m.row_mut(r));
-                if bits % 64 != 0 {
-                    let last = m.words_per_row() - 1;
-                    m.row_mut(r)[last] &= (1u64 << (bits % 64)) - 1;
-                }
-            }
-            m
-        })
-        .collect()
-}
 
 fn check(
     c: &Circuit,

@@ -7,7 +7,7 @@ use huddle_circuit::eval::EvalOptions;
 use huddle_circuit::{
     corpus, read_circuit, Circuit, CircuitAssembler, Format, Op, PlainEvaluator, ValueSpec, WireId,
 };
-use huddle_core::{BitMatrix, Prg};
+use huddle_core::Prg;
 use serde_json::{json, Value};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -123,24 +123,6 @@ fn raw_and_loop(slots: usize, words: usize, ops: u64, budget: Duration) -> Durat
     })
 }
 
-fn random_inputs(c: &Circuit, instances: usize) -> Vec<BitMatrix> {
-    let mut prg = Prg::from_seed([5; 16]);
-    (0..c.inputs().len())
-        .map(|i| {
-            let bits = c.input_bits(i);
-            let mut m = BitMatrix::zeros(instances, bits);
-            for r in 0..instances {
-                prg.fill_u64(m.row_mut(r));
-                if bits % 64 != 0 {
-                    let last = m.words_per_row() - 1;
-                    m.row_mut(r)[last] &= (1u64 << (bits % 64)) - 1;
-                }
-            }
-            m
-        })
-        .collect()
-}
-
 /// Evaluates `c` on `instances` random instances with `threads` threads; returns
 /// the best time, the evaluator's slots and chunk words.
 fn time_circuit(
@@ -156,7 +138,7 @@ fn time_circuit(
             threads,
         },
     );
-    let inputs = random_inputs(c, instances);
+    let inputs = huddle_circuit::random::random_inputs(c, &mut Prg::from_seed([5; 16]), instances);
     let mut err = None;
     let t = best_time(budget, || {
         if let Err(e) = eval.evaluate(black_box(&inputs)) {
