@@ -8,7 +8,7 @@ use huddle_circuit::eval::EvalOptions;
 use huddle_circuit::{
     read_circuit, read_circuit_file, reference, write_circuit, Format, PlainEvaluator, Stats,
 };
-use huddle_core::{BitMatrix, Prg};
+use huddle_core::Prg;
 use std::path::PathBuf;
 
 fn collection() -> Option<Vec<(PathBuf, CorpusCircuit)>> {
