@@ -1,0 +1,142 @@
+//! Exact communication counters: bytes, messages and rounds per directed
+//! link and per phase. Only protocol payload is counted (not the transport's
+//! framing or handshake), so tests can compare them with the papers' tables.
+
+use crate::PartyId;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The phases a protocol run goes through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phase {
+    Setup,
+    Offline,
+    Online,
+    Verify,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 4] = [Phase::Setup, Phase::Offline, Phase::Online, Phase::Verify];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Setup => "setup",
+            Phase::Offline => "offline",
+            Phase::Online => "online",
+            Phase::Verify => "verify",
+        }
+    }
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Traffic on one directed link in one phase.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    pub bytes: u64,
+    pub messages: u64,
+    /// Bursts of sends on the link, each ended by a receive of the sender:
+    /// the link's communication rounds.
+    pub rounds: u64,
+}
+
+impl LinkStats {
+    fn add(&mut self, other: &LinkStats) {
+        self.bytes += other.bytes;
+        self.messages += other.messages;
+        self.rounds += other.rounds;
+    }
+}
+
+/// Counters keyed by (phase, from, to).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Accounting {
+    links: BTreeMap<(Phase, PartyId, PartyId), LinkStats>,
+}
+
+impl Accounting {
+    pub(crate) fn record(
+        &mut self,
+        phase: Phase,
+        from: PartyId,
+        to: PartyId,
+        bytes: u64,
+        new_round: bool,
+    ) {
+        let s = self.links.entry((phase, from, to)).or_default();
+        s.bytes += bytes;
+        s.messages += 1;
+        s.rounds += u64::from(new_round);
+    }
+
+    /// Traffic on `from -> to` in `phase` (zero if none).
+    pub fn link(&self, phase: Phase, from: PartyId, to: PartyId) -> LinkStats {
+        self.links
+            .get(&(phase, from, to))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Every (phase, from, to) with traffic, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (Phase, PartyId, PartyId, LinkStats)> + '_ {
+        self.links.iter().map(|(&(p, f, t), s)| (p, f, t, *s))
+    }
+
+    /// Total over all links of one phase.
+    pub fn phase_total(&self, phase: Phase) -> LinkStats {
+        let mut total = LinkStats::default();
+        for (_, s) in self
+            .links
+            .range((phase, 0, 0)..=(phase, usize::MAX, usize::MAX))
+        {
+            total.add(s);
+        }
+        total
+    }
+
+    /// Adds another party's counters (each party counts what it sends, so
+    /// merging all parties gives the whole picture).
+    pub fn merge(&mut self, other: &Accounting) {
+        for (k, s) in &other.links {
+            self.links.entry(*k).or_default().add(s);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_and_merges() {
+        let mut a = Accounting::default();
+        a.record(Phase::Online, 0, 1, 10, true);
+        a.record(Phase::Online, 0, 1, 5, false);
+        a.record(Phase::Offline, 0, 2, 7, true);
+        let mut b = Accounting::default();
+        b.record(Phase::Online, 1, 0, 3, true);
+        a.merge(&b);
+        assert_eq!(
+            a.link(Phase::Online, 0, 1),
+            LinkStats {
+                bytes: 15,
+                messages: 2,
+                rounds: 1
+            }
+        );
+        assert_eq!(
+            a.phase_total(Phase::Online),
+            LinkStats {
+                bytes: 18,
+                messages: 3,
+                rounds: 2
+            }
+        );
+        assert_eq!(a.phase_total(Phase::Verify), LinkStats::default());
+        assert_eq!(a.iter().count(), 3);
+    }
+}

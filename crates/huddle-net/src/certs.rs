@@ -1,0 +1,120 @@
+//! Certificates for a development set-up: one CA and one certificate per
+//! party. A party's identity is the DNS name `party-<id>.huddle` in its
+//! certificate's subject alternative names; TLS peers check it both ways.
+
+use crate::PartyId;
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
+    KeyUsagePurpose,
+};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+/// The certificate name that identifies party `id`.
+pub fn party_name(id: PartyId) -> String {
+    format!("party-{id}.huddle")
+}
+
+/// DER-encoded credentials of a development PKI.
+#[derive(Clone)]
+pub struct DevPki {
+    pub ca_cert_der: Vec<u8>,
+    pub ca_cert_pem: String,
+    ca_key_pem: String,
+    /// Per party: (certificate DER, private key DER, certificate PEM, key PEM).
+    pub parties: Vec<PartyCredentials>,
+}
+
+#[derive(Clone)]
+pub struct PartyCredentials {
+    pub cert_der: Vec<u8>,
+    pub key_der: Vec<u8>,
+    pub cert_pem: String,
+    pub key_pem: String,
+}
+
+/// CA certificates last 5 years, party certificates 2 years.
+const CA_DAYS: u64 = 5 * 365;
+const PARTY_DAYS: u64 = 2 * 365;
+
+fn validity(params: &mut CertificateParams, days: u64) {
+    let now = SystemTime::now();
+    // Allow for clocks that are a little behind.
+    params.not_before = (now - Duration::from_secs(3600)).into();
+    params.not_after = (now + Duration::from_secs(days * 86_400)).into();
+}
+
+impl DevPki {
+    /// A fresh CA and certificates for parties 0..parties.
+    pub fn generate(parties: usize) -> Result<DevPki, rcgen::Error> {
+        let ca_key = KeyPair::generate()?;
+        let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(DnType::CommonName, "huddle development CA");
+        ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        validity(&mut ca_params, CA_DAYS);
+        let ca = ca_params.self_signed(&ca_key)?;
+        let mut out = Vec::with_capacity(parties);
+        for id in 0..parties {
+            let key = KeyPair::generate()?;
+            let mut p = CertificateParams::new(vec![party_name(id)])?;
+            p.distinguished_name
+                .push(DnType::CommonName, party_name(id));
+            p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+            // Every party is a TLS server to some peers and a client to others.
+            p.extended_key_usages = vec![
+                ExtendedKeyUsagePurpose::ServerAuth,
+                ExtendedKeyUsagePurpose::ClientAuth,
+            ];
+            validity(&mut p, PARTY_DAYS);
+            let cert = p.signed_by(&key, &ca, &ca_key)?;
+            out.push(PartyCredentials {
+                cert_der: cert.der().to_vec(),
+                key_der: key.serialize_der(),
+                cert_pem: cert.pem(),
+                key_pem: key.serialize_pem(),
+            });
+        }
+        Ok(DevPki {
+            ca_cert_der: ca.der().to_vec(),
+            ca_cert_pem: ca.pem(),
+            ca_key_pem: ca_key.serialize_pem(),
+            parties: out,
+        })
+    }
+
+    /// Writes `ca.pem`, `ca.key`, `party<i>.pem`, `party<i>.key` and a
+    /// `parties.toml` for a run on localhost (ports `base_port + i`). Private
+    /// keys are created readable by the owner only.
+    pub fn write_to(&self, dir: &Path, base_port: u16) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        write_private(&dir.join("ca.key"), &self.ca_key_pem)?;
+        std::fs::write(dir.join("ca.pem"), &self.ca_cert_pem)?;
+        let mut toml = format!(
+            "# huddle parties for a local test run; edit host/port for real machines.\n# Give each party only its own key and the CA certificate.\nsession = \"dev-session\"\n\n[tls]\nca = \"ca.pem\"\n"
+        );
+        for (i, p) in self.parties.iter().enumerate() {
+            std::fs::write(dir.join(format!("party{i}.pem")), &p.cert_pem)?;
+            write_private(&dir.join(format!("party{i}.key")), &p.key_pem)?;
+            let port = base_port.saturating_add(i as u16);
+            toml.push_str(&format!(
+                "\n[[party]]\nid = {i}\nhost = \"127.0.0.1\"\nport = {port}\ncert = \"party{i}.pem\"\nkey = \"party{i}.key\"\n"
+            ));
+        }
+        std::fs::write(dir.join("parties.toml"), toml)
+    }
+}
+
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(text.as_bytes())
+}

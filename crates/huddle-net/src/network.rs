@@ -1,0 +1,422 @@
+//! A party's endpoint: one link per peer, each with its own sender and
+//! receiver (threads for socket transports), exact-size receives with a
+//! timeout, accounting and link emulation.
+
+use crate::accounting::{Accounting, Phase};
+use crate::frame::{read_frame, write_frame, FrameError};
+use crate::profile::{NetProfile, Shaper};
+use crate::PartyId;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What went wrong on the network; always names the peer involved.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NetError {
+    #[error("party {peer} disconnected")]
+    Disconnected { peer: PartyId },
+    #[error("party {peer} disconnected in the middle of a message")]
+    Truncated { peer: PartyId },
+    #[error("no message from party {peer} within {timeout:?}; it may have stalled or crashed")]
+    Timeout { peer: PartyId, timeout: Duration },
+    #[error("party {peer} sent a {got}-byte message where {expected} bytes were expected")]
+    UnexpectedLength {
+        peer: PartyId,
+        expected: usize,
+        got: usize,
+    },
+    #[error("party {peer} sent a {len}-byte frame, above the limit of {max} bytes")]
+    Oversized { peer: PartyId, len: u64, max: usize },
+    #[error("the link to party {peer} failed: {cause}")]
+    Link { peer: PartyId, cause: String },
+    #[error("party {peer} is not a peer of party {me} in a run of {parties} parties")]
+    UnknownPeer {
+        peer: PartyId,
+        me: PartyId,
+        parties: usize,
+    },
+    #[error("connection setup failed: {0}")]
+    Setup(String),
+}
+
+/// A message on its way to a receiver, visible from `visible_at` (link emulation).
+pub(crate) struct Delivery {
+    data: Vec<u8>,
+    visible_at: Option<Instant>,
+}
+
+type Inbound = Result<Delivery, NetError>;
+
+enum Outbound {
+    /// In-memory: straight into the peer's queue.
+    Direct(Sender<Inbound>),
+    /// Sockets: to this link's writer thread.
+    Writer {
+        queue: Sender<Delivery>,
+        failure: Arc<Mutex<Option<NetError>>>,
+    },
+}
+
+struct Link {
+    out: Option<Outbound>,
+    inbox: Receiver<Inbound>,
+    shaper: Shaper,
+    /// A burst of sends is open on this link (it ends at our next receive).
+    sending: bool,
+    writer: Option<JoinHandle<()>>,
+    reader: Option<JoinHandle<()>>,
+    /// Closes the socket, which unblocks both threads.
+    shutdown: Option<Shutdown>,
+}
+
+/// Closes a link's socket; shared by the reader thread and `Network::drop`.
+pub(crate) type Shutdown = Arc<dyn Fn() + Send + Sync>;
+
+/// How long dropping a `Network` waits for queued messages to leave before
+/// closing the sockets anyway (a peer that stopped reading cannot hold us).
+const LINGER: Duration = Duration::from_secs(30);
+
+/// Default limit on one incoming message.
+pub const DEFAULT_MAX_MESSAGE: usize = 1 << 30;
+
+/// One party's view of the network.
+pub struct Network {
+    me: PartyId,
+    links: Vec<Option<Link>>,
+    phase: Phase,
+    accounting: Accounting,
+    timeout: Duration,
+}
+
+impl Network {
+    pub fn party(&self) -> PartyId {
+        self.me
+    }
+
+    pub fn parties(&self) -> usize {
+        self.links.len()
+    }
+
+    /// The phase that subsequent traffic is counted under.
+    pub fn set_phase(&mut self, phase: Phase) {
+        self.phase = phase;
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// How long a receive waits before naming the silent peer.
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
+    /// What this party has sent, per directed link and phase.
+    pub fn accounting(&self) -> &Accounting {
+        &self.accounting
+    }
+
+    fn link(&mut self, peer: PartyId) -> Result<&mut Link, NetError> {
+        let (me, parties) = (self.me, self.links.len());
+        self.links
+            .get_mut(peer)
+            .and_then(Option::as_mut)
+            .ok_or(NetError::UnknownPeer { peer, me, parties })
+    }
+
+    /// Queues `data` for `to` and returns at once; socket transports write it
+    /// from the link's own thread, batching everything queued in a round.
+    pub fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError> {
+        let (me, phase) = (self.me, self.phase);
+        let link = self.link(to)?;
+        let new_round = !link.sending;
+        link.sending = true;
+        let visible_at = link.shaper.visible_at(data.len() + 4);
+        let bytes = data.len() as u64;
+        let delivered = match &link.out {
+            Some(Outbound::Direct(tx)) => tx
+                .send(Ok(Delivery { data, visible_at }))
+                .map_err(|_| NetError::Disconnected { peer: to }),
+            Some(Outbound::Writer { queue, failure }) => {
+                if let Some(e) = failure.lock().ok().and_then(|f| f.clone()) {
+                    return Err(e);
+                }
+                queue
+                    .send(Delivery { data, visible_at })
+                    .map_err(|_| NetError::Disconnected { peer: to })
+            }
+            None => Err(NetError::Disconnected { peer: to }),
+        };
+        delivered?;
+        self.accounting.record(phase, me, to, bytes, new_round);
+        Ok(())
+    }
+
+    /// Receives the next message from `from`, which must be exactly `len` bytes.
+    pub fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
+        let data = self.recv_any(from)?;
+        if data.len() != len {
+            return Err(NetError::UnexpectedLength {
+                peer: from,
+                expected: len,
+                got: data.len(),
+            });
+        }
+        Ok(data)
+    }
+
+    /// Receives the next message from `from`, whatever its length.
+    pub fn recv_any(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
+        let timeout = self.timeout;
+        for l in self.links.iter_mut().flatten() {
+            l.sending = false;
+        }
+        let link = self.link(from)?;
+        let delivery = match link.inbox.recv_timeout(timeout) {
+            Ok(Ok(d)) => d,
+            Ok(Err(e)) => return Err(e),
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(NetError::Timeout {
+                    peer: from,
+                    timeout,
+                })
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(NetError::Disconnected { peer: from })
+            }
+        };
+        if let Some(at) = delivery.visible_at {
+            let now = Instant::now();
+            if at > now {
+                std::thread::sleep(at - now);
+            }
+        }
+        Ok(delivery.data)
+    }
+
+    /// One round: sends every `(peer, message)`, then receives one message of
+    /// the given length from each `(peer, len)`, in that order.
+    pub fn exchange(
+        &mut self,
+        outgoing: Vec<(PartyId, Vec<u8>)>,
+        incoming: &[(PartyId, usize)],
+    ) -> Result<Vec<Vec<u8>>, NetError> {
+        for (to, data) in outgoing {
+            self.send(to, data)?;
+        }
+        incoming
+            .iter()
+            .map(|&(from, len)| self.recv(from, len))
+            .collect()
+    }
+
+    pub(crate) fn from_links(
+        me: PartyId,
+        links: Vec<Option<LinkParts>>,
+        profile: &NetProfile,
+        timeout: Duration,
+    ) -> Network {
+        let links = links
+            .into_iter()
+            .enumerate()
+            .map(|(peer, parts)| {
+                parts.map(|p| Link {
+                    out: Some(p.out),
+                    inbox: p.inbox,
+                    shaper: Shaper::new(profile.shape(me, peer)),
+                    sending: false,
+                    writer: p.writer,
+                    reader: p.reader,
+                    shutdown: p.shutdown,
+                })
+            })
+            .collect();
+        Network {
+            me,
+            links,
+            phase: Phase::Setup,
+            accounting: Accounting::default(),
+            timeout,
+        }
+    }
+}
+
+impl Drop for Network {
+    fn drop(&mut self) {
+        for link in self.links.iter_mut().flatten() {
+            // Closing the queue lets the writer flush what is queued and stop.
+            link.out = None;
+            if let Some(w) = &link.writer {
+                let until = Instant::now() + LINGER;
+                while !w.is_finished() && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            if let Some(shutdown) = link.shutdown.take() {
+                shutdown();
+            }
+            if let Some(w) = link.writer.take() {
+                let _ = w.join();
+            }
+            if let Some(r) = link.reader.take() {
+                let _ = r.join();
+            }
+        }
+    }
+}
+
+/// The pieces of one link before it joins a `Network`.
+pub(crate) struct LinkParts {
+    out: Outbound,
+    inbox: Receiver<Inbound>,
+    writer: Option<JoinHandle<()>>,
+    reader: Option<JoinHandle<()>>,
+    shutdown: Option<Shutdown>,
+}
+
+/// Starts the writer and reader threads of a socket link to `peer`.
+pub(crate) fn stream_link(
+    peer: PartyId,
+    reader: impl Read + Send + 'static,
+    writer: impl Write + Send + 'static,
+    shutdown: Shutdown,
+    max_message: usize,
+) -> LinkParts {
+    let (queue, outgoing) = mpsc::channel::<Delivery>();
+    let failure = Arc::new(Mutex::new(None));
+    let failed = failure.clone();
+    let writer = std::thread::Builder::new()
+        .name(format!("huddle-send-{peer}"))
+        .spawn(move || {
+            let mut w = BufWriter::with_capacity(1 << 20, writer);
+            if let Err(e) = write_loop(&mut w, &outgoing) {
+                if let Ok(mut f) = failed.lock() {
+                    *f = Some(NetError::Link {
+                        peer,
+                        cause: e.to_string(),
+                    });
+                }
+            }
+        })
+        .expect("spawning a thread");
+    let (deliver, inbox) = mpsc::channel::<Inbound>();
+    let close_on_error = shutdown.clone();
+    let reader = std::thread::Builder::new()
+        .name(format!("huddle-recv-{peer}"))
+        .spawn(move || {
+            let mut r = BufReader::with_capacity(1 << 20, reader);
+            loop {
+                let item = match read_frame(&mut r, max_message) {
+                    Ok(data) => Ok(Delivery {
+                        data,
+                        visible_at: None,
+                    }),
+                    Err(FrameError::Closed) => Err(NetError::Disconnected { peer }),
+                    Err(FrameError::Truncated) => Err(NetError::Truncated { peer }),
+                    Err(FrameError::Oversized(len)) => Err(NetError::Oversized {
+                        peer,
+                        len,
+                        max: max_message,
+                    }),
+                    Err(FrameError::Io(e)) if is_disconnect(&e) => {
+                        Err(NetError::Disconnected { peer })
+                    }
+                    Err(FrameError::Io(e)) => Err(NetError::Link {
+                        peer,
+                        cause: e.to_string(),
+                    }),
+                };
+                let last = item.is_err();
+                if deliver.send(item).is_err() || last {
+                    // Nobody reads this link any more: close it, so the peer
+                    // notices at once instead of blocking on a full socket.
+                    close_on_error();
+                    break;
+                }
+            }
+        })
+        .expect("spawning a thread");
+    LinkParts {
+        out: Outbound::Writer { queue, failure },
+        inbox,
+        writer: Some(writer),
+        reader: Some(reader),
+        shutdown: Some(shutdown),
+    }
+}
+
+fn is_disconnect(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof
+    )
+}
+
+/// Writes queued messages, flushing whenever the queue runs dry so that a
+/// round's messages leave in as few writes as possible.
+fn write_loop(w: &mut impl Write, queue: &Receiver<Delivery>) -> std::io::Result<()> {
+    let mut next = queue.recv().ok();
+    while let Some(d) = next.take() {
+        if let Some(at) = d.visible_at {
+            let now = Instant::now();
+            if at > now {
+                w.flush()?;
+                std::thread::sleep(at - now);
+            }
+        }
+        write_frame(w, &d.data)?;
+        next = match queue.try_recv() {
+            Ok(d) => Some(d),
+            Err(TryRecvError::Empty) => {
+                w.flush()?;
+                queue.recv().ok()
+            }
+            Err(TryRecvError::Disconnected) => None,
+        };
+    }
+    w.flush()
+}
+
+/// `parties` endpoints joined in memory (for threads of one process).
+pub fn memory_networks(parties: usize, profile: &NetProfile, timeout: Duration) -> Vec<Network> {
+    let mut senders: Vec<Vec<Option<Sender<Inbound>>>> = (0..parties)
+        .map(|_| (0..parties).map(|_| None).collect())
+        .collect();
+    let mut inboxes: Vec<Vec<Option<Receiver<Inbound>>>> = (0..parties)
+        .map(|_| (0..parties).map(|_| None).collect())
+        .collect();
+    for from in 0..parties {
+        for to in 0..parties {
+            if from != to {
+                let (tx, rx) = mpsc::channel();
+                senders[from][to] = Some(tx);
+                inboxes[to][from] = Some(rx);
+            }
+        }
+    }
+    senders
+        .into_iter()
+        .zip(inboxes)
+        .enumerate()
+        .map(|(me, (outs, ins))| {
+            let links = outs
+                .into_iter()
+                .zip(ins)
+                .map(|(out, inbox)| match (out, inbox) {
+                    (Some(tx), Some(inbox)) => Some(LinkParts {
+                        out: Outbound::Direct(tx),
+                        inbox,
+                        writer: None,
+                        reader: None,
+                        shutdown: None,
+                    }),
+                    _ => None,
+                })
+                .collect();
+            Network::from_links(me, links, profile, timeout)
+        })
+        .collect()
+}

@@ -1,0 +1,265 @@
+//! TLS 1.3 with mutual authentication (rustls), and a split of one TLS
+//! connection into a reading half and a writing half for two threads.
+//!
+//! rustls is sans-I/O: a `Connection` turns ciphertext into plaintext and back
+//! without touching the socket. Both halves share the connection behind a
+//! mutex held only for that CPU work, never across a blocking socket call, so
+//! a thread blocked reading never stops the other from writing. TLS records
+//! are written to the socket under a second lock taken before the first is
+//! released, which keeps records in the order the connection produced them.
+
+use crate::certs::party_name;
+use crate::PartyId;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
+use rustls::server::WebPkiClientVerifier;
+use rustls::{
+    ClientConfig, ClientConnection, Connection, RootCertStore, ServerConfig, ServerConnection,
+};
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::sync::{Arc, Mutex};
+
+/// A party's TLS credentials: the CA to trust, its certificate and key (DER).
+#[derive(Clone)]
+pub struct TlsIdentity {
+    pub ca_der: Vec<u8>,
+    pub cert_der: Vec<u8>,
+    pub key_der: Vec<u8>,
+}
+
+impl TlsIdentity {
+    /// Loads PEM files.
+    pub fn from_pem_files(
+        ca: &std::path::Path,
+        cert: &std::path::Path,
+        key: &std::path::Path,
+    ) -> Result<TlsIdentity, String> {
+        use rustls::pki_types::pem::PemObject;
+        let read_cert = |p: &std::path::Path| {
+            CertificateDer::from_pem_file(p)
+                .map(|c| c.to_vec())
+                .map_err(|e| format!("{}: not a PEM certificate ({e})", p.display()))
+        };
+        let key_der = match PrivateKeyDer::from_pem_file(key).map_err(|e| format!("{}: not a PEM private key ({e})", key.display()))? {
+            PrivateKeyDer::Pkcs8(k) => k.secret_pkcs8_der().to_vec(),
+            _ => return Err(format!("{}: the key must be in PKCS#8 form (`BEGIN PRIVATE KEY`), as `huddle certs` writes it", key.display())),
+        };
+        Ok(TlsIdentity {
+            ca_der: read_cert(ca)?,
+            cert_der: read_cert(cert)?,
+            key_der,
+        })
+    }
+
+    fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+        Arc::new(rustls::crypto::ring::default_provider())
+    }
+
+    fn roots(&self) -> Result<Arc<RootCertStore>, String> {
+        let mut roots = RootCertStore::empty();
+        roots
+            .add(CertificateDer::from(self.ca_der.clone()))
+            .map_err(|e| format!("the CA certificate is unusable: {e}"))?;
+        Ok(Arc::new(roots))
+    }
+
+    fn chain_and_key(&self) -> (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>) {
+        (
+            vec![CertificateDer::from(self.cert_der.clone())],
+            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key_der.clone())),
+        )
+    }
+
+    pub(crate) fn client(&self, peer: PartyId) -> Result<ClientConnection, String> {
+        let (chain, key) = self.chain_and_key();
+        let config = ClientConfig::builder_with_provider(Self::provider())
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| e.to_string())?
+            .with_root_certificates(self.roots()?)
+            .with_client_auth_cert(chain, key)
+            .map_err(|e| format!("our certificate or key is unusable: {e}"))?;
+        let name = ServerName::try_from(party_name(peer)).map_err(|e| e.to_string())?;
+        ClientConnection::new(Arc::new(config), name).map_err(|e| e.to_string())
+    }
+
+    pub(crate) fn server(&self) -> Result<ServerConnection, String> {
+        let (chain, key) = self.chain_and_key();
+        let verifier = WebPkiClientVerifier::builder_with_provider(self.roots()?, Self::provider())
+            .build()
+            .map_err(|e| e.to_string())?;
+        let mut config = ServerConfig::builder_with_provider(Self::provider())
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| e.to_string())?
+            .with_client_cert_verifier(verifier)
+            .with_single_cert(chain, key)
+            .map_err(|e| format!("our certificate or key is unusable: {e}"))?;
+        // No session resumption between parties: no tickets to send after the handshake.
+        config.send_tls13_tickets = 0;
+        ServerConnection::new(Arc::new(config)).map_err(|e| e.to_string())
+    }
+}
+
+/// Checks that the authenticated peer certificate names party `claimed`.
+pub(crate) fn check_peer_identity(
+    certs: Option<&[CertificateDer<'_>]>,
+    claimed: PartyId,
+    parties: usize,
+) -> Result<(), String> {
+    let cert = certs
+        .and_then(|c| c.first())
+        .ok_or("the peer presented no certificate")?;
+    let ee = webpki::EndEntityCert::try_from(cert)
+        .map_err(|e| format!("the peer certificate is unreadable: {e}"))?;
+    let valid_for = |id: PartyId| {
+        ServerName::try_from(party_name(id))
+            .map(|n| ee.verify_is_valid_for_subject_name(&n).is_ok())
+            .unwrap_or(false)
+    };
+    if valid_for(claimed) {
+        return Ok(());
+    }
+    match (0..parties).find(|&id| valid_for(id)) {
+        Some(actual) => Err(format!(
+            "the peer claims to be party {claimed} but its certificate is for party {actual}"
+        )),
+        None => Err(format!(
+            "the peer claims to be party {claimed} but its certificate names no party of this run"
+        )),
+    }
+}
+
+struct Shared {
+    conn: Mutex<Connection>,
+    socket_writer: Mutex<TcpStream>,
+}
+
+fn poisoned<T>(_: T) -> io::Error {
+    io::Error::other("TLS state poisoned by a panic on another thread")
+}
+
+impl Shared {
+    /// Sends whatever TLS records the connection has queued. Called with the
+    /// connection locked; takes the socket lock before releasing it.
+    fn send_queued(
+        &self,
+        mut conn: std::sync::MutexGuard<'_, Connection>,
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        scratch.clear();
+        while conn.wants_write() {
+            conn.write_tls(scratch)?;
+        }
+        if scratch.is_empty() {
+            return Ok(());
+        }
+        let mut sock = self.socket_writer.lock().map_err(poisoned)?;
+        drop(conn);
+        sock.write_all(scratch)
+    }
+}
+
+/// The reading half.
+pub(crate) struct TlsReader {
+    shared: Arc<Shared>,
+    socket: TcpStream,
+    raw: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    scratch: Vec<u8>,
+}
+
+/// The writing half.
+pub(crate) struct TlsWriter {
+    shared: Arc<Shared>,
+    scratch: Vec<u8>,
+}
+
+/// Splits an established connection (handshake done) over `socket`.
+pub(crate) fn split(mut conn: Connection, socket: TcpStream) -> io::Result<(TlsReader, TlsWriter)> {
+    conn.set_buffer_limit(Some(4 << 20));
+    let shared = Arc::new(Shared {
+        conn: Mutex::new(conn),
+        socket_writer: Mutex::new(socket.try_clone()?),
+    });
+    let reader = TlsReader {
+        shared: shared.clone(),
+        socket,
+        raw: vec![0; 1 << 16],
+        start: 0,
+        end: 0,
+        eof: false,
+        scratch: Vec::new(),
+    };
+    Ok((
+        reader,
+        TlsWriter {
+            shared,
+            scratch: Vec::new(),
+        },
+    ))
+}
+
+impl Read for TlsReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let mut conn = self.shared.conn.lock().map_err(poisoned)?;
+            // Plaintext first: rustls refuses more ciphertext while its
+            // plaintext buffer is full.
+            match conn.reader().read(buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+            if self.start < self.end {
+                let n = conn.read_tls(&mut &self.raw[self.start..self.end])?;
+                self.start += n;
+                conn.process_new_packets()
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("TLS: {e}")))?;
+                // E.g. the answer to a key update the peer asked for.
+                self.shared.send_queued(conn, &mut self.scratch)?;
+                continue;
+            }
+            if self.eof {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the peer closed the connection",
+                ));
+            }
+            drop(conn);
+            // Need more ciphertext; read without holding any lock.
+            let n = self.socket.read(&mut self.raw)?;
+            (self.start, self.end) = (0, n);
+            if n == 0 {
+                self.eof = true;
+                let mut conn = self.shared.conn.lock().map_err(poisoned)?;
+                conn.read_tls(&mut &[][..])?;
+                conn.process_new_packets()
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("TLS: {e}")))?;
+            }
+        }
+    }
+}
+
+impl Write for TlsWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut conn = self.shared.conn.lock().map_err(poisoned)?;
+        let n = conn.writer().write(buf)?;
+        self.shared.send_queued(conn, &mut self.scratch)?;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for TlsWriter {
+    fn drop(&mut self) {
+        // Tell the peer we are done, so it sees a clean end rather than a cut.
+        if let Ok(mut conn) = self.shared.conn.lock() {
+            conn.send_close_notify();
+            let _ = self.shared.send_queued(conn, &mut self.scratch);
+        }
+    }
+}
