@@ -92,7 +92,7 @@ impl DevPki {
         std::fs::create_dir_all(dir)?;
         write_private(&dir.join("ca.key"), &self.ca_key_pem)?;
         std::fs::write(dir.join("ca.pem"), &self.ca_cert_pem)?;
-        let mut toml = format!(
+        let mut toml = String::from(
             "# huddle parties for a local test run; edit host/port for real machines.\n# Give each party only its own key and the CA certificate.\nsession = \"dev-session\"\n\n[tls]\nca = \"ca.pem\"\n"
         );
         for (i, p) in self.parties.iter().enumerate() {

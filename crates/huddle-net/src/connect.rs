@@ -194,8 +194,8 @@ pub(crate) fn connect_with_listener(
         circuit: options.handshake.circuit,
     };
     let mut links: Vec<Option<LinkParts>> = (0..n).map(|_| None).collect();
-    for peer in 0..me {
-        links[peer] = Some(dial(&config.parties[peer], &ours, options, deadline)?);
+    for (slot, peer) in links.iter_mut().zip(&config.parties[..me]) {
+        *slot = Some(dial(peer, &ours, options, deadline)?);
     }
     if me + 1 < n {
         let listener = listener
