@@ -505,3 +505,421 @@ fn closer(s: &TcpStream) -> io::Result<crate::network::Shutdown> {
         drop(socket.shutdown(Shutdown::Both))
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certs::PartyCredentials;
+    use std::sync::Arc;
+
+    fn handshake() -> Handshake {
+        Handshake {
+            session: "s".into(),
+            protocol: "p".into(),
+            circuit: [1; 32],
+        }
+    }
+
+    /// Loopback listeners and a configuration for `n` parties.
+    fn setup(n: usize) -> (NetworkConfig, Vec<Option<TcpListener>>) {
+        let listeners: Vec<TcpListener> = (0..n)
+            .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind"))
+            .collect();
+        let parties = listeners
+            .iter()
+            .enumerate()
+            .map(|(id, l)| PartyConfig {
+                id,
+                host: "127.0.0.1".into(),
+                port: l.local_addr().expect("addr").port(),
+                cert: None,
+                key: None,
+            })
+            .collect();
+        (
+            NetworkConfig {
+                session: "s".into(),
+                ca: None,
+                parties,
+            },
+            listeners.into_iter().map(Some).collect(),
+        )
+    }
+
+    fn identity(pki: &DevPki, creds: &PartyCredentials) -> TlsIdentity {
+        TlsIdentity {
+            ca_der: pki.ca_cert_der.clone(),
+            cert_der: creds.cert_der.clone(),
+            key_der: creds.key_der.clone(),
+        }
+    }
+
+    fn options(transport: Transport) -> ConnectOptions {
+        ConnectOptions {
+            setup_timeout: Duration::from_secs(3),
+            io_timeout: Duration::from_secs(5),
+            ..ConnectOptions::new(transport, handshake())
+        }
+    }
+
+    /// Connects every party with its own options; returns each party's result as text.
+    fn connect_all(
+        config: &NetworkConfig,
+        listeners: Vec<Option<TcpListener>>,
+        opts: Vec<ConnectOptions>,
+    ) -> Vec<Result<Network, String>> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = listeners
+                .into_iter()
+                .zip(opts)
+                .enumerate()
+                .map(|(me, (l, o))| {
+                    s.spawn(move || {
+                        connect_with_listener(config, me, l, &o).map_err(|e| e.to_string())
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("thread"))
+                .collect()
+        })
+    }
+
+    fn err_of(r: &Result<Network, String>) -> &str {
+        match r {
+            Ok(_) => panic!("connected although it must not"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn tls_rejects_a_certificate_from_another_ca() {
+        let (pki, other) = (
+            DevPki::generate(2).expect("pki"),
+            DevPki::generate(2).expect("pki"),
+        );
+        let (config, listeners) = setup(2);
+        // Party 1 trusts the right CA but presents a certificate from another one.
+        let rogue = TlsIdentity {
+            ca_der: pki.ca_cert_der.clone(),
+            ..identity(&other, &other.parties[1])
+        };
+        let r = connect_all(
+            &config,
+            listeners,
+            vec![
+                options(Transport::Tls(identity(&pki, &pki.parties[0]))),
+                options(Transport::Tls(rogue)),
+            ],
+        );
+        assert!(
+            err_of(&r[1]).contains("with party 0") && err_of(&r[1]).contains("TLS"),
+            "{}",
+            err_of(&r[1])
+        );
+        // Both CAs carry the same name, so the foreign signature is what fails.
+        assert!(
+            err_of(&r[0]).contains("refused connections")
+                && err_of(&r[0]).contains("invalid peer certificate"),
+            "{}",
+            err_of(&r[0])
+        );
+    }
+
+    #[test]
+    fn tls_rejects_a_client_certificate_for_another_party() {
+        let pki = DevPki::generate(3).expect("pki");
+        let (config, listeners) = setup(3);
+        // Party 2 uses party 1's credentials.
+        let opts = vec![
+            options(Transport::Tls(identity(&pki, &pki.parties[0]))),
+            options(Transport::Tls(identity(&pki, &pki.parties[1]))),
+            options(Transport::Tls(identity(&pki, &pki.parties[1]))),
+        ];
+        let r = connect_all(&config, listeners, opts);
+        assert!(
+            err_of(&r[0]).contains("claims to be party 2 but its certificate is for party 1"),
+            "{}",
+            err_of(&r[0])
+        );
+        assert!(err_of(&r[2]).contains("with party 0"), "{}", err_of(&r[2]));
+    }
+
+    #[test]
+    fn tls_rejects_a_server_certificate_for_another_party() {
+        let pki = DevPki::generate(2).expect("pki");
+        let (config, listeners) = setup(2);
+        // Party 0 (the listener) presents party 1's certificate.
+        let opts = vec![
+            options(Transport::Tls(identity(&pki, &pki.parties[1]))),
+            options(Transport::Tls(identity(&pki, &pki.parties[1]))),
+        ];
+        let r = connect_all(&config, listeners, opts);
+        assert!(
+            err_of(&r[1]).contains("with party 0")
+                && err_of(&r[1]).contains("not valid for name \"party-0.huddle\""),
+            "{}",
+            err_of(&r[1])
+        );
+    }
+
+    #[test]
+    fn tls_rejects_a_client_without_a_certificate() {
+        let pki = DevPki::generate(2).expect("pki");
+        let (config, mut listeners) = setup(2);
+        let port = config.parties[0].port;
+        let l0 = listeners[0].take();
+        let opts0 = options(Transport::Tls(identity(&pki, &pki.parties[0])));
+        let server = std::thread::spawn({
+            let config = config.clone();
+            move || {
+                connect_with_listener(&config, 0, l0, &opts0)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            }
+        });
+        let mut roots = rustls::RootCertStore::empty();
+        roots
+            .add(rustls::pki_types::CertificateDer::from(
+                pki.ca_cert_der.clone(),
+            ))
+            .expect("root");
+        let client_config = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .expect("tls13")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let name =
+            rustls::pki_types::ServerName::try_from(crate::certs::party_name(0)).expect("name");
+        let conn = rustls::ClientConnection::new(Arc::new(client_config), name).expect("client");
+        let mut tls = StreamOwned::new(
+            conn,
+            TcpStream::connect(("127.0.0.1", port)).expect("connect"),
+        );
+        let hello = Hello {
+            party: 1,
+            parties: 2,
+            session: "s".into(),
+            protocol: "p".into(),
+            circuit: [1; 32],
+        };
+        let answered = client_hello(&mut tls, &hello);
+        assert!(
+            answered.is_err(),
+            "a client without a certificate got an answer"
+        );
+        let e = server
+            .join()
+            .expect("server thread")
+            .expect_err("must time out");
+        assert!(
+            e.contains("refused connections") && e.contains("certificate"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn mismatched_runs_refuse_to_start_and_say_why() {
+        type Change = Box<dyn Fn(&mut ConnectOptions)>;
+        let cases: Vec<(Change, &str)> = vec![
+            (
+                Box::new(|o| o.handshake.session = "other".into()),
+                "is in session `other`, party 0 in session `s`",
+            ),
+            (
+                Box::new(|o| o.handshake.protocol = "trio".into()),
+                "runs protocol `trio`, party 0 runs `p`",
+            ),
+            (
+                Box::new(|o| o.handshake.circuit = [2; 32]),
+                "evaluates a different circuit",
+            ),
+        ];
+        for transport in ["tcp", "tls"] {
+            for (change, needle) in &cases {
+                let pki = DevPki::generate(2).expect("pki");
+                let t = |i: usize| {
+                    if transport == "tls" {
+                        Transport::Tls(identity(&pki, &pki.parties[i]))
+                    } else {
+                        Transport::Tcp
+                    }
+                };
+                let (config, listeners) = setup(2);
+                let mut o1 = options(t(1));
+                change(&mut o1);
+                let r = connect_all(&config, listeners, vec![options(t(0)), o1]);
+                assert!(
+                    err_of(&r[0]).contains(needle),
+                    "{transport}: `{}` lacks `{needle}`",
+                    err_of(&r[0])
+                );
+                assert!(
+                    err_of(&r[1]).contains("party 0"),
+                    "{transport}: {}",
+                    err_of(&r[1])
+                );
+            }
+        }
+        // A different party count.
+        let (config, listeners) = setup(2);
+        let mut three = config.clone();
+        three.parties.push(PartyConfig {
+            id: 2,
+            host: "127.0.0.1".into(),
+            port: 9,
+            cert: None,
+            key: None,
+        });
+        let r = std::thread::scope(|s| {
+            let mut ls = listeners.into_iter();
+            let (l0, l1) = (ls.next().flatten(), ls.next().flatten());
+            let a = s.spawn(|| {
+                connect_with_listener(&config, 0, l0, &options(Transport::Tcp))
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            });
+            let b = s.spawn(|| {
+                connect_with_listener(&three, 1, l1, &options(Transport::Tcp))
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            });
+            (a.join().expect("a"), b.join().expect("b"))
+        });
+        assert!(r
+            .0
+            .expect_err("mismatch")
+            .contains("party 1 runs with 3 parties, party 0 with 2"));
+    }
+
+    /// Party 0 is real; the test plays party 1 by hand.
+    fn rogue_peer(play: impl FnOnce(TcpStream) + Send + 'static) -> Result<Vec<u8>, NetError> {
+        let (config, mut listeners) = setup(2);
+        let port = config.parties[0].port;
+        let l0 = listeners[0].take();
+        let rogue = std::thread::spawn(move || {
+            let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+            play(s)
+        });
+        let result = connect_with_listener(&config, 0, l0, &options(Transport::Tcp))
+            .and_then(|mut net| net.recv(1, 16));
+        rogue.join().expect("rogue thread");
+        result
+    }
+
+    fn rogue_hello(s: &mut TcpStream) {
+        let hello = Hello {
+            party: 1,
+            parties: 2,
+            session: "s".into(),
+            protocol: "p".into(),
+            circuit: [1; 32],
+        };
+        client_hello(s, &hello).expect("party 0 answers");
+    }
+
+    #[test]
+    fn an_oversized_frame_is_an_error_naming_the_peer() {
+        let r = rogue_peer(|mut s| {
+            rogue_hello(&mut s);
+            s.write_all(&u32::MAX.to_le_bytes()).expect("write");
+            std::thread::sleep(Duration::from_millis(100));
+        });
+        assert!(
+            matches!(
+                r,
+                Err(NetError::Oversized {
+                    peer: 1,
+                    len: 4294967295,
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn a_cut_message_is_an_error_naming_the_peer() {
+        let r = rogue_peer(|mut s| {
+            rogue_hello(&mut s);
+            s.write_all(&16u32.to_le_bytes()).expect("write");
+            s.write_all(&[0; 5]).expect("write");
+        });
+        assert_eq!(r, Err(NetError::Truncated { peer: 1 }));
+    }
+
+    #[test]
+    fn a_stranger_is_refused_and_named_at_the_deadline() {
+        let r = rogue_peer(|mut s| {
+            s.write_all(b"GET / HTTP/1.1\r\n\r\n").expect("write");
+            std::thread::sleep(Duration::from_millis(200));
+        });
+        match r {
+            Err(NetError::Setup(e)) => assert!(
+                e.contains("waiting for party 1")
+                    && e.contains("does not speak the huddle protocol"),
+                "{e}"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn tampering_with_tls_traffic_is_detected() {
+        let pki = DevPki::generate(2).expect("pki");
+        let (mut config, listeners) = setup(2);
+        // A proxy in front of party 0 flips one byte once 20 kB have passed.
+        let proxy = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let target = config.parties[0].port;
+        config.parties[0].port = proxy.local_addr().expect("addr").port();
+        std::thread::spawn(move || {
+            let (client, _) = proxy.accept().expect("accept");
+            let server = TcpStream::connect(("127.0.0.1", target)).expect("connect");
+            let (mut c2, mut s2) = (
+                client.try_clone().expect("clone"),
+                server.try_clone().expect("clone"),
+            );
+            std::thread::spawn(move || drop(io::copy(&mut s2, &mut c2)));
+            let (mut c, mut s) = (client, server);
+            let mut buf = [0u8; 4096];
+            let mut passed = 0usize;
+            while let Ok(n) = c.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if passed < 20_000 && passed + n >= 20_000 {
+                    buf[20_000 - passed] ^= 0x40;
+                }
+                passed += n;
+                if s.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+        });
+        // Party 0 keeps its pre-bound listener; party 1 dials the proxy's port.
+        let r = std::thread::scope(|s| {
+            let mut ls = listeners.into_iter();
+            let (l0, l1) = (ls.next().flatten(), ls.next().flatten());
+            let o0 = options(Transport::Tls(identity(&pki, &pki.parties[0])));
+            let o1 = options(Transport::Tls(identity(&pki, &pki.parties[1])));
+            let config = &config;
+            let a = s.spawn(move || {
+                connect_with_listener(config, 0, l0, &o0).and_then(|mut n| n.recv(1, 100_000))
+            });
+            let b = s.spawn(move || {
+                let mut net = connect_with_listener(config, 1, l1, &o1)?;
+                net.send(0, vec![0xAB; 100_000])?;
+                std::thread::sleep(Duration::from_millis(300));
+                Ok::<_, NetError>(())
+            });
+            (a.join().expect("a"), b.join().expect("b"))
+        });
+        match r.0 {
+            Err(NetError::Link { peer: 1, cause }) => assert!(cause.contains("TLS"), "{cause}"),
+            other => panic!("tampering went unnoticed: {other:?}"),
+        }
+    }
+}
