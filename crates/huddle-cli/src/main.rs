@@ -6,6 +6,7 @@ use std::process::ExitCode;
 mod bench;
 mod circuit_cmd;
 mod demo;
+mod net_cmd;
 
 /// huddle runs secure multiparty computation: parties that do not trust each
 /// other compute a function (a circuit) of their private inputs and learn
@@ -27,6 +28,16 @@ enum Command {
     Bench(bench::BenchCommand),
     /// Run the built-in example end to end and check its result.
     Demo,
+    /// Generate a development CA and per-party certificates.
+    Certs(net_cmd::CertsArgs),
+    /// Test the network between the parties of a configuration.
+    #[command(subcommand)]
+    Net(NetCommand),
+}
+
+#[derive(Subcommand)]
+enum NetCommand {
+    Check(net_cmd::CheckArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +46,8 @@ fn main() -> ExitCode {
         Command::Circuit(cmd) => circuit_cmd::run(cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Demo => demo::run(),
+        Command::Certs(args) => net_cmd::certs(args),
+        Command::Net(NetCommand::Check(args)) => net_cmd::check(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -7,13 +7,14 @@
 use crate::certs::DevPki;
 use crate::config::{NetworkConfig, PartyConfig};
 use crate::frame::{read_frame, write_frame, FrameError, Hello};
-use crate::network::{stream_link, LinkParts, NetError, Network, DEFAULT_MAX_MESSAGE};
+use crate::network::{stream_link, Alarm, LinkParts, NetError, Network, DEFAULT_MAX_MESSAGE};
 use crate::profile::NetProfile;
 use crate::tls::{check_peer_identity, split, TlsIdentity};
 use crate::PartyId;
 use rustls::{Connection, ServerConnection, StreamOwned};
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How parties talk.
@@ -193,9 +194,10 @@ pub(crate) fn connect_with_listener(
         protocol: options.handshake.protocol.clone(),
         circuit: options.handshake.circuit,
     };
+    let alarm = Arc::new(Alarm::default());
     let mut links: Vec<Option<LinkParts>> = (0..n).map(|_| None).collect();
     for (slot, peer) in links.iter_mut().zip(&config.parties[..me]) {
-        *slot = Some(dial(peer, &ours, options, deadline)?);
+        *slot = Some(dial(peer, &ours, options, deadline, &alarm)?);
     }
     if me + 1 < n {
         let listener = listener
@@ -206,11 +208,13 @@ pub(crate) fn connect_with_listener(
         let mut refused: Vec<String> = Vec::new();
         while links[me + 1..].iter().any(Option::is_none) {
             match listener.accept() {
-                Ok((socket, addr)) => match accept(socket, &ours, &links, options, deadline) {
-                    Ok((peer, parts)) => links[peer] = Some(parts),
-                    Err(Refusal::Stranger(why)) => refused.push(format!("{addr}: {why}")),
-                    Err(Refusal::Mismatch(why)) => return Err(NetError::Setup(why)),
-                },
+                Ok((socket, addr)) => {
+                    match accept(socket, &ours, &links, options, deadline, &alarm) {
+                        Ok((peer, parts)) => links[peer] = Some(parts),
+                        Err(Refusal::Stranger(why)) => refused.push(format!("{addr}: {why}")),
+                        Err(Refusal::Mismatch(why)) => return Err(NetError::Setup(why)),
+                    }
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     if Instant::now() >= deadline {
                         let missing: Vec<String> = (me + 1..n)
@@ -238,6 +242,7 @@ pub(crate) fn connect_with_listener(
         links,
         &options.profile,
         options.io_timeout,
+        alarm,
     ))
 }
 
@@ -252,6 +257,7 @@ fn dial(
     ours: &Hello,
     options: &ConnectOptions,
     deadline: Instant,
+    alarm: &Arc<Alarm>,
 ) -> Result<LinkParts, NetError> {
     let me = ours.party;
     let addrs: Vec<SocketAddr> = (peer.host.as_str(), peer.port)
@@ -300,7 +306,8 @@ fn dial(
             let mut s = socket;
             let theirs = client_hello(&mut s, ours).map_err(fail)?;
             check_hello(&theirs, peer.id, ours).map_err(fail)?;
-            stream_parts(peer.id, s, options.max_message).map_err(|e| fail(e.to_string()))
+            stream_parts(peer.id, s, options.max_message, alarm.clone())
+                .map_err(|e| fail(e.to_string()))
         }
         Transport::Tls(identity) => {
             let conn = identity.client(peer.id).map_err(fail)?;
@@ -309,8 +316,14 @@ fn dial(
                 .map_err(|e| fail(format!("TLS handshake or hello failed: {e}")))?;
             check_hello(&theirs, peer.id, ours).map_err(fail)?;
             let StreamOwned { conn, sock } = tls;
-            tls_parts(peer.id, Connection::Client(conn), sock, options.max_message)
-                .map_err(|e| fail(e.to_string()))
+            tls_parts(
+                peer.id,
+                Connection::Client(conn),
+                sock,
+                options.max_message,
+                alarm.clone(),
+            )
+            .map_err(|e| fail(e.to_string()))
         }
     }
 }
@@ -321,6 +334,7 @@ fn accept(
     links: &[Option<LinkParts>],
     options: &ConnectOptions,
     deadline: Instant,
+    alarm: &Arc<Alarm>,
 ) -> Result<(PartyId, LinkParts), Refusal> {
     let me = ours.party as usize;
     let n = links.len();
@@ -358,7 +372,7 @@ fn accept(
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
             Ok((
                 peer,
-                stream_parts(peer, s, options.max_message)
+                stream_parts(peer, s, options.max_message, alarm.clone())
                     .map_err(|e| Refusal::Stranger(e.to_string()))?,
             ))
         }
@@ -375,8 +389,14 @@ fn accept(
             let StreamOwned { conn, sock } = tls;
             Ok((
                 peer,
-                tls_parts(peer, Connection::Server(conn), sock, options.max_message)
-                    .map_err(|e| Refusal::Stranger(e.to_string()))?,
+                tls_parts(
+                    peer,
+                    Connection::Server(conn),
+                    sock,
+                    options.max_message,
+                    alarm.clone(),
+                )
+                .map_err(|e| Refusal::Stranger(e.to_string()))?,
             ))
         }
     }
@@ -400,7 +420,7 @@ const HELLO_MAX: usize = 4096;
 fn read_hello(s: &mut impl Read) -> Result<Hello, String> {
     match read_frame(s, HELLO_MAX) {
         Ok(bytes) => Hello::decode(&bytes),
-        Err(FrameError::Closed) | Err(FrameError::Truncated) => {
+        Err(FrameError::Closed | FrameError::Truncated | FrameError::Goodbye) => {
             Err("the peer closed the connection during the handshake".into())
         }
         Err(FrameError::Oversized(_)) => {
@@ -480,11 +500,16 @@ fn check_hello(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String
     Ok(())
 }
 
-fn stream_parts(peer: PartyId, s: TcpStream, max_message: usize) -> io::Result<LinkParts> {
+fn stream_parts(
+    peer: PartyId,
+    s: TcpStream,
+    max_message: usize,
+    alarm: Arc<Alarm>,
+) -> io::Result<LinkParts> {
     unprepare(&s)?;
     let reader = s.try_clone()?;
     let shutdown = closer(&s)?;
-    Ok(stream_link(peer, reader, s, shutdown, max_message))
+    Ok(stream_link(peer, reader, s, shutdown, alarm, max_message))
 }
 
 fn tls_parts(
@@ -492,11 +517,19 @@ fn tls_parts(
     conn: Connection,
     s: TcpStream,
     max_message: usize,
+    alarm: Arc<Alarm>,
 ) -> io::Result<LinkParts> {
     unprepare(&s)?;
     let shutdown = closer(&s)?;
     let (reader, writer) = split(conn, s)?;
-    Ok(stream_link(peer, reader, writer, shutdown, max_message))
+    Ok(stream_link(
+        peer,
+        reader,
+        writer,
+        shutdown,
+        alarm,
+        max_message,
+    ))
 }
 
 fn closer(s: &TcpStream) -> io::Result<crate::network::Shutdown> {
@@ -825,7 +858,7 @@ mod tests {
     fn an_oversized_frame_is_an_error_naming_the_peer() {
         let r = rogue_peer(|mut s| {
             rogue_hello(&mut s);
-            s.write_all(&u32::MAX.to_le_bytes()).expect("write");
+            s.write_all(&(u32::MAX - 1).to_le_bytes()).expect("write");
             std::thread::sleep(Duration::from_millis(100));
         });
         assert!(
@@ -833,7 +866,7 @@ mod tests {
                 r,
                 Err(NetError::Oversized {
                     peer: 1,
-                    len: 4294967295,
+                    len: 4294967294,
                     ..
                 })
             ),

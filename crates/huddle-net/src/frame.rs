@@ -11,10 +11,20 @@ pub(crate) fn write_frame(w: &mut impl Write, payload: &[u8]) -> io::Result<()> 
     w.write_all(payload)
 }
 
+/// The length that marks a goodbye: the sender finished normally and closes.
+/// It can never be a real message (those are at most 1 GiB by default).
+const GOODBYE: u32 = u32::MAX;
+
+pub(crate) fn write_goodbye(w: &mut impl Write) -> io::Result<()> {
+    w.write_all(&GOODBYE.to_le_bytes())
+}
+
 /// Why a frame could not be read.
 #[derive(Debug)]
 pub(crate) enum FrameError {
-    /// The stream ended cleanly between frames.
+    /// The peer said goodbye: it finished normally.
+    Goodbye,
+    /// The stream ended between frames without a goodbye.
     Closed,
     /// The stream ended inside a frame.
     Truncated,
@@ -37,7 +47,11 @@ pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, Frame
             Err(e) => return Err(FrameError::Io(e)),
         }
     }
-    let len = u32::from_le_bytes(len) as usize;
+    let len = u32::from_le_bytes(len);
+    if len == GOODBYE {
+        return Err(FrameError::Goodbye);
+    }
+    let len = len as usize;
     if len > max {
         return Err(FrameError::Oversized(len as u64));
     }

@@ -3,10 +3,11 @@
 //! timeout, accounting and link emulation.
 
 use crate::accounting::{Accounting, Phase};
-use crate::frame::{read_frame, write_frame, FrameError};
+use crate::frame::{read_frame, write_frame, write_goodbye, FrameError};
 use crate::profile::{NetProfile, Shaper};
 use crate::PartyId;
 use std::io::{BufReader, BufWriter, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -17,6 +18,8 @@ use std::time::{Duration, Instant};
 pub enum NetError {
     #[error("party {peer} disconnected")]
     Disconnected { peer: PartyId },
+    #[error("party {peer} has finished and left the run")]
+    Departed { peer: PartyId },
     #[error("party {peer} disconnected in the middle of a message")]
     Truncated { peer: PartyId },
     #[error("no message from party {peer} within {timeout:?}; it may have stalled or crashed")]
@@ -59,8 +62,39 @@ enum Outbound {
     },
 }
 
+/// The first failure seen on any link of a party: every wait checks it, so
+/// one crashed peer stops the whole run rather than only its own link.
+#[derive(Default)]
+pub(crate) struct Alarm {
+    /// Fast path for the check every receive makes.
+    raised: AtomicBool,
+    error: Mutex<Option<NetError>>,
+}
+
+impl Alarm {
+    pub(crate) fn raise(&self, e: NetError) {
+        if let Ok(mut slot) = self.error.lock() {
+            slot.get_or_insert(e);
+        }
+        self.raised.store(true, Ordering::Release);
+    }
+
+    fn is_raised(&self) -> bool {
+        self.raised.load(Ordering::Acquire)
+    }
+
+    fn get(&self) -> Option<NetError> {
+        if !self.is_raised() {
+            return None;
+        }
+        self.error.lock().ok().and_then(|s| s.clone())
+    }
+}
+
 struct Link {
     out: Option<Outbound>,
+    /// In memory: the peer's alarm, raised if this party's thread panics.
+    peer_alarm: Option<Arc<Alarm>>,
     inbox: Receiver<Inbound>,
     shaper: Shaper,
     /// A burst of sends is open on this link (it ends at our next receive).
@@ -78,6 +112,9 @@ pub(crate) type Shutdown = Arc<dyn Fn() + Send + Sync>;
 /// closing the sockets anyway (a peer that stopped reading cannot hold us).
 const LINGER: Duration = Duration::from_secs(30);
 
+/// How often a waiting receive looks at the alarm.
+const ALARM_POLL: Duration = Duration::from_millis(20);
+
 /// Default limit on one incoming message.
 pub const DEFAULT_MAX_MESSAGE: usize = 1 << 30;
 
@@ -85,6 +122,7 @@ pub const DEFAULT_MAX_MESSAGE: usize = 1 << 30;
 pub struct Network {
     me: PartyId,
     links: Vec<Option<Link>>,
+    alarm: Arc<Alarm>,
     phase: Phase,
     accounting: Accounting,
     timeout: Duration,
@@ -140,16 +178,16 @@ impl Network {
                 .send(Ok(Delivery { data, visible_at }))
                 .map_err(|_| NetError::Disconnected { peer: to }),
             Some(Outbound::Writer { queue, failure }) => {
-                if let Some(e) = failure.lock().ok().and_then(|f| f.clone()) {
-                    return Err(e);
+                match failure.lock().ok().and_then(|f| f.clone()) {
+                    Some(e) => Err(e),
+                    None => queue
+                        .send(Delivery { data, visible_at })
+                        .map_err(|_| NetError::Disconnected { peer: to }),
                 }
-                queue
-                    .send(Delivery { data, visible_at })
-                    .map_err(|_| NetError::Disconnected { peer: to })
             }
             None => Err(NetError::Disconnected { peer: to }),
         };
-        delivered?;
+        self.abort_on_error(delivered)?;
         self.accounting.record(phase, me, to, bytes, new_round);
         Ok(())
     }
@@ -169,22 +207,54 @@ impl Network {
 
     /// Receives the next message from `from`, whatever its length.
     pub fn recv_any(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
+        let result = self.recv_inner(from);
+        self.abort_on_error(result)
+    }
+
+    /// Any link failure aborts the run: remember it, so this party does not
+    /// say goodbye (its peers must learn that it stopped in error).
+    fn abort_on_error<T>(&self, result: Result<T, NetError>) -> Result<T, NetError> {
+        if let Err(e) = &result {
+            if !matches!(e, NetError::UnknownPeer { .. }) {
+                self.alarm.raise(e.clone());
+            }
+        }
+        result
+    }
+
+    fn recv_inner(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
         let timeout = self.timeout;
         for l in self.links.iter_mut().flatten() {
             l.sending = false;
         }
+        let alarm = self.alarm.clone();
+        if let Some(e) = alarm.get() {
+            return Err(e);
+        }
         let link = self.link(from)?;
-        let delivery = match link.inbox.recv_timeout(timeout) {
-            Ok(Ok(d)) => d,
-            Ok(Err(e)) => return Err(e),
-            Err(RecvTimeoutError::Timeout) => {
-                return Err(NetError::Timeout {
-                    peer: from,
-                    timeout,
-                })
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                return Err(NetError::Disconnected { peer: from })
+        let start = Instant::now();
+        let delivery = loop {
+            // Short slices, so a failure on another link is noticed within them.
+            let slice = timeout.saturating_sub(start.elapsed()).min(ALARM_POLL);
+            match link.inbox.recv_timeout(slice) {
+                Ok(Ok(d)) => break d,
+                // Report the first failure of the run (its root cause): a peer
+                // that aborts because another one crashed names the crashed one here.
+                Ok(Err(e)) => return Err(alarm.get().unwrap_or(e)),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(NetError::Disconnected { peer: from })
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Some(e) = alarm.get() {
+                        return Err(e);
+                    }
+                    if start.elapsed() >= timeout {
+                        return Err(NetError::Timeout {
+                            peer: from,
+                            timeout,
+                        });
+                    }
+                }
             }
         };
         if let Some(at) = delivery.visible_at {
@@ -217,6 +287,7 @@ impl Network {
         links: Vec<Option<LinkParts>>,
         profile: &NetProfile,
         timeout: Duration,
+        alarm: Arc<Alarm>,
     ) -> Network {
         let links = links
             .into_iter()
@@ -224,6 +295,7 @@ impl Network {
             .map(|(peer, parts)| {
                 parts.map(|p| Link {
                     out: Some(p.out),
+                    peer_alarm: p.peer_alarm,
                     inbox: p.inbox,
                     shaper: Shaper::new(profile.shape(me, peer)),
                     sending: false,
@@ -236,6 +308,7 @@ impl Network {
         Network {
             me,
             links,
+            alarm,
             phase: Phase::Setup,
             accounting: Accounting::default(),
             timeout,
@@ -245,7 +318,11 @@ impl Network {
 
 impl Drop for Network {
     fn drop(&mut self) {
+        let aborting = std::thread::panicking() || self.alarm.is_raised();
         for link in self.links.iter_mut().flatten() {
+            if let (true, Some(alarm)) = (aborting, &link.peer_alarm) {
+                alarm.raise(NetError::Disconnected { peer: self.me });
+            }
             // Closing the queue lets the writer flush what is queued and stop.
             link.out = None;
             if let Some(w) = &link.writer {
@@ -270,6 +347,7 @@ impl Drop for Network {
 /// The pieces of one link before it joins a `Network`.
 pub(crate) struct LinkParts {
     out: Outbound,
+    peer_alarm: Option<Arc<Alarm>>,
     inbox: Receiver<Inbound>,
     writer: Option<JoinHandle<()>>,
     reader: Option<JoinHandle<()>>,
@@ -282,16 +360,18 @@ pub(crate) fn stream_link(
     reader: impl Read + Send + 'static,
     writer: impl Write + Send + 'static,
     shutdown: Shutdown,
+    alarm: Arc<Alarm>,
     max_message: usize,
 ) -> LinkParts {
     let (queue, outgoing) = mpsc::channel::<Delivery>();
     let failure = Arc::new(Mutex::new(None));
     let failed = failure.clone();
+    let aborting = alarm.clone();
     let writer = std::thread::Builder::new()
         .name(format!("huddle-send-{peer}"))
         .spawn(move || {
             let mut w = BufWriter::with_capacity(1 << 20, writer);
-            if let Err(e) = write_loop(&mut w, &outgoing) {
+            if let Err(e) = write_loop(&mut w, &outgoing, &aborting) {
                 if let Ok(mut f) = failed.lock() {
                     *f = Some(NetError::Link {
                         peer,
@@ -313,6 +393,7 @@ pub(crate) fn stream_link(
                         data,
                         visible_at: None,
                     }),
+                    Err(FrameError::Goodbye) => Err(NetError::Departed { peer }),
                     Err(FrameError::Closed) => Err(NetError::Disconnected { peer }),
                     Err(FrameError::Truncated) => Err(NetError::Truncated { peer }),
                     Err(FrameError::Oversized(len)) => Err(NetError::Oversized {
@@ -329,6 +410,11 @@ pub(crate) fn stream_link(
                     }),
                 };
                 let last = item.is_err();
+                if let Err(e) = &item {
+                    if !matches!(e, NetError::Departed { .. }) {
+                        alarm.raise(e.clone());
+                    }
+                }
                 if deliver.send(item).is_err() || last {
                     // Nobody reads this link any more: close it, so the peer
                     // notices at once instead of blocking on a full socket.
@@ -340,6 +426,7 @@ pub(crate) fn stream_link(
         .expect("spawning a thread");
     LinkParts {
         out: Outbound::Writer { queue, failure },
+        peer_alarm: None,
         inbox,
         writer: Some(writer),
         reader: Some(reader),
@@ -357,7 +444,11 @@ fn is_disconnect(e: &std::io::Error) -> bool {
 
 /// Writes queued messages, flushing whenever the queue runs dry so that a
 /// round's messages leave in as few writes as possible.
-fn write_loop(w: &mut impl Write, queue: &Receiver<Delivery>) -> std::io::Result<()> {
+fn write_loop(
+    w: &mut impl Write,
+    queue: &Receiver<Delivery>,
+    alarm: &Alarm,
+) -> std::io::Result<()> {
     let mut next = queue.recv().ok();
     while let Some(d) = next.take() {
         if let Some(at) = d.visible_at {
@@ -377,11 +468,17 @@ fn write_loop(w: &mut impl Write, queue: &Receiver<Delivery>) -> std::io::Result
             Err(TryRecvError::Disconnected) => None,
         };
     }
+    // The queue closed because our endpoint is being dropped: normally, or
+    // after a failure (then no goodbye, so the peers learn we stopped in error).
+    if !alarm.is_raised() {
+        write_goodbye(w)?;
+    }
     w.flush()
 }
 
 /// `parties` endpoints joined in memory (for threads of one process).
 pub fn memory_networks(parties: usize, profile: &NetProfile, timeout: Duration) -> Vec<Network> {
+    let alarms: Vec<Arc<Alarm>> = (0..parties).map(|_| Arc::new(Alarm::default())).collect();
     let mut senders: Vec<Vec<Option<Sender<Inbound>>>> = (0..parties)
         .map(|_| (0..parties).map(|_| None).collect())
         .collect();
@@ -405,9 +502,11 @@ pub fn memory_networks(parties: usize, profile: &NetProfile, timeout: Duration) 
             let links = outs
                 .into_iter()
                 .zip(ins)
-                .map(|(out, inbox)| match (out, inbox) {
+                .zip(&alarms)
+                .map(|((out, inbox), peer_alarm)| match (out, inbox) {
                     (Some(tx), Some(inbox)) => Some(LinkParts {
                         out: Outbound::Direct(tx),
+                        peer_alarm: Some(peer_alarm.clone()),
                         inbox,
                         writer: None,
                         reader: None,
@@ -416,7 +515,7 @@ pub fn memory_networks(parties: usize, profile: &NetProfile, timeout: Duration) 
                     _ => None,
                 })
                 .collect();
-            Network::from_links(me, links, profile, timeout)
+            Network::from_links(me, links, profile, timeout, alarms[me].clone())
         })
         .collect()
 }

@@ -1,0 +1,185 @@
+//! `huddle certs` and `huddle net check`: setting up and testing the links
+//! between real machines before running a computation over them.
+
+use clap::Args;
+use huddle_net::certs::DevPki;
+use huddle_net::tls::TlsIdentity;
+use huddle_net::{connect, ConnectOptions, Handshake, NetProfile, NetworkConfig, Phase, Transport};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Generate a development CA and one certificate per party, plus a parties.toml for localhost.
+#[derive(Args)]
+pub struct CertsArgs {
+    /// Number of parties.
+    #[arg(long)]
+    parties: usize,
+    /// Output folder (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// First port in the generated parties.toml (party i listens on PORT + i).
+    #[arg(long, default_value_t = 7000)]
+    base_port: u16,
+}
+
+pub fn certs(args: CertsArgs) -> Result<(), String> {
+    if !(2..=1000).contains(&args.parties) {
+        return Err(format!("--parties must be 2 to 1000, not {}", args.parties));
+    }
+    let pki =
+        DevPki::generate(args.parties).map_err(|e| format!("generating certificates: {e}"))?;
+    pki.write_to(&args.out, args.base_port)
+        .map_err(|e| format!("{}: {e}", args.out.display()))?;
+    println!(
+        "wrote a CA, {} party certificates and parties.toml to {}",
+        args.parties,
+        args.out.display()
+    );
+    println!(
+        "copy ca.pem, parties.toml and party<i>.pem/.key to party i's machine; keep ca.key offline"
+    );
+    Ok(())
+}
+
+/// Connect to every other party of a configuration and measure each link.
+///
+/// Run it on every machine (each with its own --id); it exchanges test
+/// messages with every peer, checks their contents, and prints round-trip
+/// time and throughput per peer.
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The parties file (see `huddle certs`).
+    #[arg(long)]
+    config: PathBuf,
+    /// This machine's party id.
+    #[arg(long)]
+    id: usize,
+    /// Use plain TCP without TLS (no authentication, no encryption).
+    #[arg(long)]
+    insecure: bool,
+    /// Round trips to time.
+    #[arg(long, default_value_t = 20)]
+    rounds: usize,
+    /// Bytes sent to every peer in the throughput round.
+    #[arg(long, default_value_t = 16 << 20)]
+    bytes: usize,
+    /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
+    #[arg(long, default_value = "lan")]
+    net: String,
+    /// Seconds to wait for peers to appear, and for any message.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+}
+
+pub fn check(args: CheckArgs) -> Result<(), String> {
+    let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
+    let n = config.parties();
+    let own = config.parties.get(args.id).ok_or_else(|| {
+        format!(
+            "--id {} is not a party of {} (ids 0..{})",
+            args.id,
+            args.config.display(),
+            n - 1
+        )
+    })?;
+    let transport =
+        if args.insecure {
+            Transport::Tcp
+        } else {
+            let ca = config.ca.as_ref().ok_or_else(|| {
+                format!(
+                    "{}: TLS needs [tls] ca = ... (or pass --insecure)",
+                    args.config.display()
+                )
+            })?;
+            let cert = own.cert.as_ref().ok_or_else(|| {
+                format!("{}: party {} has no cert", args.config.display(), args.id)
+            })?;
+            let key = own.key.as_ref().ok_or_else(|| {
+                format!("{}: party {} has no key", args.config.display(), args.id)
+            })?;
+            Transport::Tls(TlsIdentity::from_pem_files(ca, cert, key)?)
+        };
+    let profile = NetProfile::named(&args.net).map_err(|e| e.to_string())?;
+    let handshake = Handshake {
+        session: config.session.clone(),
+        protocol: "net-check".into(),
+        circuit: [0; 32],
+    };
+    let options = ConnectOptions {
+        setup_timeout: Duration::from_secs(args.timeout),
+        io_timeout: Duration::from_secs(args.timeout),
+        profile,
+        ..ConnectOptions::new(transport, handshake)
+    };
+    let start = Instant::now();
+    let mut net = connect(&config, args.id, &options).map_err(|e| e.to_string())?;
+    println!(
+        "party {}: connected to {} peers in {:.1} ms ({})",
+        args.id,
+        n - 1,
+        start.elapsed().as_secs_f64() * 1e3,
+        if args.insecure {
+            "TCP, insecure"
+        } else {
+            "TLS 1.3"
+        }
+    );
+    net.set_phase(Phase::Online);
+    let me = args.id;
+    let peers: Vec<usize> = (0..n).filter(|&p| p != me).collect();
+    // Pairwise ping-pong, lower id pings: gives each link its own RTT.
+    for &p in &peers {
+        let t = Instant::now();
+        for r in 0..args.rounds {
+            let probe = vec![r as u8; 8];
+            if me < p {
+                net.send(p, probe.clone()).map_err(|e| e.to_string())?;
+                check_content(net.recv(p, 8).map_err(|e| e.to_string())?, &probe, p)?;
+            } else {
+                check_content(net.recv(p, 8).map_err(|e| e.to_string())?, &probe, p)?;
+                net.send(p, probe).map_err(|e| e.to_string())?;
+            }
+        }
+        if me < p {
+            println!(
+                "  link {me}<->{p}: round trip {:.3} ms",
+                t.elapsed().as_secs_f64() * 1e3 / args.rounds.max(1) as f64
+            );
+        }
+    }
+    // Everyone sends to everyone at once.
+    let pattern = |from: usize, to: usize| -> Vec<u8> {
+        (0..args.bytes)
+            .map(|i| (i as u8) ^ (from as u8 * 16 + to as u8))
+            .collect()
+    };
+    let t = Instant::now();
+    let out = peers.iter().map(|&p| (p, pattern(me, p))).collect();
+    let expect: Vec<(usize, usize)> = peers.iter().map(|&p| (p, args.bytes)).collect();
+    let got = net.exchange(out, &expect).map_err(|e| e.to_string())?;
+    let secs = t.elapsed().as_secs_f64();
+    for (&p, data) in peers.iter().zip(got) {
+        check_content(data, &pattern(p, me), p)?;
+    }
+    println!(
+        "  all-to-all {} MiB per link: {:.3} s, {:.1} MB/s received per link",
+        args.bytes >> 20,
+        secs,
+        args.bytes as f64 / secs / 1e6
+    );
+    // A final round so nobody closes while a peer still reads.
+    let done = peers.iter().map(|&p| (p, vec![1])).collect();
+    net.exchange(done, &peers.iter().map(|&p| (p, 1)).collect::<Vec<_>>())
+        .map_err(|e| e.to_string())?;
+    println!("party {me}: all links OK");
+    Ok(())
+}
+
+fn check_content(got: Vec<u8>, want: &[u8], peer: usize) -> Result<(), String> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("party {peer} sent corrupted test data"))
+    }
+}

@@ -1,0 +1,335 @@
+//! The network commands as users run them: separate processes, real
+//! certificates, a party killed mid-run, and parties on separate network
+//! hosts (Linux network namespaces joined by veth links, shaped with tbf).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_huddle")
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("huddle-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn free_port_base() -> u16 {
+    // Three consecutive free ports, found by binding and releasing.
+    loop {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let base = l.local_addr().expect("addr").port();
+        drop(l);
+        if base < 60000
+            && (0..3).all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok())
+        {
+            return base;
+        }
+    }
+}
+
+fn certs(dir: &Path, parties: usize, base: u16) {
+    let o = Command::new(bin())
+        .args([
+            "certs",
+            "--parties",
+            &parties.to_string(),
+            "--out",
+            dir.to_str().expect("utf8"),
+            "--base-port",
+            &base.to_string(),
+        ])
+        .output()
+        .expect("run huddle certs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn check(config: &Path, id: usize, extra: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.args([
+        "net",
+        "check",
+        "--config",
+        config.to_str().expect("utf8"),
+        "--id",
+        &id.to_string(),
+        "--timeout",
+        "15",
+    ])
+    .args(extra);
+    c
+}
+
+fn finish(children: Vec<Child>) -> Vec<Output> {
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("wait"))
+        .collect()
+}
+
+#[test]
+fn three_processes_check_their_links_over_tls() {
+    let dir = temp_dir("tls3");
+    certs(&dir, 3, free_port_base());
+    let cfg = dir.join("parties.toml");
+    let children = (0..3)
+        .map(|i| {
+            check(&cfg, i, &["--bytes", "1000000"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for (i, o) in finish(children).iter().enumerate() {
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "party {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            out.contains("TLS 1.3") && out.contains("all links OK"),
+            "party {i}: {out}"
+        );
+    }
+}
+
+#[test]
+fn bad_configurations_are_refused_before_connecting() {
+    let dir = temp_dir("badcfg");
+    certs(&dir, 2, free_port_base());
+    let cfg = dir.join("parties.toml");
+    let o = check(&cfg, 5, &[]).output().expect("run");
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--id 5 is not a party"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let broken = dir.join("broken.toml");
+    std::fs::write(
+        &broken,
+        std::fs::read_to_string(&cfg)
+            .expect("read")
+            .replace("id = 1", "id = 0"),
+    )
+    .expect("write");
+    let o = check(&broken, 0, &[]).output().expect("run");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("party 0 is listed twice"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = Command::new(bin())
+        .args([
+            "certs",
+            "--parties",
+            "1",
+            "--out",
+            dir.to_str().expect("utf8"),
+        ])
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--parties must be 2"));
+}
+
+#[test]
+fn killing_a_party_mid_run_stops_the_others_with_its_name() {
+    let dir = temp_dir("kill");
+    certs(&dir, 3, free_port_base());
+    let cfg = dir.join("parties.toml");
+    // Many round trips keep the run going long enough to kill party 2 in the middle.
+    let mut children: Vec<Child> = (0..3)
+        .map(|i| {
+            check(&cfg, i, &["--rounds", "1000000"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let mut first_line = String::new();
+    let stdout = children[2].stdout.take().expect("stdout");
+    BufReader::new(stdout)
+        .read_line(&mut first_line)
+        .expect("read");
+    assert!(first_line.contains("connected"), "{first_line}");
+    std::thread::sleep(Duration::from_millis(200));
+    children[2].kill().expect("kill party 2");
+    let started = Instant::now();
+    let outputs = finish(children);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the others took {:?} to stop",
+        started.elapsed()
+    );
+    for (i, o) in outputs.iter().enumerate().take(2) {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "party {i} did not notice");
+        assert!(err.contains("party 2"), "party {i}: {err}");
+    }
+}
+
+/// Network namespaces for one test, deleted again on drop.
+struct Namespaces {
+    names: Vec<String>,
+}
+
+impl Drop for Namespaces {
+    fn drop(&mut self) {
+        for n in &self.names {
+            let _ = Command::new("ip").args(["netns", "del", n]).status();
+        }
+    }
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let o = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip: {e}"))?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&o.stderr).trim()
+        ))
+    }
+}
+
+/// Three hosts 198.51.100.1-3 (a documentation range that is never routed)
+/// joined through a bridge in a fourth namespace; returns whether tbf shaping
+/// to `rate` took effect on every host's link.
+fn build_hosts(tag: &str, rate: &str) -> Result<(Namespaces, bool), String> {
+    let hub = format!("hd{tag}h");
+    let ns = Namespaces {
+        names: vec![
+            hub.clone(),
+            format!("hd{tag}0"),
+            format!("hd{tag}1"),
+            format!("hd{tag}2"),
+        ],
+    };
+    for n in &ns.names {
+        ip(&["netns", "add", n])?;
+        ip(&["-n", n, "link", "set", "lo", "up"])?;
+    }
+    ip(&["-n", &hub, "link", "add", "br0", "type", "bridge"])?;
+    ip(&["-n", &hub, "link", "set", "br0", "up"])?;
+    let mut shaped = true;
+    for i in 0..3 {
+        let host = &ns.names[i + 1];
+        let (a, b) = (format!("hd{tag}a{i}"), format!("hd{tag}b{i}"));
+        ip(&["link", "add", &a, "type", "veth", "peer", "name", &b])?;
+        ip(&["link", "set", &a, "netns", host])?;
+        ip(&["link", "set", &b, "netns", &hub])?;
+        ip(&["-n", &hub, "link", "set", &b, "master", "br0"])?;
+        ip(&["-n", &hub, "link", "set", &b, "up"])?;
+        ip(&[
+            "-n",
+            host,
+            "addr",
+            "add",
+            &format!("198.51.100.{}/24", i + 1),
+            "dev",
+            &a,
+        ])?;
+        ip(&["-n", host, "link", "set", &a, "up"])?;
+        let tc = Command::new("ip")
+            .args([
+                "netns", "exec", host, "tc", "qdisc", "add", "dev", &a, "root", "tbf", "rate",
+                rate, "burst", "64kb", "latency", "500ms",
+            ])
+            .output();
+        shaped &= matches!(tc, Ok(o) if o.status.success());
+    }
+    Ok((ns, shaped))
+}
+
+#[test]
+fn parties_on_separate_hosts_exchange_through_shaped_links() {
+    let tag = format!("{}", std::process::id() % 100_000);
+    let (ns, shaped) = match build_hosts(&tag, "80mbit") {
+        Ok(x) => x,
+        Err(e) => {
+            use std::io::Write;
+            let _ = std::io::stderr().write_all(
+                format!(
+                    "SKIPPED parties_on_separate_hosts: network namespaces unavailable ({e})\n"
+                )
+                .as_bytes(),
+            );
+            return;
+        }
+    };
+    let dir = temp_dir("netns");
+    certs(&dir, 3, 7000);
+    let cfg = dir.join("parties.toml");
+    let text = std::fs::read_to_string(&cfg).expect("read");
+    let mut hosts = text.clone();
+    for i in 0..3 {
+        hosts = hosts.replacen(
+            "host = \"127.0.0.1\"",
+            &format!("host = \"198.51.100.{}\"", i + 1),
+            1,
+        );
+    }
+    std::fs::write(&cfg, hosts).expect("write");
+    let children = (0..3)
+        .map(|i| {
+            let mut c = Command::new("ip");
+            c.args([
+                "netns",
+                "exec",
+                &ns.names[i + 1],
+                bin(),
+                "net",
+                "check",
+                "--config",
+                cfg.to_str().expect("utf8"),
+                "--id",
+                &i.to_string(),
+                "--bytes",
+                "4000000",
+                "--timeout",
+                "30",
+            ]);
+            c.stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let outputs = finish(children);
+    for (i, o) in outputs.iter().enumerate() {
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "party {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.contains("all links OK"), "party {i}: {out}");
+        if shaped {
+            // Every host's 80 Mbit/s egress carries 8 MB, so no link can receive above 10 MB/s.
+            let rate: f64 = out
+                .lines()
+                .find(|l| l.contains("MB/s received per link"))
+                .and_then(|l| l.split(", ").nth(1))
+                .and_then(|s| s.split_whitespace().next())
+                .and_then(|s| s.parse().ok())
+                .expect("throughput line");
+            assert!(
+                rate < 10.5,
+                "party {i} received {rate} MB/s through an 80 Mbit/s link"
+            );
+        }
+    }
+    drop(ns);
+}
