@@ -420,10 +420,13 @@ const HELLO_MAX: usize = 4096;
 fn read_hello(s: &mut impl Read) -> Result<Hello, String> {
     match read_frame(s, HELLO_MAX) {
         Ok(bytes) => Hello::decode(&bytes),
-        Err(FrameError::Closed | FrameError::Truncated | FrameError::Goodbye) => {
-            Err("the peer closed the connection during the handshake".into())
-        }
-        Err(FrameError::Oversized(_)) => {
+        Err(
+            FrameError::Closed
+            | FrameError::Truncated
+            | FrameError::Goodbye
+            | FrameError::Abort { .. },
+        ) => Err("the peer closed the connection during the handshake".into()),
+        Err(FrameError::Oversized(_) | FrameError::UnknownControl(_)) => {
             Err("the peer does not speak the huddle protocol (oversized hello)".into())
         }
         Err(FrameError::Io(e))
@@ -858,7 +861,7 @@ mod tests {
     fn an_oversized_frame_is_an_error_naming_the_peer() {
         let r = rogue_peer(|mut s| {
             rogue_hello(&mut s);
-            s.write_all(&(u32::MAX - 1).to_le_bytes()).expect("write");
+            s.write_all(&0xF000_0000u32.to_le_bytes()).expect("write");
             std::thread::sleep(Duration::from_millis(100));
         });
         assert!(
@@ -866,7 +869,7 @@ mod tests {
                 r,
                 Err(NetError::Oversized {
                     peer: 1,
-                    len: 4294967294,
+                    len: 0xF000_0000,
                     ..
                 })
             ),

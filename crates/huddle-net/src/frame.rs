@@ -11,12 +11,22 @@ pub(crate) fn write_frame(w: &mut impl Write, payload: &[u8]) -> io::Result<()> 
     w.write_all(payload)
 }
 
-/// The length that marks a goodbye: the sender finished normally and closes.
-/// It can never be a real message (those are at most 1 GiB by default).
+/// Lengths at the top of the range are control frames, never messages
+/// (messages are at most 1 GiB by default and always below 4 GiB − 256).
+/// Goodbye: the sender finished normally and closes.
 const GOODBYE: u32 = u32::MAX;
+/// Abort: the sender stops because of a failure; 4 bytes follow, naming the
+/// party whose failure started it (so every party reports the root cause).
+const ABORT: u32 = u32::MAX - 1;
+const FIRST_CONTROL: u32 = u32::MAX - 255;
 
 pub(crate) fn write_goodbye(w: &mut impl Write) -> io::Result<()> {
     w.write_all(&GOODBYE.to_le_bytes())
+}
+
+pub(crate) fn write_abort(w: &mut impl Write, culprit: u32) -> io::Result<()> {
+    w.write_all(&ABORT.to_le_bytes())?;
+    w.write_all(&culprit.to_le_bytes())
 }
 
 /// Why a frame could not be read.
@@ -24,6 +34,12 @@ pub(crate) fn write_goodbye(w: &mut impl Write) -> io::Result<()> {
 pub(crate) enum FrameError {
     /// The peer said goodbye: it finished normally.
     Goodbye,
+    /// The peer aborted because party `culprit` failed.
+    Abort {
+        culprit: u32,
+    },
+    /// A control frame this version does not know.
+    UnknownControl(u32),
     /// The stream ended between frames without a goodbye.
     Closed,
     /// The stream ended inside a frame.
@@ -48,8 +64,18 @@ pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, Frame
         }
     }
     let len = u32::from_le_bytes(len);
-    if len == GOODBYE {
-        return Err(FrameError::Goodbye);
+    match len {
+        GOODBYE => return Err(FrameError::Goodbye),
+        ABORT => {
+            let mut culprit = [0u8; 4];
+            r.read_exact(&mut culprit)
+                .map_err(|_| FrameError::Truncated)?;
+            return Err(FrameError::Abort {
+                culprit: u32::from_le_bytes(culprit),
+            });
+        }
+        FIRST_CONTROL.. => return Err(FrameError::UnknownControl(len)),
+        _ => {}
     }
     let len = len as usize;
     if len > max {

@@ -3,7 +3,7 @@
 //! timeout, accounting and link emulation.
 
 use crate::accounting::{Accounting, Phase};
-use crate::frame::{read_frame, write_frame, write_goodbye, FrameError};
+use crate::frame::{read_frame, write_abort, write_frame, write_goodbye, FrameError};
 use crate::profile::{NetProfile, Shaper};
 use crate::PartyId;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -20,6 +20,8 @@ pub enum NetError {
     Disconnected { peer: PartyId },
     #[error("party {peer} has finished and left the run")]
     Departed { peer: PartyId },
+    #[error("party {culprit} failed (reported by party {reporter}, which stopped)")]
+    Aborted { culprit: PartyId, reporter: PartyId },
     #[error("party {peer} disconnected in the middle of a message")]
     Truncated { peer: PartyId },
     #[error("no message from party {peer} within {timeout:?}; it may have stalled or crashed")]
@@ -44,6 +46,23 @@ pub enum NetError {
     Setup(String),
 }
 
+impl NetError {
+    /// The party whose failure this is, if one is to blame.
+    pub fn culprit(&self) -> Option<PartyId> {
+        match self {
+            NetError::Disconnected { peer }
+            | NetError::Departed { peer }
+            | NetError::Truncated { peer }
+            | NetError::Timeout { peer, .. }
+            | NetError::UnexpectedLength { peer, .. }
+            | NetError::Oversized { peer, .. }
+            | NetError::Link { peer, .. } => Some(*peer),
+            NetError::Aborted { culprit, .. } => Some(*culprit),
+            NetError::UnknownPeer { .. } | NetError::Setup(_) => None,
+        }
+    }
+}
+
 /// A message on its way to a receiver, visible from `visible_at` (link emulation).
 pub(crate) struct Delivery {
     data: Vec<u8>,
@@ -52,12 +71,28 @@ pub(crate) struct Delivery {
 
 type Inbound = Result<Delivery, NetError>;
 
+/// What a socket link's writer thread is asked to do.
+enum Outgoing {
+    Message(Delivery),
+    /// The endpoint is closing: the last frame to write, then stop.
+    End(Ending),
+}
+
+/// How an endpoint leaves, decided once when it is dropped.
+#[derive(Clone, Copy)]
+enum Ending {
+    /// Finished normally.
+    Goodbye,
+    /// Stopped because `culprit` failed (this party itself after a panic).
+    Abort { culprit: PartyId },
+}
+
 enum Outbound {
     /// In-memory: straight into the peer's queue.
     Direct(Sender<Inbound>),
     /// Sockets: to this link's writer thread.
     Writer {
-        queue: Sender<Delivery>,
+        queue: Sender<Outgoing>,
         failure: Arc<Mutex<Option<NetError>>>,
     },
 }
@@ -181,7 +216,7 @@ impl Network {
                 match failure.lock().ok().and_then(|f| f.clone()) {
                     Some(e) => Err(e),
                     None => queue
-                        .send(Delivery { data, visible_at })
+                        .send(Outgoing::Message(Delivery { data, visible_at }))
                         .map_err(|_| NetError::Disconnected { peer: to }),
                 }
             }
@@ -228,12 +263,24 @@ impl Network {
             l.sending = false;
         }
         let alarm = self.alarm.clone();
-        if let Some(e) = alarm.get() {
-            return Err(e);
-        }
         let link = self.link(from)?;
         let start = Instant::now();
+        // Messages sent before a failure are still delivered; the alarm is
+        // looked at only when nothing is queued.
+        let mut first = true;
         let delivery = loop {
+            if first {
+                first = false;
+                match link.inbox.try_recv() {
+                    Ok(Ok(d)) => break d,
+                    Ok(Err(e)) => return Err(alarm.get().unwrap_or(e)),
+                    Err(_) => {
+                        if let Some(e) = alarm.get() {
+                            return Err(e);
+                        }
+                    }
+                }
+            }
             // Short slices, so a failure on another link is noticed within them.
             let slice = timeout.saturating_sub(start.elapsed()).min(ALARM_POLL);
             match link.inbox.recv_timeout(slice) {
@@ -318,12 +365,33 @@ impl Network {
 
 impl Drop for Network {
     fn drop(&mut self) {
-        let aborting = std::thread::panicking() || self.alarm.is_raised();
-        for link in self.links.iter_mut().flatten() {
-            if let (true, Some(alarm)) = (aborting, &link.peer_alarm) {
-                alarm.raise(NetError::Disconnected { peer: self.me });
+        // Decided once, here: failures seen while tearing down do not count.
+        let me = self.me;
+        let ending = if std::thread::panicking() {
+            Ending::Abort { culprit: me }
+        } else {
+            match self.alarm.get() {
+                None => Ending::Goodbye,
+                Some(e) => Ending::Abort {
+                    culprit: e.culprit().unwrap_or(me),
+                },
             }
-            // Closing the queue lets the writer flush what is queued and stop.
+        };
+        for link in self.links.iter_mut().flatten() {
+            match (ending, &link.peer_alarm) {
+                (Ending::Abort { culprit }, Some(alarm)) if culprit == me => {
+                    alarm.raise(NetError::Disconnected { peer: me })
+                }
+                (Ending::Abort { culprit }, Some(alarm)) => alarm.raise(NetError::Aborted {
+                    culprit,
+                    reporter: me,
+                }),
+                _ => {}
+            }
+            // The writer writes what is queued, then the ending, and stops.
+            if let Some(Outbound::Writer { queue, .. }) = &link.out {
+                let _ = queue.send(Outgoing::End(ending));
+            }
             link.out = None;
             if let Some(w) = &link.writer {
                 let until = Instant::now() + LINGER;
@@ -363,15 +431,14 @@ pub(crate) fn stream_link(
     alarm: Arc<Alarm>,
     max_message: usize,
 ) -> LinkParts {
-    let (queue, outgoing) = mpsc::channel::<Delivery>();
+    let (queue, outgoing) = mpsc::channel::<Outgoing>();
     let failure = Arc::new(Mutex::new(None));
     let failed = failure.clone();
-    let aborting = alarm.clone();
     let writer = std::thread::Builder::new()
         .name(format!("huddle-send-{peer}"))
         .spawn(move || {
             let mut w = BufWriter::with_capacity(1 << 20, writer);
-            if let Err(e) = write_loop(&mut w, &outgoing, &aborting) {
+            if let Err(e) = write_loop(&mut w, &outgoing) {
                 if let Ok(mut f) = failed.lock() {
                     *f = Some(NetError::Link {
                         peer,
@@ -394,6 +461,17 @@ pub(crate) fn stream_link(
                         visible_at: None,
                     }),
                     Err(FrameError::Goodbye) => Err(NetError::Departed { peer }),
+                    Err(FrameError::Abort { culprit }) if culprit as usize == peer => {
+                        Err(NetError::Disconnected { peer })
+                    }
+                    Err(FrameError::Abort { culprit }) => Err(NetError::Aborted {
+                        culprit: culprit as usize,
+                        reporter: peer,
+                    }),
+                    Err(FrameError::UnknownControl(c)) => Err(NetError::Link {
+                        peer,
+                        cause: format!("unknown control frame {c:#x}"),
+                    }),
                     Err(FrameError::Closed) => Err(NetError::Disconnected { peer }),
                     Err(FrameError::Truncated) => Err(NetError::Truncated { peer }),
                     Err(FrameError::Oversized(len)) => Err(NetError::Oversized {
@@ -443,35 +521,39 @@ fn is_disconnect(e: &std::io::Error) -> bool {
 }
 
 /// Writes queued messages, flushing whenever the queue runs dry so that a
-/// round's messages leave in as few writes as possible.
-fn write_loop(
-    w: &mut impl Write,
-    queue: &Receiver<Delivery>,
-    alarm: &Alarm,
-) -> std::io::Result<()> {
+/// round's messages leave in as few writes as possible; ends with the
+/// endpoint's goodbye or abort frame.
+fn write_loop(w: &mut impl Write, queue: &Receiver<Outgoing>) -> std::io::Result<()> {
     let mut next = queue.recv().ok();
-    while let Some(d) = next.take() {
-        if let Some(at) = d.visible_at {
-            let now = Instant::now();
-            if at > now {
-                w.flush()?;
-                std::thread::sleep(at - now);
+    while let Some(item) = next.take() {
+        match item {
+            Outgoing::Message(d) => {
+                if let Some(at) = d.visible_at {
+                    let now = Instant::now();
+                    if at > now {
+                        w.flush()?;
+                        std::thread::sleep(at - now);
+                    }
+                }
+                write_frame(w, &d.data)?;
+            }
+            Outgoing::End(Ending::Goodbye) => {
+                write_goodbye(w)?;
+                break;
+            }
+            Outgoing::End(Ending::Abort { culprit }) => {
+                write_abort(w, culprit as u32)?;
+                break;
             }
         }
-        write_frame(w, &d.data)?;
         next = match queue.try_recv() {
-            Ok(d) => Some(d),
+            Ok(item) => Some(item),
             Err(TryRecvError::Empty) => {
                 w.flush()?;
                 queue.recv().ok()
             }
             Err(TryRecvError::Disconnected) => None,
         };
-    }
-    // The queue closed because our endpoint is being dropped: normally, or
-    // after a failure (then no goodbye, so the peers learn we stopped in error).
-    if !alarm.is_raised() {
-        write_goodbye(w)?;
     }
     w.flush()
 }

@@ -199,14 +199,13 @@ fn a_party_that_leaves_is_named_at_once() {
             let expect: Vec<_> = (0..3).filter(|&p| p != me).map(|p| (p, 100)).collect();
             net.exchange(out, &expect).expect("first round");
             if me == 2 {
-                return; // party 2 crashes: its endpoint is dropped with the thread's return
+                // Party 2 stops early: its endpoint is dropped with the thread's return
+                // (a clean goodbye on sockets, a closed queue in memory).
+                return;
             }
             let start = Instant::now();
             let err = net.recv(2, 100).expect_err("party 2 is gone");
-            assert!(
-                matches!(err, NetError::Disconnected { peer: 2 }),
-                "{kind}: {err}"
-            );
+            assert!(err.culprit() == Some(2), "{kind}: {err}");
             assert!(
                 start.elapsed() < timeout / 4,
                 "{kind}: noticed only after {:?}",
