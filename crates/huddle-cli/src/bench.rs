@@ -32,10 +32,29 @@ pub enum BenchCommand {
         #[arg(long)]
         quick: bool,
     },
+    /// The transport: loopback throughput of TCP and TLS with large batched
+    /// rounds, and small-message round trips, each next to a raw socket
+    /// measured in the same run.
+    Net {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// MiB each party sends per direction and measurement.
+        #[arg(long, default_value_t = 256)]
+        mib: usize,
+        /// Round trips timed for latency.
+        #[arg(long, default_value_t = 5000)]
+        round_trips: usize,
+    },
 }
 
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
+        BenchCommand::Net {
+            json,
+            mib,
+            round_trips,
+        } => crate::bench_net::run(json, mib.max(1), round_trips.max(1)),
         BenchCommand::Ttp {
             json,
             seconds,

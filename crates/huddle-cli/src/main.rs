@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bench;
+mod bench_net;
 mod circuit_cmd;
 mod demo;
 mod net_cmd;

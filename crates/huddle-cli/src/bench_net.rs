@@ -1,0 +1,179 @@
+//! `huddle bench net`: what the transport costs on loopback, next to a raw
+//! socket doing the same work in the same run.
+
+use huddle_net::{local_networks, memory_networks, Handshake, NetProfile, Network};
+use serde_json::json;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+const MESSAGE: usize = 8 << 20;
+
+/// Both parties send `total` bytes to each other at once, in rounds of one
+/// 8 MiB message each way; returns bytes per second per direction.
+fn duplex(nets: Vec<Network>, total: usize) -> Result<f64, String> {
+    let rounds = total.div_ceil(MESSAGE);
+    let start = Instant::now();
+    let results: Vec<Result<(), String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = nets
+            .into_iter()
+            .map(|mut net| {
+                s.spawn(move || {
+                    let peer = 1 - net.party();
+                    for _ in 0..rounds {
+                        net.exchange(vec![(peer, vec![7u8; MESSAGE])], &[(peer, MESSAGE)])
+                            .map_err(|e| e.to_string())?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("party thread panicked".into()))
+            })
+            .collect()
+    });
+    results.into_iter().collect::<Result<Vec<()>, String>>()?;
+    Ok((rounds * MESSAGE) as f64 / start.elapsed().as_secs_f64())
+}
+
+/// `n` ping-pongs of 8 bytes; returns the mean round trip.
+fn ping_pong(nets: Vec<Network>, n: usize) -> Result<Duration, String> {
+    let start = Instant::now();
+    let results: Vec<Result<(), String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = nets
+            .into_iter()
+            .map(|mut net| {
+                s.spawn(move || {
+                    let me = net.party();
+                    for _ in 0..n {
+                        if me == 0 {
+                            net.send(1, vec![1; 8]).map_err(|e| e.to_string())?;
+                            net.recv(1, 8).map_err(|e| e.to_string())?;
+                        } else {
+                            net.recv(0, 8).map_err(|e| e.to_string())?;
+                            net.send(0, vec![1; 8]).map_err(|e| e.to_string())?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("party thread panicked".into()))
+            })
+            .collect()
+    });
+    results.into_iter().collect::<Result<Vec<()>, String>>()?;
+    Ok(start.elapsed() / n as u32)
+}
+
+fn socket_pair() -> Result<(TcpStream, TcpStream), String> {
+    let l = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    let a = TcpStream::connect(l.local_addr().map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let (b, _) = l.accept().map_err(|e| e.to_string())?;
+    for s in [&a, &b] {
+        s.set_nodelay(true).map_err(|e| e.to_string())?;
+    }
+    Ok((a, b))
+}
+
+/// Raw sockets, no framing, no threads beyond one writer per side: the ceiling.
+fn raw_duplex(total: usize) -> Result<f64, String> {
+    let (a, b) = socket_pair()?;
+    let rounds = total.div_ceil(MESSAGE);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for mut sock in [a, b] {
+            let mut writer = sock.try_clone().expect("clone socket");
+            s.spawn(move || {
+                let buf = vec![7u8; MESSAGE];
+                for _ in 0..rounds {
+                    let _ = writer.write_all(&buf);
+                }
+            });
+            s.spawn(move || {
+                let mut buf = vec![0u8; MESSAGE];
+                for _ in 0..rounds {
+                    let _ = sock.read_exact(&mut buf);
+                }
+            });
+        }
+    });
+    Ok((rounds * MESSAGE) as f64 / start.elapsed().as_secs_f64())
+}
+
+fn raw_ping_pong(n: usize) -> Result<Duration, String> {
+    let (mut a, mut b) = socket_pair()?;
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let mut buf = [0u8; 8];
+            for _ in 0..n {
+                if b.read_exact(&mut buf).is_err() || b.write_all(&buf).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut buf = [1u8; 8];
+        for _ in 0..n {
+            if a.write_all(&buf).is_err() || a.read_exact(&mut buf).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(start.elapsed() / n as u32)
+}
+
+pub fn run(as_json: bool, mib: usize, round_trips: usize) -> Result<(), String> {
+    let total = mib << 20;
+    let hs = || Handshake {
+        session: "bench".into(),
+        protocol: "bench".into(),
+        circuit: [0; 32],
+    };
+    let timeout = Duration::from_secs(120);
+    let local = |tls: bool| {
+        local_networks(2, tls, hs(), NetProfile::lan(), timeout).map_err(|e| e.to_string())
+    };
+    let raw_gbps = raw_duplex(total)? / 1e9;
+    let tcp_gbps = duplex(local(false)?, total)? / 1e9;
+    let tls_gbps = duplex(local(true)?, total)? / 1e9;
+    let raw_rtt = raw_ping_pong(round_trips)?;
+    let tcp_rtt = ping_pong(local(false)?, round_trips)?;
+    let tls_rtt = ping_pong(local(true)?, round_trips)?;
+    let mem_rtt = ping_pong(memory_networks(2, &NetProfile::lan(), timeout), round_trips)?;
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let report = json!({
+        "throughput_gb_per_s_per_direction": {"raw_socket": raw_gbps, "tcp": tcp_gbps, "tls": tls_gbps,
+            "tcp_vs_raw": tcp_gbps / raw_gbps, "tls_vs_raw": tls_gbps / raw_gbps},
+        "round_trip_us": {"raw_socket": us(raw_rtt), "tcp": us(tcp_rtt), "tls": us(tls_rtt), "memory": us(mem_rtt)},
+        "mib_per_direction": mib, "round_trips": round_trips,
+    });
+    if as_json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+        return Ok(());
+    }
+    println!(
+        "huddle bench net (loopback, two parties, {mib} MiB each way at once in 8 MiB rounds)"
+    );
+    println!("  throughput per direction: raw socket {raw_gbps:.2} GB/s, huddle TCP {tcp_gbps:.2} GB/s ({:.0} %), huddle TLS {tls_gbps:.2} GB/s ({:.0} %)", 100.0 * tcp_gbps / raw_gbps, 100.0 * tls_gbps / raw_gbps);
+    println!(
+        "  round trip of 8 bytes: raw socket {:.1} us, huddle TCP {:.1} us, huddle TLS {:.1} us, in memory {:.1} us",
+        us(raw_rtt),
+        us(tcp_rtt),
+        us(tls_rtt),
+        us(mem_rtt)
+    );
+    Ok(())
+}
