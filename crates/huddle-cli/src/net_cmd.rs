@@ -82,24 +82,30 @@ pub fn check(args: CheckArgs) -> Result<(), String> {
             n - 1
         )
     })?;
-    let transport =
-        if args.insecure {
-            Transport::Tcp
-        } else {
-            let ca = config.ca.as_ref().ok_or_else(|| {
-                format!(
-                    "{}: TLS needs [tls] ca = ... (or pass --insecure)",
-                    args.config.display()
-                )
-            })?;
-            let cert = own.cert.as_ref().ok_or_else(|| {
-                format!("{}: party {} has no cert", args.config.display(), args.id)
-            })?;
-            let key = own.key.as_ref().ok_or_else(|| {
-                format!("{}: party {} has no key", args.config.display(), args.id)
-            })?;
-            Transport::Tls(TlsIdentity::from_pem_files(ca, cert, key)?)
-        };
+    let transport = if args.insecure {
+        Transport::Tcp
+    } else {
+        let cert = own
+            .cert
+            .as_ref()
+            .ok_or_else(|| format!("{}: party {} has no cert", args.config.display(), args.id))?;
+        let key = own
+            .key
+            .as_ref()
+            .ok_or_else(|| format!("{}: party {} has no key", args.config.display(), args.id))?;
+        match &config.ca {
+            Some(ca) => Transport::Tls(TlsIdentity::from_pem_files(ca, cert, key)?),
+            // Without a CA, every party's certificate is pinned.
+            None => {
+                let certs = config
+                    .parties
+                    .iter()
+                    .map(|p| p.cert.clone().ok_or_else(|| format!("{}: no [tls] ca, so every party needs a cert to pin; party {} has none", args.config.display(), p.id)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Transport::Tls(TlsIdentity::pinned_from_pem_files(&certs, cert, key)?)
+            }
+        }
+    };
     let profile = NetProfile::named(&args.net).map_err(|e| e.to_string())?;
     let handshake = Handshake {
         session: config.session.clone(),

@@ -100,6 +100,34 @@ fn three_processes_check_their_links_over_tls() {
 }
 
 #[test]
+fn without_a_ca_every_party_certificate_is_pinned() {
+    let dir = temp_dir("pinned");
+    certs(&dir, 2, free_port_base());
+    let cfg = dir.join("parties.toml");
+    let text = std::fs::read_to_string(&cfg)
+        .expect("read")
+        .replace("[tls]\nca = \"ca.pem\"\n", "");
+    assert!(!text.contains("ca.pem"));
+    std::fs::write(&cfg, text).expect("write");
+    let children = (0..2)
+        .map(|i| {
+            check(&cfg, i, &["--bytes", "100000"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for (i, o) in finish(children).iter().enumerate() {
+        assert!(
+            o.status.success(),
+            "party {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+#[test]
 fn bad_configurations_are_refused_before_connecting() {
     let dir = temp_dir("badcfg");
     certs(&dir, 2, free_port_base());

@@ -9,7 +9,7 @@ use crate::config::{NetworkConfig, PartyConfig};
 use crate::frame::{read_frame, write_frame, FrameError, Hello};
 use crate::network::{stream_link, Alarm, LinkParts, NetError, Network, DEFAULT_MAX_MESSAGE};
 use crate::profile::NetProfile;
-use crate::tls::{check_peer_identity, split, TlsIdentity};
+use crate::tls::{check_peer_identity, split, TlsIdentity, Trust};
 use crate::PartyId;
 use rustls::{Connection, ServerConnection, StreamOwned};
 use std::io::{self, Read, Write};
@@ -138,7 +138,7 @@ pub fn local_networks(
             .map(|(me, listener)| {
                 let transport = match &pki {
                     Some(p) => Transport::Tls(TlsIdentity {
-                        ca_der: p.ca_cert_der.clone(),
+                        trust: Trust::Ca(p.ca_cert_der.clone()),
                         cert_der: p.parties[me].cert_der.clone(),
                         key_der: p.parties[me].key_der.clone(),
                     }),
@@ -382,7 +382,7 @@ fn accept(
             let theirs = server_hello_read(&mut tls)
                 .map_err(|e| Refusal::Stranger(format!("TLS handshake or hello failed: {e}")))?;
             let peer = expected(&theirs)?;
-            check_peer_identity(tls.conn.peer_certificates(), peer, n)
+            check_peer_identity(&identity.trust, tls.conn.peer_certificates(), peer, n)
                 .map_err(Refusal::Stranger)?;
             server_hello_reply(&mut tls, ours).map_err(Refusal::Stranger)?;
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
@@ -584,7 +584,7 @@ mod tests {
 
     fn identity(pki: &DevPki, creds: &PartyCredentials) -> TlsIdentity {
         TlsIdentity {
-            ca_der: pki.ca_cert_der.clone(),
+            trust: Trust::Ca(pki.ca_cert_der.clone()),
             cert_der: creds.cert_der.clone(),
             key_der: creds.key_der.clone(),
         }
@@ -638,7 +638,7 @@ mod tests {
         let (config, listeners) = setup(2);
         // Party 1 trusts the right CA but presents a certificate from another one.
         let rogue = TlsIdentity {
-            ca_der: pki.ca_cert_der.clone(),
+            trust: Trust::Ca(pki.ca_cert_der.clone()),
             ..identity(&other, &other.parties[1])
         };
         let r = connect_all(
@@ -755,6 +755,61 @@ mod tests {
             e.contains("refused connections") && e.contains("certificate"),
             "{e}"
         );
+    }
+
+    /// Options for a party that pins every certificate of `pki` and presents party `creds_of`'s.
+    fn pinned(pki: &DevPki, creds_of: usize) -> ConnectOptions {
+        let pins = pki.parties.iter().map(|p| p.cert_der.clone()).collect();
+        let c = &pki.parties[creds_of];
+        options(Transport::Tls(TlsIdentity {
+            trust: Trust::Pinned(pins),
+            cert_der: c.cert_der.clone(),
+            key_der: c.key_der.clone(),
+        }))
+    }
+
+    #[test]
+    fn pinned_certificates_authenticate_without_a_ca() {
+        let pki = DevPki::generate(3).expect("pki");
+        let (config, listeners) = setup(3);
+        let r = connect_all(
+            &config,
+            listeners,
+            (0..3).map(|i| pinned(&pki, i)).collect(),
+        );
+        assert!(
+            r.iter().all(Result::is_ok),
+            "{:?}",
+            r.iter().map(|x| x.as_ref().err()).collect::<Vec<_>>()
+        );
+        // A certificate pinned for another party is refused.
+        let (config, listeners) = setup(3);
+        let r = connect_all(
+            &config,
+            listeners,
+            vec![pinned(&pki, 0), pinned(&pki, 1), pinned(&pki, 1)],
+        );
+        assert!(
+            err_of(&r[0])
+                .contains("claims to be party 2 but presents the certificate pinned for party 1"),
+            "{}",
+            err_of(&r[0])
+        );
+        // A certificate pinned for nobody is refused in the handshake.
+        let other = DevPki::generate(2).expect("pki");
+        let (config, listeners) = setup(2);
+        let mut rogue = pinned(&pki, 1);
+        if let Transport::Tls(id) = &mut rogue.transport {
+            id.cert_der = other.parties[1].cert_der.clone();
+            id.key_der = other.parties[1].key_der.clone();
+        }
+        let r = connect_all(&config, listeners, vec![pinned(&pki, 0), rogue]);
+        assert!(
+            err_of(&r[0]).contains("not the pinned certificate"),
+            "{}",
+            err_of(&r[0])
+        );
+        assert!(err_of(&r[1]).contains("with party 0"), "{}", err_of(&r[1]));
     }
 
     #[test]

@@ -10,7 +10,8 @@
 
 use crate::certs::party_name;
 use crate::PartyId;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
+use rustls::client::danger::HandshakeSignatureValid;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
 use rustls::server::WebPkiClientVerifier;
 use rustls::{
     ClientConfig, ClientConnection, Connection, RootCertStore, ServerConfig, ServerConnection,
@@ -19,12 +20,21 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 
-/// A party's TLS credentials: the CA to trust, its certificate and key (DER).
+/// A party's TLS credentials: what to trust, its certificate and key (DER).
 #[derive(Clone)]
 pub struct TlsIdentity {
-    pub ca_der: Vec<u8>,
+    pub trust: Trust,
     pub cert_der: Vec<u8>,
     pub key_der: Vec<u8>,
+}
+
+/// How peers' certificates are judged.
+#[derive(Clone)]
+pub enum Trust {
+    /// Any certificate the CA signed for the name `party-<id>.huddle`.
+    Ca(Vec<u8>),
+    /// Exactly these certificates, one per party id (no CA needed).
+    Pinned(Vec<Vec<u8>>),
 }
 
 impl TlsIdentity {
@@ -45,7 +55,7 @@ impl TlsIdentity {
             _ => return Err(format!("{}: the key must be in PKCS#8 form (`BEGIN PRIVATE KEY`), as `huddle certs` writes it", key.display())),
         };
         Ok(TlsIdentity {
-            ca_der: read_cert(ca)?,
+            trust: Trust::Ca(read_cert(ca)?),
             cert_der: read_cert(cert)?,
             key_der,
         })
@@ -55,10 +65,10 @@ impl TlsIdentity {
         Arc::new(rustls::crypto::ring::default_provider())
     }
 
-    fn roots(&self) -> Result<Arc<RootCertStore>, String> {
+    fn roots(ca_der: &[u8]) -> Result<Arc<RootCertStore>, String> {
         let mut roots = RootCertStore::empty();
         roots
-            .add(CertificateDer::from(self.ca_der.clone()))
+            .add(CertificateDer::from(ca_der.to_vec()))
             .map_err(|e| format!("the CA certificate is unusable: {e}"))?;
         Ok(Arc::new(roots))
     }
@@ -72,10 +82,24 @@ impl TlsIdentity {
 
     pub(crate) fn client(&self, peer: PartyId) -> Result<ClientConnection, String> {
         let (chain, key) = self.chain_and_key();
-        let config = ClientConfig::builder_with_provider(Self::provider())
+        let builder = ClientConfig::builder_with_provider(Self::provider())
             .with_protocol_versions(&[&rustls::version::TLS13])
-            .map_err(|e| e.to_string())?
-            .with_root_certificates(self.roots()?)
+            .map_err(|e| e.to_string())?;
+        let builder = match &self.trust {
+            Trust::Ca(ca) => builder.with_root_certificates(Self::roots(ca)?),
+            Trust::Pinned(pins) => {
+                let pin = pins
+                    .get(peer)
+                    .ok_or_else(|| format!("no pinned certificate for party {peer}"))?;
+                builder
+                    .dangerous()
+                    .with_custom_certificate_verifier(Arc::new(Pinned {
+                        pins: vec![pin.clone()],
+                        provider: Self::provider(),
+                    }))
+            }
+        };
+        let config = builder
             .with_client_auth_cert(chain, key)
             .map_err(|e| format!("our certificate or key is unusable: {e}"))?;
         let name = ServerName::try_from(party_name(peer)).map_err(|e| e.to_string())?;
@@ -84,9 +108,17 @@ impl TlsIdentity {
 
     pub(crate) fn server(&self) -> Result<ServerConnection, String> {
         let (chain, key) = self.chain_and_key();
-        let verifier = WebPkiClientVerifier::builder_with_provider(self.roots()?, Self::provider())
-            .build()
-            .map_err(|e| e.to_string())?;
+        let verifier: Arc<dyn rustls::server::danger::ClientCertVerifier> = match &self.trust {
+            Trust::Ca(ca) => {
+                WebPkiClientVerifier::builder_with_provider(Self::roots(ca)?, Self::provider())
+                    .build()
+                    .map_err(|e| e.to_string())?
+            }
+            Trust::Pinned(pins) => Arc::new(Pinned {
+                pins: pins.clone(),
+                provider: Self::provider(),
+            }),
+        };
         let mut config = ServerConfig::builder_with_provider(Self::provider())
             .with_protocol_versions(&[&rustls::version::TLS13])
             .map_err(|e| e.to_string())?
@@ -99,8 +131,35 @@ impl TlsIdentity {
     }
 }
 
-/// Checks that the authenticated peer certificate names party `claimed`.
+impl TlsIdentity {
+    /// Loads this party's PEM credentials and pins every party's certificate
+    /// (`certs[i]` is party i's).
+    pub fn pinned_from_pem_files(
+        certs: &[std::path::PathBuf],
+        cert: &std::path::Path,
+        key: &std::path::Path,
+    ) -> Result<TlsIdentity, String> {
+        use rustls::pki_types::pem::PemObject;
+        // Reuse the loader for our own certificate and key; the CA slot is replaced below.
+        let own = TlsIdentity::from_pem_files(cert, cert, key)?;
+        let pins = certs
+            .iter()
+            .map(|p| {
+                CertificateDer::from_pem_file(p)
+                    .map(|c| c.to_vec())
+                    .map_err(|e| format!("{}: not a PEM certificate ({e})", p.display()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(TlsIdentity {
+            trust: Trust::Pinned(pins),
+            ..own
+        })
+    }
+}
+
+/// Checks that the authenticated peer certificate belongs to party `claimed`.
 pub(crate) fn check_peer_identity(
+    trust: &Trust,
     certs: Option<&[CertificateDer<'_>]>,
     claimed: PartyId,
     parties: usize,
@@ -108,6 +167,18 @@ pub(crate) fn check_peer_identity(
     let cert = certs
         .and_then(|c| c.first())
         .ok_or("the peer presented no certificate")?;
+    if let Trust::Pinned(pins) = trust {
+        if pins
+            .get(claimed)
+            .is_some_and(|p| p.as_slice() == cert.as_ref())
+        {
+            return Ok(());
+        }
+        return Err(match pins.iter().position(|p| p.as_slice() == cert.as_ref()) {
+            Some(actual) => format!("the peer claims to be party {claimed} but presents the certificate pinned for party {actual}"),
+            None => format!("the peer claims to be party {claimed} but presents a certificate pinned for no party"),
+        });
+    }
     let ee = webpki::EndEntityCert::try_from(cert)
         .map_err(|e| format!("the peer certificate is unreadable: {e}"))?;
     let valid_for = |id: PartyId| {
@@ -125,6 +196,129 @@ pub(crate) fn check_peer_identity(
         None => Err(format!(
             "the peer claims to be party {claimed} but its certificate names no party of this run"
         )),
+    }
+}
+
+/// Trusts exactly the pinned certificates, still checking every handshake
+/// signature with the provider's algorithms.
+#[derive(Debug)]
+struct Pinned {
+    pins: Vec<Vec<u8>>,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+}
+
+impl Pinned {
+    fn check(&self, end_entity: &CertificateDer<'_>) -> Result<(), rustls::Error> {
+        if self
+            .pins
+            .iter()
+            .any(|p| p.as_slice() == end_entity.as_ref())
+        {
+            Ok(())
+        } else {
+            Err(rustls::Error::General(
+                "certificate is not the pinned certificate of a party".into(),
+            ))
+        }
+    }
+
+    fn tls12(
+        &self,
+        m: &[u8],
+        c: &CertificateDer<'_>,
+        d: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            m,
+            c,
+            d,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn tls13(
+        &self,
+        m: &[u8],
+        c: &CertificateDer<'_>,
+        d: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            m,
+            c,
+            d,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+}
+
+impl rustls::client::danger::ServerCertVerifier for Pinned {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        self.check(end_entity)
+            .map(|()| rustls::client::danger::ServerCertVerified::assertion())
+    }
+    fn verify_tls12_signature(
+        &self,
+        m: &[u8],
+        c: &CertificateDer<'_>,
+        d: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.tls12(m, c, d)
+    }
+    fn verify_tls13_signature(
+        &self,
+        m: &[u8],
+        c: &CertificateDer<'_>,
+        d: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.tls13(m, c, d)
+    }
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+impl rustls::server::danger::ClientCertVerifier for Pinned {
+    fn root_hint_subjects(&self) -> &[rustls::DistinguishedName] {
+        &[]
+    }
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _now: UnixTime,
+    ) -> Result<rustls::server::danger::ClientCertVerified, rustls::Error> {
+        self.check(end_entity)
+            .map(|()| rustls::server::danger::ClientCertVerified::assertion())
+    }
+    fn verify_tls12_signature(
+        &self,
+        m: &[u8],
+        c: &CertificateDer<'_>,
+        d: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.tls12(m, c, d)
+    }
+    fn verify_tls13_signature(
+        &self,
+        m: &[u8],
+        c: &CertificateDer<'_>,
+        d: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.tls13(m, c, d)
+    }
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 
