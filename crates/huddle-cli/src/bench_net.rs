@@ -1,7 +1,7 @@
 //! `huddle bench net`: what the transport costs on loopback, next to a raw
 //! socket doing the same work in the same run.
 
-use huddle_net::{local_networks, memory_networks, Handshake, NetProfile, Network};
+use huddle_net::{local_networks, memory_networks, Handshake, NetError, NetProfile, Network};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -9,24 +9,16 @@ use std::time::{Duration, Instant};
 
 const MESSAGE: usize = 8 << 20;
 
-/// Both parties send `total` bytes to each other at once, in rounds of one
-/// 8 MiB message each way; returns bytes per second per direction.
-fn duplex(nets: Vec<Network>, total: usize) -> Result<f64, String> {
-    let rounds = total.div_ceil(MESSAGE);
-    let start = Instant::now();
+/// Runs `f` for each party on its own thread; the first error wins.
+fn on_threads(
+    nets: Vec<Network>,
+    f: impl Fn(&mut Network) -> Result<(), NetError> + Sync,
+) -> Result<(), String> {
     let results: Vec<Result<(), String>> = std::thread::scope(|s| {
+        let f = &f;
         let handles: Vec<_> = nets
             .into_iter()
-            .map(|mut net| {
-                s.spawn(move || {
-                    let peer = 1 - net.party();
-                    for _ in 0..rounds {
-                        net.exchange(vec![(peer, vec![7u8; MESSAGE])], &[(peer, MESSAGE)])
-                            .map_err(|e| e.to_string())?;
-                    }
-                    Ok(())
-                })
-            })
+            .map(|mut net| s.spawn(move || f(&mut net).map_err(|e| e.to_string())))
             .collect();
         handles
             .into_iter()
@@ -36,41 +28,40 @@ fn duplex(nets: Vec<Network>, total: usize) -> Result<f64, String> {
             })
             .collect()
     });
-    results.into_iter().collect::<Result<Vec<()>, String>>()?;
+    results.into_iter().collect()
+}
+
+/// Both parties send `total` bytes to each other at once, in rounds of one
+/// 8 MiB message each way; returns bytes per second per direction.
+fn duplex(nets: Vec<Network>, total: usize) -> Result<f64, String> {
+    let rounds = total.div_ceil(MESSAGE);
+    let start = Instant::now();
+    on_threads(nets, |net| {
+        let peer = 1 - net.party();
+        for _ in 0..rounds {
+            net.exchange(vec![(peer, vec![7u8; MESSAGE])], &[(peer, MESSAGE)])?;
+        }
+        Ok(())
+    })?;
     Ok((rounds * MESSAGE) as f64 / start.elapsed().as_secs_f64())
 }
 
 /// `n` ping-pongs of 8 bytes; returns the mean round trip.
 fn ping_pong(nets: Vec<Network>, n: usize) -> Result<Duration, String> {
     let start = Instant::now();
-    let results: Vec<Result<(), String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = nets
-            .into_iter()
-            .map(|mut net| {
-                s.spawn(move || {
-                    let me = net.party();
-                    for _ in 0..n {
-                        if me == 0 {
-                            net.send(1, vec![1; 8]).map_err(|e| e.to_string())?;
-                            net.recv(1, 8).map_err(|e| e.to_string())?;
-                        } else {
-                            net.recv(0, 8).map_err(|e| e.to_string())?;
-                            net.send(0, vec![1; 8]).map_err(|e| e.to_string())?;
-                        }
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("party thread panicked".into()))
-            })
-            .collect()
-    });
-    results.into_iter().collect::<Result<Vec<()>, String>>()?;
+    on_threads(nets, |net| {
+        let other = 1 - net.party();
+        for _ in 0..n {
+            if net.party() == 0 {
+                net.send(other, vec![1; 8])?;
+                net.recv(other, 8)?;
+            } else {
+                net.recv(other, 8)?;
+                net.send(other, vec![1; 8])?;
+            }
+        }
+        Ok(())
+    })?;
     Ok(start.elapsed() / n as u32)
 }
 

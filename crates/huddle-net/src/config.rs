@@ -14,7 +14,9 @@
 //! key = "certs/party0.key"
 //! ```
 //!
-//! Relative paths are taken from the configuration file's folder.
+//! Relative paths are taken from the configuration file's folder. Without a
+//! `[tls] ca`, every party's `cert` must be listed and is pinned: a peer is
+//! accepted only with exactly the certificate listed for its id.
 
 use crate::PartyId;
 use serde::Deserialize;
