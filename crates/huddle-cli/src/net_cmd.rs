@@ -4,7 +4,9 @@
 use clap::Args;
 use huddle_net::certs::DevPki;
 use huddle_net::tls::TlsIdentity;
-use huddle_net::{connect, ConnectOptions, Handshake, NetProfile, NetworkConfig, Phase, Transport};
+use huddle_net::{
+    connect, ConnectOptions, Handshake, LinkLimits, NetProfile, NetworkConfig, Phase, Transport,
+};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -69,6 +71,9 @@ pub struct CheckArgs {
     /// Seconds to wait for peers to appear, and for any message.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
+    /// Socket buffer per link and direction, in KiB.
+    #[arg(long, default_value_t = 1024)]
+    buffer_kib: usize,
 }
 
 pub fn check(args: CheckArgs) -> Result<(), String> {
@@ -116,6 +121,10 @@ pub fn check(args: CheckArgs) -> Result<(), String> {
         setup_timeout: Duration::from_secs(args.timeout),
         io_timeout: Duration::from_secs(args.timeout),
         profile,
+        limits: LinkLimits {
+            buffer_bytes: args.buffer_kib.clamp(4, 1 << 20) << 10,
+            ..LinkLimits::default()
+        },
         ..ConnectOptions::new(transport, handshake)
     };
     let start = Instant::now();
@@ -169,8 +178,8 @@ pub fn check(args: CheckArgs) -> Result<(), String> {
         check_content(data, &pattern(p, me), p)?;
     }
     println!(
-        "  all-to-all {} MiB per link: {:.3} s, {:.1} MB/s received per link",
-        args.bytes >> 20,
+        "  all-to-all {:.1} MB per link: {:.3} s, {:.1} MB/s received per link",
+        args.bytes as f64 / 1e6,
         secs,
         args.bytes as f64 / secs / 1e6
     );
@@ -178,6 +187,12 @@ pub fn check(args: CheckArgs) -> Result<(), String> {
     let done = peers.iter().map(|&p| (p, vec![1])).collect();
     net.exchange(done, &peers.iter().map(|&p| (p, 1)).collect::<Vec<_>>())
         .map_err(|e| e.to_string())?;
+    for (phase, from, to, s) in net.accounting().iter() {
+        println!(
+            "  sent {from}->{to} ({phase}): {} bytes in {} messages over {} rounds",
+            s.bytes, s.messages, s.rounds
+        );
+    }
     println!("party {me}: all links OK");
     Ok(())
 }

@@ -96,6 +96,17 @@ fn three_processes_check_their_links_over_tls() {
             out.contains("TLS 1.3") && out.contains("all links OK"),
             "party {i}: {out}"
         );
+        // 20 pings of 8 bytes, 1 MB all-to-all, 1 closing byte: exact counters per link.
+        // A round is a burst of sends ended by the sender's next receive: party 2
+        // answers party 1's last ping and sends its bulk message to party 1 with no
+        // receive in between, so on 2->1 those two messages share one round.
+        for p in (0..3).filter(|&p| p != i) {
+            let rounds = if (i, p) == (2, 1) { 21 } else { 22 };
+            let line = format!(
+                "sent {i}->{p} (online): 1000161 bytes in 22 messages over {rounds} rounds"
+            );
+            assert!(out.contains(&line), "party {i} lacks `{line}`:\n{out}");
+        }
     }
 }
 

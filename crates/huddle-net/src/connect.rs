@@ -7,7 +7,7 @@
 use crate::certs::DevPki;
 use crate::config::{NetworkConfig, PartyConfig};
 use crate::frame::{read_frame, write_frame, FrameError, Hello};
-use crate::network::{stream_link, Alarm, LinkParts, NetError, Network, DEFAULT_MAX_MESSAGE};
+use crate::network::{stream_link, Alarm, LinkLimits, LinkParts, NetError, Network};
 use crate::profile::NetProfile;
 use crate::tls::{check_peer_identity, split, TlsIdentity, Trust};
 use crate::PartyId;
@@ -44,7 +44,8 @@ pub struct ConnectOptions {
     /// How long a receive waits before giving up on a silent peer.
     pub io_timeout: Duration,
     pub profile: NetProfile,
-    pub max_message: usize,
+    /// Message size limit and buffer sizes of every link.
+    pub limits: LinkLimits,
 }
 
 impl ConnectOptions {
@@ -55,7 +56,7 @@ impl ConnectOptions {
             setup_timeout: Duration::from_secs(60),
             io_timeout: Duration::from_secs(60),
             profile: NetProfile::lan(),
-            max_message: DEFAULT_MAX_MESSAGE,
+            limits: LinkLimits::default(),
         }
     }
 }
@@ -306,8 +307,7 @@ fn dial(
             let mut s = socket;
             let theirs = client_hello(&mut s, ours).map_err(fail)?;
             check_hello(&theirs, peer.id, ours).map_err(fail)?;
-            stream_parts(peer.id, s, options.max_message, alarm.clone())
-                .map_err(|e| fail(e.to_string()))
+            stream_parts(peer.id, s, options.limits, alarm.clone()).map_err(|e| fail(e.to_string()))
         }
         Transport::Tls(identity) => {
             let conn = identity.client(peer.id).map_err(fail)?;
@@ -320,7 +320,7 @@ fn dial(
                 peer.id,
                 Connection::Client(conn),
                 sock,
-                options.max_message,
+                options.limits,
                 alarm.clone(),
             )
             .map_err(|e| fail(e.to_string()))
@@ -372,7 +372,7 @@ fn accept(
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
             Ok((
                 peer,
-                stream_parts(peer, s, options.max_message, alarm.clone())
+                stream_parts(peer, s, options.limits, alarm.clone())
                     .map_err(|e| Refusal::Stranger(e.to_string()))?,
             ))
         }
@@ -393,7 +393,7 @@ fn accept(
                     peer,
                     Connection::Server(conn),
                     sock,
-                    options.max_message,
+                    options.limits,
                     alarm.clone(),
                 )
                 .map_err(|e| Refusal::Stranger(e.to_string()))?,
@@ -506,33 +506,26 @@ fn check_hello(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String
 fn stream_parts(
     peer: PartyId,
     s: TcpStream,
-    max_message: usize,
+    limits: LinkLimits,
     alarm: Arc<Alarm>,
 ) -> io::Result<LinkParts> {
     unprepare(&s)?;
     let reader = s.try_clone()?;
     let shutdown = closer(&s)?;
-    Ok(stream_link(peer, reader, s, shutdown, alarm, max_message))
+    Ok(stream_link(peer, reader, s, shutdown, alarm, limits))
 }
 
 fn tls_parts(
     peer: PartyId,
     conn: Connection,
     s: TcpStream,
-    max_message: usize,
+    limits: LinkLimits,
     alarm: Arc<Alarm>,
 ) -> io::Result<LinkParts> {
     unprepare(&s)?;
     let shutdown = closer(&s)?;
     let (reader, writer) = split(conn, s)?;
-    Ok(stream_link(
-        peer,
-        reader,
-        writer,
-        shutdown,
-        alarm,
-        max_message,
-    ))
+    Ok(stream_link(peer, reader, writer, shutdown, alarm, limits))
 }
 
 fn closer(s: &TcpStream) -> io::Result<crate::network::Shutdown> {

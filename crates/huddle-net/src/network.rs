@@ -150,8 +150,23 @@ const LINGER: Duration = Duration::from_secs(30);
 /// How often a waiting receive looks at the alarm.
 const ALARM_POLL: Duration = Duration::from_millis(20);
 
-/// Default limit on one incoming message.
-pub const DEFAULT_MAX_MESSAGE: usize = 1 << 30;
+/// Per-link sizes of a socket transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkLimits {
+    /// The largest incoming message accepted; a larger frame is an error.
+    pub max_message: usize,
+    /// The socket read and write buffers of each link.
+    pub buffer_bytes: usize,
+}
+
+impl Default for LinkLimits {
+    fn default() -> Self {
+        LinkLimits {
+            max_message: 1 << 30,
+            buffer_bytes: 1 << 20,
+        }
+    }
+}
 
 /// One party's view of the network.
 pub struct Network {
@@ -429,7 +444,7 @@ pub(crate) fn stream_link(
     writer: impl Write + Send + 'static,
     shutdown: Shutdown,
     alarm: Arc<Alarm>,
-    max_message: usize,
+    limits: LinkLimits,
 ) -> LinkParts {
     let (queue, outgoing) = mpsc::channel::<Outgoing>();
     let failure = Arc::new(Mutex::new(None));
@@ -437,7 +452,7 @@ pub(crate) fn stream_link(
     let writer = std::thread::Builder::new()
         .name(format!("huddle-send-{peer}"))
         .spawn(move || {
-            let mut w = BufWriter::with_capacity(1 << 20, writer);
+            let mut w = BufWriter::with_capacity(limits.buffer_bytes, writer);
             if let Err(e) = write_loop(&mut w, &outgoing) {
                 if let Ok(mut f) = failed.lock() {
                     *f = Some(NetError::Link {
@@ -453,9 +468,9 @@ pub(crate) fn stream_link(
     let reader = std::thread::Builder::new()
         .name(format!("huddle-recv-{peer}"))
         .spawn(move || {
-            let mut r = BufReader::with_capacity(1 << 20, reader);
+            let mut r = BufReader::with_capacity(limits.buffer_bytes, reader);
             loop {
-                let item = match read_frame(&mut r, max_message) {
+                let item = match read_frame(&mut r, limits.max_message) {
                     Ok(data) => Ok(Delivery {
                         data,
                         visible_at: None,
@@ -477,7 +492,7 @@ pub(crate) fn stream_link(
                     Err(FrameError::Oversized(len)) => Err(NetError::Oversized {
                         peer,
                         len,
-                        max: max_message,
+                        max: limits.max_message,
                     }),
                     Err(FrameError::Io(e)) if is_disconnect(&e) => {
                         Err(NetError::Disconnected { peer })
