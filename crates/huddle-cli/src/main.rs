@@ -8,6 +8,7 @@ mod bench_net;
 mod circuit_cmd;
 mod demo;
 mod net_cmd;
+mod run_cmd;
 
 /// huddle runs secure multiparty computation: parties that do not trust each
 /// other compute a function (a circuit) of their private inputs and learn
@@ -29,6 +30,10 @@ enum Command {
     Bench(bench::BenchCommand),
     /// Run the built-in example end to end and check its result.
     Demo,
+    /// Run every party of a computation on this machine.
+    Local(run_cmd::LocalArgs),
+    /// Run one party of a computation across machines (TLS by default).
+    Party(run_cmd::PartyArgs),
     /// Generate a development CA and per-party certificates.
     Certs(net_cmd::CertsArgs),
     /// Test the network between the parties of a configuration.
@@ -47,6 +52,8 @@ fn main() -> ExitCode {
         Command::Circuit(cmd) => circuit_cmd::run(cmd),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Demo => demo::run(),
+        Command::Local(args) => run_cmd::local(args),
+        Command::Party(args) => run_cmd::party(args),
         Command::Certs(args) => net_cmd::certs(args),
         Command::Net(NetCommand::Check(args)) => net_cmd::check(args),
     };

@@ -79,7 +79,7 @@ pub struct CheckArgs {
 pub fn check(args: CheckArgs) -> Result<(), String> {
     let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
     let n = config.parties();
-    let own = config.parties.get(args.id).ok_or_else(|| {
+    config.parties.get(args.id).ok_or_else(|| {
         format!(
             "--id {} is not a party of {} (ids 0..{})",
             args.id,
@@ -87,30 +87,7 @@ pub fn check(args: CheckArgs) -> Result<(), String> {
             n - 1
         )
     })?;
-    let transport = if args.insecure {
-        Transport::Tcp
-    } else {
-        let cert = own
-            .cert
-            .as_ref()
-            .ok_or_else(|| format!("{}: party {} has no cert", args.config.display(), args.id))?;
-        let key = own
-            .key
-            .as_ref()
-            .ok_or_else(|| format!("{}: party {} has no key", args.config.display(), args.id))?;
-        match &config.ca {
-            Some(ca) => Transport::Tls(TlsIdentity::from_pem_files(ca, cert, key)?),
-            // Without a CA, every party's certificate is pinned.
-            None => {
-                let certs = config
-                    .parties
-                    .iter()
-                    .map(|p| p.cert.clone().ok_or_else(|| format!("{}: no [tls] ca, so every party needs a cert to pin; party {} has none", args.config.display(), p.id)))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Transport::Tls(TlsIdentity::pinned_from_pem_files(&certs, cert, key)?)
-            }
-        }
-    };
+    let transport = transport_for(&config, &args.config, args.id, args.insecure)?;
     let profile = NetProfile::named(&args.net).map_err(|e| e.to_string())?;
     let handshake = Handshake {
         session: config.session.clone(),
@@ -203,4 +180,44 @@ fn check_content(got: Vec<u8>, want: &[u8], peer: usize) -> Result<(), String> {
     } else {
         Err(format!("party {peer} sent corrupted test data"))
     }
+}
+
+/// The transport a configuration asks for: TLS with the CA or with every
+/// party's certificate pinned, or plain TCP when `insecure`.
+pub fn transport_for(
+    config: &NetworkConfig,
+    path: &std::path::Path,
+    id: usize,
+    insecure: bool,
+) -> Result<Transport, String> {
+    if insecure {
+        return Ok(Transport::Tcp);
+    }
+    let own = config.parties.get(id).ok_or_else(|| {
+        format!(
+            "--id {id} is not a party of {} (ids 0..{})",
+            path.display(),
+            config.parties() - 1
+        )
+    })?;
+    let cert = own
+        .cert
+        .as_ref()
+        .ok_or_else(|| format!("{}: party {id} has no cert", path.display()))?;
+    let key = own
+        .key
+        .as_ref()
+        .ok_or_else(|| format!("{}: party {id} has no key", path.display()))?;
+    Ok(match &config.ca {
+        Some(ca) => Transport::Tls(TlsIdentity::from_pem_files(ca, cert, key)?),
+        // Without a CA, every party's certificate is pinned.
+        None => {
+            let certs = config
+                .parties
+                .iter()
+                .map(|p| p.cert.clone().ok_or_else(|| format!("{}: no [tls] ca, so every party needs a cert to pin; party {} has none", path.display(), p.id)))
+                .collect::<Result<Vec<_>, _>>()?;
+            Transport::Tls(TlsIdentity::pinned_from_pem_files(&certs, cert, key)?)
+        }
+    })
 }

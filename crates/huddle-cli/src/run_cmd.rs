@@ -1,0 +1,339 @@
+//! `huddle local` (every party on this machine) and `huddle party` (one party
+//! of a multi-host run): evaluate a circuit under a protocol.
+
+use clap::{Args, ValueEnum};
+use huddle_circuit::{hex, BitMatrix, Circuit, PlainEvaluator};
+use huddle_core::Prg;
+use huddle_engine::{circuit_hash, ttp};
+use huddle_net::{
+    connect, local_networks, memory_networks, Accounting, ConnectOptions, Handshake, NetProfile,
+    Network, NetworkConfig, Phase,
+};
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Protocols this build can run.
+const PROTOCOLS: &[&str] = &["ttp"];
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TransportArg {
+    /// Parties as threads joined in memory.
+    Memory,
+    /// Loopback TCP, no TLS.
+    Tcp,
+    /// Loopback TLS 1.3 with throwaway certificates made for this run.
+    Tls,
+}
+
+/// Run every party of a computation on this machine.
+#[derive(Args)]
+pub struct LocalArgs {
+    /// The protocol (available: ttp).
+    #[arg(long, default_value = "ttp")]
+    protocol: String,
+    /// The circuit file.
+    #[arg(long)]
+    circuit: PathBuf,
+    /// One hex value per input value of the circuit, in order.
+    #[arg(long = "input", value_name = "HEX")]
+    inputs: Vec<String>,
+    /// Number of parties; input value i belongs to party i mod N.
+    #[arg(long, default_value_t = 3)]
+    parties: usize,
+    /// Instances evaluated at once: instance 0 takes --input, the others random inputs.
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Worker threads for local computation.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    #[arg(long, value_enum, default_value_t = TransportArg::Memory)]
+    transport: TransportArg,
+    /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
+    #[arg(long, default_value = "lan")]
+    net: String,
+    /// Compare every instance with the plaintext evaluator; exit non-zero on any difference.
+    #[arg(long)]
+    check: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Run one party of a computation across machines (TLS unless --insecure).
+#[derive(Args)]
+pub struct PartyArgs {
+    /// The parties file (see `huddle certs`).
+    #[arg(long)]
+    config: PathBuf,
+    /// This party's id.
+    #[arg(long)]
+    id: usize,
+    #[arg(long, default_value = "ttp")]
+    protocol: String,
+    #[arg(long)]
+    circuit: PathBuf,
+    /// Hex values of the input values this party owns, in order.
+    #[arg(long = "input", value_name = "HEX")]
+    inputs: Vec<String>,
+    /// Plain TCP without TLS: no authentication, no encryption.
+    #[arg(long)]
+    insecure: bool,
+    /// Seconds to wait for peers and for any message.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    #[arg(long, default_value = "lan")]
+    net: String,
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    #[arg(long)]
+    json: bool,
+}
+
+fn check_protocol(name: &str) -> Result<(), String> {
+    if PROTOCOLS.contains(&name) {
+        Ok(())
+    } else {
+        Err(format!(
+            "unknown protocol `{name}` (this build runs: {})",
+            PROTOCOLS.join(", ")
+        ))
+    }
+}
+
+/// Input value `index` for `instances` instances: instance 0 from `hex_value`, the rest random.
+fn input_matrix(
+    circuit: &Circuit,
+    index: usize,
+    hex_value: &str,
+    instances: usize,
+    prg: &mut Prg,
+) -> Result<BitMatrix, String> {
+    let bits = circuit.input_bits(index);
+    let words = hex::decode(hex_value, bits).map_err(|e| format!("input value {index}: {e}"))?;
+    let mut m = BitMatrix::zeros(instances, bits);
+    m.row_mut(0).copy_from_slice(&words);
+    for r in 1..instances {
+        let row = m.row_mut(r);
+        prg.fill_u64(row);
+        if bits % 64 != 0 {
+            let last = row.len() - 1;
+            row[last] &= (1u64 << (bits % 64)) - 1;
+        }
+    }
+    Ok(m)
+}
+
+fn links_json(acc: &Accounting) -> Value {
+    let mut phases = Map::new();
+    for phase in Phase::ALL {
+        let mut links = Map::new();
+        for (p, from, to, s) in acc.iter() {
+            if p == phase {
+                links.insert(format!("{from}->{to}"), json!(s.bytes));
+            }
+        }
+        phases.insert(phase.name().into(), Value::Object(links));
+    }
+    Value::Object(phases)
+}
+
+pub fn local(args: LocalArgs) -> Result<(), String> {
+    check_protocol(&args.protocol)?;
+    let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
+    if args.parties < 2 || args.parties > 64 {
+        return Err(format!("--parties must be 2 to 64, not {}", args.parties));
+    }
+    if args.inputs.len() != circuit.inputs().len() {
+        return Err(format!(
+            "{} takes {} input values, but {} --input given",
+            args.circuit.display(),
+            circuit.inputs().len(),
+            args.inputs.len()
+        ));
+    }
+    if args.batch == 0 || args.batch > 1 << 26 {
+        return Err(format!(
+            "--batch must be 1 to {}, not {}",
+            1 << 26,
+            args.batch
+        ));
+    }
+    let profile = NetProfile::named(&args.net).map_err(|e| e.to_string())?;
+    let mut prg = Prg::from_entropy().map_err(|e| format!("no entropy: {e}"))?;
+    let all: Vec<BitMatrix> = (0..circuit.inputs().len())
+        .map(|i| input_matrix(&circuit, i, &args.inputs[i], args.batch, &mut prg))
+        .collect::<Result<_, _>>()?;
+    let n = args.parties;
+    let timeout = Duration::from_secs(120);
+    let handshake = Handshake {
+        session: "local".into(),
+        protocol: args.protocol.clone(),
+        circuit: circuit_hash(&circuit),
+    };
+    let nets: Vec<Network> = match args.transport {
+        TransportArg::Memory => memory_networks(n, &profile, timeout),
+        TransportArg::Tcp => {
+            local_networks(n, false, handshake, profile, timeout).map_err(|e| e.to_string())?
+        }
+        TransportArg::Tls => {
+            local_networks(n, true, handshake, profile, timeout).map_err(|e| e.to_string())?
+        }
+    };
+    let start = Instant::now();
+    let results: Vec<Result<(Vec<BitMatrix>, Accounting), String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = nets
+            .into_iter()
+            .map(|mut net| {
+                let (circuit, all) = (&circuit, &all);
+                s.spawn(move || {
+                    let me = net.party();
+                    let own: Vec<(usize, BitMatrix)> = (0..circuit.inputs().len())
+                        .filter(|&i| circuit.owner(i, n) == me)
+                        .map(|i| (i, all[i].clone()))
+                        .collect();
+                    let out = ttp::run(&mut net, circuit, args.batch, &own, args.threads)
+                        .map_err(|e| format!("party {me}: {e}"))?;
+                    Ok((out, net.accounting().clone()))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a party thread panicked".into()))
+            })
+            .collect()
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let mut outputs = Vec::new();
+    let mut accounting = Accounting::default();
+    for r in results {
+        let (out, acc) = r?;
+        accounting.merge(&acc);
+        outputs.push(out);
+    }
+    if args.check {
+        let want = PlainEvaluator::new(&circuit)
+            .evaluate(&all)
+            .map_err(|e| e.to_string())?;
+        for (p, out) in outputs.iter().enumerate() {
+            if out != &want {
+                return Err(format!(
+                    "--check: party {p}'s outputs differ from the plaintext evaluator"
+                ));
+            }
+        }
+    }
+    let hex_out: Vec<String> = outputs[0]
+        .iter()
+        .enumerate()
+        .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
+        .collect();
+    if args.json {
+        let report = json!({
+            "outputs": hex_out, "protocol": args.protocol, "parties": n, "batch": args.batch,
+            "bytes": links_json(&accounting), "seconds": {"online": seconds},
+            "gates_per_second": (circuit.gates().len() * args.batch) as f64 / seconds,
+            "checked": args.check,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        for h in &hex_out {
+            println!("{h}");
+        }
+        eprintln!(
+            "{} parties, protocol {}, {} instance(s), {:.3} ms{}",
+            n,
+            args.protocol,
+            args.batch,
+            seconds * 1e3,
+            if args.check {
+                ", checked against the plaintext evaluator"
+            } else {
+                ""
+            }
+        );
+        for (phase, from, to, s) in accounting.iter() {
+            eprintln!(
+                "  {phase} {from}->{to}: {} bytes, {} messages, {} rounds",
+                s.bytes, s.messages, s.rounds
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn party(args: PartyArgs) -> Result<(), String> {
+    check_protocol(&args.protocol)?;
+    let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
+    let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
+    let n = config.parties();
+    if args.id >= n {
+        return Err(format!(
+            "--id {} is not a party of {} (ids 0..{})",
+            args.id,
+            args.config.display(),
+            n - 1
+        ));
+    }
+    let owned: Vec<usize> = (0..circuit.inputs().len())
+        .filter(|&i| circuit.owner(i, n) == args.id)
+        .collect();
+    if args.inputs.len() != owned.len() {
+        return Err(format!(
+            "party {} owns input values {:?} of {}, so it takes {} --input, not {}",
+            args.id,
+            owned,
+            args.circuit.display(),
+            owned.len(),
+            args.inputs.len()
+        ));
+    }
+    let mut prg = Prg::from_seed([0; 16]);
+    let own: Vec<(usize, BitMatrix)> = owned
+        .iter()
+        .zip(&args.inputs)
+        .map(|(&i, h)| input_matrix(&circuit, i, h, 1, &mut prg).map(|m| (i, m)))
+        .collect::<Result<_, _>>()?;
+    let transport = crate::net_cmd::transport_for(&config, &args.config, args.id, args.insecure)?;
+    let options = ConnectOptions {
+        setup_timeout: Duration::from_secs(args.timeout),
+        io_timeout: Duration::from_secs(args.timeout),
+        profile: NetProfile::named(&args.net).map_err(|e| e.to_string())?,
+        ..ConnectOptions::new(
+            transport,
+            Handshake {
+                session: config.session.clone(),
+                protocol: args.protocol.clone(),
+                circuit: circuit_hash(&circuit),
+            },
+        )
+    };
+    let mut net = connect(&config, args.id, &options).map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let out = ttp::run(&mut net, &circuit, 1, &own, args.threads).map_err(|e| e.to_string())?;
+    let seconds = start.elapsed().as_secs_f64();
+    let hex_out: Vec<String> = out
+        .iter()
+        .enumerate()
+        .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
+        .collect();
+    if args.json {
+        let report = json!({"outputs": hex_out, "protocol": args.protocol, "party": args.id, "parties": n,
+            "bytes": links_json(net.accounting()), "seconds": {"online": seconds}});
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        for h in &hex_out {
+            println!("{h}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,243 @@
+//! `huddle local` and `huddle party` with the trusted-third-party protocol:
+//! correct outputs, exact bytes per link, every transport, errors before
+//! any communication.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_huddle")
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("huddle-run-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// A 2-bit adder without carry out, with three 2-bit inputs: out = a + b + c mod 4.
+fn adder(dir: &std::path::Path) -> PathBuf {
+    let text = "9 15\n3 2 2 2\n1 2\n\n\
+        2 1 0 2 6 XOR\n2 1 0 2 7 AND\n2 1 1 3 8 XOR\n2 1 8 7 9 XOR\n\
+        2 1 6 4 10 XOR\n2 1 6 4 11 AND\n2 1 9 5 12 XOR\n1 1 10 13 EQW\n2 1 12 11 14 XOR\n";
+    let p = dir.join("adder.txt");
+    std::fs::write(&p, text).expect("write");
+    p
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(bin()).args(args).output().expect("run huddle")
+}
+
+#[test]
+fn local_runs_agree_with_the_plaintext_evaluator_on_every_transport() {
+    let dir = temp_dir("local");
+    let c = adder(&dir);
+    let c = c.to_str().expect("utf8");
+    // 3 + 2 + 3 = 8 = 0 mod 4; low bit first: 1 + 2 + 3 = 6 = 2 mod 4.
+    assert_eq!(
+        String::from_utf8_lossy(
+            &run(&["circuit", "eval", c, "--input", "1", "--input", "2", "--input", "3"]).stdout
+        )
+        .trim(),
+        "2"
+    );
+    for transport in ["memory", "tcp", "tls"] {
+        let o = run(&[
+            "local",
+            "--protocol",
+            "ttp",
+            "--circuit",
+            c,
+            "--input",
+            "1",
+            "--input",
+            "2",
+            "--input",
+            "3",
+            "--transport",
+            transport,
+            "--batch",
+            "100",
+            "--check",
+            "--json",
+        ]);
+        assert!(
+            o.status.success(),
+            "{transport}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(v["outputs"], serde_json::json!(["2"]), "{transport}");
+        // 100 instances of one word each way: inputs of parties 1 and 2 to party 0, outputs back.
+        assert_eq!(
+            v["bytes"]["online"],
+            serde_json::json!({"1->0": 800, "2->0": 800, "0->1": 800, "0->2": 800}),
+            "{transport}"
+        );
+        assert_eq!(v["checked"], serde_json::json!(true));
+    }
+}
+
+#[test]
+fn local_refuses_bad_requests_before_communicating() {
+    let dir = temp_dir("bad");
+    let c = adder(&dir);
+    let c = c.to_str().expect("utf8");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "local",
+                "--protocol",
+                "quad",
+                "--circuit",
+                c,
+                "--input",
+                "1",
+                "--input",
+                "1",
+                "--input",
+                "1",
+            ],
+            "unknown protocol `quad`",
+        ),
+        (
+            vec!["local", "--circuit", c, "--input", "1"],
+            "takes 3 input values, but 1 --input given",
+        ),
+        (
+            vec![
+                "local",
+                "--circuit",
+                c,
+                "--input",
+                "1",
+                "--input",
+                "1",
+                "--input",
+                "7",
+            ],
+            "input value 2: `7` does not fit in 2 bits",
+        ),
+        (
+            vec![
+                "local",
+                "--circuit",
+                c,
+                "--input",
+                "1",
+                "--input",
+                "1",
+                "--input",
+                "1",
+                "--parties",
+                "1",
+            ],
+            "--parties must be 2",
+        ),
+        (
+            vec![
+                "local",
+                "--circuit",
+                c,
+                "--input",
+                "1",
+                "--input",
+                "1",
+                "--input",
+                "1",
+                "--net",
+                "moon",
+            ],
+            "unknown network profile `moon`",
+        ),
+    ];
+    for (args, needle) in cases {
+        let o = run(&args);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(needle),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+#[test]
+fn parties_on_separate_processes_compute_over_tls_by_default() {
+    let dir = temp_dir("party");
+    let c = adder(&dir);
+    let base = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr()
+            .expect("addr")
+            .port()
+            .saturating_sub(1000)
+            .max(2000)
+    };
+    let o = run(&[
+        "certs",
+        "--parties",
+        "3",
+        "--out",
+        dir.to_str().expect("utf8"),
+        "--base-port",
+        &base.to_string(),
+    ]);
+    assert!(o.status.success());
+    let cfg = dir.join("parties.toml");
+    let inputs = ["1", "2", "3"];
+    let children: Vec<_> = (0..3)
+        .map(|i| {
+            Command::new(bin())
+                .args([
+                    "party",
+                    "--config",
+                    cfg.to_str().expect("utf8"),
+                    "--id",
+                    &i.to_string(),
+                    "--circuit",
+                    c.to_str().expect("utf8"),
+                    "--input",
+                    inputs[i],
+                    "--timeout",
+                    "20",
+                    "--json",
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let o = child.wait_with_output().expect("wait");
+        assert!(
+            o.status.success(),
+            "party {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(v["outputs"], serde_json::json!(["2"]), "party {i}");
+    }
+    // A party given inputs it does not own is stopped before connecting.
+    let o = run(&[
+        "party",
+        "--config",
+        cfg.to_str().expect("utf8"),
+        "--id",
+        "0",
+        "--circuit",
+        c.to_str().expect("utf8"),
+        "--input",
+        "1",
+        "--input",
+        "2",
+    ]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("party 0 owns input values [0]"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

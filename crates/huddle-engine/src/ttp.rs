@@ -1,0 +1,147 @@
+//! The trusted third party (protocol name `ttp`): not secure, by design; the
+//! baseline for correctness and speed.
+//!
+//! Online phase, one round each way: every input owner sends party 0 its
+//! input values (all instances, instance-major words); party 0 evaluates with
+//! the plaintext evaluator and sends every other party all output values.
+
+use huddle_circuit::eval::EvalOptions;
+use huddle_circuit::{BitMatrix, Circuit, PlainEvaluator};
+use huddle_net::{NetError, Network, PartyId, Phase};
+
+/// The party that evaluates.
+pub const EVALUATOR: PartyId = 0;
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Net(#[from] NetError),
+    #[error("{0}")]
+    Input(String),
+}
+
+/// Runs one party of the TTP protocol for `instances` instances.
+/// `own_inputs` holds a matrix (rows = instances) for every input value this
+/// party owns, keyed by input index. Returns all output values.
+pub fn run(
+    net: &mut Network,
+    circuit: &Circuit,
+    instances: usize,
+    own_inputs: &[(usize, BitMatrix)],
+    threads: usize,
+) -> Result<Vec<BitMatrix>, RunError> {
+    let (me, parties) = (net.party(), net.parties());
+    let owned: Vec<usize> = (0..circuit.inputs().len())
+        .filter(|&i| circuit.owner(i, parties) == me)
+        .collect();
+    // Inputs must match exactly what this party owns.
+    let given: Vec<usize> = own_inputs.iter().map(|(i, _)| *i).collect();
+    if given != owned {
+        return Err(RunError::Input(format!(
+            "party {me} owns input values {owned:?} but was given {given:?}"
+        )));
+    }
+    for (i, m) in own_inputs {
+        if m.rows() != instances || m.cols() != circuit.input_bits(*i) {
+            return Err(RunError::Input(format!(
+                "input value {i} must be {instances} instances of {} bits, got {} of {}",
+                circuit.input_bits(*i),
+                m.rows(),
+                m.cols()
+            )));
+        }
+    }
+    net.set_phase(Phase::Online);
+    let words = |bits: usize| instances * bits.div_ceil(64);
+    if me != EVALUATOR {
+        if !own_inputs.is_empty() {
+            let mut msg = Vec::new();
+            for (_, m) in own_inputs {
+                msg.extend(m.as_words().iter().flat_map(|w| w.to_le_bytes()));
+            }
+            net.send(EVALUATOR, msg)?;
+        }
+        let total: usize = (0..circuit.outputs().len())
+            .map(|o| words(circuit.output_bits(o)) * 8)
+            .sum();
+        let bytes = net.recv(EVALUATOR, total)?;
+        return Ok(split(
+            &bytes,
+            circuit.outputs().len(),
+            |o| circuit.output_bits(o),
+            instances,
+        ));
+    }
+    // The evaluator gathers every input value.
+    let mut inputs: Vec<Option<BitMatrix>> = (0..circuit.inputs().len()).map(|_| None).collect();
+    for (i, m) in own_inputs {
+        inputs[*i] = Some(m.clone());
+    }
+    for from in (0..parties).filter(|&p| p != EVALUATOR) {
+        let theirs: Vec<usize> = (0..circuit.inputs().len())
+            .filter(|&i| circuit.owner(i, parties) == from)
+            .collect();
+        if theirs.is_empty() {
+            continue;
+        }
+        let total: usize = theirs
+            .iter()
+            .map(|&i| words(circuit.input_bits(i)) * 8)
+            .sum();
+        let bytes = net.recv(from, total)?;
+        let values = split(
+            &bytes,
+            theirs.len(),
+            |k| circuit.input_bits(theirs[k]),
+            instances,
+        );
+        for (&i, m) in theirs.iter().zip(values) {
+            inputs[i] = Some(m);
+        }
+    }
+    let inputs: Vec<BitMatrix> = inputs
+        .into_iter()
+        .map(|m| m.ok_or_else(|| RunError::Input("an input value has no owner".into())))
+        .collect::<Result<_, _>>()?;
+    let outputs = PlainEvaluator::with_options(
+        circuit,
+        EvalOptions {
+            chunk_words: None,
+            threads,
+        },
+    )
+    .evaluate(&inputs)
+    .map_err(|e| RunError::Input(e.to_string()))?;
+    let msg: Vec<u8> = outputs
+        .iter()
+        .flat_map(|m| m.as_words().iter().flat_map(|w| w.to_le_bytes()))
+        .collect();
+    for to in (0..parties).filter(|&p| p != EVALUATOR) {
+        net.send(to, msg.clone())?;
+    }
+    Ok(outputs)
+}
+
+/// Cuts a byte string into `count` matrices of `instances` rows and `bits(k)` columns.
+fn split(
+    bytes: &[u8],
+    count: usize,
+    bits: impl Fn(usize) -> usize,
+    instances: usize,
+) -> Vec<BitMatrix> {
+    let mut offset = 0;
+    (0..count)
+        .map(|k| {
+            let mut m = BitMatrix::zeros(instances, bits(k));
+            let n = m.as_words().len();
+            let words: Vec<u64> = bytes[offset..offset + 8 * n]
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+                .collect();
+            offset += 8 * n;
+            m.row_range_mut(0, instances).copy_from_slice(&words);
+            m
+        })
+        .collect()
+}
