@@ -27,3 +27,4 @@ pub use eval::{EvalError, EvalOptions, PlainEvaluator, Program};
 pub mod corpus;
 pub mod random;
 pub use huddle_core::BitMatrix;
+pub mod rewrite;

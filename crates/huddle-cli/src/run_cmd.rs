@@ -4,7 +4,7 @@
 use clap::{Args, ValueEnum};
 use huddle_circuit::{hex, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::Prg;
-use huddle_engine::{circuit_hash, ttp};
+use huddle_engine::circuit_hash;
 use huddle_net::{
     connect, local_networks, memory_networks, Accounting, ConnectOptions, Handshake, NetProfile,
     Network, NetworkConfig, Phase,
@@ -12,9 +12,6 @@ use huddle_net::{
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// Protocols this build can run.
-const PROTOCOLS: &[&str] = &["ttp"];
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum TransportArg {
@@ -29,7 +26,7 @@ pub enum TransportArg {
 /// Run every party of a computation on this machine.
 #[derive(Args)]
 pub struct LocalArgs {
-    /// The protocol (available: ttp).
+    /// The protocol: ttp or replicated.
     #[arg(long, default_value = "ttp")]
     protocol: String,
     /// The circuit file.
@@ -90,14 +87,20 @@ pub struct PartyArgs {
     json: bool,
 }
 
-fn check_protocol(name: &str) -> Result<(), String> {
-    if PROTOCOLS.contains(&name) {
-        Ok(())
-    } else {
-        Err(format!(
+/// The protocol named `name`, checked against the number of parties of the run.
+fn check_protocol(name: &str, parties: usize) -> Result<(), String> {
+    let names: Vec<&str> = huddle_engine::PROTOCOLS.iter().map(|p| p.name).collect();
+    let p = huddle_engine::protocol(name).ok_or_else(|| {
+        format!(
             "unknown protocol `{name}` (this build runs: {})",
-            PROTOCOLS.join(", ")
-        ))
+            names.join(", ")
+        )
+    })?;
+    match p.parties {
+        Some(n) if n != parties => Err(format!(
+            "{name} is a {n}-party protocol, but the run has {parties} parties"
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -139,11 +142,11 @@ fn links_json(acc: &Accounting) -> Value {
 }
 
 pub fn local(args: LocalArgs) -> Result<(), String> {
-    check_protocol(&args.protocol)?;
     let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
     if args.parties < 2 || args.parties > 64 {
         return Err(format!("--parties must be 2 to 64, not {}", args.parties));
     }
+    check_protocol(&args.protocol, args.parties)?;
     if args.inputs.len() != circuit.inputs().len() {
         return Err(format!(
             "{} takes {} input values, but {} --input given",
@@ -185,14 +188,15 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         let handles: Vec<_> = nets
             .into_iter()
             .map(|mut net| {
-                let (circuit, all) = (&circuit, &all);
+                let (circuit, all, protocol) = (&circuit, &all, args.protocol.as_str());
+                let (batch, threads) = (args.batch, args.threads);
                 s.spawn(move || {
                     let me = net.party();
                     let own: Vec<(usize, BitMatrix)> = (0..circuit.inputs().len())
                         .filter(|&i| circuit.owner(i, n) == me)
                         .map(|i| (i, all[i].clone()))
                         .collect();
-                    let out = ttp::run(&mut net, circuit, args.batch, &own, args.threads)
+                    let out = huddle_engine::run(protocol, &mut net, circuit, batch, &own, threads)
                         .map_err(|e| format!("party {me}: {e}"))?;
                     Ok((out, net.accounting().clone()))
                 })
@@ -269,8 +273,8 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
 }
 
 pub fn party(args: PartyArgs) -> Result<(), String> {
-    check_protocol(&args.protocol)?;
     let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
+    check_protocol(&args.protocol, config.parties())?;
     let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
     let n = config.parties();
     if args.id >= n {
@@ -316,7 +320,8 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
     };
     let mut net = connect(&config, args.id, &options).map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let out = ttp::run(&mut net, &circuit, 1, &own, args.threads).map_err(|e| e.to_string())?;
+    let out = huddle_engine::run(&args.protocol, &mut net, &circuit, 1, &own, args.threads)
+        .map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
     let hex_out: Vec<String> = out
         .iter()

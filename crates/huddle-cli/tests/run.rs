@@ -81,6 +81,58 @@ fn local_runs_agree_with_the_plaintext_evaluator_on_every_transport() {
 }
 
 #[test]
+fn replicated_runs_locally_on_every_transport() {
+    let dir = temp_dir("replicated");
+    let c = adder(&dir);
+    let c = c.to_str().expect("utf8");
+    for transport in ["memory", "tcp", "tls"] {
+        let o = run(&[
+            "local",
+            "--protocol",
+            "replicated",
+            "--circuit",
+            c,
+            "--input",
+            "1",
+            "--input",
+            "2",
+            "--input",
+            "3",
+            "--transport",
+            transport,
+            "--batch",
+            "500",
+            "--check",
+            "--json",
+        ]);
+        assert!(
+            o.status.success(),
+            "{transport}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(v["outputs"], serde_json::json!(["2"]), "{transport}");
+    }
+    let o = run(&[
+        "local",
+        "--protocol",
+        "replicated",
+        "--parties",
+        "4",
+        "--circuit",
+        c,
+        "--input",
+        "1",
+        "--input",
+        "2",
+        "--input",
+        "3",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("replicated is a 3-party protocol, but the run has 4 parties"));
+}
+
+#[test]
 fn local_refuses_bad_requests_before_communicating() {
     let dir = temp_dir("bad");
     let c = adder(&dir);

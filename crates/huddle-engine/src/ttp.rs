@@ -32,26 +32,7 @@ pub fn run(
     threads: usize,
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, parties) = (net.party(), net.parties());
-    let owned: Vec<usize> = (0..circuit.inputs().len())
-        .filter(|&i| circuit.owner(i, parties) == me)
-        .collect();
-    // Inputs must match exactly what this party owns.
-    let given: Vec<usize> = own_inputs.iter().map(|(i, _)| *i).collect();
-    if given != owned {
-        return Err(RunError::Input(format!(
-            "party {me} owns input values {owned:?} but was given {given:?}"
-        )));
-    }
-    for (i, m) in own_inputs {
-        if m.rows() != instances || m.cols() != circuit.input_bits(*i) {
-            return Err(RunError::Input(format!(
-                "input value {i} must be {instances} instances of {} bits, got {} of {}",
-                circuit.input_bits(*i),
-                m.rows(),
-                m.cols()
-            )));
-        }
-    }
+    check_own_inputs(me, parties, circuit, instances, own_inputs)?;
     net.set_phase(Phase::Online);
     let words = |bits: usize| instances * bits.div_ceil(64);
     if me != EVALUATOR {
@@ -121,6 +102,37 @@ pub fn run(
         net.send(to, msg.clone())?;
     }
     Ok(outputs)
+}
+
+/// Checks that `own_inputs` are exactly the input values party `me` owns, in
+/// order, each with `instances` rows of the right width.
+pub(crate) fn check_own_inputs(
+    me: PartyId,
+    parties: usize,
+    circuit: &Circuit,
+    instances: usize,
+    own_inputs: &[(usize, BitMatrix)],
+) -> Result<(), RunError> {
+    let owned: Vec<usize> = (0..circuit.inputs().len())
+        .filter(|&i| circuit.owner(i, parties) == me)
+        .collect();
+    let given: Vec<usize> = own_inputs.iter().map(|(i, _)| *i).collect();
+    if given != owned {
+        return Err(RunError::Input(format!(
+            "party {me} owns input values {owned:?} but was given {given:?}"
+        )));
+    }
+    for (i, m) in own_inputs {
+        if m.rows() != instances || m.cols() != circuit.input_bits(*i) {
+            return Err(RunError::Input(format!(
+                "input value {i} must be {instances} instances of {} bits, got {} of {}",
+                circuit.input_bits(*i),
+                m.rows(),
+                m.cols()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Cuts a byte string into `count` matrices of `instances` rows and `bits(k)` columns.
