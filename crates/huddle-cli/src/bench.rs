@@ -32,6 +32,20 @@ pub enum BenchCommand {
         #[arg(long)]
         quick: bool,
     },
+    /// Every protocol on independent ANDs and AES-128 (where the public
+    /// circuits are found), next to the trusted third party.
+    Protocols {
+        #[arg(long)]
+        json: bool,
+        /// Instances per run.
+        #[arg(long, default_value_t = 65536)]
+        batch: usize,
+        /// Loopback TCP instead of in-memory channels.
+        #[arg(long)]
+        tcp: bool,
+        #[arg(long)]
+        circuits: Option<PathBuf>,
+    },
     /// The transport: loopback throughput of TCP and TLS with large batched
     /// rounds, and small-message round trips, each next to a raw socket
     /// measured in the same run.
@@ -50,6 +64,12 @@ pub enum BenchCommand {
 
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
+        BenchCommand::Protocols {
+            json,
+            batch,
+            tcp,
+            circuits,
+        } => crate::bench_protocols::run(json, batch.max(64), tcp, circuits),
         BenchCommand::Net {
             json,
             mib,

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod bench_net;
+mod bench_protocols;
 mod circuit_cmd;
 mod demo;
 mod net_cmd;

@@ -244,3 +244,25 @@ fn bench_reports_ratios_against_the_raw_loop() {
     assert!(v["and_layers"]["ratio"].as_f64().expect("ratio") > 0.0);
     assert!(v["parse"]["10MB"]["mb_per_second"].as_f64().expect("rate") > 0.0);
 }
+
+#[test]
+fn protocol_bench_reports_every_protocol() {
+    // Shape only; no timing is asserted.
+    let o = huddle(&[
+        "bench",
+        "protocols",
+        "--json",
+        "--batch",
+        "64",
+        "--circuits",
+        "/nonexistent",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    for p in ["ttp", "replicated"] {
+        assert!(
+            v[p]["and_gates_per_second"].as_f64().expect("rate") > 0.0,
+            "{p}"
+        );
+    }
+}
