@@ -11,6 +11,7 @@
 //! selected at run time, so one binary is fast everywhere.
 
 use crate::model::{Circuit, Domain, Op, WireId};
+use huddle_core::arena::{binary, fill, fold, unary};
 use huddle_core::bits::transpose_64x64;
 use huddle_core::{BitMatrix, RingWidth};
 
@@ -643,60 +644,6 @@ fn run(p: &Program, w: usize, bits: &mut [u64], ring: &mut [u64]) {
 #[target_feature(enable = "avx2")]
 unsafe fn run_avx2(p: &Program, w: usize, bits: &mut [u64], ring: &mut [u64]) {
     run_kernel(p, w, bits, ring)
-}
-
-/// Splits `arena` (slots of `len` words) around output slot `o`: the slots
-/// before it, the output slot, and the slots after it.
-#[inline(always)]
-fn split_out(arena: &mut [u64], len: usize, o: u32) -> (&[u64], &mut [u64], &[u64]) {
-    let (before, rest) = arena.split_at_mut(o as usize * len);
-    let (out, after) = rest.split_at_mut(len);
-    (before, out, after)
-}
-
-/// Slot `s` (never the output slot `o`) from the halves `split_out` returned.
-#[inline(always)]
-fn src<'a>(before: &'a [u64], after: &'a [u64], len: usize, o: u32, s: u32) -> &'a [u64] {
-    debug_assert_ne!(s, o, "an instruction reads its own output slot");
-    if s < o {
-        &before[s as usize * len..][..len]
-    } else {
-        &after[(s - o - 1) as usize * len..][..len]
-    }
-}
-
-#[inline(always)]
-fn unary(arena: &mut [u64], len: usize, a: u32, o: u32, f: impl Fn(u64) -> u64) {
-    let (before, out, after) = split_out(arena, len, o);
-    let a = src(before, after, len, o, a);
-    for (z, x) in out.iter_mut().zip(a) {
-        *z = f(*x);
-    }
-}
-
-#[inline(always)]
-fn binary(arena: &mut [u64], len: usize, a: u32, b: u32, o: u32, f: impl Fn(u64, u64) -> u64) {
-    let (before, out, after) = split_out(arena, len, o);
-    let (a, b) = (src(before, after, len, o, a), src(before, after, len, o, b));
-    for ((z, x), y) in out.iter_mut().zip(a).zip(b) {
-        *z = f(*x, *y);
-    }
-}
-
-#[inline(always)]
-fn fold(arena: &mut [u64], len: usize, operands: &[u32], o: u32, f: impl Fn(u64, u64) -> u64) {
-    let (before, out, after) = split_out(arena, len, o);
-    out.copy_from_slice(src(before, after, len, o, operands[0]));
-    for &s in &operands[1..] {
-        for (z, x) in out.iter_mut().zip(src(before, after, len, o, s)) {
-            *z = f(*z, *x);
-        }
-    }
-}
-
-#[inline(always)]
-fn fill(arena: &mut [u64], len: usize, o: u32, value: u64) {
-    arena[o as usize * len..][..len].fill(value);
 }
 
 /// Ring values are kept modulo 2^64 inside the run and reduced on output.

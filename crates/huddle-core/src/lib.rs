@@ -5,6 +5,7 @@
 //!
 //! Nothing here does I/O or knows about circuits or protocols.
 
+pub mod arena;
 pub mod bits;
 pub mod prg;
 pub mod ring;

@@ -14,6 +14,7 @@
 use crate::ttp::RunError;
 use huddle_circuit::rewrite::split_fan_in;
 use huddle_circuit::{BitMatrix, Circuit, Layering, Op, WireId};
+use huddle_core::arena::{binary, fill, unary};
 use huddle_core::Prg;
 use huddle_net::{Network, Phase};
 
@@ -184,36 +185,24 @@ pub fn run(
                 pending.extend((0..k).map(|i| (ins[i], ins[k + i], outs[i])));
                 pending_layer = layer;
             }
+            // Linear gates are local and in place (outputs never alias inputs).
             Op::Xor => {
-                let x: Vec<u64> = s
-                    .x(ins[0])
-                    .iter()
-                    .zip(s.x(ins[1]))
-                    .map(|(p, q)| p ^ q)
-                    .collect();
-                let a: Vec<u64> = s
-                    .a(ins[0])
-                    .iter()
-                    .zip(s.a(ins[1]))
-                    .map(|(p, q)| p ^ q)
-                    .collect();
-                s.set(outs[0], &x, &a);
+                binary(&mut s.x, w, ins[0], ins[1], outs[0], |p, q| p ^ q);
+                binary(&mut s.a, w, ins[0], ins[1], outs[0], |p, q| p ^ q);
             }
             Op::Inv => {
-                let x = s.x(ins[0]).to_vec();
-                let a: Vec<u64> = s.a(ins[0]).iter().map(|p| !p).collect();
-                s.set(outs[0], &x, &a);
+                unary(&mut s.x, w, ins[0], outs[0], |p| p);
+                unary(&mut s.a, w, ins[0], outs[0], |p| !p);
             }
             Op::Copy => {
-                let (x, a) = (s.x(ins[0]).to_vec(), s.a(ins[0]).to_vec());
-                s.set(outs[0], &x, &a);
+                unary(&mut s.x, w, ins[0], outs[0], |p| p);
+                unary(&mut s.a, w, ins[0], outs[0], |p| p);
             }
             // A public bit c is shared as (0, c) at every party.
-            Op::ConstBit(bit) => s.set(
-                outs[0],
-                &vec![0; w],
-                &vec![if bit { u64::MAX } else { 0 }; w],
-            ),
+            Op::ConstBit(bit) => {
+                fill(&mut s.x, w, outs[0], 0);
+                fill(&mut s.a, w, outs[0], if bit { u64::MAX } else { 0 });
+            }
             other => {
                 return Err(RunError::Input(format!(
                     "replicated cannot evaluate {} gates",
@@ -281,26 +270,24 @@ fn and_layer(
     let w = s.w;
     let mut rs = Vec::with_capacity(gates.len() * w);
     let mut msg = Vec::with_capacity(gates.len() * w * 8);
+    let (mut from_prev, mut from_next) = (vec![0u64; w], vec![0u64; w]);
     for &(u, v, _) in gates {
-        let alpha: Vec<u64> = draw(k_prev, w)
-            .iter()
-            .zip(draw(k_next, w))
-            .map(|(p, n)| p ^ n)
-            .collect();
+        // alpha_i = F(K_{i-1,i}) ^ F(K_{i,i+1}): a zero-sharing across the three parties.
+        k_prev.fill_u64(&mut from_prev);
+        k_next.fill_u64(&mut from_next);
         let (au, av, xu, xv) = (s.a(u), s.a(v), s.x(u), s.x(v));
-        rs.extend((0..w).map(|j| (au[j] & av[j]) ^ (xu[j] & xv[j]) ^ alpha[j]));
+        rs.extend((0..w).map(|j| (au[j] & av[j]) ^ (xu[j] & xv[j]) ^ from_prev[j] ^ from_next[j]));
     }
     words_to_bytes(&rs, &mut msg);
     net.send(next, msg)?;
     let theirs = bytes_to_words(&net.recv(prev, gates.len() * w * 8)?);
     for (k, &(_, _, out)) in gates.iter().enumerate() {
-        let r = &rs[k * w..(k + 1) * w];
-        let z: Vec<u64> = theirs[k * w..(k + 1) * w]
-            .iter()
-            .zip(r)
-            .map(|(p, q)| p ^ q)
-            .collect();
-        s.set(out, &z, r);
+        let (r, r_prev) = (&rs[k * w..(k + 1) * w], &theirs[k * w..(k + 1) * w]);
+        let at = out as usize * w;
+        for ((z, p), q) in s.x[at..at + w].iter_mut().zip(r_prev).zip(r) {
+            *z = p ^ q;
+        }
+        s.a[at..at + w].copy_from_slice(r);
     }
     Ok(())
 }
