@@ -163,6 +163,16 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         ));
     }
     let profile = NetProfile::named(&args.net).map_err(|e| e.to_string())?;
+    // The inputs are held once here and once more by their owners.
+    let input_bytes: u128 = (0..circuit.inputs().len())
+        .map(|i| circuit.input_bits(i).div_ceil(64) as u128 * 8)
+        .sum::<u128>()
+        * args.batch as u128;
+    huddle_engine::check_memory(
+        &format!("{} instances of the inputs", args.batch),
+        2 * input_bytes,
+    )
+    .map_err(|e| e.to_string())?;
     let mut prg = Prg::from_entropy().map_err(|e| format!("no entropy: {e}"))?;
     let all: Vec<BitMatrix> = (0..circuit.inputs().len())
         .map(|i| input_matrix(&circuit, i, &args.inputs[i], args.batch, &mut prg))

@@ -24,6 +24,30 @@ pub fn circuit_hash(circuit: &Circuit) -> [u8; 32] {
 use huddle_circuit::BitMatrix;
 use huddle_net::Network;
 
+/// Fails before any communication if a run would need more memory than the
+/// machine has available (from /proc/meminfo; no check where that is unknown).
+pub fn check_memory(what: &str, bytes: u128) -> Result<(), ttp::RunError> {
+    let Some(available) = available_memory() else {
+        return Ok(());
+    };
+    if bytes > u128::from(available) {
+        let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
+        return Err(ttp::RunError::Input(format!(
+            "{what} needs {:.1} GiB but {:.1} GiB are available; lower --batch",
+            gib(bytes),
+            gib(u128::from(available))
+        )));
+    }
+    Ok(())
+}
+
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// A protocol this build can run, with the number of parties it needs (None: any).
 pub struct ProtocolInfo {
     pub name: &'static str,

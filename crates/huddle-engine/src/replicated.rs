@@ -79,6 +79,15 @@ pub fn run(
     let (next, prev) = ((me + 1) % 3, (me + 2) % 3);
     let c = split_fan_in(circuit);
     let w = instances.div_ceil(64).max(1);
+    // Two share words per wire and 64 instances, plus the caller's input and output copies.
+    let io_bits: usize = (0..c.inputs().len())
+        .map(|i| c.input_bits(i))
+        .chain((0..c.outputs().len()).map(|o| c.output_bits(o)))
+        .sum();
+    crate::check_memory(
+        &format!("replicated on {instances} instances of this circuit"),
+        (c.num_wires() as u128 * 2 + io_bits as u128 * 2) * w as u128 * 8,
+    )?;
 
     // Setup: P_i picks K_{i,i+1} and sends it to P_{i+1}.
     net.set_phase(Phase::Setup);

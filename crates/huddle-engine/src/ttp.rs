@@ -33,6 +33,15 @@ pub fn run(
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, parties) = (net.party(), net.parties());
     check_own_inputs(me, parties, circuit, instances, own_inputs)?;
+    let io_bits: usize = (0..circuit.inputs().len())
+        .map(|i| circuit.input_bits(i))
+        .chain((0..circuit.outputs().len()).map(|o| circuit.output_bits(o)))
+        .sum();
+    // Inputs and outputs, each held about twice (matrices and messages).
+    crate::check_memory(
+        &format!("ttp on {instances} instances of this circuit"),
+        io_bits as u128 * 4 * instances.div_ceil(64) as u128 * 8 * 8 / 8,
+    )?;
     net.set_phase(Phase::Online);
     let words = |bits: usize| instances * bits.div_ceil(64);
     if me != EVALUATOR {

@@ -213,3 +213,37 @@ fn rounds_follow_the_and_depth() {
         );
     }
 }
+
+#[test]
+fn a_batch_too_large_for_memory_is_refused_before_communicating() {
+    // 10 000 wires at 2^34 instances would need petabytes of shares.
+    let mut asm =
+        CircuitAssembler::new(10_001, None, vec![ValueSpec::bits("x", 1)]).expect("valid");
+    for j in 0..10_000u32 {
+        asm.push(Op::Inv, &[j], &[j + 1]).expect("inv");
+    }
+    let mut c = asm
+        .finish(vec![(ValueSpec::bits("y", 1), vec![10_000])])
+        .expect("valid");
+    // Party 1 owns the input, so party 0 needs no input matrix of that size.
+    c.set_owners(huddle_circuit::InputOwners::Explicit(vec![1]))
+        .expect("one owner");
+    let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
+    let mut p0 = nets.remove(0);
+    let start = std::time::Instant::now();
+    let err = replicated::run(&mut p0, &c, 1 << 34, &[]).expect_err("must be refused");
+    assert!(
+        err.to_string().contains("GiB are available; lower --batch"),
+        "{err}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "refused only after {:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        p0.accounting().phase_total(huddle_net::Phase::Setup).bytes,
+        0,
+        "nothing was sent"
+    );
+}
