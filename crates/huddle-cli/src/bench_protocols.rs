@@ -33,7 +33,6 @@ fn time_run(
     let parties = huddle_engine::protocol(protocol)
         .and_then(|p| p.parties)
         .unwrap_or(3);
-    let instances = inputs.first().map_or(1, BitMatrix::rows);
     let timeout = Duration::from_secs(300);
     let nets: Vec<Network> = if tcp {
         let hs = Handshake {
@@ -46,32 +45,8 @@ fn time_run(
         memory_networks(parties, &NetProfile::lan(), timeout)
     };
     let start = Instant::now();
-    let results: Vec<Result<(), String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = nets
-            .into_iter()
-            .map(|mut net| {
-                s.spawn(move || {
-                    let me = net.party();
-                    let own: Vec<(usize, BitMatrix)> = (0..circuit.inputs().len())
-                        .filter(|&i| circuit.owner(i, parties) == me)
-                        .map(|i| (i, inputs[i].clone()))
-                        .collect();
-                    huddle_engine::run(protocol, &mut net, circuit, instances, &own, 1)
-                        .map(|_| ())
-                        .map_err(|e| e.to_string())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("party thread panicked".into()))
-            })
-            .collect()
-    });
+    huddle_engine::run_local(protocol, nets, circuit, inputs, 1)?;
     let elapsed = start.elapsed();
-    results.into_iter().collect::<Result<Vec<()>, String>>()?;
     Ok(elapsed)
 }
 

@@ -70,39 +70,16 @@ pub fn run() -> Result<(), String> {
         m.row_mut(0)[0] = v;
         m
     };
-    // Party 0 owns a, party 1 owns b, party 2 has no input; all three compute.
-    let own = [vec![(0usize, value(a))], vec![(1usize, value(b))], vec![]];
+    // Input 0 (a) belongs to party 0, input 1 (b) to party 1; party 2 has none.
     let start = Instant::now();
     let nets = memory_networks(3, &NetProfile::lan(), std::time::Duration::from_secs(30));
-    let results: Vec<Result<(Vec<BitMatrix>, Accounting), String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = nets
-            .into_iter()
-            .zip(&own)
-            .map(|(mut net, own)| {
-                let circuit = &circuit;
-                s.spawn(move || {
-                    let out = huddle_engine::replicated::run(&mut net, circuit, 1, own)
-                        .map_err(|e| e.to_string())?;
-                    Ok((out, net.accounting().clone()))
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a party thread panicked".into()))
-            })
-            .collect()
-    });
+    let results = huddle_engine::run_local("replicated", nets, &circuit, &[value(a), value(b)], 1)?;
     let elapsed = start.elapsed();
     let mut accounting = Accounting::default();
-    let mut sums = Vec::new();
-    for r in results {
-        let (out, acc) = r?;
-        accounting.merge(&acc);
-        sums.push(out[0].row(0)[0]);
+    for r in &results {
+        accounting.merge(&r.accounting);
     }
+    let sums: Vec<u64> = results.iter().map(|r| r.outputs[0].row(0)[0]).collect();
     let expected = a.wrapping_add(b);
     let ok = sums.iter().all(|&s| s == expected);
     println!(

@@ -194,40 +194,13 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         }
     };
     let start = Instant::now();
-    let results: Vec<Result<(Vec<BitMatrix>, Accounting), String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = nets
-            .into_iter()
-            .map(|mut net| {
-                let (circuit, all, protocol) = (&circuit, &all, args.protocol.as_str());
-                let (batch, threads) = (args.batch, args.threads);
-                s.spawn(move || {
-                    let me = net.party();
-                    let own: Vec<(usize, BitMatrix)> = (0..circuit.inputs().len())
-                        .filter(|&i| circuit.owner(i, n) == me)
-                        .map(|i| (i, all[i].clone()))
-                        .collect();
-                    let out = huddle_engine::run(protocol, &mut net, circuit, batch, &own, threads)
-                        .map_err(|e| format!("party {me}: {e}"))?;
-                    Ok((out, net.accounting().clone()))
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a party thread panicked".into()))
-            })
-            .collect()
-    });
+    let results = huddle_engine::run_local(&args.protocol, nets, &circuit, &all, args.threads)?;
     let seconds = start.elapsed().as_secs_f64();
-    let mut outputs = Vec::new();
     let mut accounting = Accounting::default();
-    for r in results {
-        let (out, acc) = r?;
-        accounting.merge(&acc);
-        outputs.push(out);
+    for r in &results {
+        accounting.merge(&r.accounting);
     }
+    let outputs: Vec<Vec<BitMatrix>> = results.into_iter().map(|r| r.outputs).collect();
     if args.check {
         let want = PlainEvaluator::new(&circuit)
             .evaluate(&all)

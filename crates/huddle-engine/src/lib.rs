@@ -87,3 +87,52 @@ pub fn run(
         other => Err(ttp::RunError::Input(format!("unknown protocol `{other}`"))),
     }
 }
+
+/// What one party of a local run ends with.
+pub struct PartyResult {
+    pub outputs: Vec<BitMatrix>,
+    pub accounting: huddle_net::Accounting,
+}
+
+/// Runs every party of protocol `name` on its own thread of this process,
+/// each over its endpoint in `nets` (party order). Party p is given the input
+/// values it owns from `inputs` (one matrix per input value, rows = instances).
+/// Returns every party's outputs and counters, or the first party's error.
+pub fn run_local(
+    name: &str,
+    nets: Vec<Network>,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+    threads: usize,
+) -> Result<Vec<PartyResult>, String> {
+    let parties = nets.len();
+    let instances = inputs.first().map_or(1, BitMatrix::rows);
+    let results: Vec<Result<PartyResult, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = nets
+            .into_iter()
+            .map(|mut net| {
+                s.spawn(move || {
+                    let me = net.party();
+                    let own: Vec<(usize, BitMatrix)> = (0..circuit.inputs().len())
+                        .filter(|&i| circuit.owner(i, parties) == me)
+                        .map(|i| (i, inputs[i].clone()))
+                        .collect();
+                    let outputs = run(name, &mut net, circuit, instances, &own, threads)
+                        .map_err(|e| format!("party {me}: {e}"))?;
+                    Ok(PartyResult {
+                        outputs,
+                        accounting: net.accounting().clone(),
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a party thread panicked".into()))
+            })
+            .collect()
+    });
+    results.into_iter().collect()
+}

@@ -15,36 +15,14 @@ use std::time::Duration;
 
 /// Runs all three parties in memory; returns each party's outputs and the merged accounting.
 fn run3(circuit: &Circuit, inputs: &[BitMatrix]) -> (Vec<Vec<BitMatrix>>, Accounting) {
-    let instances = inputs.first().map_or(1, BitMatrix::rows);
     let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-    let results: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = nets
-            .into_iter()
-            .map(|mut net| {
-                s.spawn(move || {
-                    let me = net.party();
-                    let own: Vec<(usize, BitMatrix)> = (0..circuit.inputs().len())
-                        .filter(|&i| circuit.owner(i, 3) == me)
-                        .map(|i| (i, inputs[i].clone()))
-                        .collect();
-                    let out =
-                        replicated::run(&mut net, circuit, instances, &own).expect("protocol run");
-                    (out, net.accounting().clone())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("party thread"))
-            .collect()
-    });
+    let results =
+        huddle_engine::run_local("replicated", nets, circuit, inputs, 1).expect("protocol run");
     let mut acc = Accounting::default();
-    let mut outs = Vec::new();
-    for (o, a) in results {
-        acc.merge(&a);
-        outs.push(o);
+    for r in &results {
+        acc.merge(&r.accounting);
     }
-    (outs, acc)
+    (results.into_iter().map(|r| r.outputs).collect(), acc)
 }
 
 fn assert_matches_plaintext(name: &str, circuit: &Circuit, instances: usize, prg: &mut Prg) {
