@@ -512,7 +512,7 @@ fn stream_parts(
     unprepare(&s)?;
     let reader = s.try_clone()?;
     let shutdown = closer(&s)?;
-    Ok(stream_link(peer, reader, s, shutdown, alarm, limits))
+    stream_link(peer, reader, s, shutdown, alarm, limits)
 }
 
 fn tls_parts(
@@ -525,7 +525,7 @@ fn tls_parts(
     unprepare(&s)?;
     let shutdown = closer(&s)?;
     let (reader, writer) = split(conn, s)?;
-    Ok(stream_link(peer, reader, writer, shutdown, alarm, limits))
+    stream_link(peer, reader, writer, shutdown, alarm, limits)
 }
 
 fn closer(s: &TcpStream) -> io::Result<crate::network::Shutdown> {

@@ -445,7 +445,7 @@ pub(crate) fn stream_link(
     shutdown: Shutdown,
     alarm: Arc<Alarm>,
     limits: LinkLimits,
-) -> LinkParts {
+) -> std::io::Result<LinkParts> {
     let (queue, outgoing) = mpsc::channel::<Outgoing>();
     let failure = Arc::new(Mutex::new(None));
     let failed = failure.clone();
@@ -461,8 +461,7 @@ pub(crate) fn stream_link(
                     });
                 }
             }
-        })
-        .expect("spawning a thread");
+        })?;
     let (deliver, inbox) = mpsc::channel::<Inbound>();
     let close_on_error = shutdown.clone();
     let reader = std::thread::Builder::new()
@@ -515,16 +514,15 @@ pub(crate) fn stream_link(
                     break;
                 }
             }
-        })
-        .expect("spawning a thread");
-    LinkParts {
+        })?;
+    Ok(LinkParts {
         out: Outbound::Writer { queue, failure },
         peer_alarm: None,
         inbox,
         writer: Some(writer),
         reader: Some(reader),
         shutdown: Some(shutdown),
-    }
+    })
 }
 
 fn is_disconnect(e: &std::io::Error) -> bool {
