@@ -94,19 +94,9 @@ pub fn run(
         report.insert(info.name.into(), Value::Object(entry));
         lines.push(line);
     }
-    if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&Value::Object(report)).map_err(|e| e.to_string())?
-        );
-    } else {
-        println!(
-            "huddle bench protocols ({}, all parties on this machine, 1 thread each)",
-            if tcp { "loopback TCP" } else { "in memory" }
-        );
-        for l in lines {
-            println!("  {l}");
-        }
-    }
-    Ok(())
+    let header = format!(
+        "huddle bench protocols ({}, all parties on this machine, 1 thread each)",
+        if tcp { "loopback TCP" } else { "in memory" }
+    );
+    crate::bench::print_report(as_json, &header, report, &lines)
 }

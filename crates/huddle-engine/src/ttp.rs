@@ -40,7 +40,7 @@ pub fn run(
     // Inputs and outputs, each held about twice (matrices and messages).
     crate::check_memory(
         &format!("ttp on {instances} instances of this circuit"),
-        io_bits as u128 * 4 * instances.div_ceil(64) as u128 * 8 * 8 / 8,
+        io_bits as u128 * 4 * instances.div_ceil(64) as u128 * 8,
     )?;
     net.set_phase(Phase::Online);
     let words = |bits: usize| instances * bits.div_ceil(64);

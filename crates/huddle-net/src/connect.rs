@@ -366,9 +366,9 @@ fn accept(
     match &options.transport {
         Transport::Tcp => {
             let mut s = socket;
-            let theirs = server_hello_read(&mut s).map_err(Refusal::Stranger)?;
+            let theirs = read_hello(&mut s).map_err(Refusal::Stranger)?;
             let peer = expected(&theirs)?;
-            server_hello_reply(&mut s, ours).map_err(Refusal::Stranger)?;
+            send_hello(&mut s, ours).map_err(Refusal::Stranger)?;
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
             Ok((
                 peer,
@@ -379,12 +379,12 @@ fn accept(
         Transport::Tls(identity) => {
             let conn: ServerConnection = identity.server().map_err(Refusal::Mismatch)?;
             let mut tls = StreamOwned::new(conn, socket);
-            let theirs = server_hello_read(&mut tls)
+            let theirs = read_hello(&mut tls)
                 .map_err(|e| Refusal::Stranger(format!("TLS handshake or hello failed: {e}")))?;
             let peer = expected(&theirs)?;
             check_peer_identity(&identity.trust, tls.conn.peer_certificates(), peer, n)
                 .map_err(Refusal::Stranger)?;
-            server_hello_reply(&mut tls, ours).map_err(Refusal::Stranger)?;
+            send_hello(&mut tls, ours).map_err(Refusal::Stranger)?;
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
             let StreamOwned { conn, sock } = tls;
             Ok((
@@ -450,14 +450,6 @@ fn send_hello(s: &mut impl Write, ours: &Hello) -> Result<(), String> {
 fn client_hello<S: Read + Write>(s: &mut S, ours: &Hello) -> Result<Hello, String> {
     send_hello(s, ours)?;
     read_hello(s)
-}
-
-fn server_hello_read<S: Read + Write>(s: &mut S) -> Result<Hello, String> {
-    read_hello(s)
-}
-
-fn server_hello_reply<S: Read + Write>(s: &mut S, ours: &Hello) -> Result<(), String> {
-    send_hello(s, ours)
 }
 
 /// Compares the peer's hello with ours; the message names the first difference.

@@ -150,6 +150,17 @@ const LINGER: Duration = Duration::from_secs(30);
 /// How often a waiting receive looks at the alarm.
 const ALARM_POLL: Duration = Duration::from_millis(20);
 
+/// Hands a message over once link emulation makes it visible.
+fn deliver(d: Delivery) -> Vec<u8> {
+    if let Some(at) = d.visible_at {
+        let now = Instant::now();
+        if at > now {
+            std::thread::sleep(at - now);
+        }
+    }
+    d.data
+}
+
 /// Per-link sizes of a socket transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkLimits {
@@ -282,20 +293,16 @@ impl Network {
         let start = Instant::now();
         // Messages sent before a failure are still delivered; the alarm is
         // looked at only when nothing is queued.
-        let mut first = true;
-        let delivery = loop {
-            if first {
-                first = false;
-                match link.inbox.try_recv() {
-                    Ok(Ok(d)) => break d,
-                    Ok(Err(e)) => return Err(alarm.get().unwrap_or(e)),
-                    Err(_) => {
-                        if let Some(e) = alarm.get() {
-                            return Err(e);
-                        }
-                    }
+        match link.inbox.try_recv() {
+            Ok(Ok(d)) => return Ok(deliver(d)),
+            Ok(Err(e)) => return Err(alarm.get().unwrap_or(e)),
+            Err(_) => {
+                if let Some(e) = alarm.get() {
+                    return Err(e);
                 }
             }
+        }
+        let delivery = loop {
             // Short slices, so a failure on another link is noticed within them.
             let slice = timeout.saturating_sub(start.elapsed()).min(ALARM_POLL);
             match link.inbox.recv_timeout(slice) {
@@ -319,13 +326,7 @@ impl Network {
                 }
             }
         };
-        if let Some(at) = delivery.visible_at {
-            let now = Instant::now();
-            if at > now {
-                std::thread::sleep(at - now);
-            }
-        }
-        Ok(delivery.data)
+        Ok(deliver(delivery))
     }
 
     /// One round: sends every `(peer, message)`, then receives one message of
