@@ -15,6 +15,8 @@ pub struct RandomCircuitSpec {
     pub max_fan_in: usize,
     /// Wires per output value; one Boolean and (with a ring) one ring output value.
     pub output_wires: usize,
+    /// Whether Boolean gates and conversions may appear (false: a purely arithmetic circuit).
+    pub boolean_ops: bool,
 }
 
 impl RandomCircuitSpec {
@@ -29,6 +31,28 @@ impl RandomCircuitSpec {
             ring: None,
             max_fan_in,
             output_wires: 16,
+            boolean_ops: true,
+        }
+    }
+
+    /// A purely arithmetic circuit over `ring`: ADD, SUB, NEG, MUL, constants.
+    pub fn arithmetic(
+        ring: RingWidth,
+        input_wires: &[u32],
+        gates: usize,
+        max_fan_in: usize,
+    ) -> Self {
+        RandomCircuitSpec {
+            inputs: input_wires
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| ValueSpec::ring(format!("input{i}"), w))
+                .collect(),
+            gates,
+            ring: Some(ring),
+            max_fan_in,
+            output_wires: 8,
+            boolean_ops: false,
         }
     }
 
@@ -48,6 +72,7 @@ impl RandomCircuitSpec {
             ring: Some(ring),
             max_fan_in,
             output_wires: 8,
+            boolean_ops: true,
         }
     }
 }
@@ -69,7 +94,11 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
     for _ in 0..spec.gates {
         let have_bits = !wires[0].is_empty();
         let have_ring = !wires[1].is_empty();
-        let choice = rand(if spec.ring.is_some() { 17 } else { 6 });
+        let choice = if !spec.boolean_ops {
+            6 + rand(9)
+        } else {
+            rand(if spec.ring.is_some() { 17 } else { 6 })
+        };
         let fan = 2 + rand(spec.max_fan_in.clamp(2, MAX_FAN_IN) - 1);
         let op = match choice {
             0 | 1 if have_bits => Op::Xor,

@@ -6,13 +6,20 @@ use crate::model::{Circuit, CircuitAssembler, Op, ValueSpec, WireId};
 /// tree of 2-input gates, for protocols without native multi-fan-in gates.
 /// Depth grows by ceil(log2 k) - 1 per k-input gate; everything else is kept.
 pub fn split_fan_in(circuit: &Circuit) -> Circuit {
-    let wide = |op: Op, n: usize| matches!(op, Op::And | Op::Add | Op::Mul) && n > 2;
-    // A k-input gate becomes k - 1 gates: k - 2 new wires.
+    limit_fan_in(circuit, 2)
+}
+
+/// Splits every AND, ADD and MUL with more than `max` inputs (at least 2)
+/// into a balanced tree of gates with at most `max` inputs each.
+pub fn limit_fan_in(circuit: &Circuit, max: usize) -> Circuit {
+    let max = max.max(2);
+    let wide = |op: Op, n: usize| matches!(op, Op::And | Op::Add | Op::Mul) && n > max;
+    // Every tree gate but the last writes a new wire.
     let extra: u64 = circuit
         .gates()
         .iter()
         .filter(|g| wide(g.op, g.num_inputs()))
-        .map(|g| g.num_inputs() as u64 - 2)
+        .map(|g| tree_gates(g.num_inputs(), max) as u64 - 1)
         .sum();
     let inputs: Vec<ValueSpec> = circuit
         .inputs()
@@ -33,25 +40,23 @@ pub fn split_fan_in(circuit: &Circuit) -> Circuit {
                 .expect("copied from a valid circuit");
             continue;
         }
-        // Pair neighbours level by level; the last pair writes the original output.
+        // Group neighbours level by level; the last group writes the original output.
         let mut level: Vec<WireId> = ins.to_vec();
         while level.len() > 1 {
-            let mut up = Vec::with_capacity(level.len().div_ceil(2));
-            let last_level = level.len() == 2;
-            for pair in level.chunks(2) {
-                match pair {
-                    [a, b] => {
-                        let out = if last_level { outs[0] } else { next };
-                        if !last_level {
-                            next += 1;
-                        }
-                        asm.push(g.op, &[*a, *b], &[out])
-                            .expect("tree gates are well formed");
-                        up.push(out);
-                    }
-                    [a] => up.push(*a),
-                    _ => unreachable!("chunks of two"),
+            let mut up = Vec::with_capacity(level.len().div_ceil(max));
+            let last_level = level.len() <= max;
+            for group in level.chunks(max) {
+                if let [a] = group {
+                    up.push(*a);
+                    continue;
                 }
+                let out = if last_level { outs[0] } else { next };
+                if !last_level {
+                    next += 1;
+                }
+                asm.push(g.op, group, &[out])
+                    .expect("tree gates are well formed");
+                up.push(out);
             }
             level = up;
         }
@@ -74,6 +79,16 @@ pub fn split_fan_in(circuit: &Circuit) -> Circuit {
     // Ownership carries over.
     let _ = out.set_owners(circuit.owners().clone());
     out
+}
+
+/// Gates in the tree that reduces `k` operands in groups of at most `max`.
+fn tree_gates(mut k: usize, max: usize) -> usize {
+    let mut gates = 0;
+    while k > 1 {
+        gates += k / max + usize::from(k % max > 1);
+        k = k.div_ceil(max);
+    }
+    gates
 }
 
 #[cfg(test)]
@@ -100,6 +115,22 @@ mod tests {
                 .all(|g| !matches!(g.op, Op::And | Op::Add | Op::Mul) || g.num_inputs() == 2));
             assert!(Layering::of(&s).depth >= Layering::of(&c).depth);
             let inputs = random_inputs(&c, &mut prg, 300);
+            assert_eq!(
+                PlainEvaluator::new(&c).evaluate(&inputs),
+                PlainEvaluator::new(&s).evaluate(&inputs)
+            );
+        }
+        // Limiting to 4 inputs keeps the function and leaves gates of at most 4 inputs.
+        for round in 0..10 {
+            let spec = RandomCircuitSpec::mixed(RingWidth::ALL[round % 4], 9, 3, 300, 16);
+            let c = random_circuit(&spec, &mut prg);
+            let s = limit_fan_in(&c, 4);
+            assert!(s
+                .gates()
+                .iter()
+                .all(|g| !matches!(g.op, Op::And | Op::Add | Op::Mul)
+                    || (2..=4).contains(&g.num_inputs())));
+            let inputs = random_inputs(&c, &mut prg, 100);
             assert_eq!(
                 PlainEvaluator::new(&c).evaluate(&inputs),
                 PlainEvaluator::new(&s).evaluate(&inputs)

@@ -45,7 +45,7 @@ fn time_run(
         memory_networks(parties, &NetProfile::lan(), timeout)
     };
     let start = Instant::now();
-    huddle_engine::run_local(protocol, nets, circuit, inputs, 1)?;
+    huddle_engine::run_local(protocol, nets, circuit, inputs, Default::default())?;
     let elapsed = start.elapsed();
     Ok(elapsed)
 }

@@ -73,7 +73,13 @@ pub fn run() -> Result<(), String> {
     // Input 0 (a) belongs to party 0, input 1 (b) to party 1; party 2 has none.
     let start = Instant::now();
     let nets = memory_networks(3, &NetProfile::lan(), std::time::Duration::from_secs(30));
-    let results = huddle_engine::run_local("replicated", nets, &circuit, &[value(a), value(b)], 1)?;
+    let results = huddle_engine::run_local(
+        "replicated",
+        nets,
+        &circuit,
+        &[value(a), value(b)],
+        Default::default(),
+    )?;
     let elapsed = start.elapsed();
     let mut accounting = Accounting::default();
     for r in &results {

@@ -4,7 +4,7 @@
 use clap::{Args, ValueEnum};
 use huddle_circuit::{hex, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::Prg;
-use huddle_engine::circuit_hash;
+use huddle_engine::{circuit_hash, Preprocess, RunOptions};
 use huddle_net::{
     connect, local_networks, memory_networks, Accounting, ConnectOptions, Handshake, NetProfile,
     Network, NetworkConfig, Phase,
@@ -23,12 +23,31 @@ pub enum TransportArg {
     Tls,
 }
 
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum PreprocessArg {
+    Separate,
+    Interleaved,
+}
+
+fn options(threads: usize, preprocess: PreprocessArg) -> RunOptions {
+    RunOptions {
+        threads,
+        preprocess: match preprocess {
+            PreprocessArg::Separate => Preprocess::Separate,
+            PreprocessArg::Interleaved => Preprocess::Interleaved,
+        },
+    }
+}
+
 /// Run every party of a computation on this machine.
 #[derive(Args)]
 pub struct LocalArgs {
-    /// The protocol: ttp or replicated.
+    /// The protocol: ttp, replicated, astra, trio or mfi3.
     #[arg(long, default_value = "ttp")]
     protocol: String,
+    /// ASTRA and Trio: run all preprocessing before the inputs (separate) or with each layer (interleaved).
+    #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
+    preprocess: PreprocessArg,
     /// The circuit file.
     #[arg(long)]
     circuit: PathBuf,
@@ -68,6 +87,8 @@ pub struct PartyArgs {
     id: usize,
     #[arg(long, default_value = "ttp")]
     protocol: String,
+    #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
+    preprocess: PreprocessArg,
     #[arg(long)]
     circuit: PathBuf,
     /// Hex values of the input values this party owns, in order.
@@ -104,6 +125,15 @@ fn check_protocol(name: &str, parties: usize) -> Result<(), String> {
     }
 }
 
+fn check_preprocess(name: &str, options: RunOptions) -> Result<(), String> {
+    if options.preprocess == Preprocess::Separate && !huddle_engine::has_preprocessing(name) {
+        return Err(format!(
+            "{name} has no preprocessing phase; --preprocess separate applies to astra and trio"
+        ));
+    }
+    Ok(())
+}
+
 /// Input value `index` for `instances` instances: instance 0 from `hex_value`, the rest random.
 fn input_matrix(
     circuit: &Circuit,
@@ -127,6 +157,24 @@ fn input_matrix(
     Ok(m)
 }
 
+/// The most rounds any directed link needed in the online phase.
+fn online_rounds(acc: &Accounting) -> u64 {
+    acc.iter()
+        .filter(|(p, ..)| *p == Phase::Online)
+        .map(|(.., s)| s.rounds)
+        .max()
+        .unwrap_or(0)
+}
+
+fn seconds_json(acc: &Accounting) -> Value {
+    Value::Object(
+        Phase::ALL
+            .iter()
+            .map(|p| (p.name().to_string(), json!(acc.seconds(*p))))
+            .collect(),
+    )
+}
+
 fn links_json(acc: &Accounting) -> Value {
     let mut phases = Map::new();
     for phase in Phase::ALL {
@@ -147,6 +195,8 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         return Err(format!("--parties must be 2 to 64, not {}", args.parties));
     }
     check_protocol(&args.protocol, args.parties)?;
+    let run_options = options(args.threads, args.preprocess);
+    check_preprocess(&args.protocol, run_options)?;
     if args.inputs.len() != circuit.inputs().len() {
         return Err(format!(
             "{} takes {} input values, but {} --input given",
@@ -194,7 +244,7 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         }
     };
     let start = Instant::now();
-    let results = huddle_engine::run_local(&args.protocol, nets, &circuit, &all, args.threads)?;
+    let results = huddle_engine::run_local(&args.protocol, nets, &circuit, &all, run_options)?;
     let seconds = start.elapsed().as_secs_f64();
     let mut accounting = Accounting::default();
     for r in &results {
@@ -221,7 +271,9 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
     if args.json {
         let report = json!({
             "outputs": hex_out, "protocol": args.protocol, "parties": n, "batch": args.batch,
-            "bytes": links_json(&accounting), "seconds": {"online": seconds},
+            "online_rounds": online_rounds(&accounting),
+            "bytes": links_json(&accounting), "seconds": seconds_json(&accounting),
+            "wall_seconds": seconds,
             "gates_per_second": (circuit.gates().len() * args.batch) as f64 / seconds,
             "checked": args.check,
         });
@@ -234,11 +286,12 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
             println!("{h}");
         }
         eprintln!(
-            "{} parties, protocol {}, {} instance(s), {:.3} ms{}",
+            "{} parties, protocol {}, {} instance(s), {:.3} ms, {} online rounds{}",
             n,
             args.protocol,
             args.batch,
             seconds * 1e3,
+            online_rounds(&accounting),
             if args.check {
                 ", checked against the plaintext evaluator"
             } else {
@@ -258,6 +311,8 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
 pub fn party(args: PartyArgs) -> Result<(), String> {
     let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
     check_protocol(&args.protocol, config.parties())?;
+    let run_options = options(args.threads, args.preprocess);
+    check_preprocess(&args.protocol, run_options)?;
     let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
     let n = config.parties();
     if args.id >= n {
@@ -303,7 +358,7 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
     };
     let mut net = connect(&config, args.id, &options).map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let out = huddle_engine::run(&args.protocol, &mut net, &circuit, 1, &own, args.threads)
+    let out = huddle_engine::run(&args.protocol, &mut net, &circuit, 1, &own, run_options)
         .map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
     let hex_out: Vec<String> = out
@@ -313,7 +368,9 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
         .collect();
     if args.json {
         let report = json!({"outputs": hex_out, "protocol": args.protocol, "party": args.id, "parties": n,
-            "bytes": links_json(net.accounting()), "seconds": {"online": seconds}});
+            "online_rounds": online_rounds(net.accounting()),
+            "bytes": links_json(net.accounting()), "seconds": seconds_json(net.accounting()),
+            "wall_seconds": seconds});
         println!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?

@@ -1,13 +1,14 @@
 //! huddle's engine: runs a circuit under a protocol across a `Network`.
 //!
-//! So far it hosts the trusted-third-party protocol, the baseline every
-//! secure protocol is measured against: input owners send their inputs to
-//! party 0, which evaluates in the clear and returns the outputs to every
-//! party. The message sizes follow from the circuit and the batch alone, so
-//! every receive is exact and every byte is accounted.
+//! It hosts the trusted-third-party protocol ([`ttp`], the baseline every
+//! secure protocol is measured against) and the secret-sharing engine
+//! ([`sharing`]) with its protocols. Message sizes follow from the circuit
+//! and the batch alone, so every receive is exact and every byte is accounted.
 
-pub mod replicated;
+pub mod sharing;
 pub mod ttp;
+
+pub use sharing::Preprocess;
 
 use huddle_circuit::Circuit;
 
@@ -64,12 +65,53 @@ pub const PROTOCOLS: &[ProtocolInfo] = &[
     ProtocolInfo {
         name: "replicated",
         parties: Some(3),
-        summary: "Replicated 3PC (Araki et al.), semi-honest, Boolean circuits",
+        summary:
+            "Replicated 3PC (Araki et al.), semi-honest, 1 element per party per multiplication",
+    },
+    ProtocolInfo {
+        name: "astra",
+        parties: Some(3),
+        summary: "ASTRA 3PC, semi-honest, 1 element offline and 2 online per multiplication",
+    },
+    ProtocolInfo {
+        name: "trio",
+        parties: Some(3),
+        summary: "Trio 3PC (Harth-Kitzerow-Carle), semi-honest, 1 offline (P0->P2) and 2 online",
+    },
+    ProtocolInfo {
+        name: "mfi3",
+        parties: Some(3),
+        summary:
+            "MFI-3PC (Faraji-Kerschbaum), semi-honest, one-round multiplications of up to 8 inputs",
     },
 ];
 
 pub fn protocol(name: &str) -> Option<&'static ProtocolInfo> {
     PROTOCOLS.iter().find(|p| p.name == name)
+}
+
+/// Choices of a run beyond protocol and circuit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Worker threads for local computation.
+    pub threads: usize,
+    /// When ASTRA's and Trio's preprocessing runs.
+    pub preprocess: Preprocess,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            threads: 1,
+            preprocess: Preprocess::Interleaved,
+        }
+    }
+}
+
+/// Whether protocol `name` has function-dependent preprocessing (so that
+/// `--preprocess` means something for it).
+pub fn has_preprocessing(name: &str) -> bool {
+    matches!(name, "astra" | "trio")
 }
 
 /// Runs one party of protocol `name`; `own_inputs` as in [`ttp::run`].
@@ -79,11 +121,34 @@ pub fn run(
     circuit: &Circuit,
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
-    threads: usize,
+    options: RunOptions,
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
+    use sharing::{astra::Astra, mfi3::Mfi3, replicated::Replicated, trio::Trio};
+    let me = net.party();
+    let pre = options.preprocess;
+    if pre == Preprocess::Separate && !has_preprocessing(name) {
+        return Err(ttp::RunError::Input(format!(
+            "{name} has no preprocessing phase; --preprocess applies to astra and trio"
+        )));
+    }
     match name {
-        "ttp" => ttp::run(net, circuit, instances, own_inputs, threads),
-        "replicated" => replicated::run(net, circuit, instances, own_inputs),
+        "ttp" => ttp::run(net, circuit, instances, own_inputs, options.threads),
+        "replicated" => sharing::run(
+            &mut Replicated::new(me),
+            net,
+            circuit,
+            instances,
+            own_inputs,
+        ),
+        "astra" => sharing::run(
+            &mut Astra::new(me, pre),
+            net,
+            circuit,
+            instances,
+            own_inputs,
+        ),
+        "trio" => sharing::run(&mut Trio::new(me, pre), net, circuit, instances, own_inputs),
+        "mfi3" => sharing::run(&mut Mfi3::new(me, pre), net, circuit, instances, own_inputs),
         other => Err(ttp::RunError::Input(format!("unknown protocol `{other}`"))),
     }
 }
@@ -103,7 +168,7 @@ pub fn run_local(
     nets: Vec<Network>,
     circuit: &Circuit,
     inputs: &[BitMatrix],
-    threads: usize,
+    options: RunOptions,
 ) -> Result<Vec<PartyResult>, String> {
     let parties = nets.len();
     let instances = inputs.first().map_or(1, BitMatrix::rows);
@@ -117,7 +182,7 @@ pub fn run_local(
                         .filter(|&i| circuit.owner(i, parties) == me)
                         .map(|i| (i, inputs[i].clone()))
                         .collect();
-                    let outputs = run(name, &mut net, circuit, instances, &own, threads)
+                    let outputs = run(name, &mut net, circuit, instances, &own, options)
                         .map_err(|e| format!("party {me}: {e}"))?;
                     Ok(PartyResult {
                         outputs,

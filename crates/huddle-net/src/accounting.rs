@@ -5,6 +5,7 @@
 use crate::PartyId;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::time::Duration;
 
 /// The phases a protocol run goes through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -56,6 +57,10 @@ impl LinkStats {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Accounting {
     links: BTreeMap<(Phase, PartyId, PartyId), LinkStats>,
+    /// Wall-clock time spent in each phase (by this party; merged: the slowest party).
+    time: BTreeMap<Phase, Duration>,
+    /// The deepest round stamp sent in each phase (see `Network`).
+    depth: BTreeMap<Phase, u32>,
 }
 
 impl Accounting {
@@ -71,6 +76,26 @@ impl Accounting {
         s.bytes += bytes;
         s.messages += 1;
         s.rounds += u64::from(new_round);
+    }
+
+    pub(crate) fn add_time(&mut self, phase: Phase, spent: Duration) {
+        *self.time.entry(phase).or_default() += spent;
+    }
+
+    pub(crate) fn record_depth(&mut self, phase: Phase, stamp: u32) {
+        let d = self.depth.entry(phase).or_default();
+        *d = (*d).max(stamp);
+    }
+
+    /// Rounds of `phase`: its longest chain of messages, each sent after the
+    /// previous one arrived (across all links; merged: over all parties).
+    pub fn rounds(&self, phase: Phase) -> u32 {
+        self.depth.get(&phase).copied().unwrap_or(0)
+    }
+
+    /// Seconds spent in `phase`.
+    pub fn seconds(&self, phase: Phase) -> f64 {
+        self.time.get(&phase).map_or(0.0, Duration::as_secs_f64)
     }
 
     /// Traffic on `from -> to` in `phase` (zero if none).
@@ -103,6 +128,13 @@ impl Accounting {
     pub fn merge(&mut self, other: &Accounting) {
         for (k, s) in &other.links {
             self.links.entry(*k).or_default().add(s);
+        }
+        for (p, d) in &other.depth {
+            self.record_depth(*p, *d);
+        }
+        for (p, t) in &other.time {
+            let mine = self.time.entry(*p).or_default();
+            *mine = (*mine).max(*t);
         }
     }
 }

@@ -179,12 +179,23 @@ impl Default for LinkLimits {
     }
 }
 
+/// Every message carries a 5-byte trailer (not counted as payload): the phase
+/// it was sent in and its round stamp, one more than the deepest stamp of that
+/// phase its sender had received. The largest stamp of a phase is the length of
+/// the phase's longest chain of dependent messages: the rounds a WAN pays
+/// latency for, whichever links they take.
+const STAMP_BYTES: usize = 5;
+
 /// One party's view of the network.
 pub struct Network {
     me: PartyId,
     links: Vec<Option<Link>>,
     alarm: Arc<Alarm>,
     phase: Phase,
+    /// When the current phase's clock started (None: stopped).
+    phase_started: Option<Instant>,
+    /// Per phase, the deepest round stamp received so far (see [`STAMP_BYTES`]).
+    depth: [u32; 4],
     accounting: Accounting,
     timeout: Duration,
 }
@@ -198,9 +209,18 @@ impl Network {
         self.links.len()
     }
 
-    /// The phase that subsequent traffic is counted under.
+    /// The phase that subsequent traffic and time are counted under.
     pub fn set_phase(&mut self, phase: Phase) {
+        self.stop_clock();
         self.phase = phase;
+        self.phase_started = Some(Instant::now());
+    }
+
+    /// Adds the time since the last `set_phase` to that phase and stops counting time.
+    pub fn stop_clock(&mut self) {
+        if let Some(start) = self.phase_started.take() {
+            self.accounting.add_time(self.phase, start.elapsed());
+        }
     }
 
     pub fn phase(&self) -> Phase {
@@ -227,13 +247,17 @@ impl Network {
 
     /// Queues `data` for `to` and returns at once; socket transports write it
     /// from the link's own thread, batching everything queued in a round.
-    pub fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError> {
+    pub fn send(&mut self, to: PartyId, mut data: Vec<u8>) -> Result<(), NetError> {
         let (me, phase) = (self.me, self.phase);
+        let bytes = data.len() as u64;
+        // A message depends on everything received before it: one round deeper.
+        let stamp = self.depth[phase as usize] + 1;
+        data.push(phase as u8);
+        data.extend_from_slice(&stamp.to_le_bytes());
         let link = self.link(to)?;
         let new_round = !link.sending;
         link.sending = true;
         let visible_at = link.shaper.visible_at(data.len() + 4);
-        let bytes = data.len() as u64;
         let delivered = match &link.out {
             Some(Outbound::Direct(tx)) => tx
                 .send(Ok(Delivery { data, visible_at }))
@@ -250,6 +274,7 @@ impl Network {
         };
         self.abort_on_error(delivered)?;
         self.accounting.record(phase, me, to, bytes, new_round);
+        self.accounting.record_depth(phase, stamp);
         Ok(())
     }
 
@@ -268,7 +293,19 @@ impl Network {
 
     /// Receives the next message from `from`, whatever its length.
     pub fn recv_any(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
-        let result = self.recv_inner(from);
+        let result = self.recv_inner(from).and_then(|mut data| {
+            let bad = || NetError::Link {
+                peer: from,
+                cause: "a message without a valid round stamp".into(),
+            };
+            let at = data.len().checked_sub(STAMP_BYTES).ok_or_else(bad)?;
+            let phase = *Phase::ALL.get(data[at] as usize).ok_or_else(bad)?;
+            let stamp = u32::from_le_bytes(data[at + 1..].try_into().map_err(|_| bad())?);
+            data.truncate(at);
+            let d = &mut self.depth[phase as usize];
+            *d = (*d).max(stamp);
+            Ok(data)
+        });
         self.abort_on_error(result)
     }
 
@@ -373,6 +410,8 @@ impl Network {
             links,
             alarm,
             phase: Phase::Setup,
+            phase_started: None,
+            depth: [0; 4],
             accounting: Accounting::default(),
             timeout,
         }

@@ -1,0 +1,106 @@
+//! ASTRA (Chaudhari et al.), semi-honest 3PC, per `shared/specs/astra-3pc.md`:
+//! m = v + lambda_1 + lambda_2 held by P1 and P2 (see [`super::helper`]).
+//! Per multiplication one element P0 -> P2 in preprocessing (gamma_2) and one
+//! element each way between P1 and P2 online.
+
+use super::arith::Arith;
+use super::helper::{Core, Helper, Variant, HELPER};
+use super::program::{Layer, Program};
+use super::{draw, Channel, Shares};
+use crate::ttp::RunError;
+
+pub struct AstraVariant;
+
+pub type Astra = Helper<AstraVariant>;
+
+impl Variant for AstraVariant {
+    const NAME: &'static str = "astra";
+    const MAX_FAN_IN: usize = 2;
+    const PREPROCESSING: bool = true;
+    const VALUE_MASKS: [[bool; 2]; 2] = [[true, true], [true, true]];
+
+    fn multiply<R: Arith>(
+        core: &mut Core,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let w = s.w;
+        let n = layer.gates.len() * w;
+        match core.me {
+            HELPER => {
+                // Draw order on K01: lambda_z1, then gamma_1; on K02: lambda_z2.
+                let lz1 = draw(core.k01(), n);
+                let mut g2 = draw(core.k01(), n);
+                let lz2 = draw(core.k02(), n);
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    let ops = program.operands(g);
+                    let (x1, x2) = (s.get(0, ops[0]), s.get(1, ops[0]));
+                    let (y1, y2) = (s.get(0, ops[1]), s.get(1, ops[1]));
+                    for (j, g) in g2[gi * w..(gi + 1) * w].iter_mut().enumerate() {
+                        let lx = R::add(x1[j], x2[j]);
+                        let ly = R::add(y1[j], y2[j]);
+                        *g = R::sub(R::mul(lx, ly), *g); // gamma_2 = lambda_x lambda_y - gamma_1
+                    }
+                }
+                core.send_offline(ch, 2, &g2)?;
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    s.set(0, g.out, &lz1[gi * w..(gi + 1) * w]);
+                    s.set(1, g.out, &lz2[gi * w..(gi + 1) * w]);
+                }
+            }
+            1 => {
+                let lz1 = draw(core.k01(), n);
+                let mut mz1 = draw(core.k01(), n); // gamma_1, then m_z1 in place
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    let ops = program.operands(g);
+                    let (mx, lx) = (s.get(0, ops[0]), s.get(1, ops[0]));
+                    let (my, ly) = (s.get(0, ops[1]), s.get(1, ops[1]));
+                    let lz = &lz1[gi * w..(gi + 1) * w];
+                    for (j, m) in mz1[gi * w..(gi + 1) * w].iter_mut().enumerate() {
+                        let cross = R::add(R::mul(mx[j], ly[j]), R::mul(my[j], lx[j]));
+                        *m = R::sub(R::add(lz[j], *m), cross);
+                    }
+                }
+                ch.send(2, &mz1)?;
+                let mz2 = ch.recv(2, n)?;
+                finish::<R>(layer, s, &mz1, &mz2, &lz1);
+            }
+            _ => {
+                let lz2 = draw(core.k02(), n);
+                let mut mz2 = core.recv_offline(ch, n)?; // gamma_2, then m_z2 in place
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    let ops = program.operands(g);
+                    let (mx, lx) = (s.get(0, ops[0]), s.get(1, ops[0]));
+                    let (my, ly) = (s.get(0, ops[1]), s.get(1, ops[1]));
+                    let lz = &lz2[gi * w..(gi + 1) * w];
+                    for (j, m) in mz2[gi * w..(gi + 1) * w].iter_mut().enumerate() {
+                        let cross = R::add(R::mul(mx[j], ly[j]), R::mul(my[j], lx[j]));
+                        let local = R::sub(R::mul(mx[j], my[j]), cross);
+                        *m = R::add(R::add(local, lz[j]), *m);
+                    }
+                }
+                ch.send(1, &mz2)?;
+                let mz1 = ch.recv(1, n)?;
+                finish::<R>(layer, s, &mz1, &mz2, &lz2);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// P1 and P2: m_z = m_z1 + m_z2, and their lambda_z as the second component.
+fn finish<R: Arith>(layer: &Layer, s: &mut Shares, a: &[u64], b: &[u64], lz: &[u64]) {
+    let w = s.w;
+    for (gi, g) in layer.gates.iter().enumerate() {
+        let r = gi * w..(gi + 1) * w;
+        let m: Vec<u64> = a[r.clone()]
+            .iter()
+            .zip(&b[r.clone()])
+            .map(|(&x, &y)| R::add(x, y))
+            .collect();
+        s.set(0, g.out, &m);
+        s.set(1, g.out, &lz[r]);
+    }
+}

@@ -1,0 +1,405 @@
+//! The common frame of huddle's three "helper" protocols (ASTRA, Trio and
+//! MFI-3PC): party 0 is a helper that only ever holds masks, parties 1 and 2
+//! evaluate. For a secret v every protocol here keeps
+//!
+//! | party | component 0 | component 1 |
+//! |---|---|---|
+//! | P0 | mu1 | mu2 |
+//! | P1 | v + masks S_1 | mu1 |
+//! | P2 | v + masks S_2 | mu2 |
+//!
+//! where mu1 is known to P0 and P1 (key K01), mu2 to P0 and P2 (key K02), and
+//! S_i is the set of masks in P_i's masked value: {mu1, mu2} for both in ASTRA
+//! (m = v + lambda_1 + lambda_2), {mu2} at P1 and {mu1} at P2 in Trio and MFI-3PC
+//! (the two papers' sharings are the same one under different names). So
+//! linear gates, input sharing and reveal are written once here; each
+//! protocol brings its multiplication ([`Variant::multiply`]).
+//!
+//! Inputs (one element per wire, two for the helper's own): the dealer's
+//! masks are drawn from the key(s) it holds, the others are 0. Reveal: P0
+//! sends P1 mu2 and P2 mu1 (input-independent), P2 sends P0 its masked value.
+//!
+//! With [`Preprocess::Separate`] the helper runs its whole part (input masks,
+//! every layer, output masks) before anybody's inputs, and P1 and P2 receive
+//! everything it sends before they start the online phase.
+
+use super::arith::Arith;
+use super::program::{Layer, Program};
+use super::{
+    agree_key, draw, evaluate, Channel, ConstantRule, InputValues, Preprocess, Shares, Sharing,
+};
+use crate::ttp::RunError;
+use huddle_core::Prg;
+use huddle_net::{PartyId, Phase};
+use std::collections::VecDeque;
+use std::marker::PhantomData;
+
+pub const HELPER: PartyId = 0;
+
+/// What distinguishes one helper protocol from another.
+pub trait Variant {
+    const NAME: &'static str;
+    /// Native multiplication fan-in.
+    const MAX_FAN_IN: usize;
+    /// Whether multiplications need a message P0 -> P2 ahead of the online round.
+    const PREPROCESSING: bool;
+    /// Whether P1's (index 0) and P2's (index 1) masked values contain [mu1, mu2].
+    const VALUE_MASKS: [[bool; 2]; 2];
+    fn multiply<R: Arith>(
+        core: &mut Core,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError>;
+}
+
+/// Keys and bookkeeping shared by all helper protocols.
+pub struct Core {
+    pub me: PartyId,
+    k01: Option<Prg>,
+    k02: Option<Prg>,
+    pub preprocess: Preprocess,
+    /// At P2 in separate mode: the helper's layer messages, in order.
+    offline: VecDeque<Vec<u64>>,
+    /// At P1/P2 in separate mode: the output masks received ahead.
+    output_masks: Option<Vec<u64>>,
+    /// At P0: (mu1, mu2) of the input values it owns, by input index.
+    own_masks: Vec<Option<(Vec<u64>, Vec<u64>)>>,
+    /// At P0 in separate mode: the whole evaluation is done.
+    ran_ahead: bool,
+}
+
+impl Core {
+    /// The K01 stream (P0 and P1).
+    pub fn k01(&mut self) -> &mut Prg {
+        self.k01
+            .as_mut()
+            .expect("setup runs first and P0/P1 hold K01")
+    }
+
+    /// The K02 stream (P0 and P2).
+    pub fn k02(&mut self) -> &mut Prg {
+        self.k02
+            .as_mut()
+            .expect("setup runs first and P0/P2 hold K02")
+    }
+
+    /// At P0: sends a preprocessing message (counted as offline traffic).
+    pub fn send_offline(
+        &mut self,
+        ch: &mut Channel,
+        to: PartyId,
+        words: &[u64],
+    ) -> Result<(), RunError> {
+        ch.send_in(Phase::Offline, to, words)
+    }
+
+    /// At P1/P2: the next preprocessing message from P0 of `count` words,
+    /// received ahead in separate mode or now.
+    pub fn recv_offline(&mut self, ch: &mut Channel, count: usize) -> Result<Vec<u64>, RunError> {
+        match self.offline.pop_front() {
+            Some(m) => Ok(m),
+            None => ch.recv(HELPER, count),
+        }
+    }
+}
+
+/// A helper protocol.
+pub struct Helper<V: Variant> {
+    core: Core,
+    _variant: PhantomData<V>,
+}
+
+impl<V: Variant> Helper<V> {
+    pub fn new(me: PartyId, preprocess: Preprocess) -> Self {
+        Helper {
+            core: Core {
+                me,
+                k01: None,
+                k02: None,
+                preprocess,
+                offline: VecDeque::new(),
+                output_masks: None,
+                own_masks: Vec::new(),
+                ran_ahead: false,
+            },
+            _variant: PhantomData,
+        }
+    }
+
+    /// Step (a) of input sharing: draw every input wire's masks. The dealer's
+    /// masks come from the keys it shares with P0; masks of a key the dealer
+    /// does not hold are 0.
+    fn draw_input_masks(&mut self, inputs: &InputValues, s: &mut Shares) {
+        let me = self.core.me;
+        let w = s.w;
+        self.core.own_masks = vec![None; inputs.slots.len()];
+        for (idx, slots) in inputs.slots.iter().enumerate() {
+            let dealer = inputs.owners[idx];
+            let n = slots.len() * w;
+            let mu1 = if dealer != 2 && me != 2 {
+                draw(self.core.k01(), n)
+            } else {
+                vec![0; n]
+            };
+            let mu2 = if dealer != 1 && me != 1 {
+                draw(self.core.k02(), n)
+            } else {
+                vec![0; n]
+            };
+            for (j, &slot) in slots.iter().enumerate() {
+                let r = j * w..(j + 1) * w;
+                match me {
+                    HELPER => {
+                        s.set(0, slot, &mu1[r.clone()]);
+                        s.set(1, slot, &mu2[r]);
+                    }
+                    1 => s.set(1, slot, &mu1[r]),
+                    _ => s.set(1, slot, &mu2[r]),
+                }
+            }
+            if me == HELPER && dealer == HELPER {
+                self.core.own_masks[idx] = Some((mu1, mu2));
+            }
+        }
+    }
+
+    /// The masked value P_{1+i} holds for clear words `v` with masks mu1, mu2.
+    fn masked<R: Arith>(i: usize, v: &[u64], mu1: &[u64], mu2: &[u64]) -> Vec<u64> {
+        let [m1, m2] = V::VALUE_MASKS[i];
+        v.iter()
+            .zip(mu1.iter().zip(mu2))
+            .map(|(&v, (&a, &b))| {
+                let v = if m1 { R::add(v, a) } else { v };
+                if m2 {
+                    R::add(v, b)
+                } else {
+                    v
+                }
+            })
+            .collect()
+    }
+
+    /// Clear words from a masked value of P_{1+i} and both masks.
+    fn unmask<R: Arith>(i: usize, value: &[u64], mu1: &[u64], mu2: &[u64]) -> Vec<u64> {
+        let [m1, m2] = V::VALUE_MASKS[i];
+        value
+            .iter()
+            .zip(mu1.iter().zip(mu2))
+            .map(|(&v, (&a, &b))| {
+                let v = if m1 { R::sub(v, a) } else { v };
+                if m2 {
+                    R::sub(v, b)
+                } else {
+                    v
+                }
+            })
+            .collect()
+    }
+
+    /// P0's output masks for P1 (mu2) and P2 (mu1).
+    fn send_output_masks(
+        &mut self,
+        ch: &mut Channel,
+        slots: &[u32],
+        s: &Shares,
+    ) -> Result<(), RunError> {
+        let gather = |c: usize| -> Vec<u64> {
+            slots
+                .iter()
+                .flat_map(|&sl| s.get(c, sl).iter().copied())
+                .collect()
+        };
+        ch.send(1, &gather(1))?;
+        ch.send(2, &gather(0))
+    }
+}
+
+impl<V: Variant> Sharing for Helper<V> {
+    fn name(&self) -> &'static str {
+        V::NAME
+    }
+
+    fn parties(&self) -> usize {
+        3
+    }
+
+    fn max_fan_in(&self) -> usize {
+        V::MAX_FAN_IN
+    }
+
+    fn constant_rule(&self) -> ConstantRule {
+        if self.core.me == HELPER {
+            ConstantRule::None
+        } else {
+            ConstantRule::Add(0)
+        }
+    }
+
+    /// P0 chooses K01 and K02.
+    fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        match self.core.me {
+            HELPER => {
+                self.core.k01 = Some(agree_key(ch, 1, true)?);
+                self.core.k02 = Some(agree_key(ch, 2, true)?);
+            }
+            1 => self.core.k01 = Some(agree_key(ch, HELPER, false)?),
+            _ => self.core.k02 = Some(agree_key(ch, HELPER, false)?),
+        }
+        Ok(())
+    }
+
+    fn preprocess<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        inputs: &InputValues,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        if self.core.preprocess != Preprocess::Separate {
+            return Ok(());
+        }
+        let out_slots: Vec<u32> = program.outputs.iter().flatten().copied().collect();
+        let w = s.w;
+        match self.core.me {
+            HELPER => {
+                self.draw_input_masks(inputs, s);
+                evaluate::<Self, R>(self, ch, program, s)?;
+                self.send_output_masks(ch, &out_slots, s)?;
+                self.core.ran_ahead = true;
+                Ok(())
+            }
+            me => {
+                if me == 2 && V::PREPROCESSING {
+                    for layer in &program.layers {
+                        let m = ch.recv(HELPER, layer.gates.len() * w)?;
+                        self.core.offline.push_back(m);
+                    }
+                }
+                self.core.output_masks = Some(ch.recv(HELPER, out_slots.len() * w)?);
+                Ok(())
+            }
+        }
+    }
+
+    fn evaluates_online(&self) -> bool {
+        !self.core.ran_ahead
+    }
+
+    fn share_inputs<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        inputs: &InputValues,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let me = self.core.me;
+        if !self.core.ran_ahead {
+            self.draw_input_masks(inputs, s);
+        }
+        let w = s.w;
+        // Step (b): the dealer sends the masked values the others lack.
+        let mut to = [Vec::new(), Vec::new()]; // to P1, to P2
+        for (idx, slots) in inputs.slots.iter().enumerate() {
+            if inputs.owners[idx] != me {
+                continue;
+            }
+            let v = inputs.own[idx].as_ref().expect("the owner has its values");
+            let n = v.len();
+            let (mu1, mu2) = match me {
+                HELPER => self.core.own_masks[idx]
+                    .clone()
+                    .expect("drawn for own values"),
+                1 => (
+                    slots.iter().flat_map(|&sl| s.get(1, sl).to_vec()).collect(),
+                    vec![0; n],
+                ),
+                _ => (
+                    vec![0; n],
+                    slots.iter().flat_map(|&sl| s.get(1, sl).to_vec()).collect(),
+                ),
+            };
+            for (i, out) in to.iter_mut().enumerate() {
+                let value = Self::masked::<R>(i, v, &mu1, &mu2);
+                if me == i + 1 {
+                    for (j, &slot) in slots.iter().enumerate() {
+                        s.set(0, slot, &value[j * w..(j + 1) * w]);
+                    }
+                } else {
+                    out.extend(value);
+                }
+            }
+        }
+        for (i, out) in to.iter().enumerate() {
+            ch.send(i + 1, out)?;
+        }
+        if me != HELPER {
+            for from in [HELPER, 3 - me] {
+                let theirs: Vec<usize> = (0..inputs.slots.len())
+                    .filter(|&i| inputs.owners[i] == from)
+                    .collect();
+                let wires: usize = theirs.iter().map(|&i| inputs.slots[i].len()).sum();
+                let values = ch.recv(from, wires * w)?;
+                let mut at = 0;
+                for &i in &theirs {
+                    for &slot in &inputs.slots[i] {
+                        s.set(0, slot, &values[at..at + w]);
+                        at += w;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn multiply<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        V::multiply::<R>(&mut self.core, ch, program, layer, s)
+    }
+
+    fn reveal<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        slots: &[u32],
+        s: &Shares,
+    ) -> Result<Vec<u64>, RunError> {
+        let w = s.w;
+        let n = slots.len() * w;
+        let gather = |c: usize| -> Vec<u64> {
+            slots
+                .iter()
+                .flat_map(|&sl| s.get(c, sl).iter().copied())
+                .collect()
+        };
+        match self.core.me {
+            HELPER => {
+                if !self.core.ran_ahead {
+                    self.send_output_masks(ch, slots, s)?;
+                }
+                let value = ch.recv(2, n)?;
+                Ok(Self::unmask::<R>(1, &value, &gather(0), &gather(1)))
+            }
+            me => {
+                let value = gather(0);
+                if me == 2 {
+                    ch.send(HELPER, &value)?;
+                }
+                let other = match self.core.output_masks.take() {
+                    Some(m) => m,
+                    None => ch.recv(HELPER, n)?,
+                };
+                let own = gather(1);
+                Ok(if me == 1 {
+                    Self::unmask::<R>(0, &value, &own, &other)
+                } else {
+                    Self::unmask::<R>(1, &value, &other, &own)
+                })
+            }
+        }
+    }
+}

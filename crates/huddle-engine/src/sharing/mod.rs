@@ -1,0 +1,510 @@
+//! The secret-sharing engine: runs any circuit under any secret-sharing
+//! protocol that implements [`Sharing`].
+//!
+//! The engine owns everything protocols have in common: compiling the circuit
+//! into slots and rounds ([`program`]), the share arenas ([`Shares`]), the
+//! local linear gates, turning input matrices into share words and revealed
+//! words back into matrices, and the encoding of messages ([`Channel`]).
+//! A protocol supplies only what is its own: key setup, input sharing, one
+//! multiplication layer, reveal, and (optionally) function-dependent
+//! preprocessing. Protocols never touch sockets or threads: they talk to a
+//! [`Channel`], which wraps any [`Transport`] (a `huddle_net::Network`, or a
+//! recording fake in unit tests).
+//!
+//! Every party holds two share components per wire (`Shares::c[0]`,
+//! `Shares::c[1]`); all protocols here fit that shape. Linear gates act on
+//! both components alike; adding a public constant touches the component
+//! named by the protocol's [`ConstantRule`].
+
+pub mod arith;
+pub mod astra;
+pub mod helper;
+pub mod mfi3;
+pub mod program;
+pub mod replicated;
+pub mod trio;
+
+use crate::ttp::RunError;
+use arith::{Arith, Bits, Ring};
+use huddle_circuit::{BitMatrix, Circuit};
+use huddle_core::arena::{binary, fill, fold, unary};
+use huddle_net::{NetError, Network, PartyId, Phase};
+use program::{Layer, Linear, Program, Step};
+
+/// What protocols need from a network.
+pub trait Transport {
+    fn party(&self) -> PartyId;
+    fn parties(&self) -> usize;
+    fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError>;
+    fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError>;
+    fn set_phase(&mut self, phase: Phase);
+    fn phase(&self) -> Phase;
+}
+
+impl Transport for Network {
+    fn party(&self) -> PartyId {
+        Network::party(self)
+    }
+    fn parties(&self) -> usize {
+        Network::parties(self)
+    }
+    fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError> {
+        Network::send(self, to, data)
+    }
+    fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
+        Network::recv(self, from, len)
+    }
+    fn set_phase(&mut self, phase: Phase) {
+        Network::set_phase(self, phase)
+    }
+    fn phase(&self) -> Phase {
+        Network::phase(self)
+    }
+}
+
+/// Messages of share words: each word travels as `word_bytes` little-endian
+/// bytes (8 for bitsliced Boolean words, k/8 for elements of Z_2^k).
+pub struct Channel<'a> {
+    net: &'a mut dyn Transport,
+    word_bytes: usize,
+}
+
+impl<'a> Channel<'a> {
+    pub fn new(net: &'a mut dyn Transport, word_bytes: usize) -> Self {
+        Channel { net, word_bytes }
+    }
+
+    pub fn party(&self) -> PartyId {
+        self.net.party()
+    }
+
+    pub fn set_phase(&mut self, phase: Phase) {
+        self.net.set_phase(phase);
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.net.phase()
+    }
+
+    /// Sends `words`; an empty message is not sent at all (both sides know).
+    pub fn send(&mut self, to: PartyId, words: &[u64]) -> Result<(), RunError> {
+        if words.is_empty() {
+            return Ok(());
+        }
+        let b = self.word_bytes;
+        let mut bytes = vec![0u8; words.len() * b];
+        for (chunk, w) in bytes.chunks_exact_mut(b).zip(words) {
+            chunk.copy_from_slice(&w.to_le_bytes()[..b]);
+        }
+        Ok(self.net.send(to, bytes)?)
+    }
+
+    /// Sends `words` under `phase`, then returns to the current phase.
+    pub fn send_in(&mut self, phase: Phase, to: PartyId, words: &[u64]) -> Result<(), RunError> {
+        let now = self.net.phase();
+        if now == phase {
+            return self.send(to, words);
+        }
+        self.net.set_phase(phase);
+        let sent = self.send(to, words);
+        self.net.set_phase(now);
+        sent
+    }
+
+    /// Receives exactly `count` words (nothing if `count` is 0).
+    pub fn recv(&mut self, from: PartyId, count: usize) -> Result<Vec<u64>, RunError> {
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let b = self.word_bytes;
+        let bytes = self.net.recv(from, count * b)?;
+        Ok(bytes
+            .chunks_exact(b)
+            .map(|c| {
+                let mut w = [0u8; 8];
+                w[..b].copy_from_slice(c);
+                u64::from_le_bytes(w)
+            })
+            .collect())
+    }
+}
+
+/// Which share component a public constant is added to at this party.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstantRule {
+    /// Constants do not change this party's shares.
+    None,
+    /// Component i gets + c.
+    Add(usize),
+    /// Component i gets - c.
+    Sub(usize),
+}
+
+/// Both share components of every slot: slot s of component i is
+/// `c[i][s * w..(s + 1) * w]`.
+pub struct Shares {
+    pub c: [Vec<u64>; 2],
+    /// Words per slot: instances / 64 (rounded up) for Boolean circuits,
+    /// instances for arithmetic ones.
+    pub w: usize,
+}
+
+impl Shares {
+    fn new(slots: usize, w: usize) -> Self {
+        Shares {
+            c: [vec![0; slots * w], vec![0; slots * w]],
+            w,
+        }
+    }
+
+    pub fn get(&self, component: usize, slot: u32) -> &[u64] {
+        &self.c[component][slot as usize * self.w..][..self.w]
+    }
+
+    pub fn set(&mut self, component: usize, slot: u32, words: &[u64]) {
+        let w = self.w;
+        self.c[component][slot as usize * w..][..w].copy_from_slice(words);
+    }
+
+    /// Slices of component `component` for many slots, gathered for a layer.
+    pub fn gather(&self, component: usize, slots: &[u32]) -> Vec<&[u64]> {
+        slots.iter().map(|&s| self.get(component, s)).collect()
+    }
+
+    /// Applies a linear step; `rule` says where this party adds constants.
+    fn apply<R: Arith>(&mut self, step: &Linear, pool: &[u32], rule: ConstantRule) {
+        let w = self.w;
+        for (i, comp) in self.c.iter_mut().enumerate() {
+            let constant = match rule {
+                ConstantRule::Add(j) if j == i => Some(false),
+                ConstantRule::Sub(j) if j == i => Some(true),
+                _ => None,
+            };
+            let shifted = |c: u64| match constant {
+                Some(false) => c,
+                Some(true) => R::neg(c),
+                None => 0,
+            };
+            match *step {
+                Linear::Add { a, b, out } => binary(comp, w, a, b, out, R::add),
+                Linear::Sum { first, len, out } => fold(
+                    comp,
+                    w,
+                    &pool[first as usize..][..len as usize],
+                    out,
+                    R::add,
+                ),
+                Linear::Sub { a, b, out } => binary(comp, w, a, b, out, R::sub),
+                Linear::Neg { a, out } => unary(comp, w, a, out, R::neg),
+                Linear::Copy { a, out } => unary(comp, w, a, out, |x| x),
+                Linear::AddConst { a, c, out } => {
+                    let d = shifted(c);
+                    unary(comp, w, a, out, |x| R::add(x, d))
+                }
+                Linear::MulConst { a, c, out } => unary(comp, w, a, out, |x| R::mul(x, c)),
+                Linear::Const { c, out } => fill(comp, w, out, shifted(c)),
+            }
+        }
+    }
+}
+
+/// How the function-dependent preprocessing of ASTRA and Trio is scheduled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Preprocess {
+    /// All preprocessing messages are sent and received before the inputs.
+    Separate,
+    /// Each layer's preprocessing goes out with that layer.
+    #[default]
+    Interleaved,
+}
+
+impl Preprocess {
+    pub fn parse(s: &str) -> Option<Preprocess> {
+        match s {
+            "separate" => Some(Preprocess::Separate),
+            "interleaved" => Some(Preprocess::Interleaved),
+            _ => None,
+        }
+    }
+}
+
+/// Input sharing request: for every input value its owner, its slots and (at
+/// the owner) its clear words per wire.
+pub struct InputValues<'a> {
+    pub owners: Vec<PartyId>,
+    pub slots: &'a [Vec<u32>],
+    /// For each input value this party owns: words per wire, wire-major.
+    pub own: Vec<Option<Vec<u64>>>,
+}
+
+/// A secret-sharing protocol, free of I/O: everything it says goes through
+/// the [`Channel`].
+pub trait Sharing {
+    /// The protocol's name in messages.
+    fn name(&self) -> &'static str;
+    /// Parties the protocol needs.
+    fn parties(&self) -> usize;
+    /// Widest multiplication done natively in one round; wider ones are split.
+    fn max_fan_in(&self) -> usize {
+        2
+    }
+    fn constant_rule(&self) -> ConstantRule;
+    /// Key agreement (phase `setup`).
+    fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError>;
+    /// Function-dependent preprocessing before inputs (phase `offline`); may
+    /// call [`evaluate`] for a party whose whole part is input-independent.
+    fn preprocess<R: Arith>(
+        &mut self,
+        _ch: &mut Channel,
+        _program: &Program,
+        _inputs: &InputValues,
+        _shares: &mut Shares,
+    ) -> Result<(), RunError> {
+        Ok(())
+    }
+    /// Whether this party still evaluates the layers online (false for a
+    /// helper that did its whole part in `preprocess`).
+    fn evaluates_online(&self) -> bool {
+        true
+    }
+    fn share_inputs<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        inputs: &InputValues,
+        shares: &mut Shares,
+    ) -> Result<(), RunError>;
+    fn multiply<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        shares: &mut Shares,
+    ) -> Result<(), RunError>;
+    /// Opens `slots` to every party: the clear words of each slot, concatenated.
+    fn reveal<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        slots: &[u32],
+        shares: &Shares,
+    ) -> Result<Vec<u64>, RunError>;
+}
+
+/// Runs every step of `program` from the current shares: linear steps
+/// locally, each layer through `multiply`.
+pub fn evaluate<P: Sharing, R: Arith>(
+    protocol: &mut P,
+    ch: &mut Channel,
+    program: &Program,
+    shares: &mut Shares,
+) -> Result<(), RunError> {
+    let rule = protocol.constant_rule();
+    for step in &program.steps {
+        match step {
+            Step::Linear(l) => shares.apply::<R>(l, &program.pool, rule),
+            Step::Layer(i) => protocol.multiply::<R>(ch, program, &program.layers[*i], shares)?,
+        }
+    }
+    Ok(())
+}
+
+/// Runs one party of `protocol` on `instances` instances of `circuit`.
+/// `own_inputs` holds the values this party owns (see [`crate::ttp::run`]).
+pub fn run<P: Sharing>(
+    protocol: &mut P,
+    net: &mut Network,
+    circuit: &Circuit,
+    instances: usize,
+    own_inputs: &[(usize, BitMatrix)],
+) -> Result<Vec<BitMatrix>, RunError> {
+    if net.parties() != protocol.parties() {
+        return Err(RunError::Input(format!(
+            "{} is a {}-party protocol, the run has {} parties",
+            protocol.name(),
+            protocol.parties(),
+            net.parties()
+        )));
+    }
+    let parties = protocol.parties();
+    crate::ttp::check_own_inputs(net.party(), parties, circuit, instances, own_inputs)?;
+    let program = Program::compile(circuit, protocol.max_fan_in(), protocol.name())?;
+    let (w, word_bytes) = match circuit.ring() {
+        Some(r) => (instances, r.bits() as usize / 8),
+        None => (instances.div_ceil(64), 8),
+    };
+    let io_bits: usize = (0..circuit.inputs().len())
+        .map(|i| circuit.input_bits(i))
+        .chain((0..circuit.outputs().len()).map(|o| circuit.output_bits(o)))
+        .sum();
+    crate::check_memory(
+        &format!(
+            "{} on {instances} instances of this circuit",
+            protocol.name()
+        ),
+        program.slots as u128 * 2 * w as u128 * 8 + io_bits as u128 * 3 * instances as u128 / 8,
+    )?;
+    let mut shares = Shares::new(program.slots, w);
+    let mut ch = Channel::new(net, word_bytes);
+    ch.set_phase(Phase::Setup);
+    protocol.setup(&mut ch)?;
+    let inputs = InputValues {
+        owners: (0..circuit.inputs().len())
+            .map(|i| circuit.owner(i, parties))
+            .collect(),
+        slots: &program.inputs,
+        own: (0..circuit.inputs().len())
+            .map(|i| {
+                own_inputs
+                    .iter()
+                    .find(|(j, _)| *j == i)
+                    .map(|(_, m)| to_wire_words(circuit, i, m))
+            })
+            .collect(),
+    };
+    ch.set_phase(Phase::Offline);
+    let ring = circuit.ring().is_some();
+    if ring {
+        protocol.preprocess::<Ring>(&mut ch, &program, &inputs, &mut shares)?;
+    } else {
+        protocol.preprocess::<Bits>(&mut ch, &program, &inputs, &mut shares)?;
+    }
+    ch.set_phase(Phase::Online);
+    let opened = if ring {
+        run_online::<P, Ring>(protocol, &mut ch, &program, &inputs, &mut shares)?
+    } else {
+        run_online::<P, Bits>(protocol, &mut ch, &program, &inputs, &mut shares)?
+    };
+    net.stop_clock();
+    Ok(from_wire_words(circuit, instances, w, &opened))
+}
+
+fn run_online<P: Sharing, R: Arith>(
+    protocol: &mut P,
+    ch: &mut Channel,
+    program: &Program,
+    inputs: &InputValues,
+    shares: &mut Shares,
+) -> Result<Vec<u64>, RunError> {
+    protocol.share_inputs::<R>(ch, inputs, shares)?;
+    if protocol.evaluates_online() {
+        evaluate::<P, R>(protocol, ch, program, shares)?;
+    }
+    let out_slots: Vec<u32> = program.outputs.iter().flatten().copied().collect();
+    protocol.reveal::<R>(ch, &out_slots, shares)
+}
+
+/// Input value `i` (rows = instances) as share-domain words, wire-major:
+/// Boolean wires as bitsliced rows, ring wires as one element per instance.
+fn to_wire_words(circuit: &Circuit, i: usize, m: &BitMatrix) -> Vec<u64> {
+    let wires = circuit.inputs()[i].wires as usize;
+    match circuit.ring() {
+        None => m.transpose().as_words().to_vec(),
+        Some(r) => {
+            let k = r.bits() as usize;
+            let mut out = vec![0u64; wires * m.rows()];
+            for (j, wire) in out
+                .chunks_exact_mut(m.rows().max(1))
+                .enumerate()
+                .take(wires)
+            {
+                let (word, shift) = (j * k / 64, j * k % 64);
+                for (inst, e) in wire.iter_mut().enumerate() {
+                    *e = (m.row(inst)[word] >> shift) & r.mask();
+                }
+            }
+            out
+        }
+    }
+}
+
+/// The revealed words of every output wire back into one matrix per output value.
+fn from_wire_words(circuit: &Circuit, instances: usize, w: usize, words: &[u64]) -> Vec<BitMatrix> {
+    let mut at = 0;
+    circuit
+        .outputs()
+        .iter()
+        .map(|v| {
+            let wires = v.wires.len();
+            let part = &words[at * w..(at + wires) * w];
+            at += wires;
+            match circuit.ring() {
+                None => {
+                    let mut by_wire = BitMatrix::zeros(wires, instances);
+                    let tail = if instances % 64 == 0 {
+                        u64::MAX
+                    } else {
+                        (1u64 << (instances % 64)) - 1
+                    };
+                    for j in 0..wires {
+                        let row = by_wire.row_mut(j);
+                        row.copy_from_slice(&part[j * w..][..row.len()]);
+                        if let Some(last) = row.last_mut() {
+                            *last &= tail;
+                        }
+                    }
+                    by_wire.transpose()
+                }
+                Some(r) => {
+                    let k = r.bits() as usize;
+                    let mut m = BitMatrix::zeros(instances, wires * k);
+                    for j in 0..wires {
+                        let (word, shift) = (j * k / 64, j * k % 64);
+                        for inst in 0..instances {
+                            m.row_mut(inst)[word] |= (part[j * w + inst] & r.mask()) << shift;
+                        }
+                    }
+                    m
+                }
+            }
+        })
+        .collect()
+}
+
+/// Draws `n` words from a PRG stream.
+pub(crate) fn draw(prg: &mut huddle_core::Prg, n: usize) -> Vec<u64> {
+    let mut v = vec![0u64; n];
+    prg.fill_u64(&mut v);
+    v
+}
+
+/// A 128-bit key: one party samples it and sends it to the other.
+pub(crate) fn agree_key(
+    ch: &mut Channel,
+    peer: PartyId,
+    i_choose: bool,
+) -> Result<huddle_core::Prg, RunError> {
+    use huddle_core::Prg;
+    if i_choose {
+        let mut entropy =
+            Prg::from_entropy().map_err(|e| RunError::Input(format!("no entropy: {e}")))?;
+        let key = entropy.next_seed();
+        let words = [
+            u64::from_le_bytes(key[..8].try_into().expect("8 bytes")),
+            u64::from_le_bytes(key[8..].try_into().expect("8 bytes")),
+        ];
+        send_raw(ch, peer, &words)?;
+        Ok(Prg::from_seed(key))
+    } else {
+        let words = recv_raw(ch, peer, 2)?;
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&words[0].to_le_bytes());
+        key[8..].copy_from_slice(&words[1].to_le_bytes());
+        Ok(Prg::from_seed(key))
+    }
+}
+
+/// Keys travel as full 64-bit words whatever the share domain.
+fn send_raw(ch: &mut Channel, to: PartyId, words: &[u64]) -> Result<(), RunError> {
+    let saved = ch.word_bytes;
+    ch.word_bytes = 8;
+    let r = ch.send(to, words);
+    ch.word_bytes = saved;
+    r
+}
+
+fn recv_raw(ch: &mut Channel, from: PartyId, n: usize) -> Result<Vec<u64>, RunError> {
+    let saved = ch.word_bytes;
+    ch.word_bytes = 8;
+    let r = ch.recv(from, n);
+    ch.word_bytes = saved;
+    r
+}

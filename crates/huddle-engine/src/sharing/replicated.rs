@@ -1,0 +1,207 @@
+//! Replicated three-party computation (Araki et al.), semi-honest, following
+//! `shared/specs/replicated-3pc.md` in its "Araki form": v is shared with
+//! x_0 + x_1 + x_2 = 0 and party i holding (x_i, a_i = x_{i-1} - v) as
+//! components (0, 1). Both domains (Boolean: + and - are XOR).
+//!
+//! Correlated randomness: party i keeps the key K_{i,i+1} it chose ("next")
+//! and K_{i-1,i} it received ("prev"), each an AES-CTR stream that both holders
+//! draw from in the same order (input values in order, then layers in order).
+//!
+//! Rounds: one for inputs, one per multiplication layer (one element per party
+//! per gate, P_i -> P_{i+1}), one for outputs. No preprocessing; no native
+//! multi-fan-in multiplication.
+
+use super::arith::Arith;
+use super::program::{Layer, Program};
+use super::{agree_key, draw, Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::ttp::RunError;
+use huddle_core::Prg;
+use huddle_net::PartyId;
+
+pub struct Replicated {
+    me: PartyId,
+    next: Option<Prg>,
+    prev: Option<Prg>,
+}
+
+impl Replicated {
+    pub fn new(me: PartyId) -> Self {
+        Replicated {
+            me,
+            next: None,
+            prev: None,
+        }
+    }
+
+    fn keys(&mut self) -> (&mut Prg, &mut Prg) {
+        match (&mut self.prev, &mut self.next) {
+            (Some(p), Some(n)) => (p, n),
+            _ => unreachable!("setup runs first"),
+        }
+    }
+
+    fn neighbours(&self) -> (PartyId, PartyId) {
+        ((self.me + 2) % 3, (self.me + 1) % 3)
+    }
+}
+
+impl Sharing for Replicated {
+    fn name(&self) -> &'static str {
+        "replicated"
+    }
+
+    fn parties(&self) -> usize {
+        3
+    }
+
+    /// a_i = x_{i-1} - v, so v + c has a_i - c.
+    fn constant_rule(&self) -> ConstantRule {
+        ConstantRule::Sub(1)
+    }
+
+    fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        let (prev, next) = self.neighbours();
+        // P_i chooses K_{i,i+1}; sends first, then receives, so nobody waits on a cycle.
+        self.next = Some(agree_key(ch, next, true)?);
+        self.prev = Some(agree_key(ch, prev, false)?);
+        Ok(())
+    }
+
+    fn share_inputs<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        inputs: &InputValues,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let me = self.me;
+        let (prev, next) = self.neighbours();
+        let w = s.w;
+        let (k_prev, k_next) = self.keys();
+        let (mut to_prev, mut to_next) = (Vec::new(), Vec::new());
+        let mut received = [Vec::new(), Vec::new()]; // (value, slots) from prev, next
+        for (idx, slots) in inputs.slots.iter().enumerate() {
+            let dealer = inputs.owners[idx];
+            let n = slots.len() * w;
+            if dealer == me {
+                let v = inputs.own[idx].as_ref().expect("the owner has its values");
+                let x_prev = draw(k_prev, n); // x_{d-1}, from K_{d-1,d}
+                let x_next = draw(k_next, n); // x_{d+1}, from K_{d,d+1}
+                for (j, &slot) in slots.iter().enumerate() {
+                    let r = j * w..(j + 1) * w;
+                    let (xp, xn, v) = (&x_prev[r.clone()], &x_next[r.clone()], &v[r]);
+                    let x_me: Vec<u64> = xp
+                        .iter()
+                        .zip(xn)
+                        .map(|(&p, &n)| R::neg(R::add(p, n)))
+                        .collect();
+                    let a_me: Vec<u64> = xp.iter().zip(v).map(|(&p, &v)| R::sub(p, v)).collect();
+                    to_prev.extend(xn.iter().zip(v).map(|(&n, &v)| R::sub(n, v)));
+                    to_next.extend(x_me.iter().zip(v).map(|(&x, &v)| R::sub(x, v)));
+                    s.set(0, slot, &x_me);
+                    s.set(1, slot, &a_me);
+                }
+            } else {
+                // P_{d-1} holds K_{d-1,d} as "next"; P_{d+1} holds K_{d,d+1} as "prev".
+                let from_prev = dealer == prev;
+                let x = draw(
+                    if from_prev {
+                        &mut *k_prev
+                    } else {
+                        &mut *k_next
+                    },
+                    n,
+                );
+                for (j, &slot) in slots.iter().enumerate() {
+                    s.set(0, slot, &x[j * w..(j + 1) * w]);
+                }
+                received[usize::from(!from_prev)].push(idx);
+            }
+        }
+        ch.send(prev, &to_prev)?;
+        ch.send(next, &to_next)?;
+        for (side, from) in [(0, prev), (1, next)] {
+            let wires: usize = received[side].iter().map(|&i| inputs.slots[i].len()).sum();
+            let a = ch.recv(from, wires * w)?;
+            let mut at = 0;
+            for &i in &received[side] {
+                for &slot in &inputs.slots[i] {
+                    s.set(1, slot, &a[at..at + w]);
+                    at += w;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// r_i = 3^-1 (a_i b_i - x_i y_i + alpha_i) to P_{i+1}; with r_{i-1}
+    /// received, the product share is (r_{i-1} - r_i, -2 r_{i-1} - r_i).
+    fn multiply<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let (prev, next) = self.neighbours();
+        let w = s.w;
+        let n = layer.gates.len() * w;
+        let (k_prev, k_next) = self.keys();
+        // alpha_i = F(K_{i-1,i}) - F(K_{i,i+1}): a zero-sharing.
+        let mut r = draw(k_prev, n);
+        let from_next = draw(k_next, n);
+        for (gi, g) in layer.gates.iter().enumerate() {
+            let ops = program.operands(g);
+            let (x, y) = (s.get(0, ops[0]), s.get(0, ops[1]));
+            let (a, b) = (s.get(1, ops[0]), s.get(1, ops[1]));
+            let out = &mut r[gi * w..(gi + 1) * w];
+            let fnext = &from_next[gi * w..(gi + 1) * w];
+            for j in 0..w {
+                let alpha = R::sub(out[j], fnext[j]);
+                let local = R::sub(R::mul(a[j], b[j]), R::mul(x[j], y[j]));
+                out[j] = R::mul(R::INV3, R::add(local, alpha));
+            }
+        }
+        ch.send(next, &r)?;
+        let theirs = ch.recv(prev, n)?;
+        for (gi, g) in layer.gates.iter().enumerate() {
+            let (mine, rp) = (&r[gi * w..(gi + 1) * w], &theirs[gi * w..(gi + 1) * w]);
+            let z: Vec<u64> = rp.iter().zip(mine).map(|(&p, &m)| R::sub(p, m)).collect();
+            let c: Vec<u64> = rp
+                .iter()
+                .zip(mine)
+                .map(|(&p, &m)| R::sub(R::neg(R::add(p, p)), m))
+                .collect();
+            s.set(0, g.out, &z);
+            s.set(1, g.out, &c);
+        }
+        Ok(())
+    }
+
+    /// P_i sends x_i to P_{i+1}; P_i outputs x_{i-1} - a_i.
+    fn reveal<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        slots: &[u32],
+        s: &Shares,
+    ) -> Result<Vec<u64>, RunError> {
+        let (prev, next) = self.neighbours();
+        let w = s.w;
+        let mine: Vec<u64> = slots
+            .iter()
+            .flat_map(|&sl| s.get(0, sl).iter().copied())
+            .collect();
+        ch.send(next, &mine)?;
+        let theirs = ch.recv(prev, slots.len() * w)?;
+        Ok(slots
+            .iter()
+            .enumerate()
+            .flat_map(|(k, &sl)| {
+                let t = &theirs[k * w..(k + 1) * w];
+                t.iter()
+                    .zip(s.get(1, sl))
+                    .map(|(&x, &a)| R::sub(x, a))
+                    .collect::<Vec<_>>()
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,110 @@
+//! Trio (Harth-Kitzerow and Carle, Section V, Figure 4), semi-honest 3PC:
+//! P1 holds (a + x2, x1), P2 holds (a + x1, x2), P0 holds (x1, x2) (see
+//! [`super::helper`]; x1 = mu1, x2 = mu2). Per multiplication one element
+//! P0 -> P2 in preprocessing (m0) and one element each way between P1 and P2
+//! online; the P0-P1 link carries no multiplication traffic.
+//!
+//! Derivation (checked by the tests; the paper's m0 = x2y2 - (x1-x2)(y1-y2) + r01
+//! expands to the same value): P2's a1 b1 = ab + a y1 + b x1 + x1 y1 and P1's
+//! a2 y1 + b2 x1 = a y1 + b x1 + x1 y2 + x2 y1, so with
+//! m0 = x1 y2 + x2 y1 - x1 y1 + r01 both error terms cancel.
+
+use super::arith::Arith;
+use super::helper::{Core, Helper, Variant, HELPER};
+use super::program::{Layer, Program};
+use super::{draw, Channel, Shares};
+use crate::ttp::RunError;
+
+pub struct TrioVariant;
+
+pub type Trio = Helper<TrioVariant>;
+
+impl Variant for TrioVariant {
+    const NAME: &'static str = "trio";
+    const MAX_FAN_IN: usize = 2;
+    const PREPROCESSING: bool = true;
+    const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
+
+    fn multiply<R: Arith>(
+        core: &mut Core,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let w = s.w;
+        let n = layer.gates.len() * w;
+        match core.me {
+            HELPER => {
+                // Draw order on K01: z1, then r01; on K02: z2.
+                let z1 = draw(core.k01(), n);
+                let mut m0 = draw(core.k01(), n); // r01, then m0 in place
+                let z2 = draw(core.k02(), n);
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    let ops = program.operands(g);
+                    let (x1, x2) = (s.get(0, ops[0]), s.get(1, ops[0]));
+                    let (y1, y2) = (s.get(0, ops[1]), s.get(1, ops[1]));
+                    for (j, m) in m0[gi * w..(gi + 1) * w].iter_mut().enumerate() {
+                        let cross = R::add(R::mul(x1[j], y2[j]), R::mul(x2[j], y1[j]));
+                        *m = R::add(R::sub(cross, R::mul(x1[j], y1[j])), *m);
+                    }
+                }
+                core.send_offline(ch, 2, &m0)?;
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    s.set(0, g.out, &z1[gi * w..(gi + 1) * w]);
+                    s.set(1, g.out, &z2[gi * w..(gi + 1) * w]);
+                }
+            }
+            1 => {
+                let z1 = draw(core.k01(), n);
+                let mut c2 = draw(core.k01(), n); // r01, then c2' in place
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    let ops = program.operands(g);
+                    let (a2, x1) = (s.get(0, ops[0]), s.get(1, ops[0]));
+                    let (b2, y1) = (s.get(0, ops[1]), s.get(1, ops[1]));
+                    for (j, c) in c2[gi * w..(gi + 1) * w].iter_mut().enumerate() {
+                        *c = R::add(R::add(R::mul(a2[j], y1[j]), R::mul(b2[j], x1[j])), *c);
+                    }
+                }
+                let m1: Vec<u64> = c2.iter().zip(&z1).map(|(&c, &z)| R::sub(c, z)).collect();
+                ch.send(2, &m1)?;
+                let m2 = ch.recv(2, n)?;
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    let r = gi * w..(gi + 1) * w;
+                    let c: Vec<u64> = m2[r.clone()]
+                        .iter()
+                        .zip(&c2[r.clone()])
+                        .map(|(&m, &c)| R::sub(m, c))
+                        .collect();
+                    s.set(0, g.out, &c);
+                    s.set(1, g.out, &z1[r]);
+                }
+            }
+            _ => {
+                let z2 = draw(core.k02(), n);
+                let mut c1 = core.recv_offline(ch, n)?; // m0, then c1' in place
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    let ops = program.operands(g);
+                    let (a1, b1) = (s.get(0, ops[0]), s.get(0, ops[1]));
+                    for (j, c) in c1[gi * w..(gi + 1) * w].iter_mut().enumerate() {
+                        *c = R::add(R::mul(a1[j], b1[j]), *c);
+                    }
+                }
+                let m2: Vec<u64> = c1.iter().zip(&z2).map(|(&c, &z)| R::add(c, z)).collect();
+                ch.send(1, &m2)?;
+                let m1 = ch.recv(1, n)?;
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    let r = gi * w..(gi + 1) * w;
+                    let c: Vec<u64> = c1[r.clone()]
+                        .iter()
+                        .zip(&m1[r.clone()])
+                        .map(|(&c, &m)| R::sub(c, m))
+                        .collect();
+                    s.set(0, g.out, &c);
+                    s.set(1, g.out, &z2[r]);
+                }
+            }
+        }
+        Ok(())
+    }
+}

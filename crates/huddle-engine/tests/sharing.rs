@@ -1,0 +1,409 @@
+//! The conformance suite of the secret-sharing protocols: every protocol on
+//! every circuit of the public collection, on random Boolean circuits with
+//! multi-fan-in gates and on random arithmetic circuits over every ring,
+//! always equal to the plaintext evaluator at every party; and the exact
+//! communication and round counts of each protocol's specification.
+
+use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
+use huddle_circuit::{
+    corpus, read_circuit_file, BitMatrix, Circuit, CircuitAssembler, Format, Layering, Op,
+    PlainEvaluator, ValueSpec,
+};
+use huddle_core::{Prg, RingWidth};
+use huddle_engine::{Preprocess, RunOptions};
+use huddle_net::{memory_networks, Accounting, LinkStats, NetProfile, Phase};
+use std::time::Duration;
+
+const SECURE: [&str; 4] = ["replicated", "astra", "trio", "mfi3"];
+
+/// Every protocol with every preprocessing schedule it has.
+fn variants() -> Vec<(&'static str, Preprocess)> {
+    let mut v = Vec::new();
+    for p in SECURE {
+        v.push((p, Preprocess::Interleaved));
+        if huddle_engine::has_preprocessing(p) {
+            v.push((p, Preprocess::Separate));
+        }
+    }
+    v
+}
+
+fn run3(
+    protocol: &str,
+    pre: Preprocess,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+) -> (Vec<Vec<BitMatrix>>, Accounting) {
+    let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+    let options = RunOptions {
+        threads: 1,
+        preprocess: pre,
+    };
+    let results = huddle_engine::run_local(protocol, nets, circuit, inputs, options)
+        .unwrap_or_else(|e| panic!("{protocol}: {e}"));
+    let mut acc = Accounting::default();
+    for r in &results {
+        acc.merge(&r.accounting);
+    }
+    (results.into_iter().map(|r| r.outputs).collect(), acc)
+}
+
+fn assert_matches_plaintext(
+    protocol: &str,
+    pre: Preprocess,
+    name: &str,
+    circuit: &Circuit,
+    instances: usize,
+    prg: &mut Prg,
+) {
+    let inputs = random_inputs(circuit, prg, instances);
+    let want = PlainEvaluator::new(circuit)
+        .evaluate(&inputs)
+        .expect("plaintext");
+    let (outs, _) = run3(protocol, pre, circuit, &inputs);
+    for (p, got) in outs.iter().enumerate() {
+        assert!(
+            got == &want,
+            "{protocol} ({pre:?}) on {name}: party {p} differs from the plaintext evaluator"
+        );
+    }
+}
+
+#[test]
+fn every_protocol_on_every_corpus_circuit() {
+    let Some(dir) = corpus::locate_or_skip(env!("CARGO_MANIFEST_DIR").as_ref()) else {
+        return;
+    };
+    let mut prg = Prg::from_seed([11; 16]);
+    let corpus: Vec<_> = corpus::load(&dir)
+        .expect("vectors")
+        .into_iter()
+        .map(|(path, entry)| {
+            let c = read_circuit_file(&path, Format::Auto).expect("corpus circuit");
+            (entry.file, c)
+        })
+        .collect();
+    for (protocol, pre) in variants() {
+        for (name, c) in &corpus {
+            // 1000+ instances; the two large circuits (AES, SHA-256) with fewer to keep CI quick.
+            let instances = if c.gates().len() > 30_000 { 130 } else { 1037 };
+            assert_matches_plaintext(protocol, pre, name, c, instances, &mut prg);
+        }
+    }
+}
+
+#[test]
+fn random_boolean_circuits_with_multi_fan_in_gates() {
+    let mut prg = Prg::from_seed([12; 16]);
+    for (protocol, pre) in variants() {
+        for round in 0..8 {
+            let c = random_circuit(
+                &RandomCircuitSpec::boolean(&[17, 64, 9], 300, 2 + round % 15),
+                &mut prg,
+            );
+            let name = format!("random circuit {round}");
+            assert_matches_plaintext(protocol, pre, &name, &c, 1000 + round, &mut prg);
+        }
+    }
+}
+
+#[test]
+fn random_arithmetic_circuits_over_every_ring() {
+    let mut prg = Prg::from_seed([15; 16]);
+    for (protocol, pre) in variants() {
+        for (round, ring) in RingWidth::ALL.into_iter().enumerate() {
+            let c = random_circuit(
+                &RandomCircuitSpec::arithmetic(ring, &[3, 5, 2], 250, 2 + 3 * round),
+                &mut prg,
+            );
+            let name = format!("random circuit over {ring}");
+            assert_matches_plaintext(protocol, pre, &name, &c, 1000 + round, &mut prg);
+        }
+    }
+}
+
+/// `n` independent multiplications, each of `l` inputs: input value j (of
+/// `n` wires) is owned by party j mod 3.
+fn independent_products(n: u32, l: u32, ring: Option<RingWidth>) -> Circuit {
+    let spec = |j: u32| match ring {
+        None => ValueSpec::bits(format!("x{j}"), n),
+        Some(_) => ValueSpec::ring(format!("x{j}"), n),
+    };
+    let mut asm = CircuitAssembler::new(u64::from(n * (l + 1)), ring, (0..l).map(spec).collect())
+        .expect("valid");
+    let op = if ring.is_some() { Op::Mul } else { Op::And };
+    for g in 0..n {
+        let ins: Vec<u32> = (0..l).map(|j| j * n + g).collect();
+        asm.push(op, &ins, &[l * n + g]).expect("product");
+    }
+    let out = match ring {
+        None => ValueSpec::bits("z", n),
+        Some(_) => ValueSpec::ring("z", n),
+    };
+    asm.finish(vec![(out, (l * n..(l + 1) * n).collect())])
+        .expect("valid")
+}
+
+/// Bytes of one element for `instances` instances: bit-packed words for
+/// Boolean circuits, k/8 bytes per instance for rings.
+fn element_bytes(ring: Option<RingWidth>, instances: usize) -> u64 {
+    match ring {
+        None => instances.div_ceil(64) as u64 * 8,
+        Some(r) => instances as u64 * u64::from(r.bits() / 8),
+    }
+}
+
+/// Runs `circuit` (correctness checked) and returns the merged accounting.
+fn accounting_of(protocol: &str, pre: Preprocess, c: &Circuit, instances: usize) -> Accounting {
+    let mut prg = Prg::from_seed([13; 16]);
+    let inputs = random_inputs(c, &mut prg, instances);
+    let (outs, acc) = run3(protocol, pre, c, &inputs);
+    let want = PlainEvaluator::new(c).evaluate(&inputs).expect("plaintext");
+    for o in &outs {
+        assert_eq!(o, &want, "{protocol}");
+    }
+    acc
+}
+
+/// Bytes on every directed link in `phase`, as [[0->0, 0->1, 0->2], [1->0, ..], ..].
+fn bytes(acc: &Accounting, phase: Phase) -> [[u64; 3]; 3] {
+    let mut m = [[0; 3]; 3];
+    for (f, row) in m.iter_mut().enumerate() {
+        for (t, b) in row.iter_mut().enumerate() {
+            *b = acc.link(phase, f, t).bytes;
+        }
+    }
+    m
+}
+
+#[test]
+fn exact_bytes_per_link_for_independent_multiplications() {
+    let (n, instances) = (100u32, 1024usize);
+    for ring in [None, Some(RingWidth::W32), Some(RingWidth::W64)] {
+        let e = u64::from(n) * element_bytes(ring, instances); // one element per gate
+                                                               // Inputs: x0 from P0, x1 from P1.
+        let c = independent_products(n, 2, ring);
+        // Replicated: dealer d sends one element to each neighbour; r_i to P_{i+1};
+        // outputs x_i to P_{i+1}.
+        let acc = accounting_of("replicated", Preprocess::Interleaved, &c, instances);
+        assert_eq!(
+            bytes(&acc, Phase::Online),
+            [[0, 3 * e, e], [e, 0, 3 * e], [2 * e, 0, 0]],
+            "{ring:?}"
+        );
+        assert_eq!(bytes(&acc, Phase::Offline), [[0; 3]; 3]);
+        // Helper protocols: P0's input costs two elements (to P1, P2), P1's one (to P2).
+        // Reveal: P0 sends each evaluator one mask, P2 sends P0 its value.
+        for protocol in ["astra", "trio"] {
+            for pre in [Preprocess::Interleaved, Preprocess::Separate] {
+                let acc = accounting_of(protocol, pre, &c, instances);
+                let online = bytes(&acc, Phase::Online);
+                let offline = bytes(&acc, Phase::Offline);
+                // Output masks are input-independent: offline when preprocessing is separate.
+                let ahead = if pre == Preprocess::Separate { e } else { 0 };
+                // One element P0 -> P2 offline per multiplication, one each way P1 <-> P2 online.
+                assert_eq!(offline[0][2], e + ahead, "{protocol} {pre:?}");
+                assert_eq!(offline[0][1], ahead, "{protocol} {pre:?}");
+                assert_eq!(online[1][2], e + e, "{protocol}: input + product");
+                assert_eq!(online[2][1], e, "{protocol}: product");
+                assert_eq!(online[2][0], e, "{protocol}: output value");
+                // P0-P1 carries no multiplication traffic: the input and the output mask.
+                assert_eq!(online[0][1], 2 * e - ahead, "{protocol} {pre:?}");
+                assert_eq!(online[0][2], 2 * e - ahead, "{protocol} {pre:?}");
+                assert_eq!(online[1][0], 0, "{protocol}");
+            }
+        }
+        // MFI-3PC: P1 -> P2, P2 -> P1, P0 -> P1 one element each per 2-input gate.
+        let acc = accounting_of("mfi3", Preprocess::Interleaved, &c, instances);
+        assert_eq!(
+            bytes(&acc, Phase::Online),
+            [[0, 3 * e, 2 * e], [0, 0, 2 * e], [e, e, 0]],
+            "{ring:?}"
+        );
+        assert_eq!(bytes(&acc, Phase::Offline), [[0; 3]; 3]);
+    }
+}
+
+#[test]
+fn mfi3_l_input_products_cost_two_to_the_l_minus_l_minus_one_elements() {
+    let (n, instances) = (20u32, 512usize);
+    for ring in [None, Some(RingWidth::W16), Some(RingWidth::W64)] {
+        for l in 3..=8u32 {
+            let c = independent_products(n, l, ring);
+            let acc = accounting_of("mfi3", Preprocess::Interleaved, &c, instances);
+            let e = u64::from(n) * element_bytes(ring, instances);
+            let q = (1u64 << l) - u64::from(l) - 1;
+            // Input value j belongs to party j mod 3.
+            let owned = |p: u32| (0..l).filter(|j| j % 3 == p).count() as u64;
+            let online = bytes(&acc, Phase::Online);
+            // P0 deals to both; P1 deals to P2; P2 deals to P1.
+            assert_eq!(online[1][2], owned(1) * e + q * e, "l = {l}, {ring:?}");
+            assert_eq!(online[2][1], owned(2) * e + q * e, "l = {l}, {ring:?}");
+            assert_eq!(
+                online[0][1],
+                owned(0) * e + 2 * e,
+                "l = {l}: inputs, mu1', output mask"
+            );
+            assert_eq!(
+                online[0][2],
+                owned(0) * e + 2 * e,
+                "l = {l}: inputs, mu2', output mask"
+            );
+            assert_eq!(online[1][0], 0, "l = {l}");
+            assert_eq!(online[2][0], e, "l = {l}: only the output value to P0");
+            // Inputs, the one product layer, the reveal.
+            assert_eq!(acc.link(Phase::Online, 1, 2).rounds, 2, "l = {l}");
+            assert_eq!(acc.link(Phase::Online, 2, 1).rounds, 2, "l = {l}");
+            assert_eq!(acc.rounds(Phase::Online), 3, "l = {l}");
+        }
+    }
+}
+
+/// A chain of d multiplications x * y_0 * y_1 ...; x owned by P0, y by P1.
+fn chain(d: u32, ring: Option<RingWidth>) -> Circuit {
+    let (x, y) = match ring {
+        None => (ValueSpec::bits("x", 1), ValueSpec::bits("y", d)),
+        Some(_) => (ValueSpec::ring("x", 1), ValueSpec::ring("y", d)),
+    };
+    let mut asm = CircuitAssembler::new(u64::from(1 + d + d), ring, vec![x, y]).expect("valid");
+    let op = if ring.is_some() { Op::Mul } else { Op::And };
+    let mut acc_wire = 0;
+    for j in 0..d {
+        let out = 1 + d + j;
+        asm.push(op, &[acc_wire, 1 + j], &[out]).expect("product");
+        acc_wire = out;
+    }
+    let z = match ring {
+        None => ValueSpec::bits("z", 1),
+        Some(_) => ValueSpec::ring("z", 1),
+    };
+    asm.finish(vec![(z, vec![acc_wire])]).expect("valid")
+}
+
+#[test]
+fn online_rounds_are_the_depth_plus_input_and_output() {
+    for (protocol, pre) in variants() {
+        for ring in [None, Some(RingWidth::W64)] {
+            for d in [1u32, 4, 9] {
+                let c = chain(d, ring);
+                assert_eq!(Layering::of(&c).depth, d);
+                let acc = accounting_of(protocol, pre, &c, 64);
+                assert_eq!(
+                    acc.rounds(Phase::Online),
+                    d + 2,
+                    "{protocol} {pre:?} {ring:?} depth {d}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn mfi3_multi_fan_in_saves_rounds() {
+    // AND of 16 bits: 2 layers of (at most) 8-input ANDs under MFI-3PC,
+    // 4 layers of 2-input ANDs under Trio.
+    let mut asm = CircuitAssembler::new(17, None, vec![ValueSpec::bits("x", 16)]).expect("valid");
+    asm.push(Op::And, &(0..16).collect::<Vec<_>>(), &[16])
+        .expect("and16");
+    let c = asm
+        .finish(vec![(ValueSpec::bits("y", 1), vec![16])])
+        .expect("valid");
+    let rounds = |protocol| {
+        let acc = accounting_of(protocol, Preprocess::Interleaved, &c, 256);
+        acc.rounds(Phase::Online)
+    };
+    // Plus the input and the output round.
+    assert_eq!(rounds("mfi3"), 2 + 2);
+    assert_eq!(rounds("trio"), 4 + 2);
+    assert_eq!(rounds("replicated"), 4 + 2);
+}
+
+#[test]
+fn separate_preprocessing_sends_everything_input_independent_first() {
+    let c = independent_products(50, 2, None);
+    for protocol in ["astra", "trio"] {
+        let acc = accounting_of(protocol, Preprocess::Separate, &c, 640);
+        // P0's offline traffic (products, output masks) needs no answer: one round.
+        assert_eq!(acc.rounds(Phase::Offline), 1, "{protocol}");
+        assert!(
+            acc.link(Phase::Offline, 0, 2).bytes > 0 && acc.link(Phase::Offline, 0, 1).bytes > 0
+        );
+        // Online, P0 only deals its input.
+        assert_eq!(acc.link(Phase::Online, 0, 2).messages, 1, "{protocol}");
+        assert_eq!(acc.link(Phase::Online, 0, 1).messages, 1, "{protocol}");
+    }
+}
+
+#[test]
+fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
+    let mut prg = Prg::from_seed([16; 16]);
+    let mixed = random_circuit(
+        &RandomCircuitSpec::mixed(RingWidth::W32, 8, 2, 200, 4),
+        &mut prg,
+    );
+    let inputs = random_inputs(&mixed, &mut prg, 10);
+    for protocol in SECURE {
+        let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
+        let err = huddle_engine::run_local(protocol, nets, &mixed, &inputs, RunOptions::default())
+            .err()
+            .expect("refused");
+        assert!(
+            err.contains("mixes Boolean and arithmetic"),
+            "{protocol}: {err}"
+        );
+    }
+    // A 3-party protocol with 4 parties.
+    let c = chain(2, None);
+    let inputs = random_inputs(&c, &mut prg, 10);
+    let nets = memory_networks(4, &NetProfile::lan(), Duration::from_secs(5));
+    let err = huddle_engine::run_local("trio", nets, &c, &inputs, RunOptions::default())
+        .err()
+        .expect("refused");
+    assert!(err.contains("3-party protocol"), "{err}");
+    // Separate preprocessing for a protocol without preprocessing.
+    let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
+    let options = RunOptions {
+        threads: 1,
+        preprocess: Preprocess::Separate,
+    };
+    let err = huddle_engine::run_local("mfi3", nets, &c, &inputs, options)
+        .err()
+        .expect("refused");
+    assert!(err.contains("no preprocessing"), "{err}");
+}
+
+#[test]
+fn a_batch_too_large_for_memory_is_refused_before_communicating() {
+    // 2^40 instances would need terabytes of shares even for a circuit two wires wide.
+    let mut asm =
+        CircuitAssembler::new(10_001, None, vec![ValueSpec::bits("x", 1)]).expect("valid");
+    for j in 0..10_000u32 {
+        asm.push(Op::Inv, &[j], &[j + 1]).expect("inv");
+    }
+    let mut c = asm
+        .finish(vec![(ValueSpec::bits("y", 1), vec![10_000])])
+        .expect("valid");
+    // Party 1 owns the input, so party 0 needs no input matrix of that size.
+    c.set_owners(huddle_circuit::InputOwners::Explicit(vec![1]))
+        .expect("one owner");
+    for protocol in SECURE {
+        let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
+        let mut p0 = nets.remove(0);
+        let start = std::time::Instant::now();
+        let err = huddle_engine::run(protocol, &mut p0, &c, 1 << 40, &[], RunOptions::default())
+            .expect_err("must be refused");
+        assert!(
+            err.to_string().contains("GiB are available; lower --batch"),
+            "{err}"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "refused after {:?}",
+            start.elapsed()
+        );
+        assert_eq!(
+            p0.accounting().phase_total(Phase::Setup),
+            LinkStats::default()
+        );
+    }
+}
