@@ -1,35 +1,64 @@
 //! `huddle bench protocols`: every protocol on the same circuits and batch,
 //! next to the trusted third party measured in the same run.
+//!
+//! Gate throughput is measured on layered circuits (`width` products per
+//! layer, each layer multiplying neighbours of the previous one), so that
+//! multiplications, not input sharing, dominate; AES-128 is the public
+//! Bristol circuit with its key schedule.
 
 use huddle_circuit::random::random_inputs;
 use huddle_circuit::{BitMatrix, Circuit, CircuitAssembler, Format, Op, ValueSpec};
-use huddle_core::Prg;
-use huddle_net::{local_networks, memory_networks, Handshake, NetProfile, Network};
+use huddle_core::{Prg, RingWidth};
+use huddle_net::{local_networks, memory_networks, Handshake, NetProfile, Network, Phase};
 use serde_json::{json, Map, Value};
 use std::time::{Duration, Instant};
 
-/// `g` independent 2-input ANDs.
-fn independent_ands(g: u32) -> Circuit {
+/// `depth` layers of `width` 2-input products: layer d multiplies wire j and
+/// wire j + 1 (mod width) of layer d - 1. Boolean ANDs without a ring.
+pub fn product_layers(width: u32, depth: u32, ring: Option<RingWidth>) -> Circuit {
+    let value = |name: &str, n: u32| match ring {
+        None => ValueSpec::bits(name, n),
+        Some(_) => ValueSpec::ring(name, n),
+    };
+    let op = if ring.is_some() { Op::Mul } else { Op::And };
     let mut asm = CircuitAssembler::new(
-        u64::from(3 * g),
-        None,
-        vec![ValueSpec::bits("a", g), ValueSpec::bits("b", g)],
+        u64::from(width) * u64::from(depth + 2),
+        ring,
+        vec![value("a", width), value("b", width)],
     )
     .expect("valid");
-    for j in 0..g {
-        asm.push(Op::And, &[j, g + j], &[2 * g + j]).expect("and");
+    let mut prev: Vec<u32> = (0..width).collect();
+    let mut next_wire = 2 * width;
+    for d in 0..depth {
+        let mut layer = Vec::with_capacity(width as usize);
+        for j in 0..width {
+            let (a, b) = if d == 0 {
+                (j, width + j)
+            } else {
+                (prev[j as usize], prev[((j + 1) % width) as usize])
+            };
+            asm.push(op, &[a, b], &[next_wire]).expect("product");
+            layer.push(next_wire);
+            next_wire += 1;
+        }
+        prev = layer;
     }
-    asm.finish(vec![(ValueSpec::bits("c", g), (2 * g..3 * g).collect())])
-        .expect("valid")
+    asm.finish(vec![(value("c", width), prev)]).expect("valid")
 }
 
-/// Wall time of one run of `protocol` with all parties on this machine.
+/// One timed run of `protocol` with all parties on this machine.
+struct Timing {
+    wall: Duration,
+    online: f64,
+    rounds: u32,
+}
+
 fn time_run(
     protocol: &str,
     circuit: &Circuit,
     inputs: &[BitMatrix],
     tcp: bool,
-) -> Result<Duration, String> {
+) -> Result<Timing, String> {
     let parties = huddle_engine::protocol(protocol)
         .and_then(|p| p.parties)
         .unwrap_or(3);
@@ -45,9 +74,17 @@ fn time_run(
         memory_networks(parties, &NetProfile::lan(), timeout)
     };
     let start = Instant::now();
-    huddle_engine::run_local(protocol, nets, circuit, inputs, Default::default())?;
-    let elapsed = start.elapsed();
-    Ok(elapsed)
+    let results = huddle_engine::run_local(protocol, nets, circuit, inputs, Default::default())?;
+    let wall = start.elapsed();
+    let mut acc = huddle_net::Accounting::default();
+    for r in &results {
+        acc.merge(&r.accounting);
+    }
+    Ok(Timing {
+        wall,
+        online: acc.seconds(Phase::Online) + acc.seconds(Phase::Offline),
+        rounds: acc.rounds(Phase::Online),
+    })
 }
 
 pub fn run(
@@ -59,8 +96,20 @@ pub fn run(
     let mut prg = Prg::from_seed([21; 16]);
     let mut report = Map::new();
     let mut lines = Vec::new();
-    let ands = independent_ands(1024);
+    let (width, depth) = (1024u32, 16u32);
+    let ands = product_layers(width, depth, None);
     let and_inputs = random_inputs(&ands, &mut prg, batch);
+    // Ring elements are one per instance: fewer instances for the same work.
+    let ring_batch = (batch / 16).max(64);
+    let (mwidth, mdepth) = (256u32, 8u32);
+    let mults: Vec<(RingWidth, Circuit, Vec<BitMatrix>)> = [RingWidth::W32, RingWidth::W64]
+        .into_iter()
+        .map(|r| {
+            let c = product_layers(mwidth, mdepth, Some(r));
+            let inputs = random_inputs(&c, &mut prg, ring_batch);
+            (r, c, inputs)
+        })
+        .collect();
     let dir = circuits.or_else(|| {
         std::env::current_dir()
             .ok()
@@ -77,25 +126,37 @@ pub fn run(
     for info in huddle_engine::PROTOCOLS {
         let mut entry = Map::new();
         let t = time_run(info.name, &ands, &and_inputs, tcp)?;
-        let rate = (1024 * batch) as f64 / t.as_secs_f64();
+        let gates = f64::from(width * depth) * batch as f64;
+        let rate = gates / t.wall.as_secs_f64();
         entry.insert("and_gates_per_second".into(), json!(rate));
-        let mut line = format!(
-            "{:<11} {:.3e} AND/s (1024 x {batch} independent ANDs)",
-            info.name, rate
+        entry.insert(
+            "and_gates_per_second_online".into(),
+            json!(gates / t.online),
         );
+        let mut line = format!("{:<11} {:.3e} AND/s", info.name, rate);
+        for (r, c, inputs) in &mults {
+            let t = time_run(info.name, c, inputs, tcp)?;
+            let rate = f64::from(mwidth * mdepth) * ring_batch as f64 / t.wall.as_secs_f64();
+            entry.insert(format!("mult{}_per_second", r.bits()), json!(rate));
+            line.push_str(&format!(", {rate:.3e} mult{}/s", r.bits()));
+        }
         if let (Some(c), Some(inputs)) = (&aes, &aes_inputs) {
             let t = time_run(info.name, c, inputs, tcp)?;
-            let blocks = aes_batch as f64 / t.as_secs_f64();
+            let blocks = aes_batch as f64 / t.wall.as_secs_f64();
             entry.insert("aes128_blocks_per_second".into(), json!(blocks));
+            entry.insert("aes128_online_rounds".into(), json!(t.rounds));
             line.push_str(&format!(
-                ", {blocks:.3e} AES-128 blocks/s ({aes_batch} blocks)"
+                ", {blocks:.3e} AES-128 blocks/s ({} rounds)",
+                t.rounds
             ));
         }
         report.insert(info.name.into(), Value::Object(entry));
         lines.push(line);
     }
     let header = format!(
-        "huddle bench protocols ({}, all parties on this machine, 1 thread each)",
+        "huddle bench protocols ({}, all parties on this machine, 1 thread each; \
+         ANDs: {width} x {depth} layers x {batch} instances; mults: {mwidth} x {mdepth} x \
+         {ring_batch}; AES: {aes_batch} blocks; times include setup, input sharing and output)",
         if tcp { "loopback TCP" } else { "in memory" }
     );
     crate::bench::print_report(as_json, &header, report, &lines)

@@ -11,6 +11,11 @@ mod demo;
 mod net_cmd;
 mod run_cmd;
 
+// Protocol rounds allocate and free multi-megabyte messages on several
+// threads; mimalloc reuses that memory instead of faulting fresh pages in.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// huddle runs secure multiparty computation: parties that do not trust each
 /// other compute a function (a circuit) of their private inputs and learn
 /// only the output.

@@ -64,15 +64,29 @@ impl Prg {
         u64::from_le_bytes(b)
     }
 
-    /// Fills `out` with little-endian words of the stream.
-    pub fn fill_u64(&mut self, out: &mut [u64]) {
-        let mut bytes = [0u8; 512];
-        for words in out.chunks_mut(64) {
-            let bytes = &mut bytes[..words.len() * 8];
-            self.fill_bytes(bytes);
-            for (w, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
-                *w = u64::from_le_bytes(chunk.try_into().expect("chunks_exact yields 8 bytes"));
+    /// Fills `out` with little-endian words of the stream (the same bytes as
+    /// `fill_bytes`, read straight from the cipher's buffer).
+    pub fn fill_u64(&mut self, mut out: &mut [u64]) {
+        while !out.is_empty() {
+            if self.used == BUFFER_BLOCKS * 16 {
+                self.refill();
             }
+            if self.used % 8 != 0 {
+                out[0] = self.next_u64();
+                out = &mut out[1..];
+                continue;
+            }
+            let take = out.len().min((BUFFER_BLOCKS * 16 - self.used) / 8);
+            let first = self.used / 8;
+            for (k, w) in out[..take].iter_mut().enumerate() {
+                let (block, half) = ((first + k) / 2, (first + k) % 2);
+                let bytes: [u8; 8] = self.buffer[block][half * 8..half * 8 + 8]
+                    .try_into()
+                    .expect("8 bytes of a 16-byte block");
+                *w = u64::from_le_bytes(bytes);
+            }
+            self.used += take * 8;
+            out = &mut out[take..];
         }
     }
 
@@ -102,6 +116,25 @@ mod tests {
             .step_by(2)
             .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("test hex"))
             .collect()
+    }
+
+    #[test]
+    fn words_are_the_byte_stream_at_any_offset() {
+        for skip in [0usize, 3, 8, 16, 4093] {
+            let (mut a, mut b) = (Prg::from_seed([9; 16]), Prg::from_seed([9; 16]));
+            let mut head = vec![0u8; skip];
+            a.fill_bytes(&mut head);
+            b.fill_bytes(&mut head);
+            let mut words = vec![0u64; 1000];
+            a.fill_u64(&mut words);
+            let mut bytes = vec![0u8; 8000];
+            b.fill_bytes(&mut bytes);
+            let want: Vec<u64> = bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
+                .collect();
+            assert_eq!(words, want, "after {skip} bytes");
+        }
     }
 
     #[test]

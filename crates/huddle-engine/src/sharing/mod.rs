@@ -92,9 +92,12 @@ impl<'a> Channel<'a> {
             return Ok(());
         }
         let b = self.word_bytes;
-        let mut bytes = vec![0u8; words.len() * b];
-        for (chunk, w) in bytes.chunks_exact_mut(b).zip(words) {
-            chunk.copy_from_slice(&w.to_le_bytes()[..b]);
+        let mut bytes = Vec::with_capacity(words.len() * b + 16);
+        match b {
+            8 => bytes.extend(words.iter().flat_map(|w| w.to_le_bytes())),
+            4 => bytes.extend(words.iter().flat_map(|&w| (w as u32).to_le_bytes())),
+            2 => bytes.extend(words.iter().flat_map(|&w| (w as u16).to_le_bytes())),
+            _ => bytes.extend(words.iter().map(|&w| w as u8)),
         }
         Ok(self.net.send(to, bytes)?)
     }
@@ -118,14 +121,21 @@ impl<'a> Channel<'a> {
         }
         let b = self.word_bytes;
         let bytes = self.net.recv(from, count * b)?;
-        Ok(bytes
-            .chunks_exact(b)
-            .map(|c| {
-                let mut w = [0u8; 8];
-                w[..b].copy_from_slice(c);
-                u64::from_le_bytes(w)
-            })
-            .collect())
+        Ok(match b {
+            8 => bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect(),
+            4 => bytes
+                .chunks_exact(4)
+                .map(|c| u64::from(u32::from_le_bytes(c.try_into().expect("4 bytes"))))
+                .collect(),
+            2 => bytes
+                .chunks_exact(2)
+                .map(|c| u64::from(u16::from_le_bytes(c.try_into().expect("2 bytes"))))
+                .collect(),
+            _ => bytes.iter().map(|&c| u64::from(c)).collect(),
+        })
     }
 }
 
