@@ -157,13 +157,9 @@ fn input_matrix(
     Ok(m)
 }
 
-/// The most rounds any directed link needed in the online phase.
-fn online_rounds(acc: &Accounting) -> u64 {
-    acc.iter()
-        .filter(|(p, ..)| *p == Phase::Online)
-        .map(|(.., s)| s.rounds)
-        .max()
-        .unwrap_or(0)
+/// Online rounds: the longest chain of dependent messages (see `huddle_net::Accounting::rounds`).
+fn online_rounds(acc: &Accounting) -> u32 {
+    acc.rounds(Phase::Online)
 }
 
 fn seconds_json(acc: &Accounting) -> Value {

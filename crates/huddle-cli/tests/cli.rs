@@ -36,7 +36,8 @@ fn demo_checks_its_own_answer() {
     let o = huddle(&["demo"]);
     assert!(o.status.success(), "{}", stderr(&o));
     for needle in [
-        "Replicated 3PC",
+        "with Trio",
+        "online 65 rounds",
         "0123456789abcdef + party 1's input 0fedcba987654321 = 1111111111111110",
         "OK",
     ] {

@@ -81,38 +81,100 @@ fn local_runs_agree_with_the_plaintext_evaluator_on_every_transport() {
 }
 
 #[test]
-fn replicated_runs_locally_on_every_transport() {
-    let dir = temp_dir("replicated");
+fn secret_sharing_protocols_run_locally_on_every_transport() {
+    let dir = temp_dir("sharing");
     let c = adder(&dir);
     let c = c.to_str().expect("utf8");
-    for transport in ["memory", "tcp", "tls"] {
-        let o = run(&[
-            "local",
-            "--protocol",
-            "replicated",
-            "--circuit",
-            c,
-            "--input",
-            "1",
-            "--input",
-            "2",
-            "--input",
-            "3",
-            "--transport",
-            transport,
-            "--batch",
-            "500",
-            "--check",
-            "--json",
-        ]);
-        assert!(
-            o.status.success(),
-            "{transport}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-        assert_eq!(v["outputs"], serde_json::json!(["2"]), "{transport}");
+    for protocol in ["replicated", "astra", "trio", "mfi3"] {
+        for transport in ["memory", "tcp", "tls"] {
+            let o = run(&[
+                "local",
+                "--protocol",
+                protocol,
+                "--circuit",
+                c,
+                "--input",
+                "1",
+                "--input",
+                "2",
+                "--input",
+                "3",
+                "--transport",
+                transport,
+                "--batch",
+                "500",
+                "--check",
+                "--json",
+            ]);
+            assert!(
+                o.status.success(),
+                "{protocol} {transport}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            assert_eq!(
+                v["outputs"],
+                serde_json::json!(["2"]),
+                "{protocol} {transport}"
+            );
+            assert_eq!(v["protocol"], protocol);
+            assert_eq!(v["parties"], 3);
+            assert_eq!(v["batch"], 500);
+            for phase in ["setup", "offline", "online", "verify"] {
+                assert!(v["bytes"][phase].is_object(), "{protocol}: bytes.{phase}");
+                assert!(
+                    v["seconds"][phase].is_number(),
+                    "{protocol}: seconds.{phase}"
+                );
+            }
+            assert!(v["gates_per_second"].as_f64().is_some_and(|g| g > 0.0));
+            // The adder's AND-depth, plus input sharing and output.
+            let depth = v["online_rounds"].as_u64().expect("rounds");
+            assert!(depth >= 3, "{protocol}: {depth} rounds");
+        }
     }
+    // Trio with all preprocessing ahead: P0 -> P2 traffic is offline, and the answer is the same.
+    let o = run(&[
+        "local",
+        "--protocol",
+        "trio",
+        "--preprocess",
+        "separate",
+        "--circuit",
+        c,
+        "--input",
+        "1",
+        "--input",
+        "2",
+        "--input",
+        "0",
+        "--batch",
+        "100",
+        "--check",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["outputs"], serde_json::json!(["3"]));
+    assert!(v["bytes"]["offline"]["0->2"]
+        .as_u64()
+        .is_some_and(|b| b > 0));
+    let o = run(&[
+        "local",
+        "--protocol",
+        "mfi3",
+        "--preprocess",
+        "separate",
+        "--circuit",
+        c,
+        "--input",
+        "1",
+        "--input",
+        "2",
+        "--input",
+        "3",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("mfi3 has no preprocessing phase"));
     let o = run(&[
         "local",
         "--protocol",
@@ -130,6 +192,50 @@ fn replicated_runs_locally_on_every_transport() {
     ]);
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("replicated is a 3-party protocol, but the run has 4 parties"));
+}
+
+#[test]
+fn arithmetic_circuits_run_under_every_protocol() {
+    use huddle_circuit::random::{random_circuit, RandomCircuitSpec};
+    use huddle_core::{Prg, RingWidth};
+    let dir = temp_dir("arith");
+    let mut prg = Prg::from_seed([5; 16]);
+    for ring in [RingWidth::W16, RingWidth::W64] {
+        let c = random_circuit(
+            &RandomCircuitSpec::arithmetic(ring, &[2, 2, 1], 60, 4),
+            &mut prg,
+        );
+        let path = dir.join(format!("arith{}.txt", ring.bits()));
+        let mut text = Vec::new();
+        huddle_circuit::write_circuit(&c, &mut text).expect("write");
+        std::fs::write(&path, text).expect("write file");
+        let digits = ring.bits() as usize / 4;
+        let inputs: Vec<String> = (0..3)
+            .map(|i| "7".repeat(digits * c.inputs()[i].wires as usize))
+            .collect();
+        for protocol in ["ttp", "replicated", "astra", "trio", "mfi3"] {
+            let mut args = vec![
+                "local",
+                "--protocol",
+                protocol,
+                "--circuit",
+                path.to_str().expect("utf8"),
+                "--batch",
+                "300",
+                "--check",
+            ];
+            for h in &inputs {
+                args.push("--input");
+                args.push(h);
+            }
+            let o = run(&args);
+            assert!(
+                o.status.success(),
+                "{protocol} over {ring}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
 }
 
 #[test]
@@ -240,38 +346,46 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
     assert!(o.status.success());
     let cfg = dir.join("parties.toml");
     let inputs = ["1", "2", "3"];
-    let children: Vec<_> = (0..3)
-        .map(|i| {
-            Command::new(bin())
-                .args([
-                    "party",
-                    "--config",
-                    cfg.to_str().expect("utf8"),
-                    "--id",
-                    &i.to_string(),
-                    "--circuit",
-                    c.to_str().expect("utf8"),
-                    "--input",
-                    inputs[i],
-                    "--timeout",
-                    "20",
-                    "--json",
-                ])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn")
-        })
-        .collect();
-    for (i, child) in children.into_iter().enumerate() {
-        let o = child.wait_with_output().expect("wait");
-        assert!(
-            o.status.success(),
-            "party {i}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-        assert_eq!(v["outputs"], serde_json::json!(["2"]), "party {i}");
+    for protocol in ["ttp", "trio", "mfi3"] {
+        let children: Vec<_> = (0..3)
+            .map(|i| {
+                Command::new(bin())
+                    .args([
+                        "party",
+                        "--config",
+                        cfg.to_str().expect("utf8"),
+                        "--id",
+                        &i.to_string(),
+                        "--protocol",
+                        protocol,
+                        "--circuit",
+                        c.to_str().expect("utf8"),
+                        "--input",
+                        inputs[i],
+                        "--timeout",
+                        "20",
+                        "--json",
+                    ])
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawn")
+            })
+            .collect();
+        for (i, child) in children.into_iter().enumerate() {
+            let o = child.wait_with_output().expect("wait");
+            assert!(
+                o.status.success(),
+                "{protocol} party {i}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            assert_eq!(
+                v["outputs"],
+                serde_json::json!(["2"]),
+                "{protocol} party {i}"
+            );
+        }
     }
     // A party given inputs it does not own is stopped before connecting.
     let o = run(&[

@@ -5,7 +5,7 @@
 use crate::PartyId;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::time::Duration;
+use std::time::Instant;
 
 /// The phases a protocol run goes through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -57,8 +57,9 @@ impl LinkStats {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Accounting {
     links: BTreeMap<(Phase, PartyId, PartyId), LinkStats>,
-    /// Wall-clock time spent in each phase (by this party; merged: the slowest party).
-    time: BTreeMap<Phase, Duration>,
+    /// When this party first entered and last left each phase (merged: the
+    /// latest entry and the latest exit over the parties).
+    windows: BTreeMap<Phase, (Instant, Instant)>,
     /// The deepest round stamp sent in each phase (see `Network`).
     depth: BTreeMap<Phase, u32>,
 }
@@ -78,8 +79,13 @@ impl Accounting {
         s.rounds += u64::from(new_round);
     }
 
-    pub(crate) fn add_time(&mut self, phase: Phase, spent: Duration) {
-        *self.time.entry(phase).or_default() += spent;
+    pub(crate) fn enter(&mut self, phase: Phase, at: Instant) {
+        self.windows.entry(phase).or_insert((at, at));
+    }
+
+    pub(crate) fn leave(&mut self, phase: Phase, at: Instant) {
+        let w = self.windows.entry(phase).or_insert((at, at));
+        w.1 = w.1.max(at);
     }
 
     pub(crate) fn record_depth(&mut self, phase: Phase, stamp: u32) {
@@ -93,9 +99,13 @@ impl Accounting {
         self.depth.get(&phase).copied().unwrap_or(0)
     }
 
-    /// Seconds spent in `phase`.
+    /// Seconds of `phase`: from entering it to leaving it; for merged
+    /// counters, from the last party entering to the last party leaving (so
+    /// a party that starts early and waits does not count its wait).
     pub fn seconds(&self, phase: Phase) -> f64 {
-        self.time.get(&phase).map_or(0.0, Duration::as_secs_f64)
+        self.windows.get(&phase).map_or(0.0, |(start, end)| {
+            end.saturating_duration_since(*start).as_secs_f64()
+        })
     }
 
     /// Traffic on `from -> to` in `phase` (zero if none).
@@ -132,9 +142,9 @@ impl Accounting {
         for (p, d) in &other.depth {
             self.record_depth(*p, *d);
         }
-        for (p, t) in &other.time {
-            let mine = self.time.entry(*p).or_default();
-            *mine = (*mine).max(*t);
+        for (p, (start, end)) in &other.windows {
+            let w = self.windows.entry(*p).or_insert((*start, *end));
+            *w = (w.0.max(*start), w.1.max(*end));
         }
     }
 }

@@ -192,8 +192,8 @@ pub struct Network {
     links: Vec<Option<Link>>,
     alarm: Arc<Alarm>,
     phase: Phase,
-    /// When the current phase's clock started (None: stopped).
-    phase_started: Option<Instant>,
+    /// Whether time is being counted for the current phase.
+    clock_running: bool,
     /// Per phase, the deepest round stamp received so far (see [`STAMP_BYTES`]).
     depth: [u32; 4],
     accounting: Accounting,
@@ -213,13 +213,14 @@ impl Network {
     pub fn set_phase(&mut self, phase: Phase) {
         self.stop_clock();
         self.phase = phase;
-        self.phase_started = Some(Instant::now());
+        self.clock_running = true;
+        self.accounting.enter(phase, Instant::now());
     }
 
-    /// Adds the time since the last `set_phase` to that phase and stops counting time.
+    /// Ends the current phase's time (it resumes with the next `set_phase`).
     pub fn stop_clock(&mut self) {
-        if let Some(start) = self.phase_started.take() {
-            self.accounting.add_time(self.phase, start.elapsed());
+        if std::mem::take(&mut self.clock_running) {
+            self.accounting.leave(self.phase, Instant::now());
         }
     }
 
@@ -410,7 +411,7 @@ impl Network {
             links,
             alarm,
             phase: Phase::Setup,
-            phase_started: None,
+            clock_running: false,
             depth: [0; 4],
             accounting: Accounting::default(),
             timeout,
