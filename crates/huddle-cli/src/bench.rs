@@ -43,6 +43,9 @@ pub enum BenchCommand {
         /// Loopback TCP instead of in-memory channels.
         #[arg(long)]
         tcp: bool,
+        /// Worker threads (lanes) per party.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
         #[arg(long)]
         circuits: Option<PathBuf>,
     },
@@ -68,8 +71,9 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             json,
             batch,
             tcp,
+            threads,
             circuits,
-        } => crate::bench_protocols::run(json, batch.max(64), tcp, circuits),
+        } => crate::bench_protocols::run(json, batch.max(64), tcp, threads.max(1), circuits),
         BenchCommand::Net {
             json,
             mib,

@@ -58,6 +58,7 @@ fn time_run(
     circuit: &Circuit,
     inputs: &[BitMatrix],
     tcp: bool,
+    threads: usize,
 ) -> Result<Timing, String> {
     let parties = huddle_engine::protocol(protocol)
         .and_then(|p| p.parties)
@@ -74,7 +75,11 @@ fn time_run(
         memory_networks(parties, &NetProfile::lan(), timeout)
     };
     let start = Instant::now();
-    let results = huddle_engine::run_local(protocol, nets, circuit, inputs, Default::default())?;
+    let options = huddle_engine::RunOptions {
+        threads,
+        ..Default::default()
+    };
+    let results = huddle_engine::run_local(protocol, nets, circuit, inputs, options)?;
     let wall = start.elapsed();
     let mut acc = huddle_net::Accounting::default();
     for r in &results {
@@ -91,6 +96,7 @@ pub fn run(
     as_json: bool,
     batch: usize,
     tcp: bool,
+    threads: usize,
     circuits: Option<std::path::PathBuf>,
 ) -> Result<(), String> {
     let mut prg = Prg::from_seed([21; 16]);
@@ -100,7 +106,7 @@ pub fn run(
     let ands = product_layers(width, depth, None);
     let and_inputs = random_inputs(&ands, &mut prg, batch);
     // Ring elements are one per instance: fewer instances for the same work.
-    let ring_batch = (batch / 16).max(64);
+    let ring_batch = (batch / 4).max(64);
     let (mwidth, mdepth) = (256u32, 8u32);
     let mults: Vec<(RingWidth, Circuit, Vec<BitMatrix>)> = [RingWidth::W32, RingWidth::W64]
         .into_iter()
@@ -121,11 +127,11 @@ pub fn run(
         .map(|p| huddle_circuit::read_circuit_file(&p, Format::Auto))
         .transpose()
         .map_err(|e| e.to_string())?;
-    let aes_batch = (batch / 16).max(64);
+    let aes_batch = batch;
     let aes_inputs = aes.as_ref().map(|c| random_inputs(c, &mut prg, aes_batch));
     for info in huddle_engine::PROTOCOLS {
         let mut entry = Map::new();
-        let t = time_run(info.name, &ands, &and_inputs, tcp)?;
+        let t = time_run(info.name, &ands, &and_inputs, tcp, threads)?;
         let gates = f64::from(width * depth) * batch as f64;
         let rate = gates / t.wall.as_secs_f64();
         entry.insert("and_gates_per_second".into(), json!(rate));
@@ -135,13 +141,13 @@ pub fn run(
         );
         let mut line = format!("{:<11} {:.3e} AND/s", info.name, rate);
         for (r, c, inputs) in &mults {
-            let t = time_run(info.name, c, inputs, tcp)?;
+            let t = time_run(info.name, c, inputs, tcp, threads)?;
             let rate = f64::from(mwidth * mdepth) * ring_batch as f64 / t.wall.as_secs_f64();
             entry.insert(format!("mult{}_per_second", r.bits()), json!(rate));
             line.push_str(&format!(", {rate:.3e} mult{}/s", r.bits()));
         }
         if let (Some(c), Some(inputs)) = (&aes, &aes_inputs) {
-            let t = time_run(info.name, c, inputs, tcp)?;
+            let t = time_run(info.name, c, inputs, tcp, threads)?;
             let blocks = aes_batch as f64 / t.wall.as_secs_f64();
             entry.insert("aes128_blocks_per_second".into(), json!(blocks));
             entry.insert("aes128_online_rounds".into(), json!(t.rounds));
@@ -154,7 +160,7 @@ pub fn run(
         lines.push(line);
     }
     let header = format!(
-        "huddle bench protocols ({}, all parties on this machine, 1 thread each; \
+        "huddle bench protocols ({}, all parties on this machine, {threads} thread(s) each; \
          ANDs: {width} x {depth} layers x {batch} instances; mults: {mwidth} x {mdepth} x \
          {ring_batch}; AES: {aes_batch} blocks; times include setup, input sharing and output)",
         if tcp { "loopback TCP" } else { "in memory" }

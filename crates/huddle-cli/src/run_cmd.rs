@@ -29,13 +29,14 @@ pub enum PreprocessArg {
     Interleaved,
 }
 
-fn options(threads: usize, preprocess: PreprocessArg) -> RunOptions {
+fn options(threads: usize, preprocess: PreprocessArg, share_mib: usize) -> RunOptions {
     RunOptions {
         threads,
         preprocess: match preprocess {
             PreprocessArg::Separate => Preprocess::Separate,
             PreprocessArg::Interleaved => Preprocess::Interleaved,
         },
+        share_memory: share_mib.max(1) << 20,
     }
 }
 
@@ -60,9 +61,12 @@ pub struct LocalArgs {
     /// Instances evaluated at once: instance 0 takes --input, the others random inputs.
     #[arg(long, default_value_t = 1)]
     batch: usize,
-    /// Worker threads for local computation.
+    /// Worker threads per party (secret-sharing protocols: lanes of the batch).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// MiB of shares a party holds at once; larger batches run in slices.
+    #[arg(long, default_value_t = 512, value_name = "MIB")]
+    share_memory: usize,
     #[arg(long, value_enum, default_value_t = TransportArg::Memory)]
     transport: TransportArg,
     /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
@@ -102,8 +106,12 @@ pub struct PartyArgs {
     timeout: u64,
     #[arg(long, default_value = "lan")]
     net: String,
+    /// Worker threads (every party of the run must use the same number).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// MiB of shares held at once (every party must use the same value).
+    #[arg(long, default_value_t = 512, value_name = "MIB")]
+    share_memory: usize,
     #[arg(long)]
     json: bool,
 }
@@ -191,7 +199,7 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         return Err(format!("--parties must be 2 to 64, not {}", args.parties));
     }
     check_protocol(&args.protocol, args.parties)?;
-    let run_options = options(args.threads, args.preprocess);
+    let run_options = options(args.threads, args.preprocess, args.share_memory);
     check_preprocess(&args.protocol, run_options)?;
     if args.inputs.len() != circuit.inputs().len() {
         return Err(format!(
@@ -227,7 +235,7 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
     let timeout = Duration::from_secs(120);
     let handshake = Handshake {
         session: "local".into(),
-        protocol: args.protocol.clone(),
+        protocol: huddle_engine::session_protocol(&args.protocol, run_options),
         circuit: circuit_hash(&circuit),
     };
     let nets: Vec<Network> = match args.transport {
@@ -307,7 +315,7 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
 pub fn party(args: PartyArgs) -> Result<(), String> {
     let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
     check_protocol(&args.protocol, config.parties())?;
-    let run_options = options(args.threads, args.preprocess);
+    let run_options = options(args.threads, args.preprocess, args.share_memory);
     check_preprocess(&args.protocol, run_options)?;
     let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
     let n = config.parties();
@@ -347,7 +355,7 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
             transport,
             Handshake {
                 session: config.session.clone(),
-                protocol: args.protocol.clone(),
+                protocol: huddle_engine::session_protocol(&args.protocol, run_options),
                 circuit: circuit_hash(&circuit),
             },
         )

@@ -97,6 +97,9 @@ pub struct RunOptions {
     pub threads: usize,
     /// When ASTRA's and Trio's preprocessing runs.
     pub preprocess: Preprocess,
+    /// Bytes of shares a party may hold at once (secret-sharing protocols):
+    /// a larger batch is evaluated in slices of this size, one after another.
+    pub share_memory: usize,
 }
 
 impl Default for RunOptions {
@@ -104,8 +107,21 @@ impl Default for RunOptions {
         RunOptions {
             threads: 1,
             preprocess: Preprocess::Interleaved,
+            share_memory: 512 << 20,
         }
     }
+}
+
+/// The protocol string parties compare in their hello: the protocol and
+/// every option that changes what goes over the wire.
+pub fn session_protocol(name: &str, options: RunOptions) -> String {
+    if name == "ttp" {
+        return name.into();
+    }
+    format!(
+        "{name} preprocess={:?} threads={} share-memory={}",
+        options.preprocess, options.threads, options.share_memory
+    )
 }
 
 /// Whether protocol `name` has function-dependent preprocessing (so that
@@ -134,21 +150,37 @@ pub fn run(
     match name {
         "ttp" => ttp::run(net, circuit, instances, own_inputs, options.threads),
         "replicated" => sharing::run(
-            &mut Replicated::new(me),
+            || Replicated::new(me),
             net,
             circuit,
             instances,
             own_inputs,
+            options,
         ),
         "astra" => sharing::run(
-            &mut Astra::new(me, pre),
+            || Astra::new(me, pre),
             net,
             circuit,
             instances,
             own_inputs,
+            options,
         ),
-        "trio" => sharing::run(&mut Trio::new(me, pre), net, circuit, instances, own_inputs),
-        "mfi3" => sharing::run(&mut Mfi3::new(me, pre), net, circuit, instances, own_inputs),
+        "trio" => sharing::run(
+            || Trio::new(me, pre),
+            net,
+            circuit,
+            instances,
+            own_inputs,
+            options,
+        ),
+        "mfi3" => sharing::run(
+            || Mfi3::new(me, pre),
+            net,
+            circuit,
+            instances,
+            own_inputs,
+            options,
+        ),
         other => Err(ttp::RunError::Input(format!("unknown protocol `{other}`"))),
     }
 }

@@ -34,11 +34,20 @@ fn run3(
     circuit: &Circuit,
     inputs: &[BitMatrix],
 ) -> (Vec<Vec<BitMatrix>>, Accounting) {
-    let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
     let options = RunOptions {
-        threads: 1,
         preprocess: pre,
+        ..RunOptions::default()
     };
+    run3_with(protocol, options, circuit, inputs)
+}
+
+fn run3_with(
+    protocol: &str,
+    options: RunOptions,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+) -> (Vec<Vec<BitMatrix>>, Accounting) {
+    let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
     let results = huddle_engine::run_local(protocol, nets, circuit, inputs, options)
         .unwrap_or_else(|e| panic!("{protocol}: {e}"));
     let mut acc = Accounting::default();
@@ -363,8 +372,8 @@ fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
     // Separate preprocessing for a protocol without preprocessing.
     let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
     let options = RunOptions {
-        threads: 1,
         preprocess: Preprocess::Separate,
+        ..RunOptions::default()
     };
     let err = huddle_engine::run_local("mfi3", nets, &c, &inputs, options)
         .err()
@@ -405,5 +414,56 @@ fn a_batch_too_large_for_memory_is_refused_before_communicating() {
             p0.accounting().phase_total(Phase::Setup),
             LinkStats::default()
         );
+    }
+}
+
+#[test]
+fn lanes_and_slices_change_nothing_but_time_and_rounds() {
+    let mut prg = Prg::from_seed([17; 16]);
+    let boolean = random_circuit(&RandomCircuitSpec::boolean(&[20, 30], 300, 8), &mut prg);
+    let arith = random_circuit(
+        &RandomCircuitSpec::arithmetic(RingWidth::W32, &[4, 4], 200, 4),
+        &mut prg,
+    );
+    for (c, instances) in [(&boolean, 64 * 37 + 5), (&arith, 1001)] {
+        let inputs = random_inputs(c, &mut prg, instances);
+        let want = PlainEvaluator::new(c).evaluate(&inputs).expect("plaintext");
+        let depth = Layering::of(&huddle_circuit::rewrite::split_fan_in(c)).depth;
+        for (protocol, pre) in variants() {
+            let base = RunOptions {
+                preprocess: pre,
+                ..RunOptions::default()
+            };
+            let (_, one) = run3_with(protocol, base, c, &inputs);
+            // Three lanes: the same bytes per link online and offline, the same rounds.
+            let lanes = RunOptions { threads: 3, ..base };
+            let (outs, three) = run3_with(protocol, lanes, c, &inputs);
+            for o in &outs {
+                assert!(o == &want, "{protocol} {pre:?} with 3 lanes");
+            }
+            for phase in [Phase::Offline, Phase::Online] {
+                assert_eq!(
+                    bytes(&one, phase),
+                    bytes(&three, phase),
+                    "{protocol} {phase}"
+                );
+                assert_eq!(one.rounds(phase), three.rounds(phase), "{protocol} {phase}");
+            }
+            // A tiny share budget: many slices one after another, same answer.
+            let sliced = RunOptions {
+                share_memory: 4096,
+                threads: 2,
+                ..base
+            };
+            let (outs, acc) = run3_with(protocol, sliced, c, &inputs);
+            for o in &outs {
+                assert!(o == &want, "{protocol} {pre:?} in slices");
+            }
+            assert!(
+                acc.rounds(Phase::Online) > one.rounds(Phase::Online),
+                "{protocol}"
+            );
+            let _ = depth;
+        }
     }
 }

@@ -237,6 +237,13 @@ impl<V: Variant> Sharing for Helper<V> {
         }
     }
 
+    fn begin_batch(&mut self) {
+        self.core.offline.clear();
+        self.core.output_masks = None;
+        self.core.own_masks.clear();
+        self.core.ran_ahead = false;
+    }
+
     /// P0 chooses K01 and K02.
     fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
         match self.core.me {

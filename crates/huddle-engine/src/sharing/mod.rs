@@ -19,6 +19,7 @@
 pub mod arith;
 pub mod astra;
 pub mod helper;
+pub mod lanes;
 pub mod mfi3;
 pub mod program;
 pub mod replicated;
@@ -48,10 +49,17 @@ impl Transport for Network {
     fn parties(&self) -> usize {
         Network::parties(self)
     }
+    /// An empty message is not sent at all: both sides know its size.
     fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError> {
+        if data.is_empty() {
+            return Ok(());
+        }
         Network::send(self, to, data)
     }
     fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
         Network::recv(self, from, len)
     }
     fn set_phase(&mut self, phase: Phase) {
@@ -86,11 +94,8 @@ impl<'a> Channel<'a> {
         self.net.phase()
     }
 
-    /// Sends `words`; an empty message is not sent at all (both sides know).
+    /// Sends `words` (the transport drops an empty message; both sides know its size).
     pub fn send(&mut self, to: PartyId, words: &[u64]) -> Result<(), RunError> {
-        if words.is_empty() {
-            return Ok(());
-        }
         let b = self.word_bytes;
         let mut bytes = Vec::with_capacity(words.len() * b + 16);
         match b {
@@ -114,11 +119,8 @@ impl<'a> Channel<'a> {
         sent
     }
 
-    /// Receives exactly `count` words (nothing if `count` is 0).
+    /// Receives exactly `count` words.
     pub fn recv(&mut self, from: PartyId, count: usize) -> Result<Vec<u64>, RunError> {
-        if count == 0 {
-            return Ok(Vec::new());
-        }
         let b = self.word_bytes;
         let bytes = self.net.recv(from, count * b)?;
         Ok(match b {
@@ -261,6 +263,8 @@ pub trait Sharing {
     fn constant_rule(&self) -> ConstantRule;
     /// Key agreement (phase `setup`).
     fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError>;
+    /// Called before each slice of the batch: forget per-slice state.
+    fn begin_batch(&mut self) {}
     /// Function-dependent preprocessing before inputs (phase `offline`); may
     /// call [`evaluate`] for a party whose whole part is input-independent.
     fn preprocess<R: Arith>(
@@ -317,83 +321,196 @@ pub fn evaluate<P: Sharing, R: Arith>(
     Ok(())
 }
 
-/// Runs one party of `protocol` on `instances` instances of `circuit`.
+/// Runs one party of the protocol `make` builds (one instance per lane) on
+/// `instances` instances of `circuit`, with `options.threads` lanes. The
+/// shares a party keeps at once are bounded by `options.share_memory`: a
+/// larger batch is evaluated slice by slice (same setup, more rounds), so
+/// memory stays flat however large the batch.
 /// `own_inputs` holds the values this party owns (see [`crate::ttp::run`]).
-pub fn run<P: Sharing>(
-    protocol: &mut P,
+pub fn run<P: Sharing, F: Fn() -> P + Sync>(
+    make: F,
     net: &mut Network,
     circuit: &Circuit,
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
+    options: crate::RunOptions,
 ) -> Result<Vec<BitMatrix>, RunError> {
-    if net.parties() != protocol.parties() {
+    let probe = make();
+    if net.parties() != probe.parties() {
         return Err(RunError::Input(format!(
             "{} is a {}-party protocol, the run has {} parties",
-            protocol.name(),
-            protocol.parties(),
+            probe.name(),
+            probe.parties(),
             net.parties()
         )));
     }
-    let parties = protocol.parties();
+    let parties = probe.parties();
     crate::ttp::check_own_inputs(net.party(), parties, circuit, instances, own_inputs)?;
-    let program = Program::compile(circuit, protocol.max_fan_in(), protocol.name())?;
-    let (w, word_bytes) = match circuit.ring() {
+    let program = Program::compile(circuit, probe.max_fan_in(), probe.name())?;
+    let (total, word_bytes) = match circuit.ring() {
         Some(r) => (instances, r.bits() as usize / 8),
         None => (instances.div_ceil(64), 8),
     };
+    // Slices of the batch (in words), each split among the lanes.
+    let slice = (options.share_memory / (program.slots.max(1) * 16)).max(1);
+    let lanes = options.threads.clamp(1, total.max(1).min(slice));
     let io_bits: usize = (0..circuit.inputs().len())
         .map(|i| circuit.input_bits(i))
         .chain((0..circuit.outputs().len()).map(|o| circuit.output_bits(o)))
         .sum();
     crate::check_memory(
-        &format!(
-            "{} on {instances} instances of this circuit",
-            protocol.name()
-        ),
-        program.slots as u128 * 2 * w as u128 * 8 + io_bits as u128 * 3 * instances as u128 / 8,
+        &format!("{} on {instances} instances of this circuit", probe.name()),
+        program.slots as u128 * 16 * total.min(slice) as u128
+            + io_bits as u128 * 3 * instances as u128 / 8,
     )?;
-    let mut shares = Shares::new(program.slots, w);
-    let mut ch = Channel::new(net, word_bytes);
-    ch.set_phase(Phase::Setup);
-    protocol.setup(&mut ch)?;
-    let inputs = InputValues {
-        owners: (0..circuit.inputs().len())
-            .map(|i| circuit.owner(i, parties))
-            .collect(),
-        slots: &program.inputs,
-        own: (0..circuit.inputs().len())
-            .map(|i| {
-                own_inputs
-                    .iter()
-                    .find(|(j, _)| *j == i)
-                    .map(|(_, m)| to_wire_words(circuit, i, m))
+    let slices: Vec<std::ops::Range<usize>> = (0..total.div_ceil(slice))
+        .map(|s| s * slice..((s + 1) * slice).min(total))
+        .collect();
+    let lane_ranges = |lane: usize| -> Vec<std::ops::Range<usize>> {
+        slices
+            .iter()
+            .map(|r| {
+                let n = r.len();
+                r.start + n * lane / lanes..r.start + n * (lane + 1) / lanes
             })
-            .collect(),
+            .collect()
     };
-    ch.set_phase(Phase::Offline);
-    let ring = circuit.ring().is_some();
-    if ring {
-        protocol.preprocess::<Ring>(&mut ch, &program, &inputs, &mut shares)?;
+    let owners: Vec<PartyId> = (0..circuit.inputs().len())
+        .map(|i| circuit.owner(i, parties))
+        .collect();
+    let own: Vec<Option<Vec<u64>>> = (0..circuit.inputs().len())
+        .map(|i| {
+            own_inputs
+                .iter()
+                .find(|(j, _)| *j == i)
+                .map(|(_, m)| to_wire_words(circuit, i, m))
+        })
+        .collect();
+    let job = Lane {
+        program: &program,
+        owners: &owners,
+        own: &own,
+        total,
+        word_bytes,
+        ring: circuit.ring().is_some(),
+    };
+    let parts: Vec<(std::ops::Range<usize>, Vec<u64>)> = if lanes == 1 {
+        drop(probe);
+        job.run(make(), net, &lane_ranges(0))?
     } else {
-        protocol.preprocess::<Bits>(&mut ch, &program, &inputs, &mut shares)?;
-    }
-    ch.set_phase(Phase::Online);
-    let opened = if ring {
-        run_online::<P, Ring>(protocol, &mut ch, &program, &inputs, &mut shares)?
-    } else {
-        run_online::<P, Bits>(protocol, &mut ch, &program, &inputs, &mut shares)?
+        let (coordinator, transports) = lanes::lanes(net.party(), parties, lanes);
+        let (served, results) = std::thread::scope(|s| {
+            let handles: Vec<_> = transports
+                .into_iter()
+                .enumerate()
+                .map(|(lane, mut t)| {
+                    let (job, make, ranges) = (&job, &make, lane_ranges(lane));
+                    s.spawn(move || {
+                        let r = job.run(make(), &mut t, &ranges);
+                        t.done();
+                        r
+                    })
+                })
+                .collect();
+            let served = coordinator.serve(net);
+            let results: Vec<_> = handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(RunError::Input("a lane thread panicked".into())))
+                })
+                .collect();
+            (served, results)
+        });
+        served?;
+        let mut parts = Vec::new();
+        for r in results {
+            parts.extend(r?);
+        }
+        parts
     };
     net.stop_clock();
-    Ok(from_wire_words(circuit, instances, w, &opened))
+    // Every output wire's words over the whole batch, from the lanes' slices.
+    let out_wires: usize = program.outputs.iter().map(Vec::len).sum();
+    let mut words = vec![0u64; out_wires * total];
+    for (range, opened) in parts {
+        let n = range.len();
+        for k in 0..out_wires {
+            words[k * total + range.start..][..n].copy_from_slice(&opened[k * n..][..n]);
+        }
+    }
+    Ok(from_wire_words(circuit, instances, total, &words))
 }
 
-fn run_online<P: Sharing, R: Arith>(
+/// What every lane of a party evaluates.
+struct Lane<'a> {
+    program: &'a Program,
+    owners: &'a [PartyId],
+    /// This party's input values over the whole batch, wire-major.
+    own: &'a [Option<Vec<u64>>],
+    /// Words per wire in the whole batch.
+    total: usize,
+    word_bytes: usize,
+    ring: bool,
+}
+
+impl Lane<'_> {
+    /// Setup, then every slice in `ranges` (word ranges of the batch).
+    /// Returns each range with the opened words of every output wire.
+    #[allow(clippy::type_complexity)]
+    fn run<P: Sharing>(
+        &self,
+        mut protocol: P,
+        net: &mut dyn Transport,
+        ranges: &[std::ops::Range<usize>],
+    ) -> Result<Vec<(std::ops::Range<usize>, Vec<u64>)>, RunError> {
+        let mut ch = Channel::new(net, self.word_bytes);
+        ch.set_phase(Phase::Setup);
+        protocol.setup(&mut ch)?;
+        let mut out = Vec::with_capacity(ranges.len());
+        for range in ranges {
+            protocol.begin_batch();
+            let n = range.len();
+            let own = self
+                .own
+                .iter()
+                .map(|v| {
+                    v.as_ref().map(|words| {
+                        words
+                            .chunks_exact(self.total)
+                            .flat_map(|wire| wire[range.clone()].iter().copied())
+                            .collect()
+                    })
+                })
+                .collect();
+            let inputs = InputValues {
+                owners: self.owners.to_vec(),
+                slots: &self.program.inputs,
+                own,
+            };
+            let mut shares = Shares::new(self.program.slots, n);
+            let opened = if self.ring {
+                slice::<P, Ring>(&mut protocol, &mut ch, self.program, &inputs, &mut shares)?
+            } else {
+                slice::<P, Bits>(&mut protocol, &mut ch, self.program, &inputs, &mut shares)?
+            };
+            out.push((range.clone(), opened));
+        }
+        Ok(out)
+    }
+}
+
+/// Preprocessing and the online phase for one slice.
+fn slice<P: Sharing, R: Arith>(
     protocol: &mut P,
     ch: &mut Channel,
     program: &Program,
     inputs: &InputValues,
     shares: &mut Shares,
 ) -> Result<Vec<u64>, RunError> {
+    ch.set_phase(Phase::Offline);
+    protocol.preprocess::<R>(ch, program, inputs, shares)?;
+    ch.set_phase(Phase::Online);
     protocol.share_inputs::<R>(ch, inputs, shares)?;
     if protocol.evaluates_online() {
         evaluate::<P, R>(protocol, ch, program, shares)?;
