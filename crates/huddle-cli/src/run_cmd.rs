@@ -29,8 +29,14 @@ pub enum PreprocessArg {
     Interleaved,
 }
 
-fn options(threads: usize, preprocess: PreprocessArg, share_mib: usize) -> RunOptions {
+fn options(
+    threads: usize,
+    preprocess: PreprocessArg,
+    share_mib: usize,
+    reveal_to: Option<usize>,
+) -> RunOptions {
     RunOptions {
+        reveal_to,
         threads,
         preprocess: match preprocess {
             PreprocessArg::Separate => Preprocess::Separate,
@@ -67,6 +73,9 @@ pub struct LocalArgs {
     /// MiB of shares a party holds at once; larger batches run in slices.
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     share_memory: usize,
+    /// Only this party learns the outputs (default: every party).
+    #[arg(long, value_name = "PARTY")]
+    reveal_to: Option<usize>,
     #[arg(long, value_enum, default_value_t = TransportArg::Memory)]
     transport: TransportArg,
     /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
@@ -112,6 +121,9 @@ pub struct PartyArgs {
     /// MiB of shares held at once (every party must use the same value).
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     share_memory: usize,
+    /// Only this party learns the outputs (every party must name the same one).
+    #[arg(long, value_name = "PARTY")]
+    reveal_to: Option<usize>,
     #[arg(long)]
     json: bool,
 }
@@ -199,7 +211,12 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         return Err(format!("--parties must be 2 to 64, not {}", args.parties));
     }
     check_protocol(&args.protocol, args.parties)?;
-    let run_options = options(args.threads, args.preprocess, args.share_memory);
+    let run_options = options(
+        args.threads,
+        args.preprocess,
+        args.share_memory,
+        args.reveal_to,
+    );
     check_preprocess(&args.protocol, run_options)?;
     if args.inputs.len() != circuit.inputs().len() {
         return Err(format!(
@@ -260,14 +277,15 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
             .evaluate(&all)
             .map_err(|e| e.to_string())?;
         for (p, out) in outputs.iter().enumerate() {
-            if out != &want {
+            let learns = args.reveal_to.is_none_or(|t| t == p);
+            if (learns && out != &want) || (!learns && !out.is_empty()) {
                 return Err(format!(
                     "--check: party {p}'s outputs differ from the plaintext evaluator"
                 ));
             }
         }
     }
-    let hex_out: Vec<String> = outputs[0]
+    let hex_out: Vec<String> = outputs[args.reveal_to.unwrap_or(0).min(n - 1)]
         .iter()
         .enumerate()
         .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
@@ -315,7 +333,12 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
 pub fn party(args: PartyArgs) -> Result<(), String> {
     let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
     check_protocol(&args.protocol, config.parties())?;
-    let run_options = options(args.threads, args.preprocess, args.share_memory);
+    let run_options = options(
+        args.threads,
+        args.preprocess,
+        args.share_memory,
+        args.reveal_to,
+    );
     check_preprocess(&args.protocol, run_options)?;
     let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
     let n = config.parties();

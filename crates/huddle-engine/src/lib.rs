@@ -100,6 +100,8 @@ pub struct RunOptions {
     /// Bytes of shares a party may hold at once (secret-sharing protocols):
     /// a larger batch is evaluated in slices of this size, one after another.
     pub share_memory: usize,
+    /// The one party that learns the outputs (None: every party).
+    pub reveal_to: Option<usize>,
 }
 
 impl Default for RunOptions {
@@ -108,6 +110,7 @@ impl Default for RunOptions {
             threads: 1,
             preprocess: Preprocess::Interleaved,
             share_memory: 512 << 20,
+            reveal_to: None,
         }
     }
 }
@@ -115,11 +118,12 @@ impl Default for RunOptions {
 /// The protocol string parties compare in their hello: the protocol and
 /// every option that changes what goes over the wire.
 pub fn session_protocol(name: &str, options: RunOptions) -> String {
+    let to = options.reveal_to.map_or("all".into(), |p| p.to_string());
     if name == "ttp" {
-        return name.into();
+        return format!("{name} reveal-to={to}");
     }
     format!(
-        "{name} preprocess={:?} threads={} share-memory={}",
+        "{name} preprocess={:?} threads={} share-memory={} reveal-to={to}",
         options.preprocess, options.threads, options.share_memory
     )
 }
@@ -148,7 +152,7 @@ pub fn run(
         )));
     }
     match name {
-        "ttp" => ttp::run(net, circuit, instances, own_inputs, options.threads),
+        "ttp" => ttp::run(net, circuit, instances, own_inputs, options),
         "replicated" => sharing::run(
             || Replicated::new(me),
             net,

@@ -29,9 +29,17 @@ pub fn run(
     circuit: &Circuit,
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
-    threads: usize,
+    options: crate::RunOptions,
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, parties) = (net.party(), net.parties());
+    let (threads, to) = (options.threads, options.reveal_to);
+    if let Some(t) = to.filter(|&t| t >= parties) {
+        return Err(RunError::Input(format!(
+            "outputs cannot go to party {t}: the run has parties 0..{}",
+            parties - 1
+        )));
+    }
+    let learns = |p: PartyId| to.is_none_or(|t| t == p);
     check_own_inputs(me, parties, circuit, instances, own_inputs)?;
     let io_bits: usize = (0..circuit.inputs().len())
         .map(|i| circuit.input_bits(i))
@@ -51,6 +59,9 @@ pub fn run(
                 msg.extend(m.as_words().iter().flat_map(|w| w.to_le_bytes()));
             }
             net.send(EVALUATOR, msg)?;
+        }
+        if !learns(me) {
+            return Ok(Vec::new());
         }
         let total: usize = (0..circuit.outputs().len())
             .map(|o| words(circuit.output_bits(o)) * 8)
@@ -107,10 +118,14 @@ pub fn run(
         .iter()
         .flat_map(|m| m.as_words().iter().flat_map(|w| w.to_le_bytes()))
         .collect();
-    for to in (0..parties).filter(|&p| p != EVALUATOR) {
-        net.send(to, msg.clone())?;
+    for p in (0..parties).filter(|&p| p != EVALUATOR && learns(p)) {
+        net.send(p, msg.clone())?;
     }
-    Ok(outputs)
+    Ok(if learns(EVALUATOR) {
+        outputs
+    } else {
+        Vec::new()
+    })
 }
 
 /// Checks that `own_inputs` are exactly the input values party `me` owns, in

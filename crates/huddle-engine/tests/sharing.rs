@@ -467,3 +467,40 @@ fn lanes_and_slices_change_nothing_but_time_and_rounds() {
         }
     }
 }
+
+#[test]
+fn outputs_can_go_to_one_named_party_only() {
+    let (n, instances) = (30u32, 640usize);
+    for ring in [None, Some(RingWidth::W32)] {
+        let c = independent_products(n, 2, ring);
+        let e = u64::from(n) * element_bytes(ring, instances); // the output, one element per wire
+        let mut prg = Prg::from_seed([18; 16]);
+        let inputs = random_inputs(&c, &mut prg, instances);
+        let want = PlainEvaluator::new(&c)
+            .evaluate(&inputs)
+            .expect("plaintext");
+        for protocol in SECURE {
+            let (_, all) = run3(protocol, Preprocess::Interleaved, &c, &inputs);
+            for to in 0..3 {
+                let options = RunOptions {
+                    reveal_to: Some(to),
+                    ..RunOptions::default()
+                };
+                let (outs, acc) = run3_with(protocol, options, &c, &inputs);
+                for (p, o) in outs.iter().enumerate() {
+                    if p == to {
+                        assert!(o == &want, "{protocol}: party {p} must learn the outputs");
+                    } else {
+                        assert!(o.is_empty(), "{protocol}: party {p} must learn nothing");
+                    }
+                }
+                // Revealing to everybody costs three elements per output wire, to one party one.
+                assert_eq!(
+                    acc.phase_total(Phase::Online).bytes + 2 * e,
+                    all.phase_total(Phase::Online).bytes,
+                    "{protocol} to {to}"
+                );
+            }
+        }
+    }
+}

@@ -26,7 +26,8 @@
 use super::arith::Arith;
 use super::program::{Layer, Program};
 use super::{
-    agree_key, draw, evaluate, Channel, ConstantRule, InputValues, Preprocess, Shares, Sharing,
+    agree_key, draw, evaluate, learns, Channel, ConstantRule, InputValues, Preprocess, Shares,
+    Sharing,
 };
 use crate::ttp::RunError;
 use huddle_core::Prg;
@@ -204,6 +205,7 @@ impl<V: Variant> Helper<V> {
         ch: &mut Channel,
         slots: &[u32],
         s: &Shares,
+        to: Option<PartyId>,
     ) -> Result<(), RunError> {
         let gather = |c: usize| -> Vec<u64> {
             slots
@@ -211,8 +213,13 @@ impl<V: Variant> Helper<V> {
                 .flat_map(|&sl| s.get(c, sl).iter().copied())
                 .collect()
         };
-        ch.send(1, &gather(1))?;
-        ch.send(2, &gather(0))
+        if learns(1, to) {
+            ch.send(1, &gather(1))?;
+        }
+        if learns(2, to) {
+            ch.send(2, &gather(0))?;
+        }
+        Ok(())
     }
 }
 
@@ -273,7 +280,7 @@ impl<V: Variant> Sharing for Helper<V> {
             HELPER => {
                 self.draw_input_masks(inputs, s);
                 evaluate::<Self, R>(self, ch, program, s)?;
-                self.send_output_masks(ch, &out_slots, s)?;
+                self.send_output_masks(ch, &out_slots, s, inputs.reveal_to)?;
                 self.core.ran_ahead = true;
                 Ok(())
             }
@@ -284,7 +291,9 @@ impl<V: Variant> Sharing for Helper<V> {
                         self.core.offline.push_back(m);
                     }
                 }
-                self.core.output_masks = Some(ch.recv(HELPER, out_slots.len() * w)?);
+                if learns(me, inputs.reveal_to) {
+                    self.core.output_masks = Some(ch.recv(HELPER, out_slots.len() * w)?);
+                }
                 Ok(())
             }
         }
@@ -374,7 +383,8 @@ impl<V: Variant> Sharing for Helper<V> {
         ch: &mut Channel,
         slots: &[u32],
         s: &Shares,
-    ) -> Result<Vec<u64>, RunError> {
+        to: Option<PartyId>,
+    ) -> Result<Option<Vec<u64>>, RunError> {
         let w = s.w;
         let n = slots.len() * w;
         let gather = |c: usize| -> Vec<u64> {
@@ -383,29 +393,36 @@ impl<V: Variant> Sharing for Helper<V> {
                 .flat_map(|&sl| s.get(c, sl).iter().copied())
                 .collect()
         };
-        match self.core.me {
+        let me = self.core.me;
+        match me {
             HELPER => {
                 if !self.core.ran_ahead {
-                    self.send_output_masks(ch, slots, s)?;
+                    self.send_output_masks(ch, slots, s, to)?;
+                }
+                if !learns(HELPER, to) {
+                    return Ok(None);
                 }
                 let value = ch.recv(2, n)?;
-                Ok(Self::unmask::<R>(1, &value, &gather(0), &gather(1)))
+                Ok(Some(Self::unmask::<R>(1, &value, &gather(0), &gather(1))))
             }
-            me => {
+            _ => {
                 let value = gather(0);
-                if me == 2 {
+                if me == 2 && learns(HELPER, to) {
                     ch.send(HELPER, &value)?;
+                }
+                if !learns(me, to) {
+                    return Ok(None);
                 }
                 let other = match self.core.output_masks.take() {
                     Some(m) => m,
                     None => ch.recv(HELPER, n)?,
                 };
                 let own = gather(1);
-                Ok(if me == 1 {
+                Ok(Some(if me == 1 {
                     Self::unmask::<R>(0, &value, &own, &other)
                 } else {
                     Self::unmask::<R>(1, &value, &other, &own)
-                })
+                }))
             }
         }
     }

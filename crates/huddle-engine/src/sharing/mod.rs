@@ -241,12 +241,19 @@ impl Preprocess {
 }
 
 /// Input sharing request: for every input value its owner, its slots and (at
-/// the owner) its clear words per wire.
+/// the owner) its clear words per wire; and who receives the outputs.
 pub struct InputValues<'a> {
     pub owners: Vec<PartyId>,
     pub slots: &'a [Vec<u32>],
     /// For each input value this party owns: words per wire, wire-major.
     pub own: Vec<Option<Vec<u64>>>,
+    /// The one party that learns the outputs (None: every party).
+    pub reveal_to: Option<PartyId>,
+}
+
+/// Whether party `p` learns the outputs when they go to `to`.
+pub fn learns(p: PartyId, to: Option<PartyId>) -> bool {
+    to.is_none_or(|t| t == p)
 }
 
 /// A secret-sharing protocol, free of I/O: everything it says goes through
@@ -294,13 +301,15 @@ pub trait Sharing {
         layer: &Layer,
         shares: &mut Shares,
     ) -> Result<(), RunError>;
-    /// Opens `slots` to every party: the clear words of each slot, concatenated.
+    /// Opens `slots` to party `to` (None: every party): the clear words of
+    /// each slot, concatenated, at the parties that learn them.
     fn reveal<R: Arith>(
         &mut self,
         ch: &mut Channel,
         slots: &[u32],
         shares: &Shares,
-    ) -> Result<Vec<u64>, RunError>;
+        to: Option<PartyId>,
+    ) -> Result<Option<Vec<u64>>, RunError>;
 }
 
 /// Runs every step of `program` from the current shares: linear steps
@@ -393,8 +402,15 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         total,
         word_bytes,
         ring: circuit.ring().is_some(),
+        reveal_to: options.reveal_to,
     };
-    let parts: Vec<(std::ops::Range<usize>, Vec<u64>)> = if lanes == 1 {
+    if let Some(to) = options.reveal_to.filter(|&t| t >= parties) {
+        return Err(RunError::Input(format!(
+            "outputs cannot go to party {to}: the run has parties 0..{}",
+            parties - 1
+        )));
+    }
+    let parts: Vec<(std::ops::Range<usize>, Option<Vec<u64>>)> = if lanes == 1 {
         drop(probe);
         job.run(make(), net, &lane_ranges(0))?
     } else {
@@ -430,10 +446,14 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         parts
     };
     net.stop_clock();
+    if !learns(net.party(), options.reveal_to) {
+        return Ok(Vec::new());
+    }
     // Every output wire's words over the whole batch, from the lanes' slices.
     let out_wires: usize = program.outputs.iter().map(Vec::len).sum();
     let mut words = vec![0u64; out_wires * total];
     for (range, opened) in parts {
+        let opened = opened.ok_or_else(|| RunError::Input("an output slice is missing".into()))?;
         let n = range.len();
         for k in 0..out_wires {
             words[k * total + range.start..][..n].copy_from_slice(&opened[k * n..][..n]);
@@ -452,6 +472,7 @@ struct Lane<'a> {
     total: usize,
     word_bytes: usize,
     ring: bool,
+    reveal_to: Option<PartyId>,
 }
 
 impl Lane<'_> {
@@ -463,7 +484,7 @@ impl Lane<'_> {
         mut protocol: P,
         net: &mut dyn Transport,
         ranges: &[std::ops::Range<usize>],
-    ) -> Result<Vec<(std::ops::Range<usize>, Vec<u64>)>, RunError> {
+    ) -> Result<Vec<(std::ops::Range<usize>, Option<Vec<u64>>)>, RunError> {
         let mut ch = Channel::new(net, self.word_bytes);
         ch.set_phase(Phase::Setup);
         protocol.setup(&mut ch)?;
@@ -487,6 +508,7 @@ impl Lane<'_> {
                 owners: self.owners.to_vec(),
                 slots: &self.program.inputs,
                 own,
+                reveal_to: self.reveal_to,
             };
             let mut shares = Shares::new(self.program.slots, n);
             let opened = if self.ring {
@@ -507,7 +529,7 @@ fn slice<P: Sharing, R: Arith>(
     program: &Program,
     inputs: &InputValues,
     shares: &mut Shares,
-) -> Result<Vec<u64>, RunError> {
+) -> Result<Option<Vec<u64>>, RunError> {
     ch.set_phase(Phase::Offline);
     protocol.preprocess::<R>(ch, program, inputs, shares)?;
     ch.set_phase(Phase::Online);
@@ -516,7 +538,7 @@ fn slice<P: Sharing, R: Arith>(
         evaluate::<P, R>(protocol, ch, program, shares)?;
     }
     let out_slots: Vec<u32> = program.outputs.iter().flatten().copied().collect();
-    protocol.reveal::<R>(ch, &out_slots, shares)
+    protocol.reveal::<R>(ch, &out_slots, shares, inputs.reveal_to)
 }
 
 /// Input value `i` (rows = instances) as share-domain words, wire-major:

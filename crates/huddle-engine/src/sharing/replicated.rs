@@ -13,7 +13,7 @@
 
 use super::arith::Arith;
 use super::program::{Layer, Program};
-use super::{agree_key, draw, Channel, ConstantRule, InputValues, Shares, Sharing};
+use super::{agree_key, draw, learns, Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::PartyId;
@@ -177,31 +177,40 @@ impl Sharing for Replicated {
         Ok(())
     }
 
-    /// P_i sends x_i to P_{i+1}; P_i outputs x_{i-1} - a_i.
+    /// P_i sends x_i to P_{i+1}; P_i outputs x_{i-1} - a_i. To one party
+    /// P_j only P_{j-1} sends.
     fn reveal<R: Arith>(
         &mut self,
         ch: &mut Channel,
         slots: &[u32],
         s: &Shares,
-    ) -> Result<Vec<u64>, RunError> {
+        to: Option<PartyId>,
+    ) -> Result<Option<Vec<u64>>, RunError> {
         let (prev, next) = self.neighbours();
         let w = s.w;
-        let mine: Vec<u64> = slots
-            .iter()
-            .flat_map(|&sl| s.get(0, sl).iter().copied())
-            .collect();
-        ch.send(next, &mine)?;
+        if learns(next, to) {
+            let mine: Vec<u64> = slots
+                .iter()
+                .flat_map(|&sl| s.get(0, sl).iter().copied())
+                .collect();
+            ch.send(next, &mine)?;
+        }
+        if !learns(self.me, to) {
+            return Ok(None);
+        }
         let theirs = ch.recv(prev, slots.len() * w)?;
-        Ok(slots
-            .iter()
-            .enumerate()
-            .flat_map(|(k, &sl)| {
-                let t = &theirs[k * w..(k + 1) * w];
-                t.iter()
-                    .zip(s.get(1, sl))
-                    .map(|(&x, &a)| R::sub(x, a))
-                    .collect::<Vec<_>>()
-            })
-            .collect())
+        Ok(Some(
+            slots
+                .iter()
+                .enumerate()
+                .flat_map(|(k, &sl)| {
+                    let t = &theirs[k * w..(k + 1) * w];
+                    t.iter()
+                        .zip(s.get(1, sl))
+                        .map(|(&x, &a)| R::sub(x, a))
+                        .collect::<Vec<_>>()
+                })
+                .collect(),
+        ))
     }
 }
