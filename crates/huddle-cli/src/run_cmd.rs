@@ -128,32 +128,6 @@ pub struct PartyArgs {
     json: bool,
 }
 
-/// The protocol named `name`, checked against the number of parties of the run.
-fn check_protocol(name: &str, parties: usize) -> Result<(), String> {
-    let names: Vec<&str> = huddle_engine::PROTOCOLS.iter().map(|p| p.name).collect();
-    let p = huddle_engine::protocol(name).ok_or_else(|| {
-        format!(
-            "unknown protocol `{name}` (this build runs: {})",
-            names.join(", ")
-        )
-    })?;
-    match p.parties {
-        Some(n) if n != parties => Err(format!(
-            "{name} is a {n}-party protocol, but the run has {parties} parties"
-        )),
-        _ => Ok(()),
-    }
-}
-
-fn check_preprocess(name: &str, options: RunOptions) -> Result<(), String> {
-    if options.preprocess == Preprocess::Separate && !huddle_engine::has_preprocessing(name) {
-        return Err(format!(
-            "{name} has no preprocessing phase; --preprocess separate applies to astra and trio"
-        ));
-    }
-    Ok(())
-}
-
 /// Input value `index` for `instances` instances: instance 0 from `hex_value`, the rest random.
 fn input_matrix(
     circuit: &Circuit,
@@ -210,14 +184,14 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
     if args.parties < 2 || args.parties > 64 {
         return Err(format!("--parties must be 2 to 64, not {}", args.parties));
     }
-    check_protocol(&args.protocol, args.parties)?;
     let run_options = options(
         args.threads,
         args.preprocess,
         args.share_memory,
         args.reveal_to,
     );
-    check_preprocess(&args.protocol, run_options)?;
+    huddle_engine::check_request(&args.protocol, args.parties, &circuit, run_options)
+        .map_err(|e| e.to_string())?;
     if args.inputs.len() != circuit.inputs().len() {
         return Err(format!(
             "{} takes {} input values, but {} --input given",
@@ -332,15 +306,15 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
 
 pub fn party(args: PartyArgs) -> Result<(), String> {
     let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
-    check_protocol(&args.protocol, config.parties())?;
     let run_options = options(
         args.threads,
         args.preprocess,
         args.share_memory,
         args.reveal_to,
     );
-    check_preprocess(&args.protocol, run_options)?;
     let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
+    huddle_engine::check_request(&args.protocol, config.parties(), &circuit, run_options)
+        .map_err(|e| e.to_string())?;
     let n = config.parties();
     if args.id >= n {
         return Err(format!(

@@ -195,6 +195,51 @@ fn secret_sharing_protocols_run_locally_on_every_transport() {
 }
 
 #[test]
+fn circuits_a_protocol_cannot_run_are_refused_before_connecting() {
+    use huddle_circuit::random::{random_circuit, RandomCircuitSpec};
+    use huddle_core::{Prg, RingWidth};
+    let dir = temp_dir("mixed");
+    let mut prg = Prg::from_seed([6; 16]);
+    let c = random_circuit(
+        &RandomCircuitSpec::mixed(RingWidth::W16, 4, 1, 40, 2),
+        &mut prg,
+    );
+    let path = dir.join("mixed.txt");
+    let mut text = Vec::new();
+    huddle_circuit::write_circuit(&c, &mut text).expect("write");
+    std::fs::write(&path, text).expect("write file");
+    let o = run(&[
+        "certs",
+        "--parties",
+        "3",
+        "--out",
+        dir.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success());
+    let start = std::time::Instant::now();
+    // Party 0 alone: it would wait for its peers if it got as far as connecting.
+    let o = run(&[
+        "party",
+        "--config",
+        dir.join("parties.toml").to_str().expect("utf8"),
+        "--id",
+        "0",
+        "--protocol",
+        "trio",
+        "--circuit",
+        path.to_str().expect("utf8"),
+        "--input",
+        "0",
+        "--timeout",
+        "30",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("trio cannot run this circuit"), "{err}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
 fn arithmetic_circuits_run_under_every_protocol() {
     use huddle_circuit::random::{random_circuit, RandomCircuitSpec};
     use huddle_core::{Prg, RingWidth};

@@ -134,6 +134,53 @@ pub fn has_preprocessing(name: &str) -> bool {
     matches!(name, "astra" | "trio")
 }
 
+/// Everything about a request that can be refused before connecting: the
+/// protocol, its party count, the options, and whether the protocol can run
+/// the circuit. `huddle local` and `huddle party` call it first.
+pub fn check_request(
+    name: &str,
+    parties: usize,
+    circuit: &Circuit,
+    options: RunOptions,
+) -> Result<(), ttp::RunError> {
+    let err = |m: String| Err(ttp::RunError::Input(m));
+    let Some(info) = protocol(name) else {
+        let names: Vec<&str> = PROTOCOLS.iter().map(|p| p.name).collect();
+        return err(format!(
+            "unknown protocol `{name}` (this build runs: {})",
+            names.join(", ")
+        ));
+    };
+    if let Some(n) = info.parties.filter(|&n| n != parties) {
+        return err(format!(
+            "{name} is a {n}-party protocol, but the run has {parties} parties"
+        ));
+    }
+    if options.preprocess == Preprocess::Separate && !has_preprocessing(name) {
+        return err(format!(
+            "{name} has no preprocessing phase; --preprocess separate applies to astra and trio"
+        ));
+    }
+    if let Some(to) = options.reveal_to.filter(|&t| t >= parties) {
+        return err(format!(
+            "outputs cannot go to party {to}: the run has parties 0..{}",
+            parties - 1
+        ));
+    }
+    if options.threads == 0 {
+        return err("--threads must be at least 1".into());
+    }
+    if name != "ttp" {
+        let fan_in = if name == "mfi3" {
+            sharing::mfi3::MAX_FAN_IN
+        } else {
+            2
+        };
+        sharing::program::Program::compile(circuit, fan_in, name)?;
+    }
+    Ok(())
+}
+
 /// Runs one party of protocol `name`; `own_inputs` as in [`ttp::run`].
 pub fn run(
     name: &str,
