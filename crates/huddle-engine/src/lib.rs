@@ -161,12 +161,7 @@ pub fn check_request(
             "{name} has no preprocessing phase; --preprocess separate applies to astra and trio"
         ));
     }
-    if let Some(to) = options.reveal_to.filter(|&t| t >= parties) {
-        return err(format!(
-            "outputs cannot go to party {to}: the run has parties 0..{}",
-            parties - 1
-        ));
-    }
+    check_reveal_to(options.reveal_to, parties)?;
     if options.threads == 0 {
         return err("--threads must be at least 1".into());
     }
@@ -179,6 +174,17 @@ pub fn check_request(
         sharing::program::Program::compile(circuit, fan_in, name)?;
     }
     Ok(())
+}
+
+/// Refuses outputs for a party that is not in the run.
+pub(crate) fn check_reveal_to(to: Option<usize>, parties: usize) -> Result<(), ttp::RunError> {
+    match to.filter(|&t| t >= parties) {
+        Some(t) => Err(ttp::RunError::Input(format!(
+            "outputs cannot go to party {t}: the run has parties 0..{}",
+            parties - 1
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Runs one party of protocol `name`; `own_inputs` as in [`ttp::run`].

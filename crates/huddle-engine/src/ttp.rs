@@ -33,12 +33,7 @@ pub fn run(
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, parties) = (net.party(), net.parties());
     let (threads, to) = (options.threads, options.reveal_to);
-    if let Some(t) = to.filter(|&t| t >= parties) {
-        return Err(RunError::Input(format!(
-            "outputs cannot go to party {t}: the run has parties 0..{}",
-            parties - 1
-        )));
-    }
+    crate::check_reveal_to(to, parties)?;
     let learns = |p: PartyId| to.is_none_or(|t| t == p);
     check_own_inputs(me, parties, circuit, instances, own_inputs)?;
     let io_bits: usize = (0..circuit.inputs().len())

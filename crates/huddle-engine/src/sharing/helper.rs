@@ -207,12 +207,7 @@ impl<V: Variant> Helper<V> {
         s: &Shares,
         to: Option<PartyId>,
     ) -> Result<(), RunError> {
-        let gather = |c: usize| -> Vec<u64> {
-            slots
-                .iter()
-                .flat_map(|&sl| s.get(c, sl).iter().copied())
-                .collect()
-        };
+        let gather = |c: usize| s.concat(c, slots);
         if learns(1, to) {
             ch.send(1, &gather(1))?;
         }
@@ -387,12 +382,7 @@ impl<V: Variant> Sharing for Helper<V> {
     ) -> Result<Option<Vec<u64>>, RunError> {
         let w = s.w;
         let n = slots.len() * w;
-        let gather = |c: usize| -> Vec<u64> {
-            slots
-                .iter()
-                .flat_map(|&sl| s.get(c, sl).iter().copied())
-                .collect()
-        };
+        let gather = |c: usize| s.concat(c, slots);
         let me = self.core.me;
         match me {
             HELPER => {

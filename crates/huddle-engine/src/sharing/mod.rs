@@ -178,6 +178,15 @@ impl Shares {
         self.c[component][slot as usize * w..][..w].copy_from_slice(words);
     }
 
+    /// Component `component` of `slots`, one after another.
+    pub fn concat(&self, component: usize, slots: &[u32]) -> Vec<u64> {
+        let mut v = Vec::with_capacity(slots.len() * self.w);
+        for &s in slots {
+            v.extend_from_slice(self.get(component, s));
+        }
+        v
+    }
+
     /// Slices of component `component` for many slots, gathered for a layer.
     pub fn gather(&self, component: usize, slots: &[u32]) -> Vec<&[u64]> {
         slots.iter().map(|&s| self.get(component, s)).collect()
@@ -404,12 +413,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         ring: circuit.ring().is_some(),
         reveal_to: options.reveal_to,
     };
-    if let Some(to) = options.reveal_to.filter(|&t| t >= parties) {
-        return Err(RunError::Input(format!(
-            "outputs cannot go to party {to}: the run has parties 0..{}",
-            parties - 1
-        )));
-    }
+    crate::check_reveal_to(options.reveal_to, parties)?;
     let parts: Vec<(std::ops::Range<usize>, Option<Vec<u64>>)> = if lanes == 1 {
         drop(probe);
         job.run(make(), net, &lane_ranges(0))?

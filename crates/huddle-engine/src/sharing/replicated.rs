@@ -189,11 +189,7 @@ impl Sharing for Replicated {
         let (prev, next) = self.neighbours();
         let w = s.w;
         if learns(next, to) {
-            let mine: Vec<u64> = slots
-                .iter()
-                .flat_map(|&sl| s.get(0, sl).iter().copied())
-                .collect();
-            ch.send(next, &mine)?;
+            ch.send(next, &s.concat(0, slots))?;
         }
         if !learns(self.me, to) {
             return Ok(None);
