@@ -94,13 +94,7 @@ impl Variant for AstraVariant {
 fn finish<R: Arith>(layer: &Layer, s: &mut Shares, a: &[u64], b: &[u64], lz: &[u64]) {
     let w = s.w;
     for (gi, g) in layer.gates.iter().enumerate() {
-        let r = gi * w..(gi + 1) * w;
-        let m: Vec<u64> = a[r.clone()]
-            .iter()
-            .zip(&b[r.clone()])
-            .map(|(&x, &y)| R::add(x, y))
-            .collect();
-        s.set(0, g.out, &m);
-        s.set(1, g.out, &lz[r]);
+        let (a, b, lz) = (&a[gi * w..][..w], &b[gi * w..][..w], &lz[gi * w..][..w]);
+        s.write(g.out, |j| (R::add(a[j], b[j]), lz[j]));
     }
 }

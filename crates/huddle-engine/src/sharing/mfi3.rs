@@ -292,8 +292,8 @@ fn two_input_terms(
 fn set_outputs(s: &mut Shares, gates: &[MulGate], first: &[u64], second: &[u64]) {
     let w = s.w;
     for (gi, g) in gates.iter().enumerate() {
-        s.set(0, g.out, &first[gi * w..(gi + 1) * w]);
-        s.set(1, g.out, &second[gi * w..(gi + 1) * w]);
+        let (a, b) = (&first[gi * w..][..w], &second[gi * w..][..w]);
+        s.write(g.out, |j| (a[j], b[j]));
     }
 }
 

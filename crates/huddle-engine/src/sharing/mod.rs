@@ -178,6 +178,17 @@ impl Shares {
         self.c[component][slot as usize * w..][..w].copy_from_slice(words);
     }
 
+    /// Writes both components of `slot`, word j from `f(j)`.
+    #[inline]
+    pub fn write(&mut self, slot: u32, f: impl Fn(usize) -> (u64, u64)) {
+        let at = slot as usize * self.w;
+        let [c0, c1] = &mut self.c;
+        let (c0, c1) = (&mut c0[at..at + self.w], &mut c1[at..at + self.w]);
+        for (j, (a, b)) in c0.iter_mut().zip(c1.iter_mut()).enumerate() {
+            (*a, *b) = f(j);
+        }
+    }
+
     /// Component `component` of `slots`, one after another.
     pub fn concat(&self, component: usize, slots: &[u32]) -> Vec<u64> {
         let mut v = Vec::with_capacity(slots.len() * self.w);

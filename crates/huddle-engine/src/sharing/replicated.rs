@@ -165,14 +165,10 @@ impl Sharing for Replicated {
         let theirs = ch.recv(prev, n)?;
         for (gi, g) in layer.gates.iter().enumerate() {
             let (mine, rp) = (&r[gi * w..(gi + 1) * w], &theirs[gi * w..(gi + 1) * w]);
-            let z: Vec<u64> = rp.iter().zip(mine).map(|(&p, &m)| R::sub(p, m)).collect();
-            let c: Vec<u64> = rp
-                .iter()
-                .zip(mine)
-                .map(|(&p, &m)| R::sub(R::neg(R::add(p, p)), m))
-                .collect();
-            s.set(0, g.out, &z);
-            s.set(1, g.out, &c);
+            s.write(g.out, |j| {
+                let (p, m) = (rp[j], mine[j]);
+                (R::sub(p, m), R::sub(R::neg(R::add(p, p)), m))
+            });
         }
         Ok(())
     }

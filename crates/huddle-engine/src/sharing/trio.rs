@@ -70,14 +70,8 @@ impl Variant for TrioVariant {
                 ch.send(2, &m1)?;
                 let m2 = ch.recv(2, n)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let r = gi * w..(gi + 1) * w;
-                    let c: Vec<u64> = m2[r.clone()]
-                        .iter()
-                        .zip(&c2[r.clone()])
-                        .map(|(&m, &c)| R::sub(m, c))
-                        .collect();
-                    s.set(0, g.out, &c);
-                    s.set(1, g.out, &z1[r]);
+                    let (m2, c2, z1) = (&m2[gi * w..][..w], &c2[gi * w..][..w], &z1[gi * w..][..w]);
+                    s.write(g.out, |j| (R::sub(m2[j], c2[j]), z1[j]));
                 }
             }
             _ => {
@@ -94,14 +88,8 @@ impl Variant for TrioVariant {
                 ch.send(1, &m2)?;
                 let m1 = ch.recv(1, n)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let r = gi * w..(gi + 1) * w;
-                    let c: Vec<u64> = c1[r.clone()]
-                        .iter()
-                        .zip(&m1[r.clone()])
-                        .map(|(&c, &m)| R::sub(c, m))
-                        .collect();
-                    s.set(0, g.out, &c);
-                    s.set(1, g.out, &z2[r]);
+                    let (c1, m1, z2) = (&c1[gi * w..][..w], &m1[gi * w..][..w], &z2[gi * w..][..w]);
+                    s.write(g.out, |j| (R::sub(c1[j], m1[j]), z2[j]));
                 }
             }
         }
