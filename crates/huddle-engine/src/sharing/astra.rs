@@ -6,7 +6,7 @@
 use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, Program};
-use super::{draw, Channel, Shares};
+use super::{Channel, Shares};
 use crate::ttp::RunError;
 
 pub struct AstraVariant;
@@ -31,9 +31,9 @@ impl Variant for AstraVariant {
         match core.me {
             HELPER => {
                 // Draw order on K01: lambda_z1, then gamma_1; on K02: lambda_z2.
-                let lz1 = draw(core.k01(), n);
-                let mut g2 = draw(core.k01(), n);
-                let lz2 = draw(core.k02(), n);
+                let lz1 = ch.draw(core.k01(), n);
+                let mut g2 = ch.draw(core.k01(), n);
+                let lz2 = ch.draw(core.k02(), n);
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let ops = program.operands(g);
                     let (x1, x2) = (s.get(0, ops[0]), s.get(1, ops[0]));
@@ -46,13 +46,16 @@ impl Variant for AstraVariant {
                 }
                 core.send_offline(ch, 2, &g2)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    s.set(0, g.out, &lz1[gi * w..(gi + 1) * w]);
-                    s.set(1, g.out, &lz2[gi * w..(gi + 1) * w]);
+                    let (a, b) = (&lz1[gi * w..][..w], &lz2[gi * w..][..w]);
+                    s.write(g.out, |j| (a[j], b[j]));
+                }
+                for v in [lz1, g2, lz2] {
+                    ch.recycle(v);
                 }
             }
             1 => {
-                let lz1 = draw(core.k01(), n);
-                let mut mz1 = draw(core.k01(), n); // gamma_1, then m_z1 in place
+                let lz1 = ch.draw(core.k01(), n);
+                let mut mz1 = ch.draw(core.k01(), n); // gamma_1, then m_z1 in place
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let ops = program.operands(g);
                     let (mx, lx) = (s.get(0, ops[0]), s.get(1, ops[0]));
@@ -66,9 +69,12 @@ impl Variant for AstraVariant {
                 ch.send(2, &mz1)?;
                 let mz2 = ch.recv(2, n)?;
                 finish::<R>(layer, s, &mz1, &mz2, &lz1);
+                for v in [lz1, mz1, mz2] {
+                    ch.recycle(v);
+                }
             }
             _ => {
-                let lz2 = draw(core.k02(), n);
+                let lz2 = ch.draw(core.k02(), n);
                 let mut mz2 = core.recv_offline(ch, n)?; // gamma_2, then m_z2 in place
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let ops = program.operands(g);
@@ -84,6 +90,9 @@ impl Variant for AstraVariant {
                 ch.send(1, &mz2)?;
                 let mz1 = ch.recv(1, n)?;
                 finish::<R>(layer, s, &mz1, &mz2, &lz2);
+                for v in [lz2, mz1, mz2] {
+                    ch.recycle(v);
+                }
             }
         }
         Ok(())

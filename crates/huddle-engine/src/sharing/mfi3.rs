@@ -29,7 +29,7 @@
 use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, MulGate, Program};
-use super::{draw, Channel, Shares};
+use super::{Channel, Shares};
 use crate::ttp::RunError;
 
 pub struct MfiVariant;
@@ -74,9 +74,9 @@ impl Variant for MfiVariant {
                     return Vec::new();
                 }
                 if k == 1 {
-                    draw(core.k01(), count)
+                    ch.draw(core.k01(), count)
                 } else {
-                    draw(core.k02(), count)
+                    ch.draw(core.k02(), count)
                 }
             };
             rand.push(if l == 2 {

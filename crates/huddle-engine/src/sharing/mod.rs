@@ -72,14 +72,54 @@ impl Transport for Network {
 
 /// Messages of share words: each word travels as `word_bytes` little-endian
 /// bytes (8 for bitsliced Boolean words, k/8 for elements of Z_2^k).
+///
+/// It also keeps the large buffers of past rounds for the next ones (words
+/// drawn or received, bytes received become bytes sent): a round's buffers
+/// are megabytes, and fresh ones cost the kernel a page fault per 4 KiB.
 pub struct Channel<'a> {
     net: &'a mut dyn Transport,
     word_bytes: usize,
+    spare_words: Vec<Vec<u64>>,
+    spare_bytes: Vec<Vec<u8>>,
 }
+
+/// Buffers kept per kind.
+const SPARE: usize = 16;
 
 impl<'a> Channel<'a> {
     pub fn new(net: &'a mut dyn Transport, word_bytes: usize) -> Self {
-        Channel { net, word_bytes }
+        Channel {
+            net,
+            word_bytes,
+            spare_words: Vec::new(),
+            spare_bytes: Vec::new(),
+        }
+    }
+
+    /// A buffer of `n` words with unspecified contents, for the caller to overwrite.
+    pub fn buffer(&mut self, n: usize) -> Vec<u64> {
+        let at = self.spare_words.iter().position(|v| v.capacity() >= n);
+        let mut v = match at {
+            Some(i) => self.spare_words.swap_remove(i),
+            None => self.spare_words.pop().unwrap_or_default(),
+        };
+        v.truncate(n);
+        v.resize(n, 0);
+        v
+    }
+
+    /// Gives a buffer back for later rounds.
+    pub fn recycle(&mut self, v: Vec<u64>) {
+        if self.spare_words.len() < SPARE {
+            self.spare_words.push(v);
+        }
+    }
+
+    /// The next `n` words of `prg`.
+    pub fn draw(&mut self, prg: &mut huddle_core::Prg, n: usize) -> Vec<u64> {
+        let mut v = self.buffer(n);
+        prg.fill_u64(&mut v);
+        v
     }
 
     pub fn party(&self) -> PartyId {
@@ -97,7 +137,10 @@ impl<'a> Channel<'a> {
     /// Sends `words` (the transport drops an empty message; both sides know its size).
     pub fn send(&mut self, to: PartyId, words: &[u64]) -> Result<(), RunError> {
         let b = self.word_bytes;
-        let mut bytes = Vec::with_capacity(words.len() * b + 16);
+        let mut bytes = self.spare_bytes.pop().unwrap_or_default();
+        bytes.clear();
+        // Room for the transport's trailer, so it does not reallocate.
+        bytes.reserve(words.len() * b + 16);
         match b {
             8 => bytes.extend(words.iter().flat_map(|w| w.to_le_bytes())),
             4 => bytes.extend(words.iter().flat_map(|&w| (w as u32).to_le_bytes())),
@@ -123,21 +166,33 @@ impl<'a> Channel<'a> {
     pub fn recv(&mut self, from: PartyId, count: usize) -> Result<Vec<u64>, RunError> {
         let b = self.word_bytes;
         let bytes = self.net.recv(from, count * b)?;
-        Ok(match b {
-            8 => bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-                .collect(),
-            4 => bytes
-                .chunks_exact(4)
-                .map(|c| u64::from(u32::from_le_bytes(c.try_into().expect("4 bytes"))))
-                .collect(),
-            2 => bytes
-                .chunks_exact(2)
-                .map(|c| u64::from(u16::from_le_bytes(c.try_into().expect("2 bytes"))))
-                .collect(),
-            _ => bytes.iter().map(|&c| u64::from(c)).collect(),
-        })
+        let mut out = self.buffer(count);
+        match b {
+            8 => {
+                for (w, c) in out.iter_mut().zip(bytes.chunks_exact(8)) {
+                    *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+                }
+            }
+            4 => {
+                for (w, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+                    *w = u64::from(u32::from_le_bytes(c.try_into().expect("4 bytes")));
+                }
+            }
+            2 => {
+                for (w, c) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                    *w = u64::from(u16::from_le_bytes(c.try_into().expect("2 bytes")));
+                }
+            }
+            _ => {
+                for (w, &c) in out.iter_mut().zip(&bytes) {
+                    *w = u64::from(c);
+                }
+            }
+        }
+        if self.spare_bytes.len() < SPARE {
+            self.spare_bytes.push(bytes);
+        }
+        Ok(out)
     }
 }
 
@@ -623,7 +678,7 @@ fn from_wire_words(circuit: &Circuit, instances: usize, w: usize, words: &[u64])
         .collect()
 }
 
-/// Draws `n` words from a PRG stream.
+/// Draws `n` words from a PRG stream (off the hot path; rounds use `Channel::draw`).
 pub(crate) fn draw(prg: &mut huddle_core::Prg, n: usize) -> Vec<u64> {
     let mut v = vec![0u64; n];
     prg.fill_u64(&mut v);

@@ -147,8 +147,8 @@ impl Sharing for Replicated {
         let n = layer.gates.len() * w;
         let (k_prev, k_next) = self.keys();
         // alpha_i = F(K_{i-1,i}) - F(K_{i,i+1}): a zero-sharing.
-        let mut r = draw(k_prev, n);
-        let from_next = draw(k_next, n);
+        let mut r = ch.draw(k_prev, n);
+        let from_next = ch.draw(k_next, n);
         for (gi, g) in layer.gates.iter().enumerate() {
             let ops = program.operands(g);
             let (x, y) = (s.get(0, ops[0]), s.get(0, ops[1]));
@@ -169,6 +169,9 @@ impl Sharing for Replicated {
                 let (p, m) = (rp[j], mine[j]);
                 (R::sub(p, m), R::sub(R::neg(R::add(p, p)), m))
             });
+        }
+        for v in [r, from_next, theirs] {
+            ch.recycle(v);
         }
         Ok(())
     }

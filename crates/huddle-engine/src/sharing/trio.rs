@@ -12,7 +12,7 @@
 use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, Program};
-use super::{draw, Channel, Shares};
+use super::{Channel, Shares};
 use crate::ttp::RunError;
 
 pub struct TrioVariant;
@@ -37,9 +37,9 @@ impl Variant for TrioVariant {
         match core.me {
             HELPER => {
                 // Draw order on K01: z1, then r01; on K02: z2.
-                let z1 = draw(core.k01(), n);
-                let mut m0 = draw(core.k01(), n); // r01, then m0 in place
-                let z2 = draw(core.k02(), n);
+                let z1 = ch.draw(core.k01(), n);
+                let mut m0 = ch.draw(core.k01(), n); // r01, then m0 in place
+                let z2 = ch.draw(core.k02(), n);
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let ops = program.operands(g);
                     let (x1, x2) = (s.get(0, ops[0]), s.get(1, ops[0]));
@@ -51,45 +51,60 @@ impl Variant for TrioVariant {
                 }
                 core.send_offline(ch, 2, &m0)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    s.set(0, g.out, &z1[gi * w..(gi + 1) * w]);
-                    s.set(1, g.out, &z2[gi * w..(gi + 1) * w]);
+                    let (a, b) = (&z1[gi * w..][..w], &z2[gi * w..][..w]);
+                    s.write(g.out, |j| (a[j], b[j]));
+                }
+                for v in [z1, m0, z2] {
+                    ch.recycle(v);
                 }
             }
             1 => {
-                let z1 = draw(core.k01(), n);
-                let mut c2 = draw(core.k01(), n); // r01, then c2' in place
+                let z1 = ch.draw(core.k01(), n);
+                let mut c2 = ch.draw(core.k01(), n); // r01, then c2' in place
+                let mut m1 = ch.buffer(n);
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let ops = program.operands(g);
                     let (a2, x1) = (s.get(0, ops[0]), s.get(1, ops[0]));
                     let (b2, y1) = (s.get(0, ops[1]), s.get(1, ops[1]));
-                    for (j, c) in c2[gi * w..(gi + 1) * w].iter_mut().enumerate() {
-                        *c = R::add(R::add(R::mul(a2[j], y1[j]), R::mul(b2[j], x1[j])), *c);
+                    let r = gi * w..(gi + 1) * w;
+                    let (c2, m1, z1) = (&mut c2[r.clone()], &mut m1[r.clone()], &z1[r]);
+                    for j in 0..w {
+                        c2[j] = R::add(R::add(R::mul(a2[j], y1[j]), R::mul(b2[j], x1[j])), c2[j]);
+                        m1[j] = R::sub(c2[j], z1[j]);
                     }
                 }
-                let m1: Vec<u64> = c2.iter().zip(&z1).map(|(&c, &z)| R::sub(c, z)).collect();
                 ch.send(2, &m1)?;
                 let m2 = ch.recv(2, n)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let (m2, c2, z1) = (&m2[gi * w..][..w], &c2[gi * w..][..w], &z1[gi * w..][..w]);
                     s.write(g.out, |j| (R::sub(m2[j], c2[j]), z1[j]));
                 }
+                for v in [z1, c2, m1, m2] {
+                    ch.recycle(v);
+                }
             }
             _ => {
-                let z2 = draw(core.k02(), n);
+                let z2 = ch.draw(core.k02(), n);
                 let mut c1 = core.recv_offline(ch, n)?; // m0, then c1' in place
+                let mut m2 = ch.buffer(n);
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let ops = program.operands(g);
                     let (a1, b1) = (s.get(0, ops[0]), s.get(0, ops[1]));
-                    for (j, c) in c1[gi * w..(gi + 1) * w].iter_mut().enumerate() {
-                        *c = R::add(R::mul(a1[j], b1[j]), *c);
+                    let r = gi * w..(gi + 1) * w;
+                    let (c1, m2, z2) = (&mut c1[r.clone()], &mut m2[r.clone()], &z2[r]);
+                    for j in 0..w {
+                        c1[j] = R::add(R::mul(a1[j], b1[j]), c1[j]);
+                        m2[j] = R::add(c1[j], z2[j]);
                     }
                 }
-                let m2: Vec<u64> = c1.iter().zip(&z2).map(|(&c, &z)| R::add(c, z)).collect();
                 ch.send(1, &m2)?;
                 let m1 = ch.recv(1, n)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let (c1, m1, z2) = (&c1[gi * w..][..w], &m1[gi * w..][..w], &z2[gi * w..][..w]);
                     s.write(g.out, |j| (R::sub(c1[j], m1[j]), z2[j]));
+                }
+                for v in [z2, c1, m1, m2] {
+                    ch.recycle(v);
                 }
             }
         }
