@@ -46,6 +46,15 @@ pub enum BenchCommand {
         /// Worker threads (lanes) per party.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Only this protocol (and the TTP baseline).
+        #[arg(long)]
+        protocol: Option<String>,
+        /// Runs per measurement; the median is reported (shared machines are noisy).
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
+        /// MiB of shares per party at once (larger batches run in slices).
+        #[arg(long, default_value_t = 512, value_name = "MIB")]
+        share_memory: usize,
         #[arg(long)]
         circuits: Option<PathBuf>,
     },
@@ -72,8 +81,22 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             batch,
             tcp,
             threads,
+            protocol,
+            repeat,
+            share_memory,
             circuits,
-        } => crate::bench_protocols::run(json, batch.max(64), tcp, threads.max(1), circuits),
+        } => crate::bench_protocols::run(
+            json,
+            crate::bench_protocols::Setup {
+                batch: batch.max(64),
+                tcp,
+                threads: threads.max(1),
+                only: protocol,
+                repeat: repeat.max(1),
+                share_memory: share_memory.max(1) << 20,
+            },
+            circuits,
+        ),
         BenchCommand::Net {
             json,
             mib,

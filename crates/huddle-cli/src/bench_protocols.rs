@@ -57,9 +57,9 @@ fn time_run(
     protocol: &str,
     circuit: &Circuit,
     inputs: &[BitMatrix],
-    tcp: bool,
-    threads: usize,
+    setup: &Setup,
 ) -> Result<Timing, String> {
+    let (tcp, threads) = (setup.tcp, setup.threads);
     let parties = huddle_engine::protocol(protocol)
         .and_then(|p| p.parties)
         .unwrap_or(3);
@@ -77,6 +77,7 @@ fn time_run(
     let start = Instant::now();
     let options = huddle_engine::RunOptions {
         threads,
+        share_memory: setup.share_memory,
         ..Default::default()
     };
     let results = huddle_engine::run_local(protocol, nets, circuit, inputs, options)?;
@@ -92,22 +93,52 @@ fn time_run(
     })
 }
 
+/// What `huddle bench protocols` measures.
+pub struct Setup {
+    pub batch: usize,
+    pub tcp: bool,
+    pub threads: usize,
+    /// Only this protocol besides the TTP.
+    pub only: Option<String>,
+    /// Runs per measurement (median reported).
+    pub repeat: usize,
+    pub share_memory: usize,
+}
+
+/// The median wall time (and its run's online rounds) of `repeat` runs.
+fn median_run(
+    protocol: &str,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+    setup: &Setup,
+) -> Result<Timing, String> {
+    let mut runs = (0..setup.repeat)
+        .map(|_| time_run(protocol, circuit, inputs, setup))
+        .collect::<Result<Vec<_>, _>>()?;
+    runs.sort_by_key(|t| t.wall);
+    Ok(runs.swap_remove(runs.len() / 2))
+}
+
 pub fn run(
     as_json: bool,
-    batch: usize,
-    tcp: bool,
-    threads: usize,
+    setup: Setup,
     circuits: Option<std::path::PathBuf>,
 ) -> Result<(), String> {
+    let (batch, tcp, threads) = (setup.batch, setup.tcp, setup.threads);
+    if let Some(p) = &setup.only {
+        if huddle_engine::protocol(p).is_none() {
+            return Err(format!("unknown protocol `{p}`"));
+        }
+    }
     let mut prg = Prg::from_seed([21; 16]);
     let mut report = Map::new();
     let mut lines = Vec::new();
-    let (width, depth) = (1024u32, 16u32);
+    let (width, depth) = (1024u32, 64u32);
     let ands = product_layers(width, depth, None);
     let and_inputs = random_inputs(&ands, &mut prg, batch);
     // Ring elements are one per instance: fewer instances for the same work.
-    let ring_batch = (batch / 4).max(64);
-    let (mwidth, mdepth) = (256u32, 8u32);
+    let ring_batch = (batch / 16).max(64);
+    let (mwidth, mdepth) = (256u32, 32u32);
     let mults: Vec<(RingWidth, Circuit, Vec<BitMatrix>)> = [RingWidth::W32, RingWidth::W64]
         .into_iter()
         .map(|r| {
@@ -129,9 +160,12 @@ pub fn run(
         .map_err(|e| e.to_string())?;
     let aes_batch = batch;
     let aes_inputs = aes.as_ref().map(|c| random_inputs(c, &mut prg, aes_batch));
-    for info in huddle_engine::PROTOCOLS {
+    let chosen = huddle_engine::PROTOCOLS
+        .iter()
+        .filter(|i| i.name == "ttp" || setup.only.as_ref().is_none_or(|p| p == i.name));
+    for info in chosen {
         let mut entry = Map::new();
-        let t = time_run(info.name, &ands, &and_inputs, tcp, threads)?;
+        let t = median_run(info.name, &ands, &and_inputs, &setup)?;
         let gates = f64::from(width * depth) * batch as f64;
         let rate = gates / t.wall.as_secs_f64();
         entry.insert("and_gates_per_second".into(), json!(rate));
@@ -141,13 +175,13 @@ pub fn run(
         );
         let mut line = format!("{:<11} {:.3e} AND/s", info.name, rate);
         for (r, c, inputs) in &mults {
-            let t = time_run(info.name, c, inputs, tcp, threads)?;
+            let t = median_run(info.name, c, inputs, &setup)?;
             let rate = f64::from(mwidth * mdepth) * ring_batch as f64 / t.wall.as_secs_f64();
             entry.insert(format!("mult{}_per_second", r.bits()), json!(rate));
             line.push_str(&format!(", {rate:.3e} mult{}/s", r.bits()));
         }
         if let (Some(c), Some(inputs)) = (&aes, &aes_inputs) {
-            let t = time_run(info.name, c, inputs, tcp, threads)?;
+            let t = median_run(info.name, c, inputs, &setup)?;
             let blocks = aes_batch as f64 / t.wall.as_secs_f64();
             entry.insert("aes128_blocks_per_second".into(), json!(blocks));
             entry.insert("aes128_online_rounds".into(), json!(t.rounds));
@@ -160,10 +194,12 @@ pub fn run(
         lines.push(line);
     }
     let header = format!(
-        "huddle bench protocols ({}, all parties on this machine, {threads} thread(s) each; \
+        "huddle bench protocols ({}, all parties on this machine, {threads} thread(s) each, \
+         median of {} run(s); \
          ANDs: {width} x {depth} layers x {batch} instances; mults: {mwidth} x {mdepth} x \
          {ring_batch}; AES: {aes_batch} blocks; times include setup, input sharing and output)",
-        if tcp { "loopback TCP" } else { "in memory" }
+        if tcp { "loopback TCP" } else { "in memory" },
+        setup.repeat
     );
     crate::bench::print_report(as_json, &header, report, &lines)
 }

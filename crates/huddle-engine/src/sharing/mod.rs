@@ -214,6 +214,7 @@ pub struct Shares {
     /// Words per slot: instances / 64 (rounded up) for Boolean circuits,
     /// instances for arithmetic ones.
     pub w: usize,
+    slots: usize,
 }
 
 impl Shares {
@@ -221,7 +222,18 @@ impl Shares {
         Shares {
             c: [vec![0; slots * w], vec![0; slots * w]],
             w,
+            slots,
         }
+    }
+
+    /// Reuses the arenas for `w` words per slot (contents unspecified).
+    fn resize(&mut self, w: usize) {
+        let len = self.slots * w;
+        for c in &mut self.c {
+            c.truncate(len);
+            c.resize(len, 0);
+        }
+        self.w = w;
     }
 
     pub fn get(&self, component: usize, slot: u32) -> &[u64] {
@@ -559,6 +571,9 @@ impl Lane<'_> {
         ch.set_phase(Phase::Setup);
         protocol.setup(&mut ch)?;
         let mut out = Vec::with_capacity(ranges.len());
+        // One allocation for every slice: fresh memory costs a page fault per page.
+        let widest = ranges.iter().map(|r| r.len()).max().unwrap_or(0);
+        let mut shares = Shares::new(self.program.slots, widest);
         for range in ranges {
             protocol.begin_batch();
             let n = range.len();
@@ -580,7 +595,7 @@ impl Lane<'_> {
                 own,
                 reveal_to: self.reveal_to,
             };
-            let mut shares = Shares::new(self.program.slots, n);
+            shares.resize(n);
             let opened = if self.ring {
                 slice::<P, Ring>(&mut protocol, &mut ch, self.program, &inputs, &mut shares)?
             } else {
