@@ -49,7 +49,6 @@ pub fn product_layers(width: u32, depth: u32, ring: Option<RingWidth>) -> Circui
 /// One timed run of `protocol` with all parties on this machine.
 struct Timing {
     wall: Duration,
-    online: f64,
     rounds: u32,
 }
 
@@ -88,7 +87,6 @@ fn time_run(
     }
     Ok(Timing {
         wall,
-        online: acc.seconds(Phase::Online) + acc.seconds(Phase::Offline),
         rounds: acc.rounds(Phase::Online),
     })
 }
@@ -169,10 +167,6 @@ pub fn run(
         let gates = f64::from(width * depth) * batch as f64;
         let rate = gates / t.wall.as_secs_f64();
         entry.insert("and_gates_per_second".into(), json!(rate));
-        entry.insert(
-            "and_gates_per_second_online".into(),
-            json!(gates / t.online),
-        );
         let mut line = format!("{:<11} {:.3e} AND/s", info.name, rate);
         for (r, c, inputs) in &mults {
             let t = median_run(info.name, c, inputs, &setup)?;
