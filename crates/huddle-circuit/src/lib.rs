@@ -27,4 +27,6 @@ pub use eval::{EvalError, EvalOptions, PlainEvaluator, Program};
 pub mod corpus;
 pub mod random;
 pub use huddle_core::BitMatrix;
+pub mod builder;
+pub mod gen;
 pub mod rewrite;

@@ -33,6 +33,23 @@ pub enum CircuitCommand {
         #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
         format: FormatArg,
     },
+    /// Generate a circuit (Bristol Fashion, k-input ANDs as `k 1 in.. out AND`).
+    ///
+    /// Kinds: adder-ripple, adder-sklansky, mult-schoolbook, mult-wallace,
+    /// mult-counter, cmp-lt, cmp-gt, cmp-eq, and-tree. Adders output n + 1
+    /// bits (the carry on top), multipliers 2n bits.
+    Gen {
+        kind: String,
+        /// Width of each input value in bits.
+        #[arg(long, default_value_t = 64)]
+        bits: u32,
+        /// Largest AND fan-in the circuit may use.
+        #[arg(long, default_value_t = 2)]
+        fanin: usize,
+        /// Output file; stdout if omitted.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Convert between Bristol Fashion and the old Bristol format.
     Convert {
         file: PathBuf,
@@ -103,6 +120,17 @@ pub fn run(cmd: CircuitCommand) -> Result<(), String> {
                 println!("{o}");
             }
             Ok(())
+        }
+        CircuitCommand::Gen {
+            kind,
+            bits,
+            fanin,
+            output,
+        } => {
+            let c = huddle_circuit::gen::generate(&kind, bits, fanin)?;
+            let mut buf = Vec::new();
+            write_circuit(&c, &mut buf).map_err(|e| e.to_string())?;
+            write_out(output.as_deref(), &buf)
         }
         CircuitCommand::Convert {
             file,

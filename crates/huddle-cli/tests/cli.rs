@@ -267,3 +267,40 @@ fn protocol_bench_reports_every_protocol() {
         );
     }
 }
+
+#[test]
+fn circuit_gen_writes_circuits_that_stats_and_eval_read() {
+    let dir = std::env::temp_dir().join(format!("huddle-gen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("add.txt");
+    let o = huddle(&[
+        "circuit",
+        "gen",
+        "adder-sklansky",
+        "--bits",
+        "64",
+        "--fanin",
+        "8",
+        "-o",
+        file.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = huddle(&["circuit", "stats", file.to_str().expect("utf8"), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["and_depth"], 3);
+    let o = huddle(&[
+        "circuit",
+        "eval",
+        file.to_str().expect("utf8"),
+        "--input",
+        "ffffffffffffffff",
+        "--input",
+        "0000000000000001",
+    ]);
+    assert_eq!(stdout(&o).trim(), "10000000000000000");
+    let o = huddle(&["circuit", "gen", "adder-magic"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown circuit kind `adder-magic`"));
+    let o = huddle(&["circuit", "gen", "cmp-gt", "--fanin", "40"]);
+    assert!(stderr(&o).contains("--fanin must be 2 to 16"));
+}

@@ -1,0 +1,225 @@
+//! Building circuits in code: declare the inputs, combine wires with gate
+//! methods, name the outputs, and `finish` yields a checked [`Circuit`] with
+//! the outputs on the last wires (the Bristol Fashion convention).
+//!
+//! Multi-input ANDs respect the builder's fan-in budget: `and_all` of more
+//! wires than the budget becomes a balanced tree of gates of at most that
+//! many inputs, so one generator serves every fan-in.
+
+use crate::model::{Circuit, CircuitAssembler, Op, ValueSpec, WireId, MAX_FAN_IN};
+use huddle_core::RingWidth;
+
+/// A circuit under construction.
+pub struct Builder {
+    ring: Option<RingWidth>,
+    max_fan_in: usize,
+    inputs: Vec<ValueSpec>,
+    gates: Vec<(Op, Vec<WireId>, Vec<WireId>)>,
+    outputs: Vec<(ValueSpec, Vec<WireId>)>,
+    next: WireId,
+    constants: [Option<WireId>; 2],
+}
+
+impl Builder {
+    /// A Boolean circuit whose ANDs take at most `max_fan_in` inputs (2..=16).
+    pub fn boolean(max_fan_in: usize) -> Self {
+        Builder {
+            ring: None,
+            max_fan_in: max_fan_in.clamp(2, MAX_FAN_IN),
+            inputs: Vec::new(),
+            gates: Vec::new(),
+            outputs: Vec::new(),
+            next: 0,
+            constants: [None, None],
+        }
+    }
+
+    /// A circuit over Z_2^k (it may also use Boolean wires).
+    pub fn arithmetic(ring: RingWidth, max_fan_in: usize) -> Self {
+        Builder {
+            ring: Some(ring),
+            ..Builder::boolean(max_fan_in)
+        }
+    }
+
+    pub fn max_fan_in(&self) -> usize {
+        self.max_fan_in
+    }
+
+    fn declare(&mut self, spec: ValueSpec) -> Vec<WireId> {
+        assert!(
+            self.gates.is_empty(),
+            "declare every input before the first gate"
+        );
+        let first = self.next;
+        self.next += spec.wires;
+        self.inputs.push(spec);
+        (first..self.next).collect()
+    }
+
+    /// A Boolean input value of `bits` wires, least significant bit first.
+    pub fn input(&mut self, name: &str, bits: u32) -> Vec<WireId> {
+        self.declare(ValueSpec::bits(name, bits))
+    }
+
+    /// An arithmetic input value of `elements` ring wires.
+    pub fn ring_input(&mut self, name: &str, elements: u32) -> Vec<WireId> {
+        assert!(self.ring.is_some(), "ring inputs need Builder::arithmetic");
+        self.declare(ValueSpec::ring(name, elements))
+    }
+
+    fn gate(&mut self, op: Op, ins: &[WireId]) -> WireId {
+        let out = self.next;
+        self.next += 1;
+        self.gates.push((op, ins.to_vec(), vec![out]));
+        out
+    }
+
+    pub fn xor(&mut self, a: WireId, b: WireId) -> WireId {
+        self.gate(Op::Xor, &[a, b])
+    }
+
+    pub fn not(&mut self, a: WireId) -> WireId {
+        self.gate(Op::Inv, &[a])
+    }
+
+    pub fn and(&mut self, a: WireId, b: WireId) -> WireId {
+        self.gate(Op::And, &[a, b])
+    }
+
+    /// a OR b = NOT(NOT a AND NOT b): one AND.
+    pub fn or(&mut self, a: WireId, b: WireId) -> WireId {
+        let (na, nb) = (self.not(a), self.not(b));
+        let both = self.and(na, nb);
+        self.not(both)
+    }
+
+    /// The constant bit `value` (one EQ gate, shared by all users).
+    pub fn constant(&mut self, value: bool) -> WireId {
+        if let Some(w) = self.constants[usize::from(value)] {
+            return w;
+        }
+        let w = self.gate(Op::ConstBit(value), &[]);
+        self.constants[usize::from(value)] = Some(w);
+        w
+    }
+
+    /// XOR of all `wires` (0 for none): free in every protocol.
+    pub fn xor_all(&mut self, wires: &[WireId]) -> WireId {
+        match wires {
+            [] => self.constant(false),
+            [w] => *w,
+            [first, rest @ ..] => rest.iter().fold(*first, |acc, &w| self.xor(acc, w)),
+        }
+    }
+
+    /// AND of all `wires` (1 for none): one gate if they fit the fan-in
+    /// budget, else a balanced tree of gates of at most `max_fan_in` inputs
+    /// (depth ceil(log_l n)).
+    pub fn and_all(&mut self, wires: &[WireId]) -> WireId {
+        match wires {
+            [] => self.constant(true),
+            [w] => *w,
+            _ => {
+                let mut level = wires.to_vec();
+                while level.len() > 1 {
+                    level = level
+                        .chunks(self.max_fan_in)
+                        .map(|group| match group {
+                            [w] => *w,
+                            _ => self.gate(Op::And, group),
+                        })
+                        .collect();
+                }
+                level[0]
+            }
+        }
+    }
+
+    /// A ring operation (ADD, SUB, MUL, NEG, ...) on ring wires.
+    pub fn ring_op(&mut self, op: Op, ins: &[WireId]) -> WireId {
+        assert!(self.ring.is_some(), "ring gates need Builder::arithmetic");
+        self.gate(op, ins)
+    }
+
+    /// Names `wires` as the next output value (Boolean).
+    pub fn output(&mut self, name: &str, wires: Vec<WireId>) {
+        self.outputs
+            .push((ValueSpec::bits(name, wires.len() as u32), wires));
+    }
+
+    /// Names `wires` as the next output value (ring elements).
+    pub fn ring_output(&mut self, name: &str, wires: Vec<WireId>) {
+        self.outputs
+            .push((ValueSpec::ring(name, wires.len() as u32), wires));
+    }
+
+    /// The finished circuit: gates that reach no output are dropped, wires
+    /// renumbered densely, and the outputs copied onto the last wires.
+    pub fn finish(mut self) -> Circuit {
+        let outputs = std::mem::take(&mut self.outputs);
+        // Liveness, from the outputs back.
+        let mut live = vec![false; self.next as usize];
+        for (_, wires) in &outputs {
+            for &w in wires {
+                live[w as usize] = true;
+            }
+        }
+        let mut keep = vec![false; self.gates.len()];
+        for (i, (_, ins, outs)) in self.gates.iter().enumerate().rev() {
+            if outs.iter().any(|&w| live[w as usize]) {
+                keep[i] = true;
+                for &w in ins {
+                    live[w as usize] = true;
+                }
+            }
+        }
+        // Inputs keep their wires; kept gates get the next ones in order.
+        let inputs_end: WireId = self.inputs.iter().map(|v| v.wires).sum();
+        let mut renumber: Vec<WireId> = (0..self.next).collect();
+        let mut next = inputs_end;
+        let mut gates = Vec::with_capacity(self.gates.len());
+        for ((op, ins, outs), kept) in std::mem::take(&mut self.gates).into_iter().zip(keep) {
+            if !kept {
+                continue;
+            }
+            let ins: Vec<WireId> = ins.iter().map(|&w| renumber[w as usize]).collect();
+            let outs: Vec<WireId> = outs
+                .iter()
+                .map(|&w| {
+                    renumber[w as usize] = next;
+                    next += 1;
+                    next - 1
+                })
+                .collect();
+            gates.push((op, ins, outs));
+        }
+        let mut copied = Vec::with_capacity(outputs.len());
+        for (spec, wires) in outputs {
+            let new: Vec<WireId> = wires
+                .iter()
+                .map(|&w| {
+                    gates.push((Op::Copy, vec![renumber[w as usize]], vec![next]));
+                    next += 1;
+                    next - 1
+                })
+                .collect();
+            copied.push((spec, new));
+        }
+        let mut asm = CircuitAssembler::new(u64::from(next), self.ring, self.inputs)
+            .expect("the builder's inputs fit its wires");
+        asm.reserve(gates.len());
+        for (op, ins, outs) in &gates {
+            if let Err(e) = asm.push(*op, ins, outs) {
+                panic!("the builder made an invalid {} gate: {e}", op.name());
+            }
+        }
+        asm.finish(copied)
+            .unwrap_or_else(|e| panic!("the builder made an invalid circuit: {e}"))
+    }
+
+    /// Domain of a value for callers mixing domains.
+    pub fn ring(&self) -> Option<RingWidth> {
+        self.ring
+    }
+}

@@ -1,0 +1,425 @@
+//! Circuit generators: adders, multipliers, comparators and AND trees for
+//! any width and AND fan-in budget l, built with [`Builder`]. Values are
+//! unsigned integers, least significant bit on the lowest wire (the
+//! convention of `shared/circuits`).
+//!
+//! The depth-optimized designs follow Faraji and Kerschbaum (Section 4): a
+//! generate/propagate prefix network whose first level folds the generate
+//! ANDs into blocks of l - 1 bits (an AND of a_j, b_j and up to l - 2
+//! propagates) and whose later levels merge l blocks at once, so an n-bit
+//! carry chain takes the least L with (l - 1) * l^(L - 1) >= n AND layers.
+//! The terms of each combination exclude each other, so XOR replaces OR.
+
+use crate::builder::Builder;
+use crate::model::{Circuit, WireId};
+
+/// A bit that may be the constant 0 (None), so constant-zero positions cost
+/// no gates.
+type Bit = Option<WireId>;
+
+fn xor_bits(b: &mut Builder, bits: &[Bit]) -> Bit {
+    let present: Vec<WireId> = bits.iter().flatten().copied().collect();
+    match present.len() {
+        0 => None,
+        _ => Some(b.xor_all(&present)),
+    }
+}
+
+/// AND of `bits` (0 if any is 0); callers keep it within the fan-in budget.
+fn and_bits(b: &mut Builder, bits: &[Bit]) -> Bit {
+    let wires: Option<Vec<WireId>> = bits.iter().copied().collect();
+    wires.map(|w| b.and_all(&w))
+}
+
+/// Carry-style prefix: position j generates when all of `generate[j]` are 1
+/// (None: never) and propagates when `propagate[j]` is 1. Returns, for every
+/// position i, whether a carry leaves position i: G(0..=i).
+fn prefix_carries(
+    b: &mut Builder,
+    generate: &[Option<[WireId; 2]>],
+    propagate: &[Bit],
+) -> Vec<Bit> {
+    let n = propagate.len();
+    let l = b.max_fan_in();
+    // Level 1: blocks of l - 1 positions, generates folded into the ANDs.
+    let first = (l - 1).max(1);
+    let mut g: Vec<Bit> = vec![None; n];
+    let mut p: Vec<Bit> = vec![None; n];
+    for start in (0..n).step_by(first) {
+        for i in start..(start + first).min(n) {
+            let terms: Vec<Bit> = (start..=i)
+                .map(|j| {
+                    let gj = generate[j]?;
+                    let mut bits: Vec<Bit> = vec![Some(gj[0]), Some(gj[1])];
+                    bits.extend_from_slice(&propagate[j + 1..=i]);
+                    and_bits(b, &bits)
+                })
+                .collect();
+            g[i] = xor_bits(b, &terms);
+            // Propagates of ranges starting at 0 are never needed.
+            if start > 0 {
+                p[i] = and_bits(b, &propagate[start..=i]);
+            }
+        }
+    }
+    // Later levels: super-blocks of l blocks.
+    let mut block = first;
+    while block < n {
+        let sup = block * l;
+        let (mut g2, mut p2) = (g.clone(), p.clone());
+        for s in (0..n).step_by(sup) {
+            for m in 1..l {
+                let sub = s + m * block;
+                if sub >= n {
+                    break;
+                }
+                let last = |q: usize| s + q * block + block - 1;
+                for i in sub..(sub + block).min(n) {
+                    let mut terms = vec![g[i]];
+                    for q in 0..m {
+                        let mut bits = vec![g[last(q)], p[i]];
+                        bits.extend((q + 1..m).map(|r| p[last(r)]));
+                        terms.push(and_bits(b, &bits));
+                    }
+                    g2[i] = xor_bits(b, &terms);
+                    if s > 0 {
+                        let mut bits = vec![p[i]];
+                        bits.extend((0..m).map(|r| p[last(r)]));
+                        p2[i] = and_bits(b, &bits);
+                    }
+                }
+            }
+        }
+        g = g2;
+        p = p2;
+        block = sup;
+    }
+    g
+}
+
+/// x + y over as many bits as the rows have, with the carry out appended.
+fn add_rows(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
+    let generate: Vec<Option<[WireId; 2]>> =
+        x.iter().zip(y).map(|(a, c)| Some([(*a)?, (*c)?])).collect();
+    let propagate: Vec<Bit> = x
+        .iter()
+        .zip(y)
+        .map(|(&a, &c)| xor_bits(b, &[a, c]))
+        .collect();
+    let carries = prefix_carries(b, &generate, &propagate);
+    let mut sum = Vec::with_capacity(x.len() + 1);
+    for i in 0..x.len() {
+        let carry_in = if i == 0 { None } else { carries[i - 1] };
+        sum.push(xor_bits(b, &[propagate[i], carry_in]));
+    }
+    sum.push(carries.last().copied().flatten());
+    sum
+}
+
+fn wires(b: &mut Builder, bits: Vec<Bit>) -> Vec<WireId> {
+    bits.into_iter()
+        .map(|w| w.unwrap_or_else(|| b.constant(false)))
+        .collect()
+}
+
+/// Ripple-carry adder: n + 1 output bits, n ANDs, depth n.
+pub fn adder_ripple(n: u32) -> Circuit {
+    let mut b = Builder::boolean(2);
+    let (x, y) = (b.input("a", n), b.input("b", n));
+    let mut carry: Bit = None;
+    let mut sum = Vec::new();
+    for i in 0..n as usize {
+        let ab = b.xor(x[i], y[i]);
+        sum.push(xor_bits(&mut b, &[Some(ab), carry]));
+        carry = Some(full_adder_carry(&mut b, Some(x[i]), Some(y[i]), carry));
+    }
+    sum.push(carry);
+    let out = wires(&mut b, sum);
+    b.output("sum", out);
+    b.finish()
+}
+
+/// Majority of three bits with one AND: ((a ^ c) & (b ^ c)) ^ c.
+fn full_adder_carry(b: &mut Builder, x: Bit, y: Bit, c: Bit) -> WireId {
+    match (x, y, c) {
+        (Some(x), Some(y), Some(c)) => {
+            let (xc, yc) = (b.xor(x, c), b.xor(y, c));
+            let t = b.and(xc, yc);
+            b.xor(t, c)
+        }
+        _ => {
+            let present: Vec<WireId> = [x, y, c].into_iter().flatten().collect();
+            match present[..] {
+                [p, q] => b.and(p, q),
+                _ => b.constant(false),
+            }
+        }
+    }
+}
+
+/// Sklansky parallel-prefix adder with ANDs of at most `fan_in` inputs:
+/// n + 1 output bits.
+pub fn adder_sklansky(n: u32, fan_in: usize) -> Circuit {
+    let mut b = Builder::boolean(fan_in);
+    let (x, y) = (b.input("a", n), b.input("b", n));
+    let x: Vec<Bit> = x.into_iter().map(Some).collect();
+    let y: Vec<Bit> = y.into_iter().map(Some).collect();
+    let sum = add_rows(&mut b, &x, &y);
+    let out = wires(&mut b, sum);
+    b.output("sum", out);
+    b.finish()
+}
+
+/// Fischlin's comparator a > b with the same prefix network: bit i
+/// "generates" when a_i > b_i and "propagates" when a_i = b_i.
+fn compare(n: u32, fan_in: usize, greater: bool) -> Circuit {
+    let mut b = Builder::boolean(fan_in);
+    let (x, y) = (b.input("a", n), b.input("b", n));
+    let (x, y) = if greater { (x, y) } else { (y, x) };
+    let generate: Vec<Option<[WireId; 2]>> = x
+        .iter()
+        .zip(&y)
+        .map(|(&a, &c)| Some([a, b.not(c)]))
+        .collect();
+    let propagate: Vec<Bit> = x
+        .iter()
+        .zip(&y)
+        .map(|(&a, &c)| {
+            let d = b.xor(a, c);
+            Some(b.not(d))
+        })
+        .collect();
+    let carries = prefix_carries(&mut b, &generate, &propagate);
+    let out = wires(&mut b, vec![carries.last().copied().flatten()]);
+    b.output(if greater { "gt" } else { "lt" }, out);
+    b.finish()
+}
+
+/// 1 if a > b (unsigned n-bit), else 0.
+pub fn cmp_gt(n: u32, fan_in: usize) -> Circuit {
+    compare(n, fan_in, true)
+}
+
+/// 1 if a < b (unsigned n-bit), else 0.
+pub fn cmp_lt(n: u32, fan_in: usize) -> Circuit {
+    compare(n, fan_in, false)
+}
+
+/// 1 if a = b: an AND tree over the bitwise equalities.
+pub fn cmp_eq(n: u32, fan_in: usize) -> Circuit {
+    let mut b = Builder::boolean(fan_in);
+    let (x, y) = (b.input("a", n), b.input("b", n));
+    let eq: Vec<WireId> = x
+        .iter()
+        .zip(&y)
+        .map(|(&a, &c)| {
+            let d = b.xor(a, c);
+            b.not(d)
+        })
+        .collect();
+    let all = b.and_all(&eq);
+    b.output("eq", vec![all]);
+    b.finish()
+}
+
+/// AND of all n input bits with gates of at most `fan_in` inputs.
+pub fn and_tree(n: u32, fan_in: usize) -> Circuit {
+    let mut b = Builder::boolean(fan_in);
+    let x = b.input("a", n);
+    let all = b.and_all(&x);
+    b.output("and", vec![all]);
+    b.finish()
+}
+
+/// The partial products a_j b_i in columns i + j of a 2n-bit product.
+fn partial_products(b: &mut Builder, x: &[WireId], y: &[WireId]) -> Vec<Vec<WireId>> {
+    let n = x.len();
+    let mut cols = vec![Vec::new(); 2 * n];
+    for (i, &yi) in y.iter().enumerate() {
+        for (j, &xj) in x.iter().enumerate() {
+            let pp = b.and(xj, yi);
+            cols[i + j].push(pp);
+        }
+    }
+    cols
+}
+
+/// Schoolbook multiplier: the rows a * b_i added one after another with
+/// ripple-carry adders; 2n output bits.
+pub fn mult_schoolbook(n: u32) -> Circuit {
+    let mut b = Builder::boolean(2);
+    let (x, y) = (b.input("a", n), b.input("b", n));
+    let n = n as usize;
+    let mut acc: Vec<Bit> = vec![None; 2 * n];
+    for (i, &yi) in y.iter().enumerate() {
+        let mut carry: Bit = None;
+        for col in i..2 * n {
+            let pp: Bit = if col - i < n {
+                Some(b.and(x[col - i], yi))
+            } else {
+                None
+            };
+            if pp.is_none() && carry.is_none() {
+                break;
+            }
+            let sum = xor_bits(&mut b, &[acc[col], pp, carry]);
+            let present = [acc[col], pp, carry].iter().flatten().count();
+            carry = if present >= 2 {
+                Some(full_adder_carry(&mut b, acc[col], pp, carry))
+            } else {
+                None
+            };
+            acc[col] = sum;
+        }
+    }
+    let out = wires(&mut b, acc);
+    b.output("product", out);
+    b.finish()
+}
+
+/// Column compression until every column has at most two bits, then one
+/// prefix adder. `counters` uses depth-1 7:3 counters (bit 1 of a count is
+/// e_2 mod 2, bit 2 is e_4 mod 2: 2- and 4-input ANDs), else full adders.
+fn mult_tree(n: u32, fan_in: usize, counters: bool) -> Circuit {
+    let mut b = Builder::boolean(fan_in);
+    let (x, y) = (b.input("a", n), b.input("b", n));
+    let width = 2 * n as usize;
+    let mut cols = partial_products(&mut b, &x, &y);
+    let big = if counters && b.max_fan_in() >= 4 {
+        7
+    } else {
+        3
+    };
+    // Dadda-style targets: each stage brings every column down to the next
+    // smaller target, counting the bits this stage sends into the column,
+    // so carries never ripple through a stage.
+    let ratio = if big == 7 { 7.0 / 3.0 } else { 1.5 };
+    let tallest = cols.iter().map(Vec::len).max().unwrap_or(0);
+    let mut targets = vec![2usize];
+    while *targets.last().expect("non-empty") < tallest {
+        let t = *targets.last().expect("non-empty");
+        targets.push(((t as f64 * ratio) as usize).max(t + 1));
+    }
+    targets.pop();
+    targets.reverse();
+    let mut stage = 0;
+    while cols.iter().any(|c| c.len() > 2) {
+        let target = targets.get(stage).copied().unwrap_or(2);
+        stage += 1;
+        let mut next: Vec<Vec<WireId>> = vec![Vec::new(); width + 2];
+        for (c, col) in cols.iter().enumerate() {
+            let mut rest = &col[..];
+            loop {
+                let h = rest.len() + next[c].len();
+                if h <= target || rest.len() < 2 {
+                    break;
+                }
+                // A k-bit counter leaves one bit here: it removes k - 1.
+                let k = rest.len().min(big).min(h - target + 1);
+                let (group, tail) = rest.split_at(k);
+                rest = tail;
+                next[c].push(b.xor_all(group));
+                match k {
+                    2 => {
+                        let carry = b.and(group[0], group[1]);
+                        next[c + 1].push(carry);
+                    }
+                    3 => {
+                        let carry = full_adder_carry(
+                            &mut b,
+                            Some(group[0]),
+                            Some(group[1]),
+                            Some(group[2]),
+                        );
+                        next[c + 1].push(carry);
+                    }
+                    _ => {
+                        // Bits 1 and 2 of the count: e_2 and e_4 mod 2.
+                        let pairs: Vec<WireId> = subsets(k, 2)
+                            .map(|s| b.and(group[s[0]], group[s[1]]))
+                            .collect();
+                        next[c + 1].push(b.xor_all(&pairs));
+                        let quads: Vec<WireId> = subsets(k, 4)
+                            .map(|s| {
+                                let w: Vec<WireId> = s.iter().map(|&i| group[i]).collect();
+                                b.and_all(&w)
+                            })
+                            .collect();
+                        next[c + 2].push(b.xor_all(&quads));
+                    }
+                }
+            }
+            next[c].extend_from_slice(rest);
+        }
+        next.truncate(width);
+        cols = next;
+    }
+    let row = |k: usize| -> Vec<Bit> { cols.iter().map(|c| c.get(k).copied()).collect() };
+    let (r0, r1) = (row(0), row(1));
+    let mut sum = add_rows(&mut b, &r0, &r1);
+    sum.truncate(width);
+    let out = wires(&mut b, sum);
+    b.output("product", out);
+    b.finish()
+}
+
+/// Wallace-tree multiplier (full adders) with a final prefix adder of fan-in `fan_in`.
+pub fn mult_wallace(n: u32, fan_in: usize) -> Circuit {
+    mult_tree(n, fan_in, false)
+}
+
+/// Counter-based Wallace multiplier: depth-1 7:3 counters (fan-in >= 4)
+/// and a final prefix adder of fan-in `fan_in`.
+pub fn mult_counter(n: u32, fan_in: usize) -> Circuit {
+    mult_tree(n, fan_in, true)
+}
+
+/// Every `r`-element subset of 0..k, in lexicographic order.
+fn subsets(k: usize, r: usize) -> impl Iterator<Item = Vec<usize>> {
+    (0u32..1 << k)
+        .filter(move |m| m.count_ones() as usize == r)
+        .map(move |m| (0..k).filter(|i| m >> i & 1 == 1).collect())
+}
+
+/// The generator names of `huddle circuit gen`.
+pub const KINDS: &[&str] = &[
+    "adder-ripple",
+    "adder-sklansky",
+    "mult-schoolbook",
+    "mult-wallace",
+    "mult-counter",
+    "cmp-lt",
+    "cmp-gt",
+    "cmp-eq",
+    "and-tree",
+];
+
+/// Generates circuit `kind` for `bits`-bit values with AND fan-in `fan_in`.
+pub fn generate(kind: &str, bits: u32, fan_in: usize) -> Result<Circuit, String> {
+    if !(1..=4096).contains(&bits) {
+        return Err(format!("--bits must be 1 to 4096, not {bits}"));
+    }
+    if !(2..=crate::model::MAX_FAN_IN).contains(&fan_in) {
+        return Err(format!(
+            "--fanin must be 2 to {}, not {fan_in}",
+            crate::model::MAX_FAN_IN
+        ));
+    }
+    Ok(match kind {
+        "adder-ripple" => adder_ripple(bits),
+        "adder-sklansky" => adder_sklansky(bits, fan_in),
+        "mult-schoolbook" => mult_schoolbook(bits),
+        "mult-wallace" => mult_wallace(bits, fan_in),
+        "mult-counter" => mult_counter(bits, fan_in),
+        "cmp-lt" => cmp_lt(bits, fan_in),
+        "cmp-gt" => cmp_gt(bits, fan_in),
+        "cmp-eq" => cmp_eq(bits, fan_in),
+        "and-tree" => and_tree(bits, fan_in),
+        other => {
+            return Err(format!(
+                "unknown circuit kind `{other}` (this build generates: {})",
+                KINDS.join(", ")
+            ))
+        }
+    })
+}
