@@ -54,6 +54,11 @@ pub struct ProtocolInfo {
     pub name: &'static str,
     pub parties: Option<usize>,
     pub summary: &'static str,
+    /// Widest multiplication done in one round (wider gates become trees);
+    /// None for the TTP, which evaluates any circuit in the clear.
+    pub max_fan_in: Option<usize>,
+    /// Whether it has function-dependent preprocessing (`--preprocess`).
+    pub preprocessing: bool,
 }
 
 pub const PROTOCOLS: &[ProtocolInfo] = &[
@@ -61,28 +66,38 @@ pub const PROTOCOLS: &[ProtocolInfo] = &[
         name: "ttp",
         parties: None,
         summary: "trusted third party: party 0 evaluates in the clear (baseline, not secure)",
+        max_fan_in: None,
+        preprocessing: false,
     },
     ProtocolInfo {
         name: "replicated",
         parties: Some(3),
         summary:
             "Replicated 3PC (Araki et al.), semi-honest, 1 element per party per multiplication",
+        max_fan_in: Some(2),
+        preprocessing: false,
     },
     ProtocolInfo {
         name: "astra",
         parties: Some(3),
         summary: "ASTRA 3PC, semi-honest, 1 element offline and 2 online per multiplication",
+        max_fan_in: Some(2),
+        preprocessing: true,
     },
     ProtocolInfo {
         name: "trio",
         parties: Some(3),
         summary: "Trio 3PC (Harth-Kitzerow-Carle), semi-honest, 1 offline (P0->P2) and 2 online",
+        max_fan_in: Some(2),
+        preprocessing: true,
     },
     ProtocolInfo {
         name: "mfi3",
         parties: Some(3),
         summary:
             "MFI-3PC (Faraji-Kerschbaum), semi-honest, one-round multiplications of up to 8 inputs",
+        max_fan_in: Some(sharing::mfi3::MAX_FAN_IN),
+        preprocessing: false,
     },
 ];
 
@@ -131,7 +146,7 @@ pub fn session_protocol(name: &str, options: RunOptions) -> String {
 /// Whether protocol `name` has function-dependent preprocessing (so that
 /// `--preprocess` means something for it).
 pub fn has_preprocessing(name: &str) -> bool {
-    matches!(name, "astra" | "trio")
+    protocol(name).is_some_and(|p| p.preprocessing)
 }
 
 /// Everything about a request that can be refused before connecting: the
@@ -143,6 +158,19 @@ pub fn check_request(
     circuit: &Circuit,
     options: RunOptions,
 ) -> Result<(), ttp::RunError> {
+    let info = check_options(name, parties, options)?;
+    if let Some(fan_in) = info.max_fan_in {
+        sharing::program::Program::compile(circuit, fan_in, name)?;
+    }
+    Ok(())
+}
+
+/// The protocol `name`, if it exists for `parties` parties with `options`.
+fn check_options(
+    name: &str,
+    parties: usize,
+    options: RunOptions,
+) -> Result<&'static ProtocolInfo, ttp::RunError> {
     let err = |m: String| Err(ttp::RunError::Input(m));
     let Some(info) = protocol(name) else {
         let names: Vec<&str> = PROTOCOLS.iter().map(|p| p.name).collect();
@@ -156,7 +184,7 @@ pub fn check_request(
             "{name} is a {n}-party protocol, but the run has {parties} parties"
         ));
     }
-    if options.preprocess == Preprocess::Separate && !has_preprocessing(name) {
+    if options.preprocess == Preprocess::Separate && !info.preprocessing {
         return err(format!(
             "{name} has no preprocessing phase; --preprocess separate applies to astra and trio"
         ));
@@ -165,15 +193,7 @@ pub fn check_request(
     if options.threads == 0 {
         return err("--threads must be at least 1".into());
     }
-    if name != "ttp" {
-        let fan_in = if name == "mfi3" {
-            sharing::mfi3::MAX_FAN_IN
-        } else {
-            2
-        };
-        sharing::program::Program::compile(circuit, fan_in, name)?;
-    }
-    Ok(())
+    Ok(info)
 }
 
 /// Refuses outputs for a party that is not in the run.
@@ -199,11 +219,7 @@ pub fn run(
     use sharing::{astra::Astra, mfi3::Mfi3, replicated::Replicated, trio::Trio};
     let me = net.party();
     let pre = options.preprocess;
-    if pre == Preprocess::Separate && !has_preprocessing(name) {
-        return Err(ttp::RunError::Input(format!(
-            "{name} has no preprocessing phase; --preprocess applies to astra and trio"
-        )));
-    }
+    check_options(name, net.parties(), options)?;
     match name {
         "ttp" => ttp::run(net, circuit, instances, own_inputs, options),
         "replicated" => sharing::run(

@@ -34,7 +34,7 @@ pub fn run(
     let (me, parties) = (net.party(), net.parties());
     let (threads, to) = (options.threads, options.reveal_to);
     crate::check_reveal_to(to, parties)?;
-    let learns = |p: PartyId| to.is_none_or(|t| t == p);
+    let learns = |p: PartyId| crate::sharing::learns(p, to);
     check_own_inputs(me, parties, circuit, instances, own_inputs)?;
     let io_bits: usize = (0..circuit.inputs().len())
         .map(|i| circuit.input_bits(i))

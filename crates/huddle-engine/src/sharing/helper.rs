@@ -321,14 +321,8 @@ impl<V: Variant> Sharing for Helper<V> {
                 HELPER => self.core.own_masks[idx]
                     .clone()
                     .expect("drawn for own values"),
-                1 => (
-                    slots.iter().flat_map(|&sl| s.get(1, sl).to_vec()).collect(),
-                    vec![0; n],
-                ),
-                _ => (
-                    vec![0; n],
-                    slots.iter().flat_map(|&sl| s.get(1, sl).to_vec()).collect(),
-                ),
+                1 => (s.concat(1, slots), vec![0; n]),
+                _ => (vec![0; n], s.concat(1, slots)),
             };
             for (i, out) in to.iter_mut().enumerate() {
                 let value = Self::masked::<R>(i, v, &mu1, &mu2);
@@ -346,18 +340,7 @@ impl<V: Variant> Sharing for Helper<V> {
         }
         if me != HELPER {
             for from in [HELPER, 3 - me] {
-                let theirs: Vec<usize> = (0..inputs.slots.len())
-                    .filter(|&i| inputs.owners[i] == from)
-                    .collect();
-                let wires: usize = theirs.iter().map(|&i| inputs.slots[i].len()).sum();
-                let values = ch.recv(from, wires * w)?;
-                let mut at = 0;
-                for &i in &theirs {
-                    for &slot in &inputs.slots[i] {
-                        s.set(0, slot, &values[at..at + w]);
-                        at += w;
-                    }
-                }
+                inputs.receive(ch, from, 0, s)?;
             }
         }
         Ok(())

@@ -338,6 +338,29 @@ pub struct InputValues<'a> {
     pub reveal_to: Option<PartyId>,
 }
 
+impl InputValues<'_> {
+    /// Receives from `from` one element per wire of every input value it
+    /// deals, in input order, into component `component` of their slots.
+    pub fn receive(
+        &self,
+        ch: &mut Channel,
+        from: PartyId,
+        component: usize,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let slots: Vec<u32> = (0..self.slots.len())
+            .filter(|&i| self.owners[i] == from)
+            .flat_map(|i| self.slots[i].iter().copied())
+            .collect();
+        let w = s.w;
+        let values = ch.recv(from, slots.len() * w)?;
+        for (k, &slot) in slots.iter().enumerate() {
+            s.set(component, slot, &values[k * w..(k + 1) * w]);
+        }
+        Ok(())
+    }
+}
+
 /// Whether party `p` learns the outputs when they go to `to`.
 pub fn learns(p: PartyId, to: Option<PartyId>) -> bool {
     to.is_none_or(|t| t == p)

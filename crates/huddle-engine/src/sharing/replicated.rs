@@ -78,7 +78,6 @@ impl Sharing for Replicated {
         let w = s.w;
         let (k_prev, k_next) = self.keys();
         let (mut to_prev, mut to_next) = (Vec::new(), Vec::new());
-        let mut received = [Vec::new(), Vec::new()]; // (value, slots) from prev, next
         for (idx, slots) in inputs.slots.iter().enumerate() {
             let dealer = inputs.owners[idx];
             let n = slots.len() * w;
@@ -114,21 +113,12 @@ impl Sharing for Replicated {
                 for (j, &slot) in slots.iter().enumerate() {
                     s.set(0, slot, &x[j * w..(j + 1) * w]);
                 }
-                received[usize::from(!from_prev)].push(idx);
             }
         }
         ch.send(prev, &to_prev)?;
         ch.send(next, &to_next)?;
-        for (side, from) in [(0, prev), (1, next)] {
-            let wires: usize = received[side].iter().map(|&i| inputs.slots[i].len()).sum();
-            let a = ch.recv(from, wires * w)?;
-            let mut at = 0;
-            for &i in &received[side] {
-                for &slot in &inputs.slots[i] {
-                    s.set(1, slot, &a[at..at + w]);
-                    at += w;
-                }
-            }
+        for from in [prev, next] {
+            inputs.receive(ch, from, 1, s)?;
         }
         Ok(())
     }
