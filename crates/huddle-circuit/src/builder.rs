@@ -136,6 +136,47 @@ impl Builder {
         }
     }
 
+    /// Instantiates the Boolean circuit `sub` as a component: `args[i]` feeds
+    /// its input value i; returns the wires of each of its output values.
+    /// ANDs wider than this builder's budget become trees.
+    pub fn call(&mut self, sub: &Circuit, args: &[&[WireId]]) -> Vec<Vec<WireId>> {
+        assert!(sub.is_boolean(), "only Boolean circuits are components");
+        assert_eq!(args.len(), sub.inputs().len(), "one argument per input");
+        let mut map: Vec<WireId> = vec![WireId::MAX; sub.num_wires()];
+        for (value, arg) in sub.inputs().iter().zip(args) {
+            assert_eq!(arg.len(), value.wires as usize, "argument width");
+            for (j, &w) in arg.iter().enumerate() {
+                map[value.first_wire as usize + j] = w;
+            }
+        }
+        for g in sub.gates() {
+            let ins: Vec<WireId> = sub
+                .gate_inputs(g)
+                .iter()
+                .map(|&w| map[w as usize])
+                .collect();
+            let outs = sub.gate_outputs(g);
+            match g.op {
+                Op::Xor => map[outs[0] as usize] = self.xor(ins[0], ins[1]),
+                Op::Inv => map[outs[0] as usize] = self.not(ins[0]),
+                Op::Copy => map[outs[0] as usize] = ins[0],
+                Op::ConstBit(v) => map[outs[0] as usize] = self.constant(v),
+                Op::And => map[outs[0] as usize] = self.and_all(&ins),
+                Op::Mand => {
+                    let k = outs.len();
+                    for (i, &o) in outs.iter().enumerate() {
+                        map[o as usize] = self.and(ins[i], ins[k + i]);
+                    }
+                }
+                other => unreachable!("{} in a Boolean circuit", other.name()),
+            }
+        }
+        sub.outputs()
+            .iter()
+            .map(|v| v.wires.iter().map(|&w| map[w as usize]).collect())
+            .collect()
+    }
+
     /// A ring operation (ADD, SUB, MUL, NEG, ...) on ring wires.
     pub fn ring_op(&mut self, op: Op, ins: &[WireId]) -> WireId {
         assert!(self.ring.is_some(), "ring gates need Builder::arithmetic");

@@ -392,9 +392,18 @@ pub const KINDS: &[&str] = &[
     "cmp-gt",
     "cmp-eq",
     "and-tree",
+    "aes128",
+    "aes192",
+    "aes256",
+    "aes128-expanded",
+    "aes192-expanded",
+    "aes256-expanded",
+    "sha256",
 ];
 
 /// Generates circuit `kind` for `bits`-bit values with AND fan-in `fan_in`.
+/// AES and SHA-256 have fixed widths and ignore `bits`; for AES the fan-in
+/// picks the S-box (2: depth 4, 3: depth 3, 4 or more: depth 2).
 pub fn generate(kind: &str, bits: u32, fan_in: usize) -> Result<Circuit, String> {
     if !(1..=4096).contains(&bits) {
         return Err(format!("--bits must be 1 to 4096, not {bits}"));
@@ -415,6 +424,12 @@ pub fn generate(kind: &str, bits: u32, fan_in: usize) -> Result<Circuit, String>
         "cmp-gt" => cmp_gt(bits, fan_in),
         "cmp-eq" => cmp_eq(bits, fan_in),
         "and-tree" => and_tree(bits, fan_in),
+        "aes128" | "aes192" | "aes256" | "aes128-expanded" | "aes192-expanded"
+        | "aes256-expanded" => {
+            let key_bits: u32 = kind[3..6].parse().map_err(|_| kind.to_string())?;
+            let depth = crate::aes::SboxDepth::for_fan_in(fan_in);
+            crate::aes::aes(key_bits, kind.ends_with("-expanded"), depth)?
+        }
         other => {
             return Err(format!(
                 "unknown circuit kind `{other}` (this build generates: {})",

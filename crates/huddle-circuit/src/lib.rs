@@ -27,6 +27,7 @@ pub use eval::{EvalError, EvalOptions, PlainEvaluator, Program};
 pub mod corpus;
 pub mod random;
 pub use huddle_core::BitMatrix;
+pub mod aes;
 pub mod builder;
 pub mod gen;
 pub mod rewrite;

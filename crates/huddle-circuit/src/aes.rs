@@ -1,0 +1,1071 @@
+//! AES-128/192/256 encryption circuits (key schedule inside, or the expanded
+//! key as input) whose S-boxes have AND-depth 4, 3 or 2.
+//!
+//! Only the S-box is non-linear. It is synthesized here from the tower view
+//! of GF(2^8) used by Canright and by Boyar–Peralta: x = h·y + l with h, l in
+//! GF(2^4) and y^2 = y + ν, so that
+//!
+//! ```text
+//! d = ν·h^2 + h·l + l^2          (GF(2^4); only h·l is non-linear: 9 ANDs)
+//! e = d^-1 = d^14                (degree 3 in the bits of d)
+//! x^-1 = (h·e)·y + ((h + l)·e)   (two GF(2^4) products sharing e: 18 ANDs)
+//! ```
+//!
+//! GF(2^4) products use the two-level Karatsuba forms (9 ANDs each). The
+//! depths differ in how the inversion is done; all three searches below
+//! work on truth tables of functions of the 4 bits of d, modulo affine
+//! functions (which are free):
+//! - depth 4 (2-input ANDs): a two-layer inversion whose second-layer
+//!   inputs may XOR in first-layer results; the search finds 6 ANDs, so
+//!   9 + 6 + 18 = 33 ANDs (Boyar–Peralta's depth-16 circuit has 34);
+//! - depth 3 (≤ 3-input ANDs): one layer of products of up to three affine
+//!   functions of d spanning e modulo affine functions: 5 ANDs, so 32 in all;
+//! - depth 2 (≤ 4-input ANDs): e is never formed. Each Karatsuba form of e
+//!   is written as its cheapest sum of products of at most three affine
+//!   functions of d (one linear, one quadratic, one cubic term), and each
+//!   product is multiplied in one AND with the other operand's form: 61 ANDs
+//!   (25 of 2 inputs, 18 of 3, 18 of 4) against the paper's 66 (22 each).
+//!
+//! The field representation (GF(2^4) modulus, ν, the image of the AES
+//! generator, and for depth 2 a constant c with h·e = (c^-1·h)·(c·e))
+//! changes the counts, so every choice is tried once per process and the
+//! cheapest kept by MFI-3PC communication (a k-input AND costs 2^k - k - 1
+//! elements), then ANDs, then gates. Tests check every S-box on all 256
+//! inputs.
+
+use crate::builder::Builder;
+use crate::model::{Circuit, WireId};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// AND-depth of the S-box; it fixes the largest AND fan-in (2, 3 or 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SboxDepth {
+    Four,
+    Three,
+    Two,
+}
+
+impl SboxDepth {
+    /// The S-box a fan-in budget allows: 2 → depth 4, 3 → depth 3, ≥ 4 → depth 2.
+    pub fn for_fan_in(fan_in: usize) -> SboxDepth {
+        match fan_in {
+            0..=2 => SboxDepth::Four,
+            3 => SboxDepth::Three,
+            _ => SboxDepth::Two,
+        }
+    }
+
+    pub fn and_depth(self) -> u32 {
+        match self {
+            SboxDepth::Four => 4,
+            SboxDepth::Three => 3,
+            SboxDepth::Two => 2,
+        }
+    }
+
+    pub fn fan_in(self) -> usize {
+        match self {
+            SboxDepth::Four => 2,
+            SboxDepth::Three => 3,
+            SboxDepth::Two => 4,
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            SboxDepth::Four => 0,
+            SboxDepth::Three => 1,
+            SboxDepth::Two => 2,
+        }
+    }
+}
+
+/// Multiplication in GF(2^8) with the AES polynomial x^8 + x^4 + x^3 + x + 1.
+pub fn gf256_mul(mut a: u8, mut b: u8) -> u8 {
+    let mut r = 0;
+    while b != 0 {
+        if b & 1 == 1 {
+            r ^= a;
+        }
+        let high = a & 0x80 != 0;
+        a <<= 1;
+        if high {
+            a ^= 0x1b;
+        }
+        b >>= 1;
+    }
+    r
+}
+
+/// The AES S-box by its definition (inverse, then the affine map); the
+/// reference the synthesized circuits are checked against.
+pub fn sbox_value(x: u8) -> u8 {
+    // x^254 = x^-1 (and 0 for 0).
+    let mut inv = 1u8;
+    for _ in 0..254 {
+        inv = gf256_mul(inv, x);
+    }
+    affine_linear(inv) ^ 0x63
+}
+
+fn affine_linear(b: u8) -> u8 {
+    b ^ b.rotate_left(1) ^ b.rotate_left(2) ^ b.rotate_left(3) ^ b.rotate_left(4)
+}
+
+fn gf16_mul(modulus: u8, mut a: u8, b: u8) -> u8 {
+    let mut r = 0;
+    for i in 0..4 {
+        if b >> i & 1 == 1 {
+            r ^= a;
+        }
+        a <<= 1;
+        if a & 0x10 != 0 {
+            a ^= modulus;
+        }
+    }
+    r
+}
+
+/// GF(2^8) as GF(2^4)[y]/(y^2 + y + ν), GF(2^4) = GF(2)[z]/(modulus) in
+/// polynomial basis; element bits 0-3 are l, bits 4-7 are h. `beta` is the
+/// image of the AES generator x.
+#[derive(Clone, Copy, Debug)]
+struct Tower {
+    modulus: u8,
+    nu: u8,
+    beta: u8,
+    /// The depth-2 S-box works with c·e instead of e (c = scale), which
+    /// changes how sparse its forms are; the other depths use 1.
+    scale: u8,
+}
+
+impl Tower {
+    fn mul16(&self, a: u8, b: u8) -> u8 {
+        gf16_mul(self.modulus, a, b)
+    }
+
+    fn mul(&self, a: u8, b: u8) -> u8 {
+        let (h1, l1, h2, l2) = (a >> 4, a & 15, b >> 4, b & 15);
+        let hh = self.mul16(h1, h2);
+        let h = hh ^ self.mul16(h1, l2) ^ self.mul16(l1, h2);
+        let l = self.mul16(hh, self.nu) ^ self.mul16(l1, l2);
+        h << 4 | l
+    }
+
+    /// The field isomorphism from AES's representation (GF(2)-linear).
+    fn map(&self, x: u8) -> u8 {
+        let mut image = 0;
+        let mut power = 1u8;
+        for i in 0..8 {
+            if x >> i & 1 == 1 {
+                image ^= power;
+            }
+            power = self.mul(power, self.beta);
+        }
+        image
+    }
+
+    /// Every representation: three GF(2^4) moduli, every ν making
+    /// y^2 + y + ν irreducible, every root of the AES polynomial.
+    fn all() -> Vec<Tower> {
+        let mut towers = Vec::new();
+        for modulus in [0x13u8, 0x19, 0x1f] {
+            for nu in 1..16u8 {
+                if (0..16u8).any(|t| gf16_mul(modulus, t, t) ^ t == nu) {
+                    continue;
+                }
+                for beta in 2..=255u8 {
+                    let t = Tower {
+                        modulus,
+                        nu,
+                        beta,
+                        scale: 1,
+                    };
+                    let pow = |k: u32| (0..k).fold(1u8, |acc, _| t.mul(acc, beta));
+                    if pow(8) ^ pow(4) ^ pow(3) ^ pow(1) ^ 1 == 0 {
+                        towers.push(t);
+                    }
+                }
+            }
+        }
+        towers
+    }
+}
+
+/// The Karatsuba forms of a 4-bit operand: bits 0, 1, 0+1, 2, 3, 2+3,
+/// 0+2, 1+3 and all four. Product (m·a)(m·b) over these spans every
+/// coefficient of the polynomial product, hence every GF(2^4) product bit.
+const FORMS: [u8; 9] = [0x1, 0x2, 0x3, 0x4, 0x8, 0xc, 0x5, 0xa, 0xf];
+
+/// For each product bit k, the set (bit i) of Karatsuba products summing to it.
+fn product_selection(modulus: u8) -> [u32; 4] {
+    let rank_one: Vec<u32> = FORMS
+        .iter()
+        .map(|&m| {
+            let mut v = 0;
+            for i in 0..4 {
+                for j in 0..4 {
+                    if m >> i & m >> j & 1 == 1 {
+                        v |= 1 << (4 * i + j);
+                    }
+                }
+            }
+            v
+        })
+        .collect();
+    std::array::from_fn(|k| {
+        let mut target = 0u32;
+        for i in 0..4 {
+            for j in 0..4 {
+                if gf16_mul(modulus, 1 << i, 1 << j) >> k & 1 == 1 {
+                    target |= 1 << (4 * i + j);
+                }
+            }
+        }
+        solve(&rank_one, target).expect("Karatsuba products span GF(2^4) multiplication")
+    })
+}
+
+/// Which of `vectors` (bit i = vector i) XOR to `target`, if any (GF(2)).
+fn solve(vectors: &[u32], target: u32) -> Option<u32> {
+    // Echelon basis with distinct leading bits, highest first.
+    let mut basis: Vec<(u32, u32)> = Vec::new();
+    for (i, &v) in vectors.iter().enumerate() {
+        let (v, combo) = reduce(&basis, v, 1 << i);
+        if v != 0 {
+            basis.push((v, combo));
+            basis.sort_by_key(|&(b, _)| std::cmp::Reverse(b.leading_zeros() ^ 31));
+        }
+    }
+    let (rest, combo) = reduce(&basis, target, 0);
+    (rest == 0).then_some(combo)
+}
+
+fn reduce(basis: &[(u32, u32)], mut v: u32, mut combo: u32) -> (u32, u32) {
+    for &(b, c) in basis {
+        let lead = 31 - b.leading_zeros();
+        if v >> lead & 1 == 1 {
+            v ^= b;
+            combo ^= c;
+        }
+    }
+    (v, combo)
+}
+
+/// Algebraic normal form (bit S = monomial Π_{j∈S} d_j) of a 4-bit function.
+fn anf(truth: impl Fn(u8) -> bool) -> u16 {
+    let mut a: [bool; 16] = std::array::from_fn(|d| truth(d as u8));
+    for i in 0..4 {
+        for s in 0..16 {
+            if s >> i & 1 == 1 {
+                a[s] ^= a[s ^ (1 << i)];
+            }
+        }
+    }
+    (0..16).filter(|&s| a[s]).fold(0, |m, s| m | 1 << s)
+}
+
+/// Truth table of a function of the 4 bits of d: bit x is its value at d = x.
+type Table = u16;
+
+/// ANF monomials of degree 2 or more.
+const NONLINEAR: u16 = {
+    let mut m = 0u16;
+    let mut s = 0;
+    while s < 16 {
+        if (s as u32).count_ones() >= 2 {
+            m |= 1 << s;
+        }
+        s += 1;
+    }
+    m
+};
+
+fn anf_of(t: Table) -> u16 {
+    anf(|d| t >> d & 1 == 1)
+}
+
+/// A function modulo affine functions (its non-linear ANF part).
+fn quotient(t: Table) -> u16 {
+    anf_of(t) & NONLINEAR
+}
+
+fn affine_table(mask: u8, invert: bool) -> Table {
+    (0..16u8)
+        .filter(|&x| ((x & mask).count_ones() % 2 == 1) ^ invert)
+        .fold(0, |t, x| t | 1 << x)
+}
+
+/// An affine function of the bits of d plus a sum of earlier products:
+/// one XOR (and NOT) of wires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Lin {
+    d: u8,
+    invert: bool,
+    products: u8,
+}
+
+impl Lin {
+    fn affine(d: u8, invert: bool) -> Lin {
+        Lin {
+            d,
+            invert,
+            products: 0,
+        }
+    }
+
+    fn table(&self, products: &[Table]) -> Table {
+        bits_of(u32::from(self.products))
+            .fold(affine_table(self.d, self.invert), |t, j| t ^ products[j])
+    }
+
+    /// The affine function `t` as a Lin (None if t is not affine).
+    fn of_affine(t: Table) -> Option<Lin> {
+        let a = anf_of(t);
+        if a & NONLINEAR != 0 {
+            return None;
+        }
+        let d = (0..4)
+            .filter(|j| a >> (1 << j) & 1 == 1)
+            .fold(0u8, |m, j| m | 1 << j);
+        Some(Lin::affine(d, a & 1 == 1))
+    }
+}
+
+/// The 30 non-constant affine functions of d.
+fn affine_factors() -> Vec<Lin> {
+    (1..16u8)
+        .flat_map(|d| [Lin::affine(d, false), Lin::affine(d, true)])
+        .collect()
+}
+
+/// A product of affine functions of d (no factors: the constant 1).
+#[derive(Clone, Debug)]
+struct Term {
+    table: Table,
+    factors: Vec<Lin>,
+}
+
+/// Every distinct product of at most `most` affine functions of d, each
+/// with its fewest factors, in a fixed order.
+fn affine_products(most: usize) -> Vec<Term> {
+    let factors = affine_factors();
+    let mut seen: HashMap<Table, usize> = HashMap::new();
+    let mut terms = vec![Term {
+        table: 0xffff,
+        factors: Vec::new(),
+    }];
+    seen.insert(0xffff, 0);
+    let mut frontier: Vec<(usize, Vec<Lin>, Table)> = vec![(0, Vec::new(), 0xffff)];
+    for _ in 0..most {
+        let mut next = Vec::new();
+        for (start, chosen, table) in &frontier {
+            for (i, f) in factors.iter().enumerate().skip(*start) {
+                let t = table & f.table(&[]);
+                if t == 0 {
+                    continue;
+                }
+                let mut with = chosen.clone();
+                with.push(*f);
+                if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(t) {
+                    e.insert(terms.len());
+                    terms.push(Term {
+                        table: t,
+                        factors: with.clone(),
+                    });
+                }
+                next.push((i + 1, with, t));
+            }
+        }
+        frontier = next;
+    }
+    terms
+}
+
+/// Cost of a product of `factors` affine functions multiplied by one more
+/// wire: a (factors + 1)-input AND costs 2^k - k - 1 elements in MFI-3PC.
+fn term_weight(factors: usize) -> u32 {
+    match factors {
+        0 => 0,
+        k => (1u32 << (k + 1)) - k as u32 - 2,
+    }
+}
+
+/// The cheapest way to write `f` as a sum of at most three products of at
+/// most three affine functions of d.
+fn decompose(f: Table, terms: &[Term], index: &HashMap<Table, usize>) -> Vec<Term> {
+    let weight = |i: usize| term_weight(terms[i].factors.len());
+    let mut best: Option<(u32, Vec<usize>)> = None;
+    let mut offer = |cost: u32, chosen: Vec<usize>| {
+        if best.as_ref().is_none_or(|(c, _)| cost < *c) {
+            best = Some((cost, chosen));
+        }
+    };
+    if f == 0 {
+        return Vec::new();
+    }
+    if let Some(&i) = index.get(&f) {
+        offer(weight(i), vec![i]);
+    }
+    for (i, t) in terms.iter().enumerate() {
+        if let Some(&j) = index.get(&(f ^ t.table)) {
+            if j > i {
+                offer(weight(i) + weight(j), vec![i, j]);
+            }
+        }
+    }
+    for (i, ti) in terms.iter().enumerate() {
+        for (j, tj) in terms.iter().enumerate().skip(i + 1) {
+            if let Some(&k) = index.get(&(f ^ ti.table ^ tj.table)) {
+                if k > j {
+                    offer(weight(i) + weight(j) + weight(k), vec![i, j, k]);
+                }
+            }
+        }
+    }
+    let (_, chosen) = best.expect("three products of affine functions suffice in four variables");
+    chosen.into_iter().map(|i| terms[i].clone()).collect()
+}
+
+/// For GF(2^4) modulus and scale c: each Karatsuba form of c·d^-1 as its
+/// cheapest sum of products (cached: it depends on nothing else).
+fn form_decompositions(modulus: u8, scale: u8) -> std::sync::Arc<Vec<Vec<Term>>> {
+    use std::sync::{Arc, Mutex};
+    type Forms = Arc<Vec<Vec<Term>>>;
+    static CACHE: OnceLock<Mutex<HashMap<(u8, u8), Forms>>> = OnceLock::new();
+    static TERMS: OnceLock<(Vec<Term>, HashMap<Table, usize>)> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(found) = cache.lock().expect("cache lock").get(&(modulus, scale)) {
+        return found.clone();
+    }
+    let (terms, index) = TERMS.get_or_init(|| {
+        let terms = affine_products(3);
+        let index = terms
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.table, i))
+            .collect();
+        (terms, index)
+    });
+    let inverse = |d: u8| {
+        let e = (0..14).fold(1u8, |acc, _| gf16_mul(modulus, acc, d));
+        gf16_mul(modulus, scale, e)
+    };
+    let forms: Vec<Vec<Term>> = FORMS
+        .iter()
+        .map(|&m| {
+            let f = (0..16u8)
+                .filter(|&d| (inverse(d) & m).count_ones() % 2 == 1)
+                .fold(0, |t, d| t | 1 << d);
+            decompose(f, terms, index)
+        })
+        .collect();
+    let forms = Arc::new(forms);
+    cache
+        .lock()
+        .expect("cache lock")
+        .insert((modulus, scale), forms.clone());
+    forms
+}
+
+/// Echelon basis over GF(2) with distinct leading bits.
+#[derive(Clone, Default)]
+struct Echelon {
+    rows: Vec<u32>,
+}
+
+impl Echelon {
+    fn reduce(&self, mut v: u32) -> u32 {
+        for &r in &self.rows {
+            if v >> (31 - r.leading_zeros()) & 1 == 1 {
+                v ^= r;
+            }
+        }
+        v
+    }
+
+    /// Adds `v`; false if it was already in the span.
+    fn insert(&mut self, v: u32) -> bool {
+        let v = self.reduce(v);
+        if v == 0 {
+            return false;
+        }
+        self.rows.push(v);
+        self.rows
+            .sort_by_key(|r| std::cmp::Reverse(31 - r.leading_zeros()));
+        true
+    }
+
+    fn dim(&self) -> usize {
+        self.rows.len()
+    }
+}
+
+/// A circuit for e = d^-1 in GF(2^4): ANDs in order, each of Lins over d
+/// and earlier ANDs, then the four bits of e as Lins.
+#[derive(Clone, Debug)]
+struct InversionPlan {
+    products: Vec<Vec<Lin>>,
+    outputs: [Lin; 4],
+}
+
+/// Finds an inversion circuit: for depth 3 one layer of ANDs of up to
+/// three affine functions; for depth 4 two layers of 2-input ANDs whose
+/// second layer may also XOR in first-layer results. The bits of e span,
+/// modulo affine functions, a space V; the ANDs must span a space W ⊇ V.
+/// W is searched by dimension from dim V + 1 upwards, so the plan has the
+/// fewest ANDs this shape allows (5 for depth 3 and 6 for depth 4).
+fn inversion_plan(modulus: u8, depth: SboxDepth) -> InversionPlan {
+    use std::sync::Mutex;
+    static CACHE: OnceLock<Mutex<HashMap<(u8, SboxDepth), InversionPlan>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(plan) = cache.lock().expect("cache lock").get(&(modulus, depth)) {
+        return plan.clone();
+    }
+    let plan = search_inversion(modulus, depth);
+    cache
+        .lock()
+        .expect("cache lock")
+        .insert((modulus, depth), plan.clone());
+    plan
+}
+
+fn search_inversion(modulus: u8, depth: SboxDepth) -> InversionPlan {
+    let inverse = |d: u8| (0..14).fold(1u8, |acc, _| gf16_mul(modulus, acc, d));
+    let e_tables: [Table; 4] = std::array::from_fn(|k| {
+        (0..16u8)
+            .filter(|&d| inverse(d) >> k & 1 == 1)
+            .fold(0, |t, d| t | 1 << d)
+    });
+    let mut v = Echelon::default();
+    for &t in &e_tables {
+        v.insert(u32::from(quotient(t)));
+    }
+    // Coset representatives of the quotient space modulo V.
+    let reps: Vec<u32> = (1..=u32::from(u16::MAX))
+        .filter(|&w| w & !u32::from(NONLINEAR) == 0 && v.reduce(w) == w)
+        .collect();
+    let singles = affine_products(3);
+    let pairs = affine_products(2);
+    for extra in 1..=3usize {
+        // Every W = V + span(ws) with |ws| = extra, each once.
+        let mut seen = std::collections::HashSet::new();
+        let mut spaces: Vec<Echelon> = Vec::new();
+        let mut stack: Vec<(usize, Echelon)> = vec![(0, v.clone())];
+        while let Some((from, w)) = stack.pop() {
+            if w.dim() == v.dim() + extra {
+                let mut key: Vec<u32> =
+                    reps.iter().copied().filter(|&r| w.reduce(r) == 0).collect();
+                key.sort_unstable();
+                if seen.insert(key) {
+                    spaces.push(w);
+                }
+                continue;
+            }
+            for (i, &r) in reps.iter().enumerate().skip(from) {
+                let mut bigger = w.clone();
+                if bigger.insert(r) {
+                    stack.push((i + 1, bigger));
+                }
+            }
+        }
+        for w in &spaces {
+            let plan = match depth {
+                SboxDepth::Three => one_layer(w, &singles, extra + v.dim()),
+                _ => two_layers(w, &pairs, extra + v.dim()),
+            };
+            if let Some(products) = plan {
+                return finish_plan(products, &e_tables);
+            }
+        }
+    }
+    unreachable!("GF(2^4) inversion fits in V + 3 dimensions")
+}
+
+/// `dim` independent products of up to three affine functions inside `w`.
+fn one_layer(w: &Echelon, terms: &[Term], dim: usize) -> Option<Vec<Vec<Lin>>> {
+    let mut chosen = Echelon::default();
+    let mut products = Vec::new();
+    let mut sorted: Vec<&Term> = terms.iter().filter(|t| t.factors.len() >= 2).collect();
+    sorted.sort_by_key(|t| t.factors.len());
+    for t in sorted {
+        let q = u32::from(quotient(t.table));
+        if w.reduce(q) == 0 && chosen.insert(q) {
+            products.push(t.factors.clone());
+        }
+    }
+    (chosen.dim() == dim).then_some(products)
+}
+
+/// First-layer products of two affine functions, then second-layer
+/// products of (affine + first-layer sums), `dim` in all, inside `w`.
+fn two_layers(w: &Echelon, pairs: &[Term], dim: usize) -> Option<Vec<Vec<Lin>>> {
+    // One product per class modulo affine functions: second-layer factors
+    // add every affine function anyway.
+    let mut classes = std::collections::HashSet::new();
+    let inside: Vec<&Term> = pairs
+        .iter()
+        .filter(|t| {
+            let q = quotient(t.table);
+            t.factors.len() == 2 && w.reduce(u32::from(q)) == 0 && classes.insert(q)
+        })
+        .collect();
+    for first in 1..dim.min(4) {
+        // Choose `first` independent first-layer products (in order).
+        let mut stack: Vec<(usize, Vec<&Term>)> = vec![(0, Vec::new())];
+        while let Some((from, chosen)) = stack.pop() {
+            if chosen.len() < first {
+                for (i, t) in inside.iter().enumerate().skip(from) {
+                    let mut with = chosen.clone();
+                    with.push(t);
+                    stack.push((i + 1, with));
+                }
+                continue;
+            }
+            let mut span = Echelon::default();
+            if !chosen
+                .iter()
+                .all(|t| span.insert(u32::from(quotient(t.table))))
+            {
+                continue;
+            }
+            let tables: Vec<Table> = chosen.iter().map(|t| t.table).collect();
+            let factors: Vec<Lin> = (0..16u8)
+                .flat_map(|d| [false, true].map(move |invert| (d, invert)))
+                .flat_map(|(d, invert)| {
+                    (0..1u8 << first).map(move |products| Lin {
+                        d,
+                        invert,
+                        products,
+                    })
+                })
+                .filter(|f| f.d != 0 || f.products != 0)
+                .collect();
+            let mut products: Vec<Vec<Lin>> = chosen.iter().map(|t| t.factors.clone()).collect();
+            'outer: for (i, a) in factors.iter().enumerate() {
+                for b in &factors[i + 1..] {
+                    let q = u32::from(quotient(a.table(&tables) & b.table(&tables)));
+                    if q != 0 && w.reduce(q) == 0 && span.insert(q) {
+                        products.push(vec![*a, *b]);
+                        if span.dim() == dim {
+                            break 'outer;
+                        }
+                    }
+                }
+            }
+            if span.dim() == dim {
+                return Some(products);
+            }
+        }
+    }
+    None
+}
+
+/// The bits of e as Lins over d and the products.
+fn finish_plan(products: Vec<Vec<Lin>>, e_tables: &[Table; 4]) -> InversionPlan {
+    let mut tables: Vec<Table> = Vec::new();
+    for factors in &products {
+        let t = factors.iter().fold(0xffff, |acc, f| acc & f.table(&tables));
+        tables.push(t);
+    }
+    let quotients: Vec<u32> = tables.iter().map(|&t| u32::from(quotient(t))).collect();
+    let outputs = e_tables.map(|e| {
+        let combo = solve(&quotients, u32::from(quotient(e))).expect("e lies in the span");
+        let rest = bits_of(combo).fold(e, |acc, j| acc ^ tables[j]);
+        let affine = Lin::of_affine(rest).expect("what remains is affine");
+        Lin {
+            products: combo as u8,
+            ..affine
+        }
+    });
+    InversionPlan { products, outputs }
+}
+
+/// XORs of the 8 input wires by mask, each formed once.
+struct Linear {
+    base: Vec<WireId>,
+    cache: HashMap<u8, WireId>,
+}
+
+impl Linear {
+    fn wire(&mut self, b: &mut Builder, mask: u8) -> Option<WireId> {
+        if mask == 0 {
+            return None;
+        }
+        if let Some(&w) = self.cache.get(&mask) {
+            return Some(w);
+        }
+        let low = mask & mask.wrapping_neg();
+        let w = match self.wire(b, mask ^ low) {
+            None => self.base[low.trailing_zeros() as usize],
+            Some(rest) => b.xor(rest, self.base[low.trailing_zeros() as usize]),
+        };
+        self.cache.insert(mask, w);
+        Some(w)
+    }
+}
+
+fn xor_opt(b: &mut Builder, acc: Option<WireId>, w: Option<WireId>) -> Option<WireId> {
+    match (acc, w) {
+        (Some(x), Some(y)) => Some(b.xor(x, y)),
+        (x, None) | (None, x) => x,
+    }
+}
+
+fn bits_of(mask: u32) -> impl Iterator<Item = usize> {
+    (0..32).filter(move |i| mask >> i & 1 == 1)
+}
+
+/// One S-box circuit (input `x`, output `s`, 8 bits each, LSB first) in
+/// the representation `t`.
+fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
+    let mut b = Builder::boolean(depth.fan_in());
+    let x = b.input("x", 8);
+    let image: [u8; 8] = std::array::from_fn(|i| t.map(1 << i));
+    // tower[k]: mask over x of tower bit k.
+    let tower: [u8; 8] = std::array::from_fn(|k| {
+        (0..8)
+            .filter(|&i| image[i] >> k & 1 == 1)
+            .fold(0, |m, i| m | 1 << i)
+    });
+    let h_form = |m: u8| bits_of(u32::from(m)).fold(0u8, |acc, j| acc ^ tower[4 + j]);
+    let l_form = |m: u8| bits_of(u32::from(m)).fold(0u8, |acc, j| acc ^ tower[j]);
+    let select = product_selection(t.modulus);
+    let mut lin = Linear {
+        base: x.clone(),
+        cache: HashMap::new(),
+    };
+    let wire = |b: &mut Builder, lin: &mut Linear, mask: u8| {
+        lin.wire(b, mask)
+            .expect("forms of independent tower bits are non-zero")
+    };
+
+    // Level 1: d = ν h^2 + l^2 (linear) + h·l (9 ANDs).
+    let hl: Vec<WireId> = FORMS
+        .iter()
+        .map(|&m| {
+            let (wh, wl) = (
+                wire(&mut b, &mut lin, h_form(m)),
+                wire(&mut b, &mut lin, l_form(m)),
+            );
+            b.and(wh, wl)
+        })
+        .collect();
+    let mut d_linear = [0u8; 4];
+    for (i, &img) in image.iter().enumerate() {
+        let (h, l) = (img >> 4, img & 15);
+        let v = t.mul16(t.nu, t.mul16(h, h)) ^ t.mul16(l, l);
+        for (k, mask) in d_linear.iter_mut().enumerate() {
+            if v >> k & 1 == 1 {
+                *mask |= 1 << i;
+            }
+        }
+    }
+    let d: Vec<WireId> = (0..4)
+        .map(|k| {
+            let mut acc = lin.wire(&mut b, d_linear[k]);
+            for i in bits_of(select[k]) {
+                acc = xor_opt(&mut b, acc, Some(hl[i]));
+            }
+            acc.expect("d has a non-linear part")
+        })
+        .collect();
+
+    // Other factor of the output products: c^-1·h (bits 4-7) and
+    // c^-1·(h + l) (bits 0-3), so that h·e = (c^-1·h)·(c·e).
+    let c_inv = (1..16u8)
+        .find(|&v| t.mul16(v, t.scale) == 1)
+        .expect("a non-zero scale");
+    let other: [[u8; 4]; 2] = [0, 1].map(|half| {
+        std::array::from_fn(|j| {
+            (0..8)
+                .filter(|&i| {
+                    let (h, l) = (image[i] >> 4, image[i] & 15);
+                    let v = if half == 1 { h } else { h ^ l };
+                    t.mul16(c_inv, v) >> j & 1 == 1
+                })
+                .fold(0u8, |m, i| m | 1 << i)
+        })
+    });
+    let other_form = |i: usize, k: usize| {
+        bits_of(u32::from(FORMS[i])).fold(0u8, |acc, j| acc ^ other[usize::from(k >= 4)][j])
+    };
+    let lin_d = |b: &mut Builder, f: &Lin, products: &[WireId]| {
+        let mut acc = None;
+        for j in bits_of(u32::from(f.d)) {
+            acc = xor_opt(b, acc, Some(d[j]));
+        }
+        for j in bits_of(u32::from(f.products)) {
+            acc = xor_opt(b, acc, Some(products[j]));
+        }
+        match (acc, f.invert) {
+            (Some(w), false) => w,
+            (Some(w), true) => b.not(w),
+            (None, v) => b.constant(v),
+        }
+    };
+    let mut out: [Option<WireId>; 8] = [None; 8];
+    match depth {
+        SboxDepth::Two => {
+            // out_k = Σ_i s_ki (form i of c·e)(form i of the other factor),
+            // each form of c·e a sum of products of affine functions of d.
+            let forms = form_decompositions(t.modulus, t.scale);
+            let mut terms: Vec<&Term> = Vec::new();
+            for decomposition in forms.iter() {
+                for term in decomposition {
+                    if !terms.iter().any(|x| x.table == term.table) {
+                        terms.push(term);
+                    }
+                }
+            }
+            for term in terms {
+                let h: [u8; 8] = std::array::from_fn(|k| {
+                    bits_of(select[k % 4])
+                        .filter(|&i| forms[i].iter().any(|x| x.table == term.table))
+                        .fold(0u8, |acc, i| acc ^ other_form(i, k))
+                });
+                let mut basis: Vec<u32> = Vec::new();
+                for &v in &h {
+                    if v != 0 && solve(&basis, u32::from(v)).is_none() {
+                        basis.push(u32::from(v));
+                    }
+                }
+                let factors: Vec<WireId> =
+                    term.factors.iter().map(|f| lin_d(&mut b, f, &[])).collect();
+                let products: Vec<WireId> = basis
+                    .iter()
+                    .map(|&v| {
+                        let g = wire(&mut b, &mut lin, v as u8);
+                        if factors.is_empty() {
+                            g
+                        } else {
+                            let mut ins = factors.clone();
+                            ins.push(g);
+                            b.and_all(&ins)
+                        }
+                    })
+                    .collect();
+                for k in 0..8 {
+                    let combo = solve(&basis, u32::from(h[k])).expect("in the span");
+                    for q in bits_of(combo) {
+                        out[k] = xor_opt(&mut b, out[k], Some(products[q]));
+                    }
+                }
+            }
+        }
+        SboxDepth::Three | SboxDepth::Four => {
+            let plan = inversion_plan(t.modulus, depth);
+            let mut products: Vec<WireId> = Vec::new();
+            for factors in &plan.products {
+                let ins: Vec<WireId> = factors
+                    .iter()
+                    .map(|f| lin_d(&mut b, f, &products))
+                    .collect();
+                products.push(b.and_all(&ins));
+            }
+            let e: Vec<WireId> = plan
+                .outputs
+                .iter()
+                .map(|f| lin_d(&mut b, f, &products))
+                .collect();
+            for (i, &m) in FORMS.iter().enumerate() {
+                let mut ef = None;
+                for j in bits_of(u32::from(m)) {
+                    ef = xor_opt(&mut b, ef, Some(e[j]));
+                }
+                let ef = ef.expect("non-zero form");
+                for half in [0usize, 4] {
+                    let g = wire(&mut b, &mut lin, other_form(i, half));
+                    let p = b.and(ef, g);
+                    for k in half..half + 4 {
+                        if select[k % 4] >> i & 1 == 1 {
+                            out[k] = xor_opt(&mut b, out[k], Some(p));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // Back to AES's representation, then the affine map.
+    let mut column = [0u8; 8];
+    for x in 0..=255u8 {
+        let img = t.map(x);
+        if img.is_power_of_two() {
+            column[img.trailing_zeros() as usize] = affine_linear(x);
+        }
+    }
+    let s: Vec<WireId> = (0..8)
+        .map(|j| {
+            let mut acc = None;
+            for (k, &col) in column.iter().enumerate() {
+                if col >> j & 1 == 1 {
+                    acc = xor_opt(&mut b, acc, out[k]);
+                }
+            }
+            let acc = acc.expect("the S-box has no constant output bit");
+            if 0x63 >> j & 1 == 1 {
+                b.not(acc)
+            } else {
+                acc
+            }
+        })
+        .collect();
+    b.output("s", s);
+    b.finish()
+}
+
+/// The S-box circuit of the given depth: the cheapest representation
+/// (fewest ANDs, then fewest other gates), chosen once per process.
+pub fn sbox(depth: SboxDepth) -> &'static Circuit {
+    static CACHE: [OnceLock<Circuit>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    CACHE[depth.index()].get_or_init(|| {
+        let scales = if depth == SboxDepth::Two { 1..16 } else { 1..2 };
+        Tower::all()
+            .iter()
+            .flat_map(|t| scales.clone().map(move |scale| Tower { scale, ..*t }))
+            .map(|t| synthesize(&t, depth))
+            .min_by_key(|c| {
+                let stats = crate::stats::Stats::of(c);
+                let cost: u64 = stats
+                    .and_by_fanin
+                    .iter()
+                    .map(|(&k, &n)| ((1u64 << k) - k as u64 - 1) * n as u64)
+                    .sum();
+                (cost, stats.and_count, c.gates().len())
+            })
+            .expect("GF(2^8) has tower representations")
+    })
+}
+
+type Byte = [WireId; 8];
+
+/// The bytes of a value whose hex has byte 0 leftmost: byte i's bits sit
+/// on wires (n - 1 - i) * 8 .. + 8, least significant first.
+fn bytes_of(wires: &[WireId]) -> Vec<Byte> {
+    let n = wires.len() / 8;
+    (0..n)
+        .map(|i| std::array::from_fn(|j| wires[(n - 1 - i) * 8 + j]))
+        .collect()
+}
+
+fn wires_of(bytes: &[Byte]) -> Vec<WireId> {
+    bytes
+        .iter()
+        .rev()
+        .flat_map(|byte| byte.iter().copied())
+        .collect()
+}
+
+fn xor_bytes(b: &mut Builder, x: &Byte, y: &Byte) -> Byte {
+    std::array::from_fn(|j| b.xor(x[j], y[j]))
+}
+
+fn xor_constant(b: &mut Builder, x: &Byte, c: u8) -> Byte {
+    std::array::from_fn(|j| if c >> j & 1 == 1 { b.not(x[j]) } else { x[j] })
+}
+
+fn sub_byte(b: &mut Builder, s: &Circuit, x: &Byte) -> Byte {
+    let out = b.call(s, &[x]);
+    std::array::from_fn(|j| out[0][j])
+}
+
+/// Multiplication by x in GF(2^8): 3 XORs.
+fn xtime(b: &mut Builder, a: &Byte) -> Byte {
+    let mut r = [a[7]; 8];
+    r[1..8].copy_from_slice(&a[0..7]);
+    for j in [1, 3, 4] {
+        r[j] = b.xor(a[j - 1], a[7]);
+    }
+    r
+}
+
+/// The round keys (Nr + 1 of 16 bytes) of a `key` of 16, 24 or 32 bytes.
+fn expand_key(b: &mut Builder, s: &Circuit, key: &[Byte]) -> Vec<Vec<Byte>> {
+    let nk = key.len() / 4;
+    let rounds = nk + 6;
+    let mut words: Vec<[Byte; 4]> = key.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]).collect();
+    let mut rcon = 1u8;
+    for i in nk..4 * (rounds + 1) {
+        let mut temp = words[i - 1];
+        if i % nk == 0 {
+            temp = [temp[1], temp[2], temp[3], temp[0]];
+            temp = temp.map(|byte| sub_byte(b, s, &byte));
+            temp[0] = xor_constant(b, &temp[0], rcon);
+            rcon = gf256_mul(rcon, 2);
+        } else if nk > 6 && i % nk == 4 {
+            temp = temp.map(|byte| sub_byte(b, s, &byte));
+        }
+        let prev = words[i - nk];
+        words.push(std::array::from_fn(|r| xor_bytes(b, &prev[r], &temp[r])));
+    }
+    words
+        .chunks(4)
+        .map(|w| w.iter().flat_map(|word| word.iter().copied()).collect())
+        .collect()
+}
+
+/// AES encryption of one block. `key_bits` is 128, 192 or 256. Inputs:
+/// the key (or, with `expanded`, the (Nr + 1) · 128-bit round keys, round 0
+/// first), then the plaintext; output the ciphertext; all byte 0 leftmost
+/// in hex, as in `shared/circuits/aes_128.txt`.
+pub fn aes(key_bits: u32, expanded: bool, depth: SboxDepth) -> Result<Circuit, String> {
+    if ![128, 192, 256].contains(&key_bits) {
+        return Err(format!("AES keys are 128, 192 or 256 bits, not {key_bits}"));
+    }
+    let rounds = key_bits as usize / 32 + 6;
+    let s = sbox(depth);
+    let mut b = Builder::boolean(depth.fan_in());
+    let key_input = if expanded {
+        b.input("round_keys", 128 * (rounds as u32 + 1))
+    } else {
+        b.input("key", key_bits)
+    };
+    let state = bytes_of(&b.input("plaintext", 128));
+    let round_keys: Vec<Vec<Byte>> = if expanded {
+        bytes_of(&key_input)
+            .chunks(16)
+            .map(<[Byte]>::to_vec)
+            .collect()
+    } else {
+        expand_key(&mut b, s, &bytes_of(&key_input))
+    };
+    Ok(encrypt(b, s, state, &round_keys))
+}
+
+fn encrypt(mut b: Builder, s: &Circuit, mut state: Vec<Byte>, keys: &[Vec<Byte>]) -> Circuit {
+    let rounds = keys.len() - 1;
+    for (i, byte) in state.iter_mut().enumerate() {
+        *byte = xor_bytes(&mut b, byte, &keys[0][i]);
+    }
+    for (round, key) in keys.iter().enumerate().skip(1) {
+        let sub: Vec<Byte> = state.iter().map(|x| sub_byte(&mut b, s, x)).collect();
+        // ShiftRows: byte (row r, column c) = 4c + r takes column c + r.
+        let mut shifted: Vec<Byte> = (0..16)
+            .map(|i| sub[(i % 4) + 4 * ((i / 4 + i % 4) % 4)])
+            .collect();
+        if round < rounds {
+            for column in shifted.chunks_mut(4) {
+                // b_i = a_i + t + xtime(a_i + a_{i+1}), t = a_0 + a_1 + a_2 + a_3.
+                let a: [Byte; 4] = [column[0], column[1], column[2], column[3]];
+                let t01 = xor_bytes(&mut b, &a[0], &a[1]);
+                let t23 = xor_bytes(&mut b, &a[2], &a[3]);
+                let t = xor_bytes(&mut b, &t01, &t23);
+                for i in 0..4 {
+                    let pair = xor_bytes(&mut b, &a[i], &a[(i + 1) % 4]);
+                    let doubled = xtime(&mut b, &pair);
+                    let with_t = xor_bytes(&mut b, &a[i], &t);
+                    column[i] = xor_bytes(&mut b, &with_t, &doubled);
+                }
+            }
+        }
+        state = shifted
+            .iter()
+            .enumerate()
+            .map(|(i, x)| xor_bytes(&mut b, x, &key[i]))
+            .collect();
+    }
+    b.output("ciphertext", wires_of(&state));
+    b.finish()
+}
