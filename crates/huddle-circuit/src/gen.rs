@@ -15,9 +15,9 @@ use crate::model::{Circuit, WireId};
 
 /// A bit that may be the constant 0 (None), so constant-zero positions cost
 /// no gates.
-type Bit = Option<WireId>;
+pub(crate) type Bit = Option<WireId>;
 
-fn xor_bits(b: &mut Builder, bits: &[Bit]) -> Bit {
+pub(crate) fn xor_bits(b: &mut Builder, bits: &[Bit]) -> Bit {
     let present: Vec<WireId> = bits.iter().flatten().copied().collect();
     match present.len() {
         0 => None,
@@ -98,7 +98,7 @@ fn prefix_carries(
 }
 
 /// x + y over as many bits as the rows have, with the carry out appended.
-fn add_rows(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
+pub(crate) fn add_rows(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
     let generate: Vec<Option<[WireId; 2]>> =
         x.iter().zip(y).map(|(a, c)| Some([(*a)?, (*c)?])).collect();
     let propagate: Vec<Bit> = x
@@ -116,7 +116,7 @@ fn add_rows(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
     sum
 }
 
-fn wires(b: &mut Builder, bits: Vec<Bit>) -> Vec<WireId> {
+pub(crate) fn wires(b: &mut Builder, bits: Vec<Bit>) -> Vec<WireId> {
     bits.into_iter()
         .map(|w| w.unwrap_or_else(|| b.constant(false)))
         .collect()
@@ -140,7 +140,7 @@ pub fn adder_ripple(n: u32) -> Circuit {
 }
 
 /// Majority of three bits with one AND: ((a ^ c) & (b ^ c)) ^ c.
-fn full_adder_carry(b: &mut Builder, x: Bit, y: Bit, c: Bit) -> WireId {
+pub(crate) fn full_adder_carry(b: &mut Builder, x: Bit, y: Bit, c: Bit) -> WireId {
     match (x, y, c) {
         (Some(x), Some(y), Some(c)) => {
             let (xc, yc) = (b.xor(x, c), b.xor(y, c));
@@ -430,6 +430,7 @@ pub fn generate(kind: &str, bits: u32, fan_in: usize) -> Result<Circuit, String>
             let depth = crate::aes::SboxDepth::for_fan_in(fan_in);
             crate::aes::aes(key_bits, kind.ends_with("-expanded"), depth)?
         }
+        "sha256" => crate::sha256::sha256(fan_in),
         other => {
             return Err(format!(
                 "unknown circuit kind `{other}` (this build generates: {})",

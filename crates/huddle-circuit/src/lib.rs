@@ -31,3 +31,4 @@ pub mod aes;
 pub mod builder;
 pub mod gen;
 pub mod rewrite;
+pub mod sha256;
