@@ -277,28 +277,21 @@ pub fn mult_schoolbook(n: u32) -> Circuit {
     b.finish()
 }
 
-/// Column compression until every column has at most two bits, then one
-/// prefix adder. `counters` uses depth-1 7:3 counters (bit 1 of a count is
-/// e_2 mod 2, bit 2 is e_4 mod 2: 2- and 4-input ANDs), else full adders.
-fn mult_tree(n: u32, fan_in: usize, counters: bool) -> Circuit {
+/// Wallace tree: column compression with full adders until every column
+/// has at most two bits, then one prefix adder of the builder's fan-in.
+fn mult_tree(n: u32, fan_in: usize) -> Circuit {
     let mut b = Builder::boolean(fan_in);
     let (x, y) = (b.input("a", n), b.input("b", n));
     let width = 2 * n as usize;
     let mut cols = partial_products(&mut b, &x, &y);
-    let big = if counters && b.max_fan_in() >= 4 {
-        7
-    } else {
-        3
-    };
     // Dadda-style targets: each stage brings every column down to the next
     // smaller target, counting the bits this stage sends into the column,
     // so carries never ripple through a stage.
-    let ratio = if big == 7 { 7.0 / 3.0 } else { 1.5 };
     let tallest = cols.iter().map(Vec::len).max().unwrap_or(0);
     let mut targets = vec![2usize];
     while *targets.last().expect("non-empty") < tallest {
         let t = *targets.last().expect("non-empty");
-        targets.push(((t as f64 * ratio) as usize).max(t + 1));
+        targets.push((t * 3 / 2).max(t + 1));
     }
     targets.pop();
     targets.reverse();
@@ -314,40 +307,16 @@ fn mult_tree(n: u32, fan_in: usize, counters: bool) -> Circuit {
                 if h <= target || rest.len() < 2 {
                     break;
                 }
-                // A k-bit counter leaves one bit here: it removes k - 1.
-                let k = rest.len().min(big).min(h - target + 1);
+                // A k-bit adder leaves one bit here: it removes k - 1.
+                let k = rest.len().min(3).min(h - target + 1);
                 let (group, tail) = rest.split_at(k);
                 rest = tail;
                 next[c].push(b.xor_all(group));
-                match k {
-                    2 => {
-                        let carry = b.and(group[0], group[1]);
-                        next[c + 1].push(carry);
-                    }
-                    3 => {
-                        let carry = full_adder_carry(
-                            &mut b,
-                            Some(group[0]),
-                            Some(group[1]),
-                            Some(group[2]),
-                        );
-                        next[c + 1].push(carry);
-                    }
-                    _ => {
-                        // Bits 1 and 2 of the count: e_2 and e_4 mod 2.
-                        let pairs: Vec<WireId> = subsets(k, 2)
-                            .map(|s| b.and(group[s[0]], group[s[1]]))
-                            .collect();
-                        next[c + 1].push(b.xor_all(&pairs));
-                        let quads: Vec<WireId> = subsets(k, 4)
-                            .map(|s| {
-                                let w: Vec<WireId> = s.iter().map(|&i| group[i]).collect();
-                                b.and_all(&w)
-                            })
-                            .collect();
-                        next[c + 2].push(b.xor_all(&quads));
-                    }
-                }
+                let carry = match group {
+                    [p, q] => b.and(*p, *q),
+                    _ => full_adder_carry(&mut b, Some(group[0]), Some(group[1]), Some(group[2])),
+                };
+                next[c + 1].push(carry);
             }
             next[c].extend_from_slice(rest);
         }
@@ -365,20 +334,22 @@ fn mult_tree(n: u32, fan_in: usize, counters: bool) -> Circuit {
 
 /// Wallace-tree multiplier (full adders) with a final prefix adder of fan-in `fan_in`.
 pub fn mult_wallace(n: u32, fan_in: usize) -> Circuit {
-    mult_tree(n, fan_in, false)
+    mult_tree(n, fan_in)
 }
 
-/// Counter-based Wallace multiplier: depth-1 7:3 counters (fan-in >= 4)
-/// and a final prefix adder of fan-in `fan_in`.
+/// Counter-based multiplier: the 2-input Wallace tree rewritten by
+/// [`crate::optimize`] with ANDs of up to `fan_in` inputs. Multiplying out
+/// the majority carries fuses consecutive full-adder stages into depth-1
+/// multi-fan-in counters and the final adder into a multi-fan-in prefix
+/// adder; the rewrite picks the fusions, which beats fixed 7:3 counters in
+/// depth and size (see docs/circuits.md).
 pub fn mult_counter(n: u32, fan_in: usize) -> Circuit {
-    mult_tree(n, fan_in, true)
-}
-
-/// Every `r`-element subset of 0..k, in lexicographic order.
-fn subsets(k: usize, r: usize) -> impl Iterator<Item = Vec<usize>> {
-    (0u32..1 << k)
-        .filter(move |m| m.count_ones() as usize == r)
-        .map(move |m| (0..k).filter(|i| m >> i & 1 == 1).collect())
+    let wallace = mult_tree(n, 2);
+    if fan_in <= 2 {
+        return wallace;
+    }
+    crate::optimize::optimize(&wallace, fan_in, None)
+        .expect("a Boolean circuit and a fan-in checked by the caller")
 }
 
 /// The generator names of `huddle circuit gen`.

@@ -30,5 +30,6 @@ pub use huddle_core::BitMatrix;
 pub mod aes;
 pub mod builder;
 pub mod gen;
+pub mod optimize;
 pub mod rewrite;
 pub mod sha256;

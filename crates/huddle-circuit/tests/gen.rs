@@ -211,8 +211,9 @@ fn fan_in_budgets_are_kept() {
     }
 }
 
-/// Depth of the paper's Tables 2 (adders) and 4 (comparators) at 16/32/64/128
-/// bits for fan-in 2, <= 4, <= 8; ours must match or beat every cell.
+/// Depth of the paper's Tables 2 (adders), 3 (multipliers) and 4
+/// (comparators) at 16/32/64/128 bits for fan-in 2, <= 4, <= 8; ours must
+/// match or beat every cell.
 #[test]
 fn depths_match_or_beat_faraji_kerschbaum() {
     let widths = [16u32, 32, 64, 128];
@@ -241,6 +242,16 @@ fn depths_match_or_beat_faraji_kerschbaum() {
     for (n, want) in widths.iter().zip([13u32, 15, 18, 21]) {
         let d = Layering::of(&gen::mult_wallace(*n, 2)).depth;
         assert!(d <= want, "Wallace {n} bits: depth {d} > paper's {want}");
+    }
+    // Table 3, multi-fan-in (counter-based) multipliers.
+    for (l, paper) in [(4usize, [7u32, 9, 9, 11]), (8, [6, 6, 8, 11])] {
+        for (n, want) in widths.iter().zip(paper) {
+            let d = Layering::of(&gen::mult_counter(*n, l)).depth;
+            assert!(
+                d <= want,
+                "counter multiplier {n} bits, fan-in {l}: depth {d} > paper's {want}"
+            );
+        }
     }
     // The ripple adder is the paper's depth n.
     assert_eq!(Layering::of(&gen::adder_ripple(64)).depth, 64);
