@@ -36,8 +36,13 @@ pub enum CircuitCommand {
     /// Generate a circuit (Bristol Fashion, k-input ANDs as `k 1 in.. out AND`).
     ///
     /// Kinds: adder-ripple, adder-sklansky, mult-schoolbook, mult-wallace,
-    /// mult-counter, cmp-lt, cmp-gt, cmp-eq, and-tree. Adders output n + 1
-    /// bits (the carry on top), multipliers 2n bits.
+    /// mult-counter, cmp-lt, cmp-gt, cmp-eq, and-tree, aes128, aes192,
+    /// aes256, aes128-expanded, aes192-expanded, aes256-expanded, sha256.
+    /// Adders output n + 1 bits (the carry on top), multipliers 2n bits.
+    /// AES and SHA-256 ignore --bits and take their inputs in the order of
+    /// the public circuits (key or round keys, then plaintext; block, then
+    /// state); for AES --fanin picks the S-box: 2 = depth 4, 3 = depth 3,
+    /// 4 or more = depth 2.
     Gen {
         kind: String,
         /// Width of each input value in bits.

@@ -36,9 +36,10 @@ fn demo_checks_its_own_answer() {
     let o = huddle(&["demo"]);
     assert!(o.status.success(), "{}", stderr(&o));
     for needle in [
-        "with Trio",
-        "online 65 rounds",
-        "0123456789abcdef + party 1's input 0fedcba987654321 = 1111111111111110",
+        "under MFI-3PC",
+        "AND-depth 20",
+        "online 22 rounds",
+        "ciphertext 69c4e0d86a7b0430d8cdb78070b4c55a",
         "OK",
     ] {
         assert!(
@@ -302,5 +303,98 @@ fn circuit_gen_writes_circuits_that_stats_and_eval_read() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("unknown circuit kind `adder-magic`"));
     let o = huddle(&["circuit", "gen", "cmp-gt", "--fanin", "40"]);
+    assert!(stderr(&o).contains("--fanin must be 2 to 16"));
+}
+
+#[test]
+fn circuit_gen_aes_and_sha256_follow_the_public_conventions() {
+    for fanin in ["2", "3", "4"] {
+        let dir = std::env::temp_dir().join(format!("huddle-aes-{}-{fanin}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("aes.txt");
+        let path = file.to_str().expect("utf8");
+        let o = huddle(&["circuit", "gen", "aes128", "--fanin", fanin, "-o", path]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = huddle(&[
+            "circuit",
+            "eval",
+            path,
+            "--input",
+            "000102030405060708090a0b0c0d0e0f",
+            "--input",
+            "00112233445566778899aabbccddeeff",
+        ]);
+        assert_eq!(stdout(&o).trim(), "69c4e0d86a7b0430d8cdb78070b4c55a");
+        let o = huddle(&["circuit", "stats", path, "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        // Ten rounds of S-boxes of depth 4, 3, 2.
+        let want = 10 * (6 - fanin.parse::<u64>().expect("digit"));
+        assert_eq!(v["and_depth"], want);
+    }
+    let o = huddle(&["circuit", "gen", "sha256", "--fanin", "4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = temp_file("sha.txt", &stdout(&o));
+    let mut block = String::from("61626380");
+    block.push_str(&"0".repeat(118));
+    block.push_str("18");
+    let o = huddle(&[
+        "circuit",
+        "eval",
+        file.to_str().expect("utf8"),
+        "--input",
+        &block,
+        "--input",
+        "6a09e667bb67ae853c6ef372a54ff53a510e527f9b05688c1f83d9ab5be0cd19",
+    ]);
+    assert_eq!(
+        stdout(&o).trim(),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+}
+
+#[test]
+fn circuit_optimize_lowers_depth_and_reports_before_and_after() {
+    let o = huddle(&["circuit", "gen", "cmp-gt", "--bits", "32", "--fanin", "2"]);
+    let file = temp_file("cmp32.txt", &stdout(&o));
+    let out = file.with_extension("opt");
+    let o = huddle(&[
+        "circuit",
+        "optimize",
+        file.to_str().expect("utf8"),
+        "--fanin",
+        "4",
+        "--json",
+        "-o",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(report["before"]["and_depth"], 6);
+    assert_eq!(report["after"]["and_depth"], 3);
+    assert!(
+        report["after"]["mfi_bits_per_party"].as_u64()
+            > report["before"]["mfi_bits_per_party"].as_u64()
+    );
+    // Same answers: 5 > 3 and not 3 > 5.
+    for (a, b, want) in [("00000005", "00000003", "1"), ("00000003", "00000005", "0")] {
+        let o = huddle(&[
+            "circuit",
+            "eval",
+            out.to_str().expect("utf8"),
+            "--input",
+            a,
+            "--input",
+            b,
+        ]);
+        assert_eq!(stdout(&o).trim(), want);
+    }
+    let o = huddle(&[
+        "circuit",
+        "optimize",
+        file.to_str().expect("utf8"),
+        "--fanin",
+        "1",
+    ]);
+    assert!(!o.status.success());
     assert!(stderr(&o).contains("--fanin must be 2 to 16"));
 }
