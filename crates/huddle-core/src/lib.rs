@@ -7,9 +7,11 @@
 
 pub mod arena;
 pub mod bits;
+pub mod gf128;
 pub mod prg;
 pub mod ring;
 
 pub use bits::BitMatrix;
+pub use gf128::Gf128;
 pub use prg::Prg;
 pub use ring::RingWidth;

@@ -1,0 +1,190 @@
+//! GF(2^128) = GF(2)[x]/(x^128 + x^7 + x^2 + x + 1), elements as `u128`
+//! with bit i the coefficient of x^i. Addition is XOR. Multiplication uses
+//! PCLMULQDQ when the CPU has it (detected at run time) and a portable
+//! shift-and-add loop otherwise; tests check the two against each other.
+//! Multiparty garbling uses this field for Shamir sharing of 128-bit
+//! offsets and permutation bits.
+
+use std::ops::{Add, AddAssign, Mul, MulAssign};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Gf128(pub u128);
+
+impl Gf128 {
+    pub const ZERO: Gf128 = Gf128(0);
+    pub const ONE: Gf128 = Gf128(1);
+
+    /// The field element for a small integer (its bits as a polynomial):
+    /// distinct non-zero points for Shamir sharing.
+    pub fn from_u64(v: u64) -> Gf128 {
+        Gf128(u128::from(v))
+    }
+
+    pub fn from_bytes(b: [u8; 16]) -> Gf128 {
+        Gf128(u128::from_le_bytes(b))
+    }
+
+    pub fn to_bytes(self) -> [u8; 16] {
+        self.0.to_le_bytes()
+    }
+
+    /// Multiplication without the hardware path (the reference).
+    pub fn mul_portable(self, other: Gf128) -> Gf128 {
+        let (lo, hi) = clmul_portable(self.0, other.0);
+        Gf128(reduce(lo, hi))
+    }
+
+    /// a^e by square and multiply.
+    pub fn pow(self, mut e: u128) -> Gf128 {
+        let (mut base, mut acc) = (self, Gf128::ONE);
+        while e != 0 {
+            if e & 1 == 1 {
+                acc *= base;
+            }
+            base *= base;
+            e >>= 1;
+        }
+        acc
+    }
+
+    /// The inverse (a^(2^128 - 2)); zero has none.
+    pub fn inverse(self) -> Option<Gf128> {
+        (self != Gf128::ZERO).then(|| self.pow(u128::MAX - 1))
+    }
+}
+
+/// 256-bit carry-less product as (low, high).
+fn clmul_portable(a: u128, b: u128) -> (u128, u128) {
+    let (mut lo, mut hi) = (0u128, 0u128);
+    for i in 0..128 {
+        if b >> i & 1 == 1 {
+            lo ^= a << i;
+            if i > 0 {
+                hi ^= a >> (128 - i);
+            }
+        }
+    }
+    (lo, hi)
+}
+
+/// Reduces lo + hi·x^128 modulo x^128 + x^7 + x^2 + x + 1.
+fn reduce(lo: u128, hi: u128) -> u128 {
+    // x^128 = x^7 + x^2 + x + 1; the bits hi shifts past 128 fold once more.
+    let fold = |h: u128| -> (u128, u128) {
+        let low = h ^ (h << 1) ^ (h << 2) ^ (h << 7);
+        let over = (h >> 127) ^ (h >> 126) ^ (h >> 121);
+        (low, over)
+    };
+    let (l1, over) = fold(hi);
+    let (l2, _) = fold(over);
+    lo ^ l1 ^ l2
+}
+
+#[cfg(target_arch = "x86_64")]
+mod hardware {
+    use std::arch::x86_64::*;
+    use std::sync::OnceLock;
+
+    pub fn available() -> bool {
+        static HAS: OnceLock<bool> = OnceLock::new();
+        *HAS.get_or_init(|| {
+            std::arch::is_x86_feature_detected!("pclmulqdq")
+                && std::arch::is_x86_feature_detected!("sse2")
+        })
+    }
+
+    /// # Safety
+    /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    pub unsafe fn clmul(a: u128, b: u128) -> (u128, u128) {
+        // SAFETY: u128 and __m128i have the same size; the caller
+        // guarantees the target features.
+        unsafe {
+            let x: __m128i = std::mem::transmute(a);
+            let y: __m128i = std::mem::transmute(b);
+            let lo = _mm_clmulepi64_si128(x, y, 0x00);
+            let hi = _mm_clmulepi64_si128(x, y, 0x11);
+            let m1 = _mm_clmulepi64_si128(x, y, 0x01);
+            let m2 = _mm_clmulepi64_si128(x, y, 0x10);
+            let mid = _mm_xor_si128(m1, m2);
+            let lo: u128 = std::mem::transmute(lo);
+            let hi: u128 = std::mem::transmute(hi);
+            let mid: u128 = std::mem::transmute(mid);
+            (lo ^ (mid << 64), hi ^ (mid >> 64))
+        }
+    }
+}
+
+impl Mul for Gf128 {
+    type Output = Gf128;
+    fn mul(self, other: Gf128) -> Gf128 {
+        #[cfg(target_arch = "x86_64")]
+        if hardware::available() {
+            // SAFETY: `available` checked the CPU features.
+            let (lo, hi) = unsafe { hardware::clmul(self.0, other.0) };
+            return Gf128(reduce(lo, hi));
+        }
+        self.mul_portable(other)
+    }
+}
+
+impl MulAssign for Gf128 {
+    fn mul_assign(&mut self, other: Gf128) {
+        *self = *self * other;
+    }
+}
+
+impl Add for Gf128 {
+    type Output = Gf128;
+    #[allow(clippy::suspicious_arithmetic_impl)] // addition in characteristic 2
+    fn add(self, other: Gf128) -> Gf128 {
+        Gf128(self.0 ^ other.0)
+    }
+}
+
+impl AddAssign for Gf128 {
+    #[allow(clippy::suspicious_op_assign_impl)]
+    fn add_assign(&mut self, other: Gf128) {
+        self.0 ^= other.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn el(hi: u64, lo: u64) -> Gf128 {
+        Gf128(u128::from(hi) << 64 | u128::from(lo))
+    }
+
+    #[test]
+    fn known_products() {
+        // x^127 · x = x^128 = x^7 + x^2 + x + 1.
+        assert_eq!(Gf128(1 << 127) * Gf128(2), Gf128(0x87));
+        // x^127 · x^127 = x^254 = x^126 · (x^7 + x^2 + x + 1)
+        //   = x^133 + x^128 + x^127 + x^126, and x^133 = x^5 · x^128.
+        let want = Gf128(0x87 << 5) + Gf128(0x87) + Gf128(1 << 127) + Gf128(1 << 126);
+        assert_eq!(Gf128(1 << 127) * Gf128(1 << 127), want);
+        assert_eq!(Gf128(0x1234) * Gf128::ONE, Gf128(0x1234));
+    }
+
+    proptest! {
+        #[test]
+        fn hardware_and_portable_agree(a: (u64, u64), b: (u64, u64)) {
+            let (x, y) = (el(a.0, a.1), el(b.0, b.1));
+            prop_assert_eq!(x * y, x.mul_portable(y));
+        }
+
+        #[test]
+        fn field_laws(a: (u64, u64), b: (u64, u64), c: (u64, u64)) {
+            let (x, y, z) = (el(a.0, a.1), el(b.0, b.1), el(c.0, c.1));
+            prop_assert_eq!(x * y, y * x);
+            prop_assert_eq!((x * y) * z, x * (y * z));
+            prop_assert_eq!(x * (y + z), x * y + x * z);
+            if x != Gf128::ZERO {
+                prop_assert_eq!(x * x.inverse().expect("non-zero"), Gf128::ONE);
+            }
+        }
+    }
+}
