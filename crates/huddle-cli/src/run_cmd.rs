@@ -49,7 +49,8 @@ fn options(
 /// Run every party of a computation on this machine.
 #[derive(Args)]
 pub struct LocalArgs {
-    /// The protocol: ttp, replicated, astra, trio or mfi3.
+    /// The protocol: ttp, replicated, astra, trio, mfi3 (3 parties), or the
+    /// garbling protocols bgw3 and bgw2 (any --parties from 3).
     #[arg(long, default_value = "ttp")]
     protocol: String,
     /// ASTRA and Trio: run all preprocessing before the inputs (separate) or with each layer (interleaved).

@@ -5,6 +5,7 @@
 //! ([`sharing`]) with its protocols. Message sizes follow from the circuit
 //! and the batch alone, so every receive is exact and every byte is accounted.
 
+pub mod garble;
 pub mod sharing;
 pub mod ttp;
 
@@ -99,7 +100,26 @@ pub const PROTOCOLS: &[ProtocolInfo] = &[
         max_fan_in: Some(sharing::mfi3::MAX_FAN_IN),
         preprocessing: false,
     },
+    ProtocolInfo {
+        name: "bgw3",
+        parties: None,
+        summary: "multiparty garbling BGW3_opt (Ben-Efraim-Omri), semi-honest, t < n/2, 3 offline + 3 online rounds, n >= 3",
+        max_fan_in: None,
+        preprocessing: true,
+    },
+    ProtocolInfo {
+        name: "bgw2",
+        parties: None,
+        summary: "multiparty garbling BGW2_opt (Ben-Efraim-Omri), semi-honest, t < n/3, 2 offline + 3 online rounds, n >= 3",
+        max_fan_in: None,
+        preprocessing: true,
+    },
 ];
+
+/// Whether `name` is a garbling protocol (constant rounds, Boolean circuits).
+pub fn is_garbling(name: &str) -> bool {
+    matches!(name, "bgw3" | "bgw2")
+}
 
 pub fn protocol(name: &str) -> Option<&'static ProtocolInfo> {
     PROTOCOLS.iter().find(|p| p.name == name)
@@ -159,6 +179,11 @@ pub fn check_request(
     options: RunOptions,
 ) -> Result<(), ttp::RunError> {
     let info = check_options(name, parties, options)?;
+    if is_garbling(name) && !circuit.is_boolean() {
+        return Err(ttp::RunError::Input(format!(
+            "{name} garbles Boolean circuits only; this circuit has ring wires"
+        )));
+    }
     if let Some(fan_in) = info.max_fan_in {
         sharing::program::Program::compile(circuit, fan_in, name)?;
     }
@@ -182,6 +207,16 @@ fn check_options(
     if let Some(n) = info.parties.filter(|&n| n != parties) {
         return err(format!(
             "{name} is a {n}-party protocol, but the run has {parties} parties"
+        ));
+    }
+    if is_garbling(name) && parties < 3 {
+        return err(format!(
+            "{name} needs at least 3 parties (an honest majority), not {parties}"
+        ));
+    }
+    if is_garbling(name) && options.reveal_to.is_some_and(|p| p != 0) {
+        return err(format!(
+            "in {name} the evaluator (party 0) learns the outputs; --reveal-to other than 0 is not supported"
         ));
     }
     if options.preprocess == Preprocess::Separate && !info.preprocessing {
@@ -249,6 +284,22 @@ pub fn run(
         "mfi3" => sharing::run(
             || Mfi3::new(me, pre),
             net,
+            circuit,
+            instances,
+            own_inputs,
+            options,
+        ),
+        "bgw3" => garble::run(
+            net,
+            garble::Variant::Bgw3,
+            circuit,
+            instances,
+            own_inputs,
+            options,
+        ),
+        "bgw2" => garble::run(
+            net,
+            garble::Variant::Bgw2,
             circuit,
             instances,
             own_inputs,

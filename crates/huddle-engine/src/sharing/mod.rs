@@ -40,6 +40,8 @@ pub trait Transport {
     fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError>;
     fn set_phase(&mut self, phase: Phase);
     fn phase(&self) -> Phase;
+    /// Ends the current phase's time.
+    fn stop_clock(&mut self) {}
 }
 
 impl Transport for Network {
@@ -67,6 +69,9 @@ impl Transport for Network {
     }
     fn phase(&self) -> Phase {
         Network::phase(self)
+    }
+    fn stop_clock(&mut self) {
+        Network::stop_clock(self)
     }
 }
 

@@ -1,0 +1,141 @@
+//! Shamir sharing over GF(2^128) with party p at the point p + 1, the
+//! reconstruction (Lagrange-at-zero) constants for all n points, and the
+//! double-key PRF F² from fixed-key AES.
+
+use aes::cipher::{BlockEncrypt, KeyInit};
+use huddle_core::{Gf128, Prg};
+
+/// The evaluation point of party `p`.
+pub fn point(p: usize) -> Gf128 {
+    Gf128::from_u64(p as u64 + 1)
+}
+
+/// Shares of `secret` for parties 0..n under a random polynomial of degree
+/// `degree`: share p is f(p + 1).
+pub fn share(secret: Gf128, degree: usize, n: usize, prg: &mut Prg) -> Vec<Gf128> {
+    let coefficients: Vec<Gf128> = (0..degree).map(|_| random(prg)).collect();
+    (0..n)
+        .map(|p| {
+            // Horner: ((a_t x + a_{t-1}) x + ...) x + secret.
+            let x = point(p);
+            let mut acc = Gf128::ZERO;
+            for &a in coefficients.iter().rev() {
+                acc = acc * x + a;
+            }
+            acc * x + secret
+        })
+        .collect()
+}
+
+/// Constants c_p with f(0) = Σ c_p f(p + 1) for every polynomial of degree
+/// below n (the "share conversion" of Section 3.1 multiplies by them).
+pub fn reconstruction(n: usize) -> Vec<Gf128> {
+    (0..n)
+        .map(|i| {
+            let (mut num, mut den) = (Gf128::ONE, Gf128::ONE);
+            for m in (0..n).filter(|&m| m != i) {
+                num *= point(m);
+                den *= point(m) + point(i);
+            }
+            num * den.inverse().expect("distinct points")
+        })
+        .collect()
+}
+
+pub fn random(prg: &mut Prg) -> Gf128 {
+    let mut b = [0u8; 16];
+    prg.fill_bytes(&mut b);
+    Gf128::from_bytes(b)
+}
+
+/// F²_{k1,k2}(tweak) = π(K) ⊕ K with K = 2·k1 ⊕ 4·k2 ⊕ tweak and π AES-128
+/// under a fixed public key: the correlation-robust construction of
+/// Bellare et al. for garbling with fixed-key AES. Evaluates a batch.
+pub struct DoubleKeyPrf {
+    cipher: aes::Aes128,
+}
+
+impl Default for DoubleKeyPrf {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DoubleKeyPrf {
+    pub fn new() -> Self {
+        // Any fixed, public key will do; this one is the bytes of "huddle BMR F2 key".
+        DoubleKeyPrf {
+            cipher: aes::Aes128::new(&(*b"huddle-bmr-f2key").into()),
+        }
+    }
+
+    pub fn input(k1: Gf128, k2: Gf128, tweak: u128) -> u128 {
+        (k1 * Gf128(2)).0 ^ (k2 * Gf128(4)).0 ^ tweak
+    }
+
+    /// Replaces every input K (from [`Self::input`]) by π(K) ⊕ K.
+    pub fn apply(&self, values: &mut [u128]) {
+        let mut blocks: Vec<aes::Block> = values
+            .iter()
+            .map(|v| aes::Block::from(v.to_le_bytes()))
+            .collect();
+        self.cipher.encrypt_blocks(&mut blocks);
+        for (v, b) in values.iter_mut().zip(&blocks) {
+            let mut bytes = [0u8; 16];
+            bytes.copy_from_slice(b);
+            *v ^= u128::from_le_bytes(bytes);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_reconstruct_for_every_degree_below_n() {
+        let mut prg = Prg::from_seed([1; 16]);
+        for n in [3, 4, 5, 7, 13, 31] {
+            let c = reconstruction(n);
+            for degree in 0..n {
+                let secret = random(&mut prg);
+                let s = share(secret, degree, n, &mut prg);
+                let sum = s
+                    .iter()
+                    .zip(&c)
+                    .fold(Gf128::ZERO, |acc, (&x, &k)| acc + x * k);
+                assert_eq!(sum, secret, "n {n} degree {degree}");
+            }
+        }
+    }
+
+    #[test]
+    fn products_of_shares_are_shares_of_the_product() {
+        let mut prg = Prg::from_seed([2; 16]);
+        let n = 7;
+        let c = reconstruction(n);
+        let (a, b) = (random(&mut prg), random(&mut prg));
+        let (sa, sb) = (share(a, 2, n, &mut prg), share(b, 3, n, &mut prg));
+        let product: Gf128 = (0..n).fold(Gf128::ZERO, |acc, p| acc + c[p] * sa[p] * sb[p]);
+        assert_eq!(product, a * b);
+    }
+
+    #[test]
+    fn prf_is_fixed_key_aes_plus_its_input() {
+        // Known answer: AES-128 under the fixed key on the all-zero block.
+        let prf = DoubleKeyPrf::new();
+        let mut v = [0u128];
+        prf.apply(&mut v);
+        let mut block = aes::Block::from([0u8; 16]);
+        aes::Aes128::new(&(*b"huddle-bmr-f2key").into()).encrypt_block(&mut block);
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&block);
+        assert_eq!(v[0], u128::from_le_bytes(bytes));
+        // Doubling keeps the two keys apart: F(k, k') != F(k', k) in general.
+        let (k1, k2) = (Gf128(5), Gf128(9));
+        assert_ne!(
+            DoubleKeyPrf::input(k1, k2, 0),
+            DoubleKeyPrf::input(k2, k1, 0)
+        );
+    }
+}

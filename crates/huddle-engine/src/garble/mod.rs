@@ -1,0 +1,808 @@
+//! Constant-round multiparty garbling (BMR) with an honest majority:
+//! Ben-Efraim and Omri's BGW3_opt (t = ⌈n/2⌉ − 1, three offline rounds) and
+//! BGW2_opt (t = ⌈n/3⌉ − 1, two offline rounds), semi-honest, any n ≥ 3.
+//!
+//! Offline (the functionality F_GC of their Figure 1, Section 3.3):
+//! 1. every party Shamir-shares (degree t) a random permutation bit for
+//!    every AND output; the owner of an input wire shares its λ alone; each
+//!    key-contributing party j ∈ {0..t} shares its offset R^j;
+//! 2. BGW3_opt only: GRR degree reduction of the products λ_u·λ_v;
+//! 3. for every AND gate, (α, β) and j ≤ t each party converts its share of
+//!    ((λ_u ⊕ α)(λ_v ⊕ β) ⊕ λ_w)·R^j to an additive share (times its
+//!    reconstruction constant), adds its own F² values and, for j itself,
+//!    k^j_{w,0}, masks with a PRG-derived additive sharing of zero and sends
+//!    the result to the evaluator (party 0), who sums the garbled rows.
+//!    Output wires' λ shares go to the evaluator as well.
+//!
+//! The optimizations of Sections 3.1–3.2 that are built: PRF values and keys
+//! are never Shamir-shared (only λ and R are), only t + 1 parties contribute
+//! keys (superseeds of (t + 1)·16 bytes), and zero shares come from pairwise
+//! PRG seeds agreed in the setup phase. Not built yet: switching each of
+//! them off (the Ben-Efraim–Lindell–Omri baseline), the hypercube last round,
+//! and the malicious BGW2_opt^mal.
+//!
+//! Online (their Figure 2): input owners send e_w = x ⊕ λ_w to the key
+//! contributors, the contributors send k^j_{w,e_w} to the evaluator, the
+//! evaluator decrypts gate by gate (free XOR; an AND row yields every
+//! contributor's key, and the evaluator's own part tells e_out) and sends
+//! the outputs to every other party: three rounds whatever the depth.
+
+// Loops run over party ids and contributor indices that index several
+// tables at once; index loops say that more plainly than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+
+pub mod field;
+
+use crate::sharing::Transport;
+use crate::ttp::RunError;
+use field::{reconstruction, share, DoubleKeyPrf};
+use huddle_circuit::{BitMatrix, Circuit, Op};
+use huddle_core::{Gf128, Prg};
+use huddle_net::{PartyId, Phase};
+
+/// The party that evaluates the garbled circuit.
+pub const EVALUATOR: PartyId = 0;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Three offline rounds (degree reduction), t < n/2.
+    Bgw3,
+    /// Two offline rounds, t < n/3.
+    Bgw2,
+}
+
+impl Variant {
+    /// The corruption bound t for n parties.
+    pub fn threshold(self, n: usize) -> usize {
+        match self {
+            Variant::Bgw3 => n.div_ceil(2) - 1,
+            Variant::Bgw2 => n.div_ceil(3) - 1,
+        }
+    }
+}
+
+/// The circuit as garbling sees it: 2-input ANDs and free gates.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Xor(u32, u32, u32),
+    Inv(u32, u32),
+    Copy(u32, u32),
+    Const(u32),
+    And(u32, u32, u32),
+}
+
+struct Plan {
+    steps: Vec<Step>,
+    wires: usize,
+    ands: usize,
+    /// (owner, wires) per input value.
+    inputs: Vec<(PartyId, Vec<u32>)>,
+    consts: Vec<(u32, bool)>,
+    outputs: Vec<Vec<u32>>,
+}
+
+impl Plan {
+    fn new(circuit: &Circuit, parties: usize) -> Result<Plan, RunError> {
+        if !circuit.is_boolean() {
+            return Err(RunError::Input(
+                "garbling runs Boolean circuits only".into(),
+            ));
+        }
+        let c = huddle_circuit::rewrite::limit_fan_in(circuit, 2);
+        let mut steps = Vec::with_capacity(c.gates().len());
+        let mut consts = Vec::new();
+        for g in c.gates() {
+            let (i, o) = (c.gate_inputs(g), c.gate_outputs(g));
+            match g.op {
+                Op::Xor => steps.push(Step::Xor(i[0], i[1], o[0])),
+                Op::Inv => steps.push(Step::Inv(i[0], o[0])),
+                Op::Copy => steps.push(Step::Copy(i[0], o[0])),
+                Op::ConstBit(v) => {
+                    steps.push(Step::Const(o[0]));
+                    consts.push((o[0], v));
+                }
+                Op::And => steps.push(Step::And(i[0], i[1], o[0])),
+                Op::Mand => {
+                    let k = o.len();
+                    for (j, &out) in o.iter().enumerate() {
+                        steps.push(Step::And(i[j], i[k + j], out));
+                    }
+                }
+                other => {
+                    return Err(RunError::Input(format!(
+                        "garbling runs Boolean circuits only, not {}",
+                        other.name()
+                    )))
+                }
+            }
+        }
+        let ands = steps.iter().filter(|s| matches!(s, Step::And(..))).count();
+        let inputs = c
+            .inputs()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let wires = (v.first_wire..v.first_wire + v.wires).collect();
+                (circuit.owner(i, parties), wires)
+            })
+            .collect();
+        let outputs = c.outputs().iter().map(|v| v.wires.clone()).collect();
+        Ok(Plan {
+            steps,
+            wires: c.num_wires(),
+            ands,
+            inputs,
+            consts,
+            outputs,
+        })
+    }
+
+    fn input_wires_of(&self, p: PartyId) -> usize {
+        self.inputs
+            .iter()
+            .filter(|(o, _)| *o == p)
+            .map(|(_, w)| w.len())
+            .sum()
+    }
+
+    fn all_input_wires(&self) -> usize {
+        self.inputs.iter().map(|(_, w)| w.len()).sum()
+    }
+
+    fn output_wires(&self) -> usize {
+        self.outputs.iter().map(Vec::len).sum()
+    }
+}
+
+/// Exact bytes a party sends in each phase, for tests and the CLI.
+pub fn garbled_circuit_bytes(ands: usize, n: usize, variant: Variant) -> usize {
+    4 * ands * (variant.threshold(n) + 1) * 16
+}
+
+fn to_bytes(values: &[Gf128]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_bytes()).collect()
+}
+
+fn from_bytes(bytes: &[u8]) -> Vec<Gf128> {
+    bytes
+        .chunks_exact(16)
+        .map(|c| {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(c);
+            Gf128::from_bytes(b)
+        })
+        .collect()
+}
+
+fn pack_bits(bits: &[bool]) -> Vec<u8> {
+    let mut out = vec![0u8; bits.len().div_ceil(8)];
+    for (i, &b) in bits.iter().enumerate() {
+        out[i / 8] |= u8::from(b) << (i % 8);
+    }
+    out
+}
+
+fn unpack_bits(bytes: &[u8], count: usize) -> Vec<bool> {
+    (0..count)
+        .map(|i| bytes[i / 8] >> (i % 8) & 1 == 1)
+        .collect()
+}
+
+fn tweak(instance: usize, gate: usize, j: usize) -> u128 {
+    (instance as u128) << 80 | (gate as u128) << 16 | j as u128
+}
+
+fn bit(b: bool) -> Gf128 {
+    Gf128(u128::from(b))
+}
+
+/// What one party holds per instance after the offline phase.
+struct Garbling {
+    /// Shamir share of λ per wire.
+    lambda: Vec<Gf128>,
+    /// This party's zero keys per wire (key contributors only).
+    keys: Vec<u128>,
+    /// Permutation bits of this party's own input wires (wire, λ).
+    own_lambda: Vec<(u32, bool)>,
+    /// Evaluator: the garbled rows, per AND gate, (α, β), contributor j.
+    rows: Vec<u128>,
+    /// Evaluator: λ of every output wire, in output order.
+    output_lambda: Vec<bool>,
+}
+
+/// Runs one party of `variant` for `instances` instances; `own_inputs` as in
+/// [`crate::ttp::run`]. Returns every output value at the parties that
+/// learn them (party 0 always does; `reveal_to` other than 0 is refused).
+pub fn run<T: Transport>(
+    net: &mut T,
+    variant: Variant,
+    circuit: &Circuit,
+    instances: usize,
+    own_inputs: &[(usize, BitMatrix)],
+    options: crate::RunOptions,
+) -> Result<Vec<BitMatrix>, RunError> {
+    let (me, n) = (net.party(), net.parties());
+    if n < 3 {
+        return Err(RunError::Input(format!(
+            "garbling with an honest majority needs at least 3 parties, not {n}"
+        )));
+    }
+    if let Some(to) = options.reveal_to.filter(|&p| p != EVALUATOR) {
+        return Err(RunError::Input(format!(
+            "in BMR the evaluator (party 0) learns the outputs; --reveal-to {to} is not supported"
+        )));
+    }
+    crate::ttp::check_own_inputs(me, n, circuit, instances, own_inputs)?;
+    let plan = Plan::new(circuit, n)?;
+    let t = variant.threshold(n);
+    let contributors = t + 1;
+    let contributes = me < contributors;
+    let constants = reconstruction(n);
+    let mut prg = Prg::from_entropy().map_err(|e| RunError::Input(format!("randomness: {e}")))?;
+    let prf = DoubleKeyPrf::new();
+
+    // Setup: pairwise seeds for additive zero sharing; the lower party of
+    // each pair draws the seed.
+    net.set_phase(Phase::Setup);
+    let mut zero: Vec<Option<Prg>> = (0..n).map(|_| None).collect();
+    for (p, slot) in zero.iter_mut().enumerate().skip(me + 1) {
+        let seed = prg.next_seed();
+        net.send(p, seed.to_vec())?;
+        *slot = Some(Prg::from_seed(seed));
+    }
+    for (p, slot) in zero.iter_mut().enumerate().take(me) {
+        let bytes = net.recv(p, 16)?;
+        let mut seed = [0u8; 16];
+        seed.copy_from_slice(&bytes);
+        *slot = Some(Prg::from_seed(seed));
+    }
+
+    net.set_phase(Phase::Offline);
+    // Round 1: my λ contributions, my R, my keys.
+    let and_outputs: Vec<u32> = plan
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::And(_, _, o) => Some(*o),
+            _ => None,
+        })
+        .collect();
+    let my_inputs: Vec<u32> = plan
+        .inputs
+        .iter()
+        .filter(|(o, _)| *o == me)
+        .flat_map(|(_, w)| w.iter().copied())
+        .collect();
+    let mut out_msgs: Vec<Vec<Gf128>> = vec![Vec::new(); n];
+    let mut states: Vec<Garbling> = Vec::with_capacity(instances);
+    let mut my_offset: Vec<Gf128> = Vec::with_capacity(instances);
+    let mut my_share_sum: Vec<Vec<Gf128>> = Vec::with_capacity(instances);
+    for _ in 0..instances {
+        let mut own_shares: Vec<Gf128> = Vec::new();
+        let mut own_lambda = Vec::new();
+        let mut secrets: Vec<Gf128> = Vec::new();
+        for _ in &and_outputs {
+            secrets.push(bit(prg.next_u64() & 1 == 1));
+        }
+        for &w in &my_inputs {
+            let l = prg.next_u64() & 1 == 1;
+            own_lambda.push((w, l));
+            secrets.push(bit(l));
+        }
+        let offset = if contributes {
+            let r = field::random(&mut prg);
+            secrets.push(r);
+            r
+        } else {
+            Gf128::ZERO
+        };
+        for s in secrets {
+            let shares = share(s, t, n, &mut prg);
+            for (p, v) in shares.into_iter().enumerate() {
+                if p == me {
+                    own_shares.push(v);
+                } else {
+                    out_msgs[p].push(v);
+                }
+            }
+        }
+        let mut keys = vec![0u128; if contributes { plan.wires } else { 0 }];
+        if contributes {
+            for k in keys.iter_mut() {
+                *k = prg.next_u64() as u128 | (prg.next_u64() as u128) << 64;
+            }
+        }
+        my_offset.push(offset);
+        my_share_sum.push(own_shares);
+        states.push(Garbling {
+            lambda: vec![Gf128::ZERO; plan.wires],
+            keys,
+            own_lambda,
+            rows: Vec::new(),
+            output_lambda: Vec::new(),
+        });
+    }
+    for (p, msg) in out_msgs.iter().enumerate() {
+        if p != me {
+            net.send(p, to_bytes(msg))?;
+        }
+    }
+    // Per instance from party p: its AND λs, its input λs, its R if it contributes.
+    let per_instance =
+        |p: PartyId| plan.ands + plan.input_wires_of(p) + usize::from(p < contributors);
+    let mut received: Vec<Vec<Gf128>> = Vec::with_capacity(n);
+    for p in 0..n {
+        received.push(if p == me {
+            my_share_sum.concat()
+        } else {
+            from_bytes(&net.recv(p, 16 * per_instance(p) * instances)?)
+        });
+    }
+    // Offsets: [R^j] per instance for j < contributors.
+    let mut offset_shares: Vec<Vec<Gf128>> = vec![Vec::new(); instances];
+    for (inst, state) in states.iter_mut().enumerate() {
+        for (p, values) in received.iter().enumerate() {
+            let k = per_instance(p);
+            let mine = &values[inst * k..(inst + 1) * k];
+            for (a, &w) in and_outputs.iter().enumerate() {
+                state.lambda[w as usize] += mine[a];
+            }
+            let owned: Vec<u32> = plan
+                .inputs
+                .iter()
+                .filter(|(o, _)| *o == p)
+                .flat_map(|(_, w)| w.iter().copied())
+                .collect();
+            for (i, &w) in owned.iter().enumerate() {
+                state.lambda[w as usize] = mine[plan.ands + i];
+            }
+            if p < contributors {
+                offset_shares[inst].push(mine[k - 1]);
+            }
+        }
+        // Free gates: λ and keys follow (constants have λ = 0).
+        let offset = my_offset[inst].0;
+        for s in &plan.steps {
+            match *s {
+                Step::Xor(a, b, o) => {
+                    state.lambda[o as usize] = state.lambda[a as usize] + state.lambda[b as usize];
+                    if contributes {
+                        state.keys[o as usize] = state.keys[a as usize] ^ state.keys[b as usize];
+                    }
+                }
+                Step::Inv(a, o) => {
+                    state.lambda[o as usize] = state.lambda[a as usize];
+                    if contributes {
+                        state.keys[o as usize] = state.keys[a as usize] ^ offset;
+                    }
+                }
+                Step::Copy(a, o) => {
+                    state.lambda[o as usize] = state.lambda[a as usize];
+                    if contributes {
+                        state.keys[o as usize] = state.keys[a as usize];
+                    }
+                }
+                Step::Const(o) => state.lambda[o as usize] = Gf128::ZERO,
+                Step::And(..) => {}
+            }
+        }
+    }
+
+    // Round 2 (BGW3 only): degree reduction of λ_u·λ_v.
+    let products: Vec<Vec<Gf128>> = states
+        .iter()
+        .map(|s| {
+            plan.steps
+                .iter()
+                .filter_map(|st| match *st {
+                    Step::And(a, b, _) => Some(s.lambda[a as usize] * s.lambda[b as usize]),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let products = match variant {
+        Variant::Bgw2 => products,
+        Variant::Bgw3 => {
+            let mut msgs: Vec<Vec<Gf128>> = vec![Vec::new(); n];
+            let mut kept: Vec<Gf128> = Vec::new();
+            for v in products.iter().flatten() {
+                for (p, s) in share(*v, t, n, &mut prg).into_iter().enumerate() {
+                    if p == me {
+                        kept.push(s);
+                    } else {
+                        msgs[p].push(s);
+                    }
+                }
+            }
+            for (p, msg) in msgs.iter().enumerate() {
+                if p != me {
+                    net.send(p, to_bytes(msg))?;
+                }
+            }
+            let total = plan.ands * instances;
+            let mut reduced = vec![Gf128::ZERO; total];
+            for p in 0..n {
+                let sub = if p == me {
+                    std::mem::take(&mut kept)
+                } else {
+                    from_bytes(&net.recv(p, 16 * total)?)
+                };
+                for (r, s) in reduced.iter_mut().zip(sub) {
+                    *r += constants[p] * s;
+                }
+            }
+            reduced
+                .chunks(plan.ands.max(1))
+                .map(<[Gf128]>::to_vec)
+                .collect()
+        }
+    };
+
+    // Round 3: additive shares of the garbled rows (and output λ shares) to the evaluator.
+    let c_me = constants[me];
+    let mut rows_msg: Vec<u128> = Vec::with_capacity(instances * plan.ands * 4 * contributors);
+    let mut prf_in: Vec<u128> = Vec::with_capacity(4 * contributors);
+    for (inst, state) in states.iter().enumerate() {
+        let offset = my_offset[inst].0;
+        let mut and_index = 0;
+        for s in &plan.steps {
+            let Step::And(a, b, o) = *s else { continue };
+            let lab = products[inst][and_index];
+            let (la, lb, lo) = (
+                state.lambda[a as usize],
+                state.lambda[b as usize],
+                state.lambda[o as usize],
+            );
+            if contributes {
+                prf_in.clear();
+                for alpha in 0..2u128 {
+                    for beta in 0..2u128 {
+                        let ka = state.keys[a as usize] ^ (offset * alpha);
+                        let kb = state.keys[b as usize] ^ (offset * beta);
+                        for j in 0..contributors {
+                            prf_in.push(DoubleKeyPrf::input(
+                                Gf128(ka),
+                                Gf128(kb),
+                                tweak(inst, and_index, j),
+                            ));
+                        }
+                    }
+                }
+                prf.apply(&mut prf_in);
+            }
+            let mut row = 0;
+            for alpha in 0..2u8 {
+                for beta in 0..2u8 {
+                    let mut chi = lab + lo;
+                    if beta == 1 {
+                        chi += la;
+                    }
+                    if alpha == 1 {
+                        chi += lb;
+                    }
+                    if alpha & beta == 1 {
+                        chi += Gf128::ONE;
+                    }
+                    let chi = chi * c_me;
+                    for j in 0..contributors {
+                        let mut v = (chi * offset_shares[inst][j]).0;
+                        if contributes {
+                            v ^= prf_in[row];
+                        }
+                        if me == j {
+                            v ^= state.keys[o as usize];
+                        }
+                        rows_msg.push(v);
+                        row += 1;
+                    }
+                }
+            }
+            and_index += 1;
+        }
+    }
+    // Zero masks: pairwise PRG streams, drawn in the same order by both ends.
+    apply_zero_masks(&mut rows_msg, &mut zero);
+    let output_lambda_shares: Vec<Gf128> = states
+        .iter()
+        .flat_map(|s| {
+            plan.outputs
+                .iter()
+                .flatten()
+                .map(|&w| s.lambda[w as usize])
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if me != EVALUATOR {
+        let mut msg: Vec<u8> = rows_msg.iter().flat_map(|v| v.to_le_bytes()).collect();
+        msg.extend(to_bytes(&output_lambda_shares));
+        net.send(EVALUATOR, msg)?;
+    } else {
+        let rows_len = rows_msg.len();
+        let mut rows = rows_msg;
+        let mut out_l: Vec<Gf128> = output_lambda_shares
+            .iter()
+            .map(|&s| s * constants[me])
+            .collect();
+        for p in 1..n {
+            let bytes = net.recv(p, 16 * (rows_len + out_l.len()))?;
+            for (r, c) in rows.iter_mut().zip(bytes[..16 * rows_len].chunks_exact(16)) {
+                let mut b = [0u8; 16];
+                b.copy_from_slice(c);
+                *r ^= u128::from_le_bytes(b);
+            }
+            for (l, s) in out_l.iter_mut().zip(from_bytes(&bytes[16 * rows_len..])) {
+                *l += s * constants[p];
+            }
+        }
+        let per_rows = plan.ands * 4 * contributors;
+        let per_out = plan.output_wires();
+        for (inst, state) in states.iter_mut().enumerate() {
+            state.rows = rows[inst * per_rows..(inst + 1) * per_rows].to_vec();
+            state.output_lambda = out_l[inst * per_out..(inst + 1) * per_out]
+                .iter()
+                .map(|l| match l.0 {
+                    0 => Ok(false),
+                    1 => Ok(true),
+                    _ => Err(RunError::Input(
+                        "an output permutation bit reconstructs to neither 0 nor 1".into(),
+                    )),
+                })
+                .collect::<Result<_, _>>()?;
+        }
+    }
+
+    online(
+        net,
+        &plan,
+        &mut states,
+        instances,
+        own_inputs,
+        contributors,
+        &my_offset,
+        &prf,
+    )
+}
+
+/// XORs this party's additive share of zero into every value: one draw
+/// from each pairwise stream, so each draw appears at exactly two parties.
+fn apply_zero_masks(values: &mut [u128], streams: &mut [Option<Prg>]) {
+    let mut buf = vec![0u8; 16 * values.len()];
+    for stream in streams.iter_mut().flatten() {
+        stream.fill_bytes(&mut buf);
+        for (v, c) in values.iter_mut().zip(buf.chunks_exact(16)) {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(c);
+            *v ^= u128::from_le_bytes(b);
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn online<T: Transport>(
+    net: &mut T,
+    plan: &Plan,
+    states: &mut [Garbling],
+    instances: usize,
+    own_inputs: &[(usize, BitMatrix)],
+    contributors: usize,
+    offsets: &[Gf128],
+    prf: &DoubleKeyPrf,
+) -> Result<Vec<BitMatrix>, RunError> {
+    let (me, n) = (net.party(), net.parties());
+    net.set_phase(Phase::Online);
+    // Round A: masked inputs e = x ⊕ λ from their owners to the contributors.
+    let mut external: Vec<Vec<bool>> = vec![vec![false; plan.wires]; instances];
+    let mut mine: Vec<bool> = Vec::new();
+    for (inst, state) in states.iter().enumerate() {
+        let mut k = 0;
+        for (index, (owner, wires)) in plan.inputs.iter().enumerate() {
+            if *owner != me {
+                continue;
+            }
+            let (_, m) = own_inputs
+                .iter()
+                .find(|(i, _)| *i == index)
+                .expect("checked: every owned input is given");
+            for (col, &w) in wires.iter().enumerate() {
+                let (lw, l) = state.own_lambda[k];
+                debug_assert_eq!(lw, w);
+                k += 1;
+                let e = m.get(inst, col) ^ l;
+                external[inst][w as usize] = e;
+                mine.push(e);
+            }
+        }
+    }
+    let packed = pack_bits(&mine);
+    for p in 0..contributors {
+        if p != me && !packed.is_empty() {
+            net.send(p, packed.clone())?;
+        }
+    }
+    if me < contributors {
+        for p in (0..n).filter(|&p| p != me) {
+            let count = plan.input_wires_of(p) * instances;
+            if count == 0 {
+                continue;
+            }
+            let bits = unpack_bits(&net.recv(p, count.div_ceil(8))?, count);
+            let mut it = bits.into_iter();
+            for ext in external.iter_mut() {
+                for (_, wires) in plan.inputs.iter().filter(|(o, _)| *o == p) {
+                    for &w in wires {
+                        ext[w as usize] = it.next().expect("counted");
+                    }
+                }
+            }
+        }
+    }
+    if me >= contributors {
+        return finish_outputs(net, plan, instances);
+    }
+    // Round B: the contributors' keys for the inputs (and constants) to the evaluator.
+    let key_of = |state: &Garbling, inst: usize, w: u32, e: bool| {
+        state.keys[w as usize] ^ if e { offsets[inst].0 } else { 0 }
+    };
+    let mut input_keys: Vec<u128> = Vec::new();
+    for (inst, state) in states.iter().enumerate() {
+        for (_, wires) in &plan.inputs {
+            for &w in wires {
+                input_keys.push(key_of(state, inst, w, external[inst][w as usize]));
+            }
+        }
+        for &(w, v) in &plan.consts {
+            input_keys.push(key_of(state, inst, w, v));
+        }
+    }
+    if me != EVALUATOR {
+        net.send(
+            EVALUATOR,
+            input_keys.iter().flat_map(|k| k.to_le_bytes()).collect(),
+        )?;
+        return finish_outputs(net, plan, instances);
+    }
+    let per_inst = plan.all_input_wires() + plan.consts.len();
+    let mut keys_from: Vec<Vec<u128>> = vec![input_keys];
+    for p in 1..contributors {
+        let bytes = net.recv(p, 16 * per_inst * instances)?;
+        keys_from.push(
+            bytes
+                .chunks_exact(16)
+                .map(|c| {
+                    let mut b = [0u8; 16];
+                    b.copy_from_slice(c);
+                    u128::from_le_bytes(b)
+                })
+                .collect(),
+        );
+    }
+    // Evaluation, instance by instance.
+    let mut results: Vec<Vec<bool>> = Vec::with_capacity(instances);
+    let mut prf_in: Vec<u128> = Vec::with_capacity(contributors * contributors);
+    for (inst, state) in states.iter().enumerate() {
+        let ext = &mut external[inst];
+        let mut keys = vec![0u128; plan.wires * contributors];
+        let mut k = inst * per_inst;
+        for (_, wires) in &plan.inputs {
+            for &w in wires {
+                for j in 0..contributors {
+                    keys[w as usize * contributors + j] = keys_from[j][k];
+                }
+                k += 1;
+            }
+        }
+        for &(w, v) in &plan.consts {
+            for j in 0..contributors {
+                keys[w as usize * contributors + j] = keys_from[j][k];
+            }
+            ext[w as usize] = v;
+            k += 1;
+        }
+        let mut and_index = 0;
+        for s in &plan.steps {
+            match *s {
+                Step::Xor(a, b, o) => {
+                    ext[o as usize] = ext[a as usize] ^ ext[b as usize];
+                    for j in 0..contributors {
+                        keys[o as usize * contributors + j] = keys[a as usize * contributors + j]
+                            ^ keys[b as usize * contributors + j];
+                    }
+                }
+                Step::Inv(a, o) => {
+                    ext[o as usize] = !ext[a as usize];
+                    for j in 0..contributors {
+                        keys[o as usize * contributors + j] = keys[a as usize * contributors + j];
+                    }
+                }
+                Step::Copy(a, o) => {
+                    ext[o as usize] = ext[a as usize];
+                    for j in 0..contributors {
+                        keys[o as usize * contributors + j] = keys[a as usize * contributors + j];
+                    }
+                }
+                Step::Const(..) => {}
+                Step::And(a, b, o) => {
+                    let (ea, eb) = (ext[a as usize], ext[b as usize]);
+                    prf_in.clear();
+                    for j in 0..contributors {
+                        for i in 0..contributors {
+                            prf_in.push(DoubleKeyPrf::input(
+                                Gf128(keys[a as usize * contributors + i]),
+                                Gf128(keys[b as usize * contributors + i]),
+                                tweak(inst, and_index, j),
+                            ));
+                        }
+                    }
+                    prf.apply(&mut prf_in);
+                    let row =
+                        (and_index * 4 + usize::from(ea) * 2 + usize::from(eb)) * contributors;
+                    for j in 0..contributors {
+                        let mut key = state.rows[row + j];
+                        for i in 0..contributors {
+                            key ^= prf_in[j * contributors + i];
+                        }
+                        keys[o as usize * contributors + j] = key;
+                    }
+                    let mine = keys[o as usize * contributors];
+                    ext[o as usize] = if mine == state.keys[o as usize] {
+                        false
+                    } else if mine == state.keys[o as usize] ^ offsets[inst].0 {
+                        true
+                    } else {
+                        return Err(RunError::Input(format!(
+                            "garbled AND gate {and_index} of instance {inst} decrypts to neither of the evaluator's keys: abort"
+                        )));
+                    };
+                    and_index += 1;
+                }
+            }
+        }
+        let bits: Vec<bool> = plan
+            .outputs
+            .iter()
+            .flatten()
+            .zip(&state.output_lambda)
+            .map(|(&w, &l)| ext[w as usize] ^ l)
+            .collect();
+        results.push(bits);
+    }
+    // Round C: the outputs to every other party.
+    let flat: Vec<bool> = results.concat();
+    let packed = pack_bits(&flat);
+    for p in 1..n {
+        net.send(p, packed.clone())?;
+    }
+    net.stop_clock();
+    Ok(matrices(plan, &flat, instances))
+}
+
+fn finish_outputs<T: Transport>(
+    net: &mut T,
+    plan: &Plan,
+    instances: usize,
+) -> Result<Vec<BitMatrix>, RunError> {
+    let count = plan.output_wires() * instances;
+    let bits = unpack_bits(&net.recv(EVALUATOR, count.div_ceil(8))?, count);
+    net.stop_clock();
+    Ok(matrices(plan, &bits, instances))
+}
+
+fn matrices(plan: &Plan, flat: &[bool], instances: usize) -> Vec<BitMatrix> {
+    let per = plan.output_wires();
+    let mut out: Vec<BitMatrix> = plan
+        .outputs
+        .iter()
+        .map(|w| BitMatrix::zeros(instances, w.len()))
+        .collect();
+    for inst in 0..instances {
+        let mut k = inst * per;
+        for (m, wires) in out.iter_mut().zip(&plan.outputs) {
+            for col in 0..wires.len() {
+                m.set(inst, col, flat[k]);
+                k += 1;
+            }
+        }
+    }
+    out
+}

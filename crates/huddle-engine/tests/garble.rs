@@ -1,0 +1,221 @@
+//! Multiparty garbling (BGW3_opt, BGW2_opt): every public circuit and random
+//! circuits for several party counts, equal to the plaintext evaluator at
+//! every party; the exact bytes of every link and phase (the garbled circuit
+//! is 4 · #AND · (t + 1) · 16 bytes per party); the round counts; refusals.
+
+use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
+use huddle_circuit::{corpus, gen, read_circuit_file, BitMatrix, Circuit, Format, PlainEvaluator};
+use huddle_core::{Prg, RingWidth};
+use huddle_engine::garble::{garbled_circuit_bytes, Variant};
+use huddle_engine::RunOptions;
+use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
+use std::time::Duration;
+
+const VARIANTS: [(&str, Variant); 2] = [("bgw3", Variant::Bgw3), ("bgw2", Variant::Bgw2)];
+
+fn run(
+    protocol: &str,
+    n: usize,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+) -> (Vec<Vec<BitMatrix>>, Accounting) {
+    let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
+    let results = huddle_engine::run_local(protocol, nets, circuit, inputs, RunOptions::default())
+        .unwrap_or_else(|e| panic!("{protocol}, {n} parties: {e}"));
+    let mut acc = Accounting::default();
+    for r in &results {
+        acc.merge(&r.accounting);
+    }
+    (results.into_iter().map(|r| r.outputs).collect(), acc)
+}
+
+fn check(protocol: &str, n: usize, name: &str, circuit: &Circuit, instances: usize, prg: &mut Prg) {
+    let inputs = random_inputs(circuit, prg, instances);
+    let want = PlainEvaluator::new(circuit)
+        .evaluate(&inputs)
+        .expect("plaintext");
+    let (outs, _) = run(protocol, n, circuit, &inputs);
+    for (p, got) in outs.iter().enumerate() {
+        assert!(
+            got == &want,
+            "{protocol}, {n} parties, {name}: party {p} differs from the plaintext evaluator"
+        );
+    }
+}
+
+#[test]
+fn every_public_circuit_for_several_party_counts() {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Some(dir) = corpus::locate_or_skip(here) else {
+        return;
+    };
+    let mut prg = Prg::from_seed([11; 16]);
+    for (path, entry) in corpus::load(&dir).expect("vectors.json") {
+        let c = read_circuit_file(&path, Format::Auto).expect("read");
+        let big = entry.and_count > 5000;
+        for (protocol, _) in VARIANTS {
+            for n in [3, 4, 5, 7, 13] {
+                if big && n > 5 {
+                    continue; // AES and SHA-256 at 7 and 13 parties: see the next test
+                }
+                check(
+                    protocol,
+                    n,
+                    &entry.file,
+                    &c,
+                    if big { 2 } else { 20 },
+                    &mut prg,
+                );
+            }
+        }
+        // The known-answer vectors, through the protocol.
+        let v = &entry.vectors[0];
+        let inputs: Vec<BitMatrix> = v
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let bits = c.input_bits(i);
+                let words = huddle_circuit::hex::decode(h, bits).expect("hex");
+                let mut m = BitMatrix::zeros(1, bits);
+                m.row_mut(0).copy_from_slice(&words);
+                m
+            })
+            .collect();
+        let (outs, _) = run("bgw3", 3, &c, &inputs);
+        for (o, want) in outs[1].iter().zip(&v.outputs) {
+            assert_eq!(
+                &huddle_circuit::hex::encode(o.row(0), o.cols()),
+                want,
+                "{}",
+                entry.file
+            );
+        }
+    }
+}
+
+#[test]
+fn aes_for_seven_and_thirteen_parties() {
+    let mut prg = Prg::from_seed([12; 16]);
+    let aes = gen::generate("aes128", 128, 2).expect("generate");
+    for (protocol, _) in VARIANTS {
+        for n in [7, 13] {
+            check(protocol, n, "aes128", &aes, 1, &mut prg);
+        }
+    }
+}
+
+#[test]
+fn random_circuits_with_constants_inverters_and_wide_ands() {
+    let mut prg = Prg::from_seed([13; 16]);
+    for seed in 0..6u8 {
+        let mut cprg = Prg::from_seed([seed; 16]);
+        let c = random_circuit(&RandomCircuitSpec::boolean(&[9, 17, 3], 200, 5), &mut cprg);
+        for (protocol, _) in VARIANTS {
+            for n in [3, 4, 6] {
+                check(protocol, n, &format!("random {seed}"), &c, 33, &mut prg);
+            }
+        }
+    }
+}
+
+/// Exact bytes per directed link and phase, for n = 5 and both variants.
+#[test]
+fn communication_is_exact() {
+    let n = 5;
+    let instances = 3;
+    // Inputs: a (party 0), b (party 1), both 16 bits; 16-bit comparator.
+    let c = gen::cmp_gt(16, 2);
+    let ands = huddle_circuit::Stats::of(&c).and_count;
+    let mut prg = Prg::from_seed([14; 16]);
+    let inputs = random_inputs(&c, &mut prg, instances);
+    for (protocol, variant) in VARIANTS {
+        let t = variant.threshold(n);
+        let contributors = t + 1;
+        let (_, acc) = run(protocol, n, &c, &inputs);
+        let owned = |p: usize| if p < 2 { 16 } else { 0 };
+        for from in 0..n {
+            for to in 0..n {
+                if from == to {
+                    continue;
+                }
+                // Setup: the lower party of each pair sends a 16-byte seed.
+                let setup = if from < to { 16 } else { 0 };
+                assert_eq!(
+                    acc.link(Phase::Setup, from, to).bytes,
+                    setup,
+                    "{protocol} setup {from}->{to}"
+                );
+                // Round 1: λ shares (one per AND, one per owned input wire), R if contributing.
+                let mut offline =
+                    16 * (ands + owned(from) + usize::from(from < contributors)) * instances;
+                if variant == Variant::Bgw3 {
+                    offline += 16 * ands * instances; // degree reduction
+                }
+                if to == 0 {
+                    // The garbled circuit and the output λ shares.
+                    offline += (garbled_circuit_bytes(ands, n, variant) + 16) * instances;
+                }
+                assert_eq!(
+                    acc.link(Phase::Offline, from, to).bytes as usize,
+                    offline,
+                    "{protocol} offline {from}->{to}"
+                );
+                // Online: e bits to contributors, keys to the evaluator, outputs from it.
+                let mut online = 0;
+                if to < contributors && owned(from) > 0 {
+                    online += (owned(from) * instances).div_ceil(8);
+                }
+                if to == 0 && from < contributors {
+                    online += 16 * 32 * instances;
+                }
+                if from == 0 {
+                    online += instances.div_ceil(8);
+                }
+                assert_eq!(
+                    acc.link(Phase::Online, from, to).bytes as usize,
+                    online,
+                    "{protocol} online {from}->{to}"
+                );
+            }
+        }
+        assert_eq!(acc.rounds(Phase::Online), 3, "{protocol}");
+        assert_eq!(
+            acc.rounds(Phase::Offline),
+            if variant == Variant::Bgw3 { 3 } else { 2 },
+            "{protocol}"
+        );
+    }
+    assert_eq!(
+        garbled_circuit_bytes(ands, 5, Variant::Bgw3),
+        4 * ands * 3 * 16
+    );
+    assert_eq!(
+        garbled_circuit_bytes(ands, 5, Variant::Bgw2),
+        4 * ands * 2 * 16
+    );
+}
+
+#[test]
+fn bad_requests_are_refused_before_any_communication() {
+    let c = gen::cmp_gt(8, 2);
+    let opts = RunOptions::default();
+    for (protocol, _) in VARIANTS {
+        let e = huddle_engine::check_request(protocol, 2, &c, opts).expect_err("2 parties");
+        assert!(e.to_string().contains("at least 3 parties"), "{e}");
+        let to1 = RunOptions {
+            reveal_to: Some(1),
+            ..opts
+        };
+        let e = huddle_engine::check_request(protocol, 3, &c, to1).expect_err("reveal to 1");
+        assert!(e.to_string().contains("evaluator"), "{e}");
+        let mut prg = Prg::from_seed([1; 16]);
+        let ring = random_circuit(
+            &RandomCircuitSpec::arithmetic(RingWidth::ALL[0], &[2, 2], 20, 2),
+            &mut prg,
+        );
+        let e = huddle_engine::check_request(protocol, 3, &ring, opts).expect_err("ring");
+        assert!(e.to_string().contains("Boolean"), "{e}");
+        assert!(huddle_engine::check_request(protocol, 31, &c, opts).is_ok());
+    }
+}
