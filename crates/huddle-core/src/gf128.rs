@@ -68,6 +68,7 @@ fn clmul_portable(a: u128, b: u128) -> (u128, u128) {
 }
 
 /// Reduces lo + hi·x^128 modulo x^128 + x^7 + x^2 + x + 1.
+#[inline(always)]
 fn reduce(lo: u128, hi: u128) -> u128 {
     // x^128 = x^7 + x^2 + x + 1; the bits hi shifts past 128 fold once more.
     let fold = |h: u128| -> (u128, u128) {
@@ -85,6 +86,7 @@ mod hardware {
     use std::arch::x86_64::*;
     use std::sync::OnceLock;
 
+    #[inline]
     pub fn available() -> bool {
         static HAS: OnceLock<bool> = OnceLock::new();
         *HAS.get_or_init(|| {
@@ -93,9 +95,21 @@ mod hardware {
         })
     }
 
+    /// The reduced product, all in one call.
+    ///
     /// # Safety
     /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
     #[target_feature(enable = "pclmulqdq,sse2")]
+    pub unsafe fn mul(a: u128, b: u128) -> u128 {
+        // SAFETY: the caller guarantees the target features.
+        let (lo, hi) = unsafe { clmul(a, b) };
+        super::reduce(lo, hi)
+    }
+
+    /// # Safety
+    /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    #[inline]
     pub unsafe fn clmul(a: u128, b: u128) -> (u128, u128) {
         // SAFETY: u128 and __m128i have the same size; the caller
         // guarantees the target features.
@@ -117,12 +131,12 @@ mod hardware {
 
 impl Mul for Gf128 {
     type Output = Gf128;
+    #[inline]
     fn mul(self, other: Gf128) -> Gf128 {
         #[cfg(target_arch = "x86_64")]
         if hardware::available() {
             // SAFETY: `available` checked the CPU features.
-            let (lo, hi) = unsafe { hardware::clmul(self.0, other.0) };
-            return Gf128(reduce(lo, hi));
+            return Gf128(unsafe { hardware::mul(self.0, other.0) });
         }
         self.mul_portable(other)
     }
