@@ -58,6 +58,27 @@ pub enum BenchCommand {
         #[arg(long)]
         circuits: Option<PathBuf>,
     },
+    /// Multiparty garbling (bgw3, bgw2) on AES-128 and SHA-256 for several
+    /// party counts: seconds per phase, bytes and AND gates per second.
+    Garble {
+        #[arg(long)]
+        json: bool,
+        /// Party counts, comma separated.
+        #[arg(long, default_value = "3,5,7,13", value_delimiter = ',')]
+        parties: Vec<usize>,
+        /// Instances (blocks) per run.
+        #[arg(long, default_value_t = 8)]
+        batch: usize,
+        /// Runs per measurement; the median is reported.
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
+        /// Optimizations on: short, prgzero, hypercube, all or none.
+        #[arg(long, default_value = "short,prgzero")]
+        opt: String,
+        /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
+        #[arg(long, default_value = "lan")]
+        net: String,
+    },
     /// The transport: loopback throughput of TCP and TLS with large batched
     /// rounds, and small-message round trips, each next to a raw socket
     /// measured in the same run.
@@ -96,6 +117,24 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
                 share_memory: share_memory.max(1) << 20,
             },
             circuits,
+        ),
+        BenchCommand::Garble {
+            json,
+            parties,
+            batch,
+            repeat,
+            opt,
+            net,
+        } => crate::bench_garble::run(
+            json,
+            crate::bench_garble::Setup {
+                parties: parties.into_iter().filter(|&n| n >= 3).collect(),
+                batch: batch.max(1),
+                repeat: repeat.max(1),
+                opt: huddle_engine::garble::Optimizations::parse(&opt)
+                    .map_err(|e| format!("--opt: {e}"))?,
+                net: huddle_net::NetProfile::named(&net).map_err(|e| e.to_string())?,
+            },
         ),
         BenchCommand::Net {
             json,

@@ -160,6 +160,8 @@ pub fn run(
     let aes_inputs = aes.as_ref().map(|c| random_inputs(c, &mut prg, aes_batch));
     let chosen = huddle_engine::PROTOCOLS
         .iter()
+        // Garbling has its own benchmark (`huddle bench garble`).
+        .filter(|i| !huddle_engine::is_garbling(i.name))
         .filter(|i| i.name == "ttp" || setup.only.as_ref().is_none_or(|p| p == i.name));
     for info in chosen {
         let mut entry = Map::new();

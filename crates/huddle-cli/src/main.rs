@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bench;
+mod bench_garble;
 mod bench_net;
 mod bench_protocols;
 mod circuit_cmd;

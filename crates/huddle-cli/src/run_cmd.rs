@@ -34,8 +34,11 @@ fn options(
     preprocess: PreprocessArg,
     share_mib: usize,
     reveal_to: Option<usize>,
-) -> RunOptions {
-    RunOptions {
+    opt: &str,
+) -> Result<RunOptions, String> {
+    Ok(RunOptions {
+        garble: huddle_engine::garble::Optimizations::parse(opt)
+            .map_err(|e| format!("--opt: {e}"))?,
         reveal_to,
         threads,
         preprocess: match preprocess {
@@ -43,7 +46,7 @@ fn options(
             PreprocessArg::Interleaved => Preprocess::Interleaved,
         },
         share_memory: share_mib.max(1) << 20,
-    }
+    })
 }
 
 /// Run every party of a computation on this machine.
@@ -74,6 +77,11 @@ pub struct LocalArgs {
     /// MiB of shares a party holds at once; larger batches run in slices.
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     share_memory: usize,
+    /// Garbling (bgw3, bgw2): optimizations on, as a comma list of short
+    /// (t + 1 key contributors), prgzero (PRG zero sharing), hypercube (log n
+    /// last round), or all / none. Every party must use the same list.
+    #[arg(long, default_value = "short,prgzero", value_name = "LIST")]
+    opt: String,
     /// Only this party learns the outputs (default: every party).
     #[arg(long, value_name = "PARTY")]
     reveal_to: Option<usize>,
@@ -122,6 +130,11 @@ pub struct PartyArgs {
     /// MiB of shares held at once (every party must use the same value).
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     share_memory: usize,
+    /// Garbling (bgw3, bgw2): optimizations on, as a comma list of short
+    /// (t + 1 key contributors), prgzero (PRG zero sharing), hypercube (log n
+    /// last round), or all / none. Every party must use the same list.
+    #[arg(long, default_value = "short,prgzero", value_name = "LIST")]
+    opt: String,
     /// Only this party learns the outputs (every party must name the same one).
     #[arg(long, value_name = "PARTY")]
     reveal_to: Option<usize>,
@@ -190,7 +203,8 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         args.preprocess,
         args.share_memory,
         args.reveal_to,
-    );
+        &args.opt,
+    )?;
     huddle_engine::check_request(&args.protocol, args.parties, &circuit, run_options)
         .map_err(|e| e.to_string())?;
     if args.inputs.len() != circuit.inputs().len() {
@@ -312,7 +326,8 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
         args.preprocess,
         args.share_memory,
         args.reveal_to,
-    );
+        &args.opt,
+    )?;
     let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
     huddle_engine::check_request(&args.protocol, config.parties(), &circuit, run_options)
         .map_err(|e| e.to_string())?;

@@ -398,3 +398,70 @@ fn circuit_optimize_lowers_depth_and_reports_before_and_after() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--fanin must be 2 to 16"));
 }
+
+#[test]
+fn garbling_runs_from_the_command_line_and_its_bench_reports_every_phase() {
+    let aes = temp_file(
+        "aes-gen.txt",
+        &stdout(&huddle(&["circuit", "gen", "aes128", "--fanin", "2"])),
+    );
+    for (protocol, parties, opt) in [
+        ("bgw3", "5", "short,prgzero"),
+        ("bgw2", "4", "all"),
+        ("bgw3", "3", "none"),
+    ] {
+        let o = huddle(&[
+            "local",
+            "--protocol",
+            protocol,
+            "--parties",
+            parties,
+            "--opt",
+            opt,
+            "--circuit",
+            aes.to_str().expect("utf8"),
+            "--input",
+            "000102030405060708090a0b0c0d0e0f",
+            "--input",
+            "00112233445566778899aabbccddeeff",
+            "--check",
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(v["outputs"][0], "69c4e0d86a7b0430d8cdb78070b4c55a");
+        assert_eq!(v["online_rounds"], 3);
+    }
+    let o = huddle(&[
+        "local",
+        "--protocol",
+        "bgw3",
+        "--parties",
+        "3",
+        "--opt",
+        "fast",
+        "--circuit",
+        aes.to_str().expect("utf8"),
+    ]);
+    assert!(
+        stderr(&o).contains("unknown optimization `fast`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = huddle(&[
+        "bench",
+        "garble",
+        "--parties",
+        "3",
+        "--batch",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    for key in ["aes128/bgw3/n3", "sha256/bgw2/n3"] {
+        for field in ["offline_seconds", "online_seconds", "and_gates_per_second"] {
+            assert!(v[key][field].as_f64().expect(field) > 0.0, "{key} {field}");
+        }
+    }
+}

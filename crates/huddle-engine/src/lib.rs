@@ -137,6 +137,8 @@ pub struct RunOptions {
     pub share_memory: usize,
     /// The one party that learns the outputs (None: every party).
     pub reveal_to: Option<usize>,
+    /// Which of the garbling optimizations are on (bgw3, bgw2).
+    pub garble: garble::Optimizations,
 }
 
 impl Default for RunOptions {
@@ -146,6 +148,7 @@ impl Default for RunOptions {
             preprocess: Preprocess::Interleaved,
             share_memory: 512 << 20,
             reveal_to: None,
+            garble: garble::Optimizations::default(),
         }
     }
 }
@@ -156,6 +159,9 @@ pub fn session_protocol(name: &str, options: RunOptions) -> String {
     let to = options.reveal_to.map_or("all".into(), |p| p.to_string());
     if name == "ttp" {
         return format!("{name} reveal-to={to}");
+    }
+    if is_garbling(name) {
+        return format!("{name} reveal-to={to} {:?}", options.garble);
     }
     format!(
         "{name} preprocess={:?} threads={} share-memory={} reveal-to={to}",

@@ -6,7 +6,7 @@
 use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
 use huddle_circuit::{corpus, gen, read_circuit_file, BitMatrix, Circuit, Format, PlainEvaluator};
 use huddle_core::{Prg, RingWidth};
-use huddle_engine::garble::{garbled_circuit_bytes, Variant};
+use huddle_engine::garble::{garbled_circuit_bytes, Optimizations, Variant};
 use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
@@ -19,8 +19,22 @@ fn run(
     circuit: &Circuit,
     inputs: &[BitMatrix],
 ) -> (Vec<Vec<BitMatrix>>, Accounting) {
+    run_with(protocol, n, circuit, inputs, Optimizations::default())
+}
+
+fn run_with(
+    protocol: &str,
+    n: usize,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+    garble: Optimizations,
+) -> (Vec<Vec<BitMatrix>>, Accounting) {
     let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
-    let results = huddle_engine::run_local(protocol, nets, circuit, inputs, RunOptions::default())
+    let options = RunOptions {
+        garble,
+        ..RunOptions::default()
+    };
+    let results = huddle_engine::run_local(protocol, nets, circuit, inputs, options)
         .unwrap_or_else(|e| panic!("{protocol}, {n} parties: {e}"));
     let mut acc = Accounting::default();
     for r in &results {
@@ -154,7 +168,7 @@ fn communication_is_exact() {
                 }
                 if to == 0 {
                     // The garbled circuit and the output λ shares.
-                    offline += (garbled_circuit_bytes(ands, n, variant) + 16) * instances;
+                    offline += (garbled_circuit_bytes(ands, contributors) + 16) * instances;
                 }
                 assert_eq!(
                     acc.link(Phase::Offline, from, to).bytes as usize,
@@ -186,14 +200,86 @@ fn communication_is_exact() {
             "{protocol}"
         );
     }
-    assert_eq!(
-        garbled_circuit_bytes(ands, 5, Variant::Bgw3),
-        4 * ands * 3 * 16
-    );
-    assert_eq!(
-        garbled_circuit_bytes(ands, 5, Variant::Bgw2),
-        4 * ands * 2 * 16
-    );
+    assert_eq!(Optimizations::default().contributors(Variant::Bgw3, 5), 3);
+    assert_eq!(Optimizations::default().contributors(Variant::Bgw2, 5), 2);
+    assert_eq!(Optimizations::NONE.contributors(Variant::Bgw2, 5), 5);
+}
+
+/// Longest chain of dependent messages ending at party `p` in the
+/// hypercube sum: party s sends at step lowbit(s) after hearing from
+/// s + 2^k for every earlier step k (party 0 hears from every 2^k < n).
+fn hypercube_depth(p: usize, n: usize) -> usize {
+    let steps = if p == 0 {
+        usize::BITS
+    } else {
+        p.trailing_zeros()
+    };
+    (0..steps)
+        .map(|k| 1usize << k)
+        .filter(|&d| p + d < n)
+        .map(|d| 1 + hypercube_depth(p + d, n))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Every combination of the switchable optimizations gives the right
+/// outputs, and each changes exactly what it should: key contributors (and
+/// so the garbled circuit), setup seeds versus dealt zero shares, and the
+/// rounds of the last offline step.
+#[test]
+fn each_optimization_switches_independently() {
+    let c = gen::adder_sklansky(16, 2);
+    let ands = huddle_circuit::Stats::of(&c).and_count;
+    let mut prg = Prg::from_seed([15; 16]);
+    let instances = 2;
+    let inputs = random_inputs(&c, &mut prg, instances);
+    let want = PlainEvaluator::new(&c)
+        .evaluate(&inputs)
+        .expect("plaintext");
+    for (protocol, variant) in VARIANTS {
+        for n in [3, 5, 8] {
+            for bits in 0..8u8 {
+                let o = Optimizations {
+                    short_superseeds: bits & 1 == 1,
+                    prg_zero_sharing: bits & 2 == 2,
+                    hypercube: bits & 4 == 4,
+                };
+                let (outs, acc) = run_with(protocol, n, &c, &inputs, o);
+                for got in &outs {
+                    assert!(got == &want, "{protocol} n={n} {o:?}");
+                }
+                let contributors = o.contributors(variant, n);
+                // The garbled circuit reaches the evaluator whole from party 1
+                // (directly, or carrying the sums of others through the hypercube).
+                let gc = garbled_circuit_bytes(ands, contributors) * instances;
+                let into_evaluator = acc.link(Phase::Offline, 1, 0).bytes as usize;
+                assert!(into_evaluator >= gc, "{protocol} n={n} {o:?}");
+                let seeds = acc.phase_total(Phase::Setup).bytes as usize;
+                let want_seeds = if o.prg_zero_sharing {
+                    16 * n * (n - 1) / 2
+                } else {
+                    0
+                };
+                assert_eq!(seeds, want_seeds, "{protocol} n={n} {o:?}");
+                let reduction = usize::from(variant == Variant::Bgw3);
+                let last = if o.hypercube {
+                    hypercube_depth(0, n)
+                } else {
+                    1
+                };
+                assert_eq!(
+                    acc.rounds(Phase::Offline) as usize,
+                    1 + reduction + last,
+                    "{protocol} n={n} {o:?}"
+                );
+                if !o.prg_zero_sharing {
+                    // Dealer 0 sends the last party a zero share per garbled-row value.
+                    let dealt = 16 * 4 * ands * contributors * instances;
+                    assert!(acc.link(Phase::Offline, 0, n - 1).bytes as usize >= dealt);
+                }
+            }
+        }
+    }
 }
 
 #[test]

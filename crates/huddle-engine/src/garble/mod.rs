@@ -61,6 +61,75 @@ impl Variant {
     }
 }
 
+/// The optimizations of Sections 3.1–3.2 that can be switched off to
+/// measure them ("all off" is the Ben-Efraim–Lindell–Omri baseline shape,
+/// except that PRF values are never Shamir-shared here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Optimizations {
+    /// Only t + 1 parties contribute keys (superseeds of (t + 1)·16 bytes)
+    /// instead of all n.
+    pub short_superseeds: bool,
+    /// Additive zero shares from pairwise PRG seeds agreed in the setup
+    /// phase, instead of t + 1 dealers sending random strings in round 1.
+    pub prg_zero_sharing: bool,
+    /// The last offline round as ⌈log2 n⌉ rounds of pairwise sums
+    /// ("hypercube") instead of everybody sending to the evaluator.
+    pub hypercube: bool,
+}
+
+impl Default for Optimizations {
+    fn default() -> Self {
+        Optimizations {
+            short_superseeds: true,
+            prg_zero_sharing: true,
+            hypercube: false,
+        }
+    }
+}
+
+impl Optimizations {
+    pub const NONE: Optimizations = Optimizations {
+        short_superseeds: false,
+        prg_zero_sharing: false,
+        hypercube: false,
+    };
+
+    /// Parses `none`, `all`, or a comma list of `short`, `prgzero`, `hypercube`.
+    pub fn parse(text: &str) -> Result<Optimizations, String> {
+        let mut o = Optimizations::NONE;
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match item {
+                "none" => {}
+                "all" => {
+                    o = Optimizations {
+                        short_superseeds: true,
+                        prg_zero_sharing: true,
+                        hypercube: true,
+                    }
+                }
+                "short" => o.short_superseeds = true,
+                "prgzero" => o.prg_zero_sharing = true,
+                "hypercube" => o.hypercube = true,
+                other => {
+                    return Err(format!(
+                    "unknown optimization `{other}` (known: short, prgzero, hypercube, all, none)"
+                ))
+                }
+            }
+        }
+        Ok(o)
+    }
+
+    /// Key-contributing parties: t + 1 with short superseeds, else n.
+    pub fn contributors(self, variant: Variant, n: usize) -> usize {
+        if self.short_superseeds {
+            variant.threshold(n) + 1
+        } else {
+            n
+        }
+    }
+}
+
 /// The circuit as garbling sees it: 2-input ANDs and free gates.
 #[derive(Clone, Copy, Debug)]
 enum Step {
@@ -154,9 +223,10 @@ impl Plan {
     }
 }
 
-/// Exact bytes a party sends in each phase, for tests and the CLI.
-pub fn garbled_circuit_bytes(ands: usize, n: usize, variant: Variant) -> usize {
-    4 * ands * (variant.threshold(n) + 1) * 16
+/// Size of the garbled circuit: 4 rows of one 16-byte key per contributor
+/// for every AND gate.
+pub fn garbled_circuit_bytes(ands: usize, contributors: usize) -> usize {
+    4 * ands * contributors * 16
 }
 
 fn to_bytes(values: &[Gf128]) -> Vec<u8> {
@@ -233,7 +303,8 @@ pub fn run<T: Transport>(
     crate::ttp::check_own_inputs(me, n, circuit, instances, own_inputs)?;
     let plan = Plan::new(circuit, n)?;
     let t = variant.threshold(n);
-    let contributors = t + 1;
+    let opts = options.garble;
+    let contributors = opts.contributors(variant, n);
     let contributes = me < contributors;
     let constants = reconstruction(n);
     let mut prg = Prg::from_entropy().map_err(|e| RunError::Input(format!("randomness: {e}")))?;
@@ -243,12 +314,13 @@ pub fn run<T: Transport>(
     // each pair draws the seed.
     net.set_phase(Phase::Setup);
     let mut zero: Vec<Option<Prg>> = (0..n).map(|_| None).collect();
-    for (p, slot) in zero.iter_mut().enumerate().skip(me + 1) {
+    let seeded = if opts.prg_zero_sharing { n } else { 0 };
+    for (p, slot) in zero.iter_mut().enumerate().take(seeded).skip(me + 1) {
         let seed = prg.next_seed();
         net.send(p, seed.to_vec())?;
         *slot = Some(Prg::from_seed(seed));
     }
-    for (p, slot) in zero.iter_mut().enumerate().take(me) {
+    for (p, slot) in zero.iter_mut().enumerate().take(me.min(seeded)) {
         let bytes = net.recv(p, 16)?;
         let mut seed = [0u8; 16];
         seed.copy_from_slice(&bytes);
@@ -324,6 +396,25 @@ pub fn run<T: Transport>(
             net.send(p, to_bytes(msg))?;
         }
     }
+    // Without PRG zero sharing, the first t + 1 parties deal additive
+    // sharings of zero for every garbled-row value, in this round.
+    let rows_len = instances * plan.ands * 4 * contributors;
+    let mut dealt_zero: Vec<u128> = Vec::new();
+    if !opts.prg_zero_sharing {
+        dealt_zero = vec![0u128; rows_len];
+        if me <= t {
+            let mut bytes = vec![0u8; 16 * rows_len];
+            for p in (0..n).filter(|&p| p != me) {
+                prg.fill_bytes(&mut bytes);
+                for (z, c) in dealt_zero.iter_mut().zip(bytes.chunks_exact(16)) {
+                    let mut b = [0u8; 16];
+                    b.copy_from_slice(c);
+                    *z ^= u128::from_le_bytes(b);
+                }
+                net.send(p, bytes.clone())?;
+            }
+        }
+    }
     // Per instance from party p: its AND λs, its input λs, its R if it contributes.
     let per_instance =
         |p: PartyId| plan.ands + plan.input_wires_of(p) + usize::from(p < contributors);
@@ -334,6 +425,16 @@ pub fn run<T: Transport>(
         } else {
             from_bytes(&net.recv(p, 16 * per_instance(p) * instances)?)
         });
+    }
+    if !opts.prg_zero_sharing {
+        for d in (0..=t).filter(|&d| d != me) {
+            let bytes = net.recv(d, 16 * rows_len)?;
+            for (z, c) in dealt_zero.iter_mut().zip(bytes.chunks_exact(16)) {
+                let mut b = [0u8; 16];
+                b.copy_from_slice(c);
+                *z ^= u128::from_le_bytes(b);
+            }
+        }
     }
     // Offsets: [R^j] per instance for j < contributors.
     let mut offset_shares: Vec<Vec<Gf128>> = vec![Vec::new(); instances];
@@ -503,53 +604,32 @@ pub fn run<T: Transport>(
             and_index += 1;
         }
     }
-    // Zero masks: pairwise PRG streams, drawn in the same order by both ends.
-    apply_zero_masks(&mut rows_msg, &mut zero);
-    let output_lambda_shares: Vec<Gf128> = states
-        .iter()
-        .flat_map(|s| {
-            plan.outputs
-                .iter()
-                .flatten()
-                .map(|&w| s.lambda[w as usize])
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let mut rows = Vec::new();
-    if me != EVALUATOR {
-        let mut msg: Vec<u8> =
-            Vec::with_capacity(16 * (rows_msg.len() + output_lambda_shares.len()));
-        for v in &rows_msg {
-            msg.extend_from_slice(&v.to_le_bytes());
-        }
-        drop(rows_msg);
-        msg.extend(to_bytes(&output_lambda_shares));
-        net.send(EVALUATOR, msg)?;
+    // Zero masks: pairwise PRG streams drawn in the same order by both ends,
+    // or the dealt sharings of round 1.
+    if opts.prg_zero_sharing {
+        apply_zero_masks(&mut rows_msg, &mut zero);
     } else {
-        let rows_len = rows_msg.len();
-        rows = rows_msg;
-        let mut out_l: Vec<Gf128> = output_lambda_shares
-            .iter()
-            .map(|&s| s * constants[me])
-            .collect();
-        for p in 1..n {
-            let bytes = net.recv(p, 16 * (rows_len + out_l.len()))?;
-            for (r, c) in rows.iter_mut().zip(bytes[..16 * rows_len].chunks_exact(16)) {
-                let mut b = [0u8; 16];
-                b.copy_from_slice(c);
-                *r ^= u128::from_le_bytes(b);
-            }
-            for (l, s) in out_l.iter_mut().zip(from_bytes(&bytes[16 * rows_len..])) {
-                *l += s * constants[p];
-            }
+        for (v, z) in rows_msg.iter_mut().zip(&dealt_zero) {
+            *v ^= z;
         }
-        let per_rows = plan.ands * 4 * contributors;
+        drop(dealt_zero);
+    }
+    // Output λ shares, made additive like the rows.
+    for state in &states {
+        for &w in plan.outputs.iter().flatten() {
+            rows_msg.push((state.lambda[w as usize] * constants[me]).0);
+        }
+    }
+    let total = sum_at_evaluator(net, rows_msg, opts.hypercube)?;
+    let mut rows = Vec::new();
+    if let Some(mut sum) = total {
+        let out_l = sum.split_off(rows_len);
+        rows = sum;
         let per_out = plan.output_wires();
-        let _ = per_rows;
         for (inst, state) in states.iter_mut().enumerate() {
             state.output_lambda = out_l[inst * per_out..(inst + 1) * per_out]
                 .iter()
-                .map(|l| match l.0 {
+                .map(|l| match l {
                     0 => Ok(false),
                     1 => Ok(true),
                     _ => Err(RunError::Input(
@@ -571,6 +651,50 @@ pub fn run<T: Transport>(
         &my_offset,
         &prf,
     )
+}
+
+/// Sums every party's additive vector at the evaluator: directly (one
+/// round) or over a hypercube (⌈log2 n⌉ rounds in which half of the
+/// remaining parties send their running sum to a partner). Returns the
+/// sum at the evaluator, None elsewhere.
+fn sum_at_evaluator<T: Transport>(
+    net: &mut T,
+    mut acc: Vec<u128>,
+    hypercube: bool,
+) -> Result<Option<Vec<u128>>, RunError> {
+    let (me, n) = (net.party(), net.parties());
+    let encode = |v: &[u128]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let absorb = |acc: &mut Vec<u128>, bytes: &[u8]| {
+        for (a, c) in acc.iter_mut().zip(bytes.chunks_exact(16)) {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(c);
+            *a ^= u128::from_le_bytes(b);
+        }
+    };
+    if !hypercube {
+        if me != EVALUATOR {
+            net.send(EVALUATOR, encode(&acc))?;
+            return Ok(None);
+        }
+        for p in 1..n {
+            let bytes = net.recv(p, 16 * acc.len())?;
+            absorb(&mut acc, &bytes);
+        }
+        return Ok(Some(acc));
+    }
+    let mut step = 1;
+    while step < n {
+        if me % (2 * step) == step {
+            net.send(me - step, encode(&acc))?;
+            return Ok(None);
+        }
+        if me % (2 * step) == 0 && me + step < n {
+            let bytes = net.recv(me + step, 16 * acc.len())?;
+            absorb(&mut acc, &bytes);
+        }
+        step *= 2;
+    }
+    Ok(Some(acc))
 }
 
 /// XORs this party's additive share of zero into every value: one draw

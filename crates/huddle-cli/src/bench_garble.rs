@@ -1,0 +1,94 @@
+//! `huddle bench garble`: multiparty garbling (BGW3_opt, BGW2_opt) on
+//! AES-128 and SHA-256 for several party counts, each phase timed, with the
+//! optimizations as chosen (`--opt`), and the AND-gate throughput of offline
+//! and online together. All parties run on this machine in memory.
+
+use huddle_circuit::random::random_inputs;
+use huddle_circuit::{gen, Circuit, Stats};
+use huddle_core::Prg;
+use huddle_engine::garble::Optimizations;
+use huddle_engine::RunOptions;
+use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
+use serde_json::{json, Map};
+use std::time::Duration;
+
+pub struct Setup {
+    pub parties: Vec<usize>,
+    pub batch: usize,
+    pub repeat: usize,
+    pub opt: Optimizations,
+    pub net: NetProfile,
+}
+
+/// Seconds per phase (the slowest party's clock) and bytes of one run.
+fn one_run(
+    protocol: &str,
+    n: usize,
+    c: &Circuit,
+    batch: usize,
+    s: &Setup,
+) -> Result<(f64, f64, f64, u64), String> {
+    let mut prg = Prg::from_seed([42; 16]);
+    let inputs = random_inputs(c, &mut prg, batch);
+    let nets = memory_networks(n, &s.net, Duration::from_secs(600));
+    let options = RunOptions {
+        garble: s.opt,
+        ..RunOptions::default()
+    };
+    let results = huddle_engine::run_local(protocol, nets, c, &inputs, options)?;
+    let mut acc = Accounting::default();
+    let (mut setup, mut offline, mut online) = (0f64, 0f64, 0f64);
+    for r in &results {
+        setup = setup.max(r.accounting.seconds(Phase::Setup));
+        offline = offline.max(r.accounting.seconds(Phase::Offline));
+        online = online.max(r.accounting.seconds(Phase::Online));
+        acc.merge(&r.accounting);
+    }
+    let bytes = acc.phase_total(Phase::Offline).bytes + acc.phase_total(Phase::Online).bytes;
+    Ok((setup, offline, online, bytes))
+}
+
+pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
+    let circuits: Vec<(&str, Circuit)> = vec![
+        ("aes128", gen::generate("aes128", 128, 2)?),
+        ("sha256", gen::generate("sha256", 32, 2)?),
+    ];
+    let mut report = Map::new();
+    let mut lines = Vec::new();
+    for (name, c) in &circuits {
+        let ands = Stats::of(c).and_count;
+        for protocol in ["bgw3", "bgw2"] {
+            for &n in &s.parties {
+                let mut runs = Vec::new();
+                for _ in 0..s.repeat {
+                    runs.push(one_run(protocol, n, c, s.batch, &s)?);
+                }
+                runs.sort_by(|a, b| (a.1 + a.2).total_cmp(&(b.1 + b.2)));
+                let (setup, offline, online, bytes) = runs[runs.len() / 2];
+                let rate = (ands * s.batch) as f64 / (offline + online);
+                let key = format!("{name}/{protocol}/n{n}");
+                report.insert(
+                    key.clone(),
+                    json!({
+                        "setup_seconds": setup,
+                        "offline_seconds": offline,
+                        "online_seconds": online,
+                        "bytes": bytes,
+                        "and_gates_per_second": rate,
+                    }),
+                );
+                lines.push(format!(
+                    "{key:<20} setup {setup:.4} s  offline {offline:.4} s  online {online:.4} s  {rate:.3e} AND/s  {:.1} MB",
+                    bytes as f64 / 1e6
+                ));
+            }
+        }
+    }
+    let header = format!(
+        "huddle bench garble (in memory, all parties on this machine; {} instance(s) per run, median of {}; \
+         optimizations {:?}; AES-128 and SHA-256 as generated with 2-input ANDs; \
+         AND/s = ANDs x instances / (offline + online))",
+        s.batch, s.repeat, s.opt
+    );
+    crate::bench::print_report(as_json, &header, report, &lines)
+}
