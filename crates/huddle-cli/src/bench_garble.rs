@@ -20,14 +20,17 @@ pub struct Setup {
     pub net: NetProfile,
 }
 
-/// Seconds per phase (the slowest party's clock) and bytes of one run.
+/// Seconds of setup, function-independent and function-dependent
+/// preprocessing and online (each the slowest party's clock), and bytes.
+type Timing = (f64, f64, f64, f64, u64);
+
 fn one_run(
     protocol: &str,
     n: usize,
     c: &Circuit,
     batch: usize,
     s: &Setup,
-) -> Result<(f64, f64, f64, u64), String> {
+) -> Result<Timing, String> {
     let mut prg = Prg::from_seed([42; 16]);
     let inputs = random_inputs(c, &mut prg, batch);
     let nets = memory_networks(n, &s.net, Duration::from_secs(600));
@@ -37,15 +40,19 @@ fn one_run(
     };
     let results = huddle_engine::run_local(protocol, nets, c, &inputs, options)?;
     let mut acc = Accounting::default();
-    let (mut setup, mut offline, mut online) = (0f64, 0f64, 0f64);
+    let (mut setup, mut independent, mut dependent, mut online) = (0f64, 0f64, 0f64, 0f64);
     for r in &results {
         setup = setup.max(r.accounting.seconds(Phase::Setup));
-        offline = offline.max(r.accounting.seconds(Phase::Offline));
+        independent = independent.max(r.accounting.seconds(Phase::Offline));
+        dependent = dependent.max(r.accounting.seconds(Phase::Dependent));
         online = online.max(r.accounting.seconds(Phase::Online));
         acc.merge(&r.accounting);
     }
-    let bytes = acc.phase_total(Phase::Offline).bytes + acc.phase_total(Phase::Online).bytes;
-    Ok((setup, offline, online, bytes))
+    let bytes = [Phase::Offline, Phase::Dependent, Phase::Online]
+        .iter()
+        .map(|&p| acc.phase_total(p).bytes)
+        .sum();
+    Ok((setup, independent, dependent, online, bytes))
 }
 
 pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
@@ -63,22 +70,23 @@ pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
                 for _ in 0..s.repeat {
                     runs.push(one_run(protocol, n, c, s.batch, &s)?);
                 }
-                runs.sort_by(|a, b| (a.1 + a.2).total_cmp(&(b.1 + b.2)));
-                let (setup, offline, online, bytes) = runs[runs.len() / 2];
-                let rate = (ands * s.batch) as f64 / (offline + online);
+                runs.sort_by(|a, b| (a.1 + a.2 + a.3).total_cmp(&(b.1 + b.2 + b.3)));
+                let (setup, independent, dependent, online, bytes) = runs[runs.len() / 2];
+                let rate = (ands * s.batch) as f64 / (independent + dependent + online);
                 let key = format!("{name}/{protocol}/n{n}");
                 report.insert(
                     key.clone(),
                     json!({
                         "setup_seconds": setup,
-                        "offline_seconds": offline,
+                        "independent_seconds": independent,
+                        "dependent_seconds": dependent,
                         "online_seconds": online,
                         "bytes": bytes,
                         "and_gates_per_second": rate,
                     }),
                 );
                 lines.push(format!(
-                    "{key:<20} setup {setup:.4} s  offline {offline:.4} s  online {online:.4} s  {rate:.3e} AND/s  {:.1} MB",
+                    "{key:<20} setup {setup:.4}  ind. pre. {independent:.4}  dep. pre. {dependent:.4}  online {online:.4} s  {rate:.3e} AND/s  {:.1} MB",
                     bytes as f64 / 1e6
                 ));
             }
@@ -87,7 +95,7 @@ pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
     let header = format!(
         "huddle bench garble (in memory, all parties on this machine; {} instance(s) per run, median of {}; \
          optimizations {:?}; AES-128 and SHA-256 as generated with 2-input ANDs; \
-         AND/s = ANDs x instances / (offline + online))",
+         AND/s = ANDs x instances / (independent + dependent preprocessing + online))",
         s.batch, s.repeat, s.opt
     );
     crate::bench::print_report(as_json, &header, report, &lines)

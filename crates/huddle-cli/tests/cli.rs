@@ -460,7 +460,12 @@ fn garbling_runs_from_the_command_line_and_its_bench_reports_every_phase() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     for key in ["aes128/bgw3/n3", "sha256/bgw2/n3"] {
-        for field in ["offline_seconds", "online_seconds", "and_gates_per_second"] {
+        for field in [
+            "independent_seconds",
+            "dependent_seconds",
+            "online_seconds",
+            "and_gates_per_second",
+        ] {
             assert!(v[key][field].as_f64().expect(field) > 0.0, "{key} {field}");
         }
     }

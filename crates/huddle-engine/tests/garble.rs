@@ -160,20 +160,28 @@ fn communication_is_exact() {
                     setup,
                     "{protocol} setup {from}->{to}"
                 );
-                // Round 1: λ shares (one per AND, one per owned input wire), R if contributing.
-                let mut offline =
+                // Function-independent, round 1: λ shares (one per AND, one
+                // per owned input wire), R if contributing.
+                let offline =
                     16 * (ands + owned(from) + usize::from(from < contributors)) * instances;
-                if variant == Variant::Bgw3 {
-                    offline += 16 * ands * instances; // degree reduction
-                }
-                if to == 0 {
-                    // The garbled circuit and the output λ shares.
-                    offline += (garbled_circuit_bytes(ands, contributors) + 16) * instances;
-                }
                 assert_eq!(
                     acc.link(Phase::Offline, from, to).bytes as usize,
                     offline,
                     "{protocol} offline {from}->{to}"
+                );
+                // Function-dependent: degree reduction, then the garbled
+                // circuit and the output λ shares to the evaluator.
+                let mut dependent = 0;
+                if variant == Variant::Bgw3 {
+                    dependent += 16 * ands * instances;
+                }
+                if to == 0 {
+                    dependent += (garbled_circuit_bytes(ands, contributors) + 16) * instances;
+                }
+                assert_eq!(
+                    acc.link(Phase::Dependent, from, to).bytes as usize,
+                    dependent,
+                    "{protocol} dependent {from}->{to}"
                 );
                 // Online: e bits to contributors, keys to the evaluator, outputs from it.
                 let mut online = 0;
@@ -194,9 +202,10 @@ fn communication_is_exact() {
             }
         }
         assert_eq!(acc.rounds(Phase::Online), 3, "{protocol}");
+        assert_eq!(acc.rounds(Phase::Offline), 1, "{protocol}");
         assert_eq!(
-            acc.rounds(Phase::Offline),
-            if variant == Variant::Bgw3 { 3 } else { 2 },
+            acc.rounds(Phase::Dependent),
+            if variant == Variant::Bgw3 { 2 } else { 1 },
             "{protocol}"
         );
     }
@@ -252,7 +261,7 @@ fn each_optimization_switches_independently() {
                 // The garbled circuit reaches the evaluator whole from party 1
                 // (directly, or carrying the sums of others through the hypercube).
                 let gc = garbled_circuit_bytes(ands, contributors) * instances;
-                let into_evaluator = acc.link(Phase::Offline, 1, 0).bytes as usize;
+                let into_evaluator = acc.link(Phase::Dependent, 1, 0).bytes as usize;
                 assert!(into_evaluator >= gc, "{protocol} n={n} {o:?}");
                 let seeds = acc.phase_total(Phase::Setup).bytes as usize;
                 let want_seeds = if o.prg_zero_sharing {
@@ -267,9 +276,10 @@ fn each_optimization_switches_independently() {
                 } else {
                     1
                 };
+                assert_eq!(acc.rounds(Phase::Offline), 1, "{protocol} n={n} {o:?}");
                 assert_eq!(
-                    acc.rounds(Phase::Offline) as usize,
-                    1 + reduction + last,
+                    acc.rounds(Phase::Dependent) as usize,
+                    reduction + last,
                     "{protocol} n={n} {o:?}"
                 );
                 if !o.prg_zero_sharing {

@@ -11,13 +11,23 @@ use std::time::Instant;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Phase {
     Setup,
+    /// Preprocessing (for garbling: the function-independent part).
     Offline,
     Online,
     Verify,
+    /// Function-dependent preprocessing (garbling: building the garbled
+    /// circuit once the function is known).
+    Dependent,
 }
 
 impl Phase {
-    pub const ALL: [Phase; 4] = [Phase::Setup, Phase::Offline, Phase::Online, Phase::Verify];
+    pub const ALL: [Phase; 5] = [
+        Phase::Setup,
+        Phase::Offline,
+        Phase::Online,
+        Phase::Verify,
+        Phase::Dependent,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -25,6 +35,7 @@ impl Phase {
             Phase::Offline => "offline",
             Phase::Online => "online",
             Phase::Verify => "verify",
+            Phase::Dependent => "dependent",
         }
     }
 }

@@ -195,7 +195,7 @@ pub struct Network {
     /// Whether time is being counted for the current phase.
     clock_running: bool,
     /// Per phase, the deepest round stamp received so far (see [`STAMP_BYTES`]).
-    depth: [u32; 4],
+    depth: [u32; Phase::ALL.len()],
     accounting: Accounting,
     timeout: Duration,
 }
@@ -412,7 +412,7 @@ impl Network {
             alarm,
             phase: Phase::Setup,
             clock_running: false,
-            depth: [0; 4],
+            depth: [0; Phase::ALL.len()],
             accounting: Accounting::default(),
             timeout,
         }

@@ -21,6 +21,10 @@
 //! them off (the Ben-Efraim–Lindell–Omri baseline), the hypercube last round,
 //! and the malicious BGW2_opt^mal.
 //!
+//! Phases: setup (zero-sharing seeds), offline = function-independent
+//! preprocessing (round 1 and dealt zero shares), dependent =
+//! function-dependent preprocessing (rounds 2 and 3), online.
+//!
 //! Online (their Figure 2): input owners send e_w = x ⊕ λ_w to the key
 //! contributors, the contributors send k^j_{w,e_w} to the evaluator, the
 //! evaluator decrypts gate by gate (free XOR; an AND row yields every
@@ -486,6 +490,9 @@ pub fn run<T: Transport>(
         }
     }
 
+    // Function-dependent preprocessing from here on (the paper's Section 5
+    // phases): everything above needed only the number of ANDs and inputs.
+    net.set_phase(Phase::Dependent);
     // Round 2 (BGW3 only): degree reduction of λ_u·λ_v.
     let products: Vec<Vec<Gf128>> = states
         .iter()
