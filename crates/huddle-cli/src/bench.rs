@@ -72,8 +72,9 @@ pub enum BenchCommand {
         /// Runs per measurement; the median is reported.
         #[arg(long, default_value_t = 1)]
         repeat: usize,
-        /// Optimizations on: short, prgzero, hypercube, all or none.
-        #[arg(long, default_value = "short,prgzero")]
+        /// Optimizations on: reduced, short, prgzero, hypercube, all or none;
+        /// or `ladder`: none, then each added in turn (the paper's Table 1).
+        #[arg(long, default_value = "reduced,short,prgzero")]
         opt: String,
         /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
         #[arg(long, default_value = "lan")]
@@ -131,8 +132,21 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
                 parties: parties.into_iter().filter(|&n| n >= 3).collect(),
                 batch: batch.max(1),
                 repeat: repeat.max(1),
-                opt: huddle_engine::garble::Optimizations::parse(&opt)
-                    .map_err(|e| format!("--opt: {e}"))?,
+                opts: if opt == "ladder" {
+                    [
+                        "none",
+                        "reduced",
+                        "reduced,short",
+                        "reduced,short,prgzero",
+                        "all",
+                    ]
+                    .iter()
+                    .map(|o| huddle_engine::garble::Optimizations::parse(o))
+                    .collect::<Result<_, _>>()?
+                } else {
+                    vec![huddle_engine::garble::Optimizations::parse(&opt)
+                        .map_err(|e| format!("--opt: {e}"))?]
+                },
                 net: huddle_net::NetProfile::named(&net).map_err(|e| e.to_string())?,
             },
         ),

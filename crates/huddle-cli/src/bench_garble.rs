@@ -16,7 +16,8 @@ pub struct Setup {
     pub parties: Vec<usize>,
     pub batch: usize,
     pub repeat: usize,
-    pub opt: Optimizations,
+    /// Each setting is measured in turn.
+    pub opts: Vec<Optimizations>,
     pub net: NetProfile,
 }
 
@@ -30,12 +31,13 @@ fn one_run(
     c: &Circuit,
     batch: usize,
     s: &Setup,
+    opt: Optimizations,
 ) -> Result<Timing, String> {
     let mut prg = Prg::from_seed([42; 16]);
     let inputs = random_inputs(c, &mut prg, batch);
     let nets = memory_networks(n, &s.net, Duration::from_secs(600));
     let options = RunOptions {
-        garble: s.opt,
+        garble: opt,
         ..RunOptions::default()
     };
     let results = huddle_engine::run_local(protocol, nets, c, &inputs, options)?;
@@ -55,6 +57,25 @@ fn one_run(
     Ok((setup, independent, dependent, online, bytes))
 }
 
+/// The optimizations that are on, as `--opt` spells them.
+fn opt_label(o: Optimizations) -> String {
+    let names: Vec<&str> = [
+        (o.reduced_complexity, "reduced"),
+        (o.short_superseeds, "short"),
+        (o.prg_zero_sharing, "prgzero"),
+        (o.hypercube, "hypercube"),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, n)| *n)
+    .collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(",")
+    }
+}
+
 pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
     let circuits: Vec<(&str, Circuit)> = vec![
         ("aes128", gen::generate("aes128", 128, 2)?),
@@ -66,37 +87,46 @@ pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
         let ands = Stats::of(c).and_count;
         for protocol in ["bgw3", "bgw2"] {
             for &n in &s.parties {
-                let mut runs = Vec::new();
-                for _ in 0..s.repeat {
-                    runs.push(one_run(protocol, n, c, s.batch, &s)?);
+                for &opt in &s.opts {
+                    let mut runs = Vec::new();
+                    for _ in 0..s.repeat {
+                        runs.push(one_run(protocol, n, c, s.batch, &s, opt)?);
+                    }
+                    runs.sort_by(|a, b| (a.1 + a.2 + a.3).total_cmp(&(b.1 + b.2 + b.3)));
+                    let (setup, independent, dependent, online, bytes) = runs[runs.len() / 2];
+                    let rate = (ands * s.batch) as f64 / (independent + dependent + online);
+                    let label = opt_label(opt);
+                    let key = if s.opts.len() > 1 {
+                        format!("{name}/{protocol}/n{n}/{label}")
+                    } else {
+                        format!("{name}/{protocol}/n{n}")
+                    };
+                    report.insert(
+                        key.clone(),
+                        json!({
+                            "setup_seconds": setup,
+                            "independent_seconds": independent,
+                            "dependent_seconds": dependent,
+                            "online_seconds": online,
+                            "bytes": bytes,
+                            "and_gates_per_second": rate,
+                        }),
+                    );
+                    lines.push(format!(
+                        "{key:<44} setup {setup:.4}  ind. pre. {independent:.4}  dep. pre. {dependent:.4}  online {online:.4} s  {rate:.3e} AND/s  {:.1} MB",
+                        bytes as f64 / 1e6
+                    ));
                 }
-                runs.sort_by(|a, b| (a.1 + a.2 + a.3).total_cmp(&(b.1 + b.2 + b.3)));
-                let (setup, independent, dependent, online, bytes) = runs[runs.len() / 2];
-                let rate = (ands * s.batch) as f64 / (independent + dependent + online);
-                let key = format!("{name}/{protocol}/n{n}");
-                report.insert(
-                    key.clone(),
-                    json!({
-                        "setup_seconds": setup,
-                        "independent_seconds": independent,
-                        "dependent_seconds": dependent,
-                        "online_seconds": online,
-                        "bytes": bytes,
-                        "and_gates_per_second": rate,
-                    }),
-                );
-                lines.push(format!(
-                    "{key:<20} setup {setup:.4}  ind. pre. {independent:.4}  dep. pre. {dependent:.4}  online {online:.4} s  {rate:.3e} AND/s  {:.1} MB",
-                    bytes as f64 / 1e6
-                ));
             }
         }
     }
     let header = format!(
         "huddle bench garble (in memory, all parties on this machine; {} instance(s) per run, median of {}; \
-         optimizations {:?}; AES-128 and SHA-256 as generated with 2-input ANDs; \
+         optimizations {}; AES-128 and SHA-256 as generated with 2-input ANDs; \
          AND/s = ANDs x instances / (independent + dependent preprocessing + online))",
-        s.batch, s.repeat, s.opt
+        s.batch,
+        s.repeat,
+        s.opts.iter().map(|&o| opt_label(o)).collect::<Vec<_>>().join(" | ")
     );
     crate::bench::print_report(as_json, &header, report, &lines)
 }

@@ -77,10 +77,11 @@ pub struct LocalArgs {
     /// MiB of shares a party holds at once; larger batches run in slices.
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     share_memory: usize,
-    /// Garbling (bgw3, bgw2): optimizations on, as a comma list of short
-    /// (t + 1 key contributors), prgzero (PRG zero sharing), hypercube (log n
-    /// last round), or all / none. Every party must use the same list.
-    #[arg(long, default_value = "short,prgzero", value_name = "LIST")]
+    /// Garbling (bgw3, bgw2): optimizations on, as a comma list of reduced
+    /// (PRF values never Shamir-shared), short (t + 1 key contributors),
+    /// prgzero (PRG zero sharing), hypercube (log n last round), or all /
+    /// none. Every party must use the same list.
+    #[arg(long, default_value = "reduced,short,prgzero", value_name = "LIST")]
     opt: String,
     /// Only this party learns the outputs (default: every party).
     #[arg(long, value_name = "PARTY")]
@@ -130,10 +131,11 @@ pub struct PartyArgs {
     /// MiB of shares held at once (every party must use the same value).
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     share_memory: usize,
-    /// Garbling (bgw3, bgw2): optimizations on, as a comma list of short
-    /// (t + 1 key contributors), prgzero (PRG zero sharing), hypercube (log n
-    /// last round), or all / none. Every party must use the same list.
-    #[arg(long, default_value = "short,prgzero", value_name = "LIST")]
+    /// Garbling (bgw3, bgw2): optimizations on, as a comma list of reduced
+    /// (PRF values never Shamir-shared), short (t + 1 key contributors),
+    /// prgzero (PRG zero sharing), hypercube (log n last round), or all /
+    /// none. Every party must use the same list.
+    #[arg(long, default_value = "reduced,short,prgzero", value_name = "LIST")]
     opt: String,
     /// Only this party learns the outputs (every party must name the same one).
     #[arg(long, value_name = "PARTY")]

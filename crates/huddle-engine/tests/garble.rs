@@ -247,11 +247,12 @@ fn each_optimization_switches_independently() {
         .expect("plaintext");
     for (protocol, variant) in VARIANTS {
         for n in [3, 5, 8] {
-            for bits in 0..8u8 {
+            for bits in 0..16u8 {
                 let o = Optimizations {
                     short_superseeds: bits & 1 == 1,
                     prg_zero_sharing: bits & 2 == 2,
                     hypercube: bits & 4 == 4,
+                    reduced_complexity: bits & 8 == 8,
                 };
                 let (outs, acc) = run_with(protocol, n, &c, &inputs, o);
                 for got in &outs {
@@ -264,11 +265,8 @@ fn each_optimization_switches_independently() {
                 let into_evaluator = acc.link(Phase::Dependent, 1, 0).bytes as usize;
                 assert!(into_evaluator >= gc, "{protocol} n={n} {o:?}");
                 let seeds = acc.phase_total(Phase::Setup).bytes as usize;
-                let want_seeds = if o.prg_zero_sharing {
-                    16 * n * (n - 1) / 2
-                } else {
-                    0
-                };
+                let zero_by_prg = o.reduced_complexity && o.prg_zero_sharing;
+                let want_seeds = if zero_by_prg { 16 * n * (n - 1) / 2 } else { 0 };
                 assert_eq!(seeds, want_seeds, "{protocol} n={n} {o:?}");
                 let reduction = usize::from(variant == Variant::Bgw3);
                 let last = if o.hypercube {
@@ -282,10 +280,18 @@ fn each_optimization_switches_independently() {
                     reduction + last,
                     "{protocol} n={n} {o:?}"
                 );
-                if !o.prg_zero_sharing {
+                let round1 = acc.link(Phase::Offline, 0, n - 1).bytes as usize;
+                if o.reduced_complexity && !o.prg_zero_sharing {
                     // Dealer 0 sends the last party a zero share per garbled-row value.
-                    let dealt = 16 * 4 * ands * contributors * instances;
-                    assert!(acc.link(Phase::Offline, 0, n - 1).bytes as usize >= dealt);
+                    assert!(round1 >= 16 * 4 * ands * contributors * instances);
+                }
+                if !o.reduced_complexity {
+                    // Contributor 0 Shamir-shares its F² values and output keys.
+                    assert!(round1 >= 16 * (4 * contributors + 1) * ands * instances);
+                }
+                if zero_by_prg {
+                    // Only its λ shares, its 16 input λs and its R.
+                    assert_eq!(round1, 16 * (ands + 16 + 1) * instances);
                 }
             }
         }

@@ -70,6 +70,11 @@ impl Variant {
 /// except that PRF values are never Shamir-shared here).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Optimizations {
+    /// Section 3.1: PRF values and keys are added after share conversion
+    /// and never Shamir-shared; off, every contributor Shamir-shares all its
+    /// F² values and output keys in round 1 (degree 2t, or 3t for BGW2) and
+    /// the evaluator interpolates the rows (cubic work in n).
+    pub reduced_complexity: bool,
     /// Only t + 1 parties contribute keys (superseeds of (t + 1)·16 bytes)
     /// instead of all n.
     pub short_superseeds: bool,
@@ -84,6 +89,7 @@ pub struct Optimizations {
 impl Default for Optimizations {
     fn default() -> Self {
         Optimizations {
+            reduced_complexity: true,
             short_superseeds: true,
             prg_zero_sharing: true,
             hypercube: false,
@@ -93,12 +99,14 @@ impl Default for Optimizations {
 
 impl Optimizations {
     pub const NONE: Optimizations = Optimizations {
+        reduced_complexity: false,
         short_superseeds: false,
         prg_zero_sharing: false,
         hypercube: false,
     };
 
-    /// Parses `none`, `all`, or a comma list of `short`, `prgzero`, `hypercube`.
+    /// Parses `none`, `all`, or a comma list of `reduced`, `short`,
+    /// `prgzero`, `hypercube`.
     pub fn parse(text: &str) -> Result<Optimizations, String> {
         let mut o = Optimizations::NONE;
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -106,22 +114,30 @@ impl Optimizations {
                 "none" => {}
                 "all" => {
                     o = Optimizations {
+                        reduced_complexity: true,
                         short_superseeds: true,
                         prg_zero_sharing: true,
                         hypercube: true,
                     }
                 }
+                "reduced" => o.reduced_complexity = true,
                 "short" => o.short_superseeds = true,
                 "prgzero" => o.prg_zero_sharing = true,
                 "hypercube" => o.hypercube = true,
                 other => {
                     return Err(format!(
-                    "unknown optimization `{other}` (known: short, prgzero, hypercube, all, none)"
+                    "unknown optimization `{other}` (known: reduced, short, prgzero, hypercube, all, none)"
                 ))
                 }
             }
         }
         Ok(o)
+    }
+
+    /// Whether additive zero shares are needed (only with reduced complexity:
+    /// without it the rows stay Shamir shares of a fresh polynomial).
+    pub fn zero_sharing(self) -> bool {
+        self.reduced_complexity
     }
 
     /// Key-contributing parties: t + 1 with short superseeds, else n.
@@ -318,7 +334,11 @@ pub fn run<T: Transport>(
     // each pair draws the seed.
     net.set_phase(Phase::Setup);
     let mut zero: Vec<Option<Prg>> = (0..n).map(|_| None).collect();
-    let seeded = if opts.prg_zero_sharing { n } else { 0 };
+    let seeded = if opts.zero_sharing() && opts.prg_zero_sharing {
+        n
+    } else {
+        0
+    };
     for (p, slot) in zero.iter_mut().enumerate().take(seeded).skip(me + 1) {
         let seed = prg.next_seed();
         net.send(p, seed.to_vec())?;
@@ -385,6 +405,15 @@ pub fn run<T: Transport>(
             for k in keys.iter_mut() {
                 *k = prg.next_u64() as u128 | (prg.next_u64() as u128) << 64;
             }
+            // Free gates: keys follow from their inputs (free XOR).
+            for s in &plan.steps {
+                match *s {
+                    Step::Xor(a, b, o) => keys[o as usize] = keys[a as usize] ^ keys[b as usize],
+                    Step::Inv(a, o) => keys[o as usize] = keys[a as usize] ^ offset.0,
+                    Step::Copy(a, o) => keys[o as usize] = keys[a as usize],
+                    Step::Const(_) | Step::And(..) => {}
+                }
+            }
         }
         my_offset.push(offset);
         my_share_sum.push(own_shares);
@@ -403,8 +432,10 @@ pub fn run<T: Transport>(
     // Without PRG zero sharing, the first t + 1 parties deal additive
     // sharings of zero for every garbled-row value, in this round.
     let rows_len = instances * plan.ands * 4 * contributors;
+    let mut shared_rows_own: Vec<Gf128> = Vec::new();
     let mut dealt_zero: Vec<u128> = Vec::new();
-    if !opts.prg_zero_sharing {
+    let dealt = opts.zero_sharing() && !opts.prg_zero_sharing;
+    if dealt {
         dealt_zero = vec![0u128; rows_len];
         if me <= t {
             let mut bytes = vec![0u8; 16 * rows_len];
@@ -419,6 +450,52 @@ pub fn run<T: Transport>(
             }
         }
     }
+    // Without reduced complexity, every contributor Shamir-shares its F²
+    // values and its output-wire zero keys, at the degree of χ·R.
+    let row_degree = match variant {
+        Variant::Bgw3 => 2 * t,
+        Variant::Bgw2 => 3 * t,
+    };
+    let per_gate = 4 * contributors + 1;
+    if !opts.reduced_complexity && contributes {
+        let mut msgs: Vec<Vec<Gf128>> =
+            vec![Vec::with_capacity(instances * plan.ands * per_gate); n];
+        let mut values = Vec::with_capacity(4 * contributors);
+        for (inst, state) in states.iter().enumerate() {
+            let mut and_index = 0;
+            for s in &plan.steps {
+                let Step::And(a, b, o) = *s else { continue };
+                gate_prf(
+                    &prf,
+                    &state.keys,
+                    my_offset[inst].0,
+                    (a, b),
+                    inst,
+                    and_index,
+                    contributors,
+                    &mut values,
+                );
+                for &v in values
+                    .iter()
+                    .chain(std::iter::once(&state.keys[o as usize]))
+                {
+                    for (p, sh) in share(Gf128(v), row_degree, n, &mut prg)
+                        .into_iter()
+                        .enumerate()
+                    {
+                        msgs[p].push(sh);
+                    }
+                }
+                and_index += 1;
+            }
+        }
+        for (p, msg) in msgs.iter().enumerate() {
+            if p != me {
+                net.send(p, to_bytes(msg))?;
+            }
+        }
+        shared_rows_own = std::mem::take(&mut msgs[me]);
+    }
     // Per instance from party p: its AND λs, its input λs, its R if it contributes.
     let per_instance =
         |p: PartyId| plan.ands + plan.input_wires_of(p) + usize::from(p < contributors);
@@ -430,13 +507,33 @@ pub fn run<T: Transport>(
             from_bytes(&net.recv(p, 16 * per_instance(p) * instances)?)
         });
     }
-    if !opts.prg_zero_sharing {
+    if dealt {
         for d in (0..=t).filter(|&d| d != me) {
             let bytes = net.recv(d, 16 * rows_len)?;
             for (z, c) in dealt_zero.iter_mut().zip(bytes.chunks_exact(16)) {
                 let mut b = [0u8; 16];
                 b.copy_from_slice(c);
                 *z ^= u128::from_le_bytes(b);
+            }
+        }
+    }
+    // Shares of Σ_i F_i per row, and of k^j_{w,0} per gate and j.
+    let mut row_shares: Vec<Gf128> = Vec::new();
+    let mut key_shares: Vec<Gf128> = Vec::new();
+    if !opts.reduced_complexity {
+        row_shares = vec![Gf128::ZERO; rows_len];
+        key_shares = vec![Gf128::ZERO; instances * plan.ands * contributors];
+        for p in 0..contributors {
+            let values = if p == me {
+                std::mem::take(&mut shared_rows_own)
+            } else {
+                from_bytes(&net.recv(p, 16 * instances * plan.ands * per_gate)?)
+            };
+            for (g, chunk) in values.chunks_exact(per_gate).enumerate() {
+                for (r, &v) in chunk[..4 * contributors].iter().enumerate() {
+                    row_shares[g * 4 * contributors + r] += v;
+                }
+                key_shares[g * contributors + p] = chunk[4 * contributors];
             }
         }
     }
@@ -462,27 +559,14 @@ pub fn run<T: Transport>(
                 offset_shares[inst].push(mine[k - 1]);
             }
         }
-        // Free gates: λ and keys follow (constants have λ = 0).
-        let offset = my_offset[inst].0;
+        // Free gates: λ follows (constants have λ = 0).
         for s in &plan.steps {
             match *s {
                 Step::Xor(a, b, o) => {
                     state.lambda[o as usize] = state.lambda[a as usize] + state.lambda[b as usize];
-                    if contributes {
-                        state.keys[o as usize] = state.keys[a as usize] ^ state.keys[b as usize];
-                    }
                 }
-                Step::Inv(a, o) => {
+                Step::Inv(a, o) | Step::Copy(a, o) => {
                     state.lambda[o as usize] = state.lambda[a as usize];
-                    if contributes {
-                        state.keys[o as usize] = state.keys[a as usize] ^ offset;
-                    }
-                }
-                Step::Copy(a, o) => {
-                    state.lambda[o as usize] = state.lambda[a as usize];
-                    if contributes {
-                        state.keys[o as usize] = state.keys[a as usize];
-                    }
                 }
                 Step::Const(o) => state.lambda[o as usize] = Gf128::ZERO,
                 Step::And(..) => {}
@@ -565,23 +649,20 @@ pub fn run<T: Transport>(
                 state.lambda[b as usize],
                 state.lambda[o as usize],
             );
-            if contributes {
-                prf_in.clear();
-                for alpha in 0..2u128 {
-                    for beta in 0..2u128 {
-                        let ka = state.keys[a as usize] ^ (offset * alpha);
-                        let kb = state.keys[b as usize] ^ (offset * beta);
-                        for j in 0..contributors {
-                            prf_in.push(DoubleKeyPrf::input(
-                                Gf128(ka),
-                                Gf128(kb),
-                                tweak(inst, and_index, j),
-                            ));
-                        }
-                    }
-                }
-                prf.apply(&mut prf_in);
+            let local = opts.reduced_complexity && contributes;
+            if local {
+                gate_prf(
+                    &prf,
+                    &state.keys,
+                    offset,
+                    (a, b),
+                    inst,
+                    and_index,
+                    contributors,
+                    &mut prf_in,
+                );
             }
+            let gate = inst * plan.ands + and_index;
             // χ_αβ·S = (λ_uv + λ_w)·S + β·(λ_u·S) + α·(λ_v·S) + αβ·S with
             // S = c_me·[R^j]: three multiplications per j instead of four.
             let base_at = rows_msg.len();
@@ -599,11 +680,17 @@ pub fn run<T: Transport>(
                 for (ab, &v) in chi.iter().enumerate() {
                     let row = ab * contributors + j;
                     let mut v = v;
-                    if contributes {
+                    if local {
                         v ^= prf_in[row];
-                    }
-                    if me == j {
-                        v ^= state.keys[o as usize];
+                        if me == j {
+                            v ^= state.keys[o as usize];
+                        }
+                    } else if !opts.reduced_complexity {
+                        // Shamir shares of Σ F and k^j, converted like χ·R.
+                        v ^= ((row_shares[gate * 4 * contributors + row]
+                            + key_shares[gate * contributors + j])
+                            * c_me)
+                            .0;
                     }
                     rows_msg[base_at + row] = v;
                 }
@@ -613,7 +700,9 @@ pub fn run<T: Transport>(
     }
     // Zero masks: pairwise PRG streams drawn in the same order by both ends,
     // or the dealt sharings of round 1.
-    if opts.prg_zero_sharing {
+    if !opts.zero_sharing() {
+        // The rows are (converted) Shamir shares of fresh random polynomials.
+    } else if opts.prg_zero_sharing {
         apply_zero_masks(&mut rows_msg, &mut zero);
     } else {
         for (v, z) in rows_msg.iter_mut().zip(&dealt_zero) {
@@ -658,6 +747,36 @@ pub fn run<T: Transport>(
         &my_offset,
         &prf,
     )
+}
+
+/// This contributor's F² values for one AND gate: for (α, β) and every
+/// contributor j, F²_{k_{u,α}, k_{v,β}}(instance ‖ gate ‖ j), in row order.
+#[allow(clippy::too_many_arguments)]
+fn gate_prf(
+    prf: &DoubleKeyPrf,
+    keys: &[u128],
+    offset: u128,
+    (a, b): (u32, u32),
+    inst: usize,
+    and_index: usize,
+    contributors: usize,
+    out: &mut Vec<u128>,
+) {
+    out.clear();
+    for alpha in 0..2u128 {
+        for beta in 0..2u128 {
+            let ka = keys[a as usize] ^ (offset * alpha);
+            let kb = keys[b as usize] ^ (offset * beta);
+            for j in 0..contributors {
+                out.push(DoubleKeyPrf::input(
+                    Gf128(ka),
+                    Gf128(kb),
+                    tweak(inst, and_index, j),
+                ));
+            }
+        }
+    }
+    prf.apply(out);
 }
 
 /// Sums every party's additive vector at the evaluator: directly (one
