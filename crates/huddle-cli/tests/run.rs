@@ -391,7 +391,7 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
     assert!(o.status.success());
     let cfg = dir.join("parties.toml");
     let inputs = ["1", "2", "3"];
-    for protocol in ["ttp", "trio", "mfi3"] {
+    for protocol in ["ttp", "trio", "mfi3", "bgw3", "bgw2"] {
         let children: Vec<_> = (0..3)
             .map(|i| {
                 Command::new(bin())
