@@ -13,18 +13,36 @@ pub fn point(p: usize) -> Gf128 {
 /// Shares of `secret` for parties 0..n under a random polynomial of degree
 /// `degree`: share p is f(p + 1).
 pub fn share(secret: Gf128, degree: usize, n: usize, prg: &mut Prg) -> Vec<Gf128> {
-    let coefficients: Vec<Gf128> = (0..degree).map(|_| random(prg)).collect();
-    (0..n)
-        .map(|p| {
-            // Horner: ((a_t x + a_{t-1}) x + ...) x + secret.
-            let x = point(p);
-            let mut acc = Gf128::ZERO;
-            for &a in coefficients.iter().rev() {
-                acc = acc * x + a;
-            }
-            acc * x + secret
-        })
-        .collect()
+    let mut out = Vec::with_capacity(n);
+    share_each(secret, degree, n, prg, |_, s| out.push(s));
+    out
+}
+
+/// Like [`share`], handing share p to `sink(p, share)` without allocating
+/// (degrees up to 63, enough for 64 parties).
+pub fn share_each(
+    secret: Gf128,
+    degree: usize,
+    n: usize,
+    prg: &mut Prg,
+    mut sink: impl FnMut(usize, Gf128),
+) {
+    let mut coefficients = [Gf128::ZERO; 64];
+    let coefficients = &mut coefficients[..degree];
+    let mut bytes = [0u8; 16];
+    for a in coefficients.iter_mut() {
+        prg.fill_bytes(&mut bytes);
+        *a = Gf128::from_bytes(bytes);
+    }
+    for p in 0..n {
+        // Horner: ((a_t x + a_{t-1}) x + ...) x + secret.
+        let x = point(p);
+        let mut acc = Gf128::ZERO;
+        for &a in coefficients.iter().rev() {
+            acc = acc * x + a;
+        }
+        sink(p, acc * x + secret);
+    }
 }
 
 /// Constants c_p with f(0) = Σ c_p f(p + 1) for every polynomial of degree

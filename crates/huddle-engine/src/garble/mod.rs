@@ -39,7 +39,7 @@ pub mod field;
 
 use crate::sharing::Transport;
 use crate::ttp::RunError;
-use field::{reconstruction, share, DoubleKeyPrf};
+use field::{reconstruction, share_each, DoubleKeyPrf};
 use huddle_circuit::{BitMatrix, Circuit, Op};
 use huddle_core::{Gf128, Prg};
 use huddle_net::{PartyId, Phase};
@@ -391,14 +391,13 @@ pub fn run<T: Transport>(
             Gf128::ZERO
         };
         for s in secrets {
-            let shares = share(s, t, n, &mut prg);
-            for (p, v) in shares.into_iter().enumerate() {
+            share_each(s, t, n, &mut prg, |p, v| {
                 if p == me {
                     own_shares.push(v);
                 } else {
                     out_msgs[p].push(v);
                 }
-            }
+            });
         }
         let mut keys = vec![0u128; if contributes { plan.wires } else { 0 }];
         if contributes {
@@ -479,12 +478,7 @@ pub fn run<T: Transport>(
                     .iter()
                     .chain(std::iter::once(&state.keys[o as usize]))
                 {
-                    for (p, sh) in share(Gf128(v), row_degree, n, &mut prg)
-                        .into_iter()
-                        .enumerate()
-                    {
-                        msgs[p].push(sh);
-                    }
+                    share_each(Gf128(v), row_degree, n, &mut prg, |p, sh| msgs[p].push(sh));
                 }
                 and_index += 1;
             }
@@ -596,13 +590,13 @@ pub fn run<T: Transport>(
             let mut msgs: Vec<Vec<Gf128>> = vec![Vec::new(); n];
             let mut kept: Vec<Gf128> = Vec::new();
             for v in products.iter().flatten() {
-                for (p, s) in share(*v, t, n, &mut prg).into_iter().enumerate() {
+                share_each(*v, t, n, &mut prg, |p, s| {
                     if p == me {
                         kept.push(s);
                     } else {
                         msgs[p].push(s);
                     }
-                }
+                });
             }
             for (p, msg) in msgs.iter().enumerate() {
                 if p != me {
