@@ -394,7 +394,14 @@ fn term_weight(factors: usize) -> u32 {
 
 /// The cheapest way to write `f` as a sum of at most three products of at
 /// most three affine functions of d.
-fn decompose(f: Table, terms: &[Term], index: &HashMap<Table, usize>) -> Vec<Term> {
+/// `index[table]` is the position of that product in `terms` (u32::MAX: none);
+/// an array rather than a map because the three-term search probes it
+/// tens of thousands of times per function.
+fn decompose(f: Table, terms: &[Term], index: &[u32]) -> Vec<Term> {
+    let lookup = |t: Table| match index[usize::from(t)] {
+        u32::MAX => None,
+        i => Some(i as usize),
+    };
     let weight = |i: usize| term_weight(terms[i].factors.len());
     let mut best: Option<(u32, Vec<usize>)> = None;
     let mut offer = |cost: u32, chosen: Vec<usize>| {
@@ -405,11 +412,11 @@ fn decompose(f: Table, terms: &[Term], index: &HashMap<Table, usize>) -> Vec<Ter
     if f == 0 {
         return Vec::new();
     }
-    if let Some(&i) = index.get(&f) {
+    if let Some(i) = lookup(f) {
         offer(weight(i), vec![i]);
     }
     for (i, t) in terms.iter().enumerate() {
-        if let Some(&j) = index.get(&(f ^ t.table)) {
+        if let Some(j) = lookup(f ^ t.table) {
             if j > i {
                 offer(weight(i) + weight(j), vec![i, j]);
             }
@@ -417,7 +424,7 @@ fn decompose(f: Table, terms: &[Term], index: &HashMap<Table, usize>) -> Vec<Ter
     }
     for (i, ti) in terms.iter().enumerate() {
         for (j, tj) in terms.iter().enumerate().skip(i + 1) {
-            if let Some(&k) = index.get(&(f ^ ti.table ^ tj.table)) {
+            if let Some(k) = lookup(f ^ ti.table ^ tj.table) {
                 if k > j {
                     offer(weight(i) + weight(j) + weight(k), vec![i, j, k]);
                 }
@@ -434,18 +441,17 @@ fn form_decompositions(modulus: u8, scale: u8) -> std::sync::Arc<Vec<Vec<Term>>>
     use std::sync::{Arc, Mutex};
     type Forms = Arc<Vec<Vec<Term>>>;
     static CACHE: OnceLock<Mutex<HashMap<(u8, u8), Forms>>> = OnceLock::new();
-    static TERMS: OnceLock<(Vec<Term>, HashMap<Table, usize>)> = OnceLock::new();
+    static TERMS: OnceLock<(Vec<Term>, Vec<u32>)> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(found) = cache.lock().expect("cache lock").get(&(modulus, scale)) {
         return found.clone();
     }
     let (terms, index) = TERMS.get_or_init(|| {
         let terms = affine_products(3);
-        let index = terms
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.table, i))
-            .collect();
+        let mut index = vec![u32::MAX; 1 << 16];
+        for (i, t) in terms.iter().enumerate() {
+            index[usize::from(t.table)] = i as u32;
+        }
         (terms, index)
     });
     let inverse = |d: u8| {
@@ -717,6 +723,73 @@ fn bits_of(mask: u32) -> impl Iterator<Item = usize> {
     (0..32).filter(move |i| mask >> i & 1 == 1)
 }
 
+/// Masks over x of the other factor's Karatsuba forms: form i of
+/// c^-1·(h + l) for output bits 0-3 and of c^-1·h for bits 4-7.
+fn other_forms(t: &Tower) -> [[u8; 2]; 9] {
+    let image: [u8; 8] = std::array::from_fn(|i| t.map(1 << i));
+    let c_inv = (1..16u8)
+        .find(|&v| t.mul16(v, t.scale) == 1)
+        .expect("a non-zero scale");
+    let other: [[u8; 4]; 2] = [0, 1].map(|half| {
+        std::array::from_fn(|j| {
+            (0..8)
+                .filter(|&i| {
+                    let (h, l) = (image[i] >> 4, image[i] & 15);
+                    let v = if half == 1 { h } else { h ^ l };
+                    t.mul16(c_inv, v) >> j & 1 == 1
+                })
+                .fold(0u8, |m, i| m | 1 << i)
+        })
+    });
+    std::array::from_fn(|i| {
+        [0, 1].map(|half| bits_of(u32::from(FORMS[i])).fold(0u8, |acc, j| acc ^ other[half][j]))
+    })
+}
+
+/// The depth-2 output layer: for every distinct product term of the forms
+/// of c·e, the masks H[k] it multiplies into output bit k and a basis of
+/// their span (one AND per basis vector).
+fn depth2_plan(t: &Tower) -> Vec<(Term, [u8; 8], Vec<u32>)> {
+    let forms = form_decompositions(t.modulus, t.scale);
+    let select = product_selection(t.modulus);
+    let other = other_forms(t);
+    let mut terms: Vec<&Term> = Vec::new();
+    for decomposition in forms.iter() {
+        for term in decomposition {
+            if !terms.iter().any(|x| x.table == term.table) {
+                terms.push(term);
+            }
+        }
+    }
+    terms
+        .into_iter()
+        .map(|term| {
+            let h: [u8; 8] = std::array::from_fn(|k| {
+                bits_of(select[k % 4])
+                    .filter(|&i| forms[i].iter().any(|x| x.table == term.table))
+                    .fold(0u8, |acc, i| acc ^ other[i][usize::from(k >= 4)])
+            });
+            let mut basis: Vec<u32> = Vec::new();
+            for &v in &h {
+                if v != 0 && solve(&basis, u32::from(v)).is_none() {
+                    basis.push(u32::from(v));
+                }
+            }
+            (term.clone(), h, basis)
+        })
+        .collect()
+}
+
+/// MFI-3PC cost of the depth-2 S-box in representation `t`, from its plan
+/// alone: the 9 level-1 ANDs plus one (|factors| + 1)-input AND per basis
+/// vector of every term.
+fn depth2_cost(t: &Tower) -> u64 {
+    9 + depth2_plan(t)
+        .iter()
+        .map(|(term, _, basis)| u64::from(term_weight(term.factors.len())) * basis.len() as u64)
+        .sum::<u64>()
+}
+
 /// One S-box circuit (input `x`, output `s`, 8 bits each, LSB first) in
 /// the representation `t`.
 fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
@@ -774,23 +847,8 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
 
     // Other factor of the output products: c^-1·h (bits 4-7) and
     // c^-1·(h + l) (bits 0-3), so that h·e = (c^-1·h)·(c·e).
-    let c_inv = (1..16u8)
-        .find(|&v| t.mul16(v, t.scale) == 1)
-        .expect("a non-zero scale");
-    let other: [[u8; 4]; 2] = [0, 1].map(|half| {
-        std::array::from_fn(|j| {
-            (0..8)
-                .filter(|&i| {
-                    let (h, l) = (image[i] >> 4, image[i] & 15);
-                    let v = if half == 1 { h } else { h ^ l };
-                    t.mul16(c_inv, v) >> j & 1 == 1
-                })
-                .fold(0u8, |m, i| m | 1 << i)
-        })
-    });
-    let other_form = |i: usize, k: usize| {
-        bits_of(u32::from(FORMS[i])).fold(0u8, |acc, j| acc ^ other[usize::from(k >= 4)][j])
-    };
+    let other = other_forms(t);
+    let other_form = |i: usize, k: usize| other[i][usize::from(k >= 4)];
     let lin_d = |b: &mut Builder, f: &Lin, products: &[WireId]| {
         let mut acc = None;
         for j in bits_of(u32::from(f.d)) {
@@ -810,27 +868,7 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
         SboxDepth::Two => {
             // out_k = Σ_i s_ki (form i of c·e)(form i of the other factor),
             // each form of c·e a sum of products of affine functions of d.
-            let forms = form_decompositions(t.modulus, t.scale);
-            let mut terms: Vec<&Term> = Vec::new();
-            for decomposition in forms.iter() {
-                for term in decomposition {
-                    if !terms.iter().any(|x| x.table == term.table) {
-                        terms.push(term);
-                    }
-                }
-            }
-            for term in terms {
-                let h: [u8; 8] = std::array::from_fn(|k| {
-                    bits_of(select[k % 4])
-                        .filter(|&i| forms[i].iter().any(|x| x.table == term.table))
-                        .fold(0u8, |acc, i| acc ^ other_form(i, k))
-                });
-                let mut basis: Vec<u32> = Vec::new();
-                for &v in &h {
-                    if v != 0 && solve(&basis, u32::from(v)).is_none() {
-                        basis.push(u32::from(v));
-                    }
-                }
+            for (term, h, basis) in depth2_plan(t) {
                 let factors: Vec<WireId> =
                     term.factors.iter().map(|f| lin_d(&mut b, f, &[])).collect();
                 let products: Vec<WireId> = basis
@@ -922,10 +960,25 @@ pub fn sbox(depth: SboxDepth) -> &'static Circuit {
     static CACHE: [OnceLock<Circuit>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     CACHE[depth.index()].get_or_init(|| {
         let scales = if depth == SboxDepth::Two { 1..16 } else { 1..2 };
-        Tower::all()
+        let mut candidates: Vec<Tower> = Tower::all()
             .iter()
             .flat_map(|t| scales.clone().map(move |scale| Tower { scale, ..*t }))
-            .map(|t| synthesize(&t, depth))
+            .collect();
+        if depth == SboxDepth::Two {
+            // The output layer's cost follows from its plan: build only the
+            // cheapest representations.
+            let costs: Vec<u64> = candidates.iter().map(depth2_cost).collect();
+            let best = costs.iter().copied().min().unwrap_or(0);
+            candidates = candidates
+                .into_iter()
+                .zip(costs)
+                .filter(|&(_, c)| c == best)
+                .map(|(t, _)| t)
+                .collect();
+        }
+        candidates
+            .iter()
+            .map(|t| synthesize(t, depth))
             .min_by_key(|c| {
                 let stats = crate::stats::Stats::of(c);
                 let cost: u64 = stats
