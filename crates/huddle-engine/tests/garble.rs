@@ -321,3 +321,12 @@ fn bad_requests_are_refused_before_any_communication() {
         assert!(huddle_engine::check_request(protocol, 31, &c, opts).is_ok());
     }
 }
+
+#[test]
+fn thirty_one_parties() {
+    let mut prg = Prg::from_seed([16; 16]);
+    let c = gen::cmp_gt(16, 2);
+    for (protocol, _) in VARIANTS {
+        check(protocol, 31, "cmp-gt 16", &c, 3, &mut prg);
+    }
+}
