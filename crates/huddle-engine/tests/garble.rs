@@ -330,3 +330,115 @@ fn thirty_one_parties() {
         check(protocol, 31, "cmp-gt 16", &c, 3, &mut prg);
     }
 }
+
+/// A party whose garbled-row shares are corrupted on the way to the
+/// evaluator: one bit flipped at a chosen byte of its function-dependent
+/// message.
+struct Tamper {
+    net: huddle_net::Network,
+    flip_at: Option<usize>,
+}
+
+impl huddle_engine::sharing::Transport for Tamper {
+    fn party(&self) -> usize {
+        self.net.party()
+    }
+    fn parties(&self) -> usize {
+        self.net.parties()
+    }
+    fn send(&mut self, to: usize, mut data: Vec<u8>) -> Result<(), huddle_net::NetError> {
+        if to == 0 && self.net.phase() == Phase::Dependent {
+            if let Some(at) = self.flip_at.take() {
+                let i = at % data.len();
+                data[i] ^= 1;
+            }
+        }
+        huddle_engine::sharing::Transport::send(&mut self.net, to, data)
+    }
+    fn recv(&mut self, from: usize, len: usize) -> Result<Vec<u8>, huddle_net::NetError> {
+        huddle_engine::sharing::Transport::recv(&mut self.net, from, len)
+    }
+    fn set_phase(&mut self, phase: Phase) {
+        self.net.set_phase(phase)
+    }
+    fn phase(&self) -> Phase {
+        self.net.phase()
+    }
+}
+
+/// Corrupting any byte of a party's garbled-row shares makes the evaluator
+/// abort or still output the right value (the row was not the one it
+/// opened), never output a wrong value. Under BGW3 the first corrupted
+/// message is a degree-reduction share, which spoils every row of its gate.
+#[test]
+fn a_corrupted_garbled_row_aborts_or_is_harmless_never_wrong() {
+    for variant in [Variant::Bgw2, Variant::Bgw3] {
+        tamper_trials(variant);
+    }
+}
+
+fn tamper_trials(variant: Variant) {
+    let c = gen::cmp_gt(8, 2);
+    let mut prg = Prg::from_seed([17; 16]);
+    let inputs = random_inputs(&c, &mut prg, 1);
+    let want = PlainEvaluator::new(&c)
+        .evaluate(&inputs)
+        .expect("plaintext");
+    let (mut aborted, mut harmless) = (0, 0);
+    for trial in 0..40usize {
+        let n = 4;
+        let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(20));
+        let flip_at = trial * 977;
+        let results: Vec<Result<Vec<BitMatrix>, String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = nets
+                .into_iter()
+                .map(|net| {
+                    let c = &c;
+                    let inputs = &inputs;
+                    s.spawn(move || {
+                        let me = net.party();
+                        let mut t = Tamper {
+                            net,
+                            flip_at: (me == 2).then_some(flip_at),
+                        };
+                        let own: Vec<(usize, BitMatrix)> = (0..c.inputs().len())
+                            .filter(|&i| c.owner(i, n) == me)
+                            .map(|i| (i, inputs[i].clone()))
+                            .collect();
+                        huddle_engine::garble::run(
+                            &mut t,
+                            variant,
+                            c,
+                            1,
+                            &own,
+                            RunOptions::default(),
+                        )
+                        .map_err(|e| e.to_string())
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("thread"))
+                .collect()
+        });
+        match &results[0] {
+            Ok(out) => {
+                assert_eq!(out, &want, "trial {trial}: a wrong output after tampering");
+                harmless += 1;
+            }
+            Err(e) => {
+                assert!(
+                    e.contains("neither") || e.contains("reconstructs"),
+                    "trial {trial}: {e}"
+                );
+                aborted += 1;
+            }
+        }
+    }
+    assert!(aborted > 0, "{variant:?}: no abort in 40 corruptions");
+    if variant == Variant::Bgw2 {
+        // Three rows in four are never opened.
+        assert!(harmless > 0, "{variant:?}: every corruption aborted");
+    }
+}
