@@ -35,8 +35,11 @@ fn options(
     share_mib: usize,
     reveal_to: Option<usize>,
     opt: &str,
+    linear: &str,
 ) -> Result<RunOptions, String> {
     Ok(RunOptions {
+        linear: huddle_engine::garble::linear::LinearChoice::parse(linear)
+            .map_err(|e| format!("--linear: {e}"))?,
         garble: huddle_engine::garble::Optimizations::parse(opt)
             .map_err(|e| format!("--opt: {e}"))?,
         reveal_to,
@@ -53,7 +56,7 @@ fn options(
 #[derive(Args)]
 pub struct LocalArgs {
     /// The protocol: ttp, replicated, astra, trio, mfi3 (3 parties), or the
-    /// garbling protocols bgw3 and bgw2 (any --parties from 3).
+    /// garbling protocols bgw3, bgw2 and bgw2-mal (any --parties from 3).
     #[arg(long, default_value = "ttp")]
     protocol: String,
     /// ASTRA and Trio: run all preprocessing before the inputs (separate) or with each layer (interleaved).
@@ -77,12 +80,17 @@ pub struct LocalArgs {
     /// MiB of shares a party holds at once; larger batches run in slices.
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     share_memory: usize,
-    /// Garbling (bgw3, bgw2): optimizations on, as a comma list of reduced
+    /// Garbling (bgw3, bgw2, bgw2-mal): optimizations on, as a comma list of reduced
     /// (PRF values never Shamir-shared), short (t + 1 key contributors),
     /// prgzero (PRG zero sharing), hypercube (log n last round), or all /
     /// none. Every party must use the same list.
     #[arg(long, default_value = "reduced,short,prgzero", value_name = "LIST")]
     opt: String,
+    /// bgw2-mal: linear preprocessing by prss (pseudo-random secret sharing
+    /// from a one-time key setup, small n), dealer (a trusted dealer inside
+    /// this process: `huddle local` only), or auto (prss while C(n, t) <= 1024).
+    #[arg(long, default_value = "auto", value_name = "SOURCE")]
+    linear: String,
     /// Only this party learns the outputs (default: every party).
     #[arg(long, value_name = "PARTY")]
     reveal_to: Option<usize>,
@@ -131,12 +139,17 @@ pub struct PartyArgs {
     /// MiB of shares held at once (every party must use the same value).
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     share_memory: usize,
-    /// Garbling (bgw3, bgw2): optimizations on, as a comma list of reduced
+    /// Garbling (bgw3, bgw2, bgw2-mal): optimizations on, as a comma list of reduced
     /// (PRF values never Shamir-shared), short (t + 1 key contributors),
     /// prgzero (PRG zero sharing), hypercube (log n last round), or all /
     /// none. Every party must use the same list.
     #[arg(long, default_value = "reduced,short,prgzero", value_name = "LIST")]
     opt: String,
+    /// bgw2-mal: linear preprocessing by prss (pseudo-random secret sharing
+    /// from a one-time key setup, small n), dealer (a trusted dealer inside
+    /// this process: `huddle local` only), or auto (prss while C(n, t) <= 1024).
+    #[arg(long, default_value = "auto", value_name = "SOURCE")]
+    linear: String,
     /// Only this party learns the outputs (every party must name the same one).
     #[arg(long, value_name = "PARTY")]
     reveal_to: Option<usize>,
@@ -206,6 +219,7 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         args.share_memory,
         args.reveal_to,
         &args.opt,
+        &args.linear,
     )?;
     huddle_engine::check_request(&args.protocol, args.parties, &circuit, run_options)
         .map_err(|e| e.to_string())?;
@@ -281,9 +295,19 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         .enumerate()
         .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
         .collect();
+    // bgw2-mal: say where the linear preprocessing came from.
+    let linear = huddle_engine::garbling_variant(&args.protocol)
+        .filter(|v| v.is_malicious())
+        .map(|v| match run_options.linear.resolve(n, v.threshold(n)) {
+            huddle_engine::garble::linear::LinearChoice::TrustedDealer => {
+                "trusted dealer (in this process, not one of the parties)"
+            }
+            _ => "prss (pseudo-random secret sharing from a one-time key setup)",
+        });
     if args.json {
         let report = json!({
             "outputs": hex_out, "protocol": args.protocol, "parties": n, "batch": args.batch,
+            "linear_preprocessing": linear,
             "online_rounds": online_rounds(&accounting),
             "bytes": links_json(&accounting), "seconds": seconds_json(&accounting),
             "wall_seconds": seconds,
@@ -311,6 +335,9 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
                 ""
             }
         );
+        if let Some(linear) = linear {
+            eprintln!("  linear preprocessing: {linear}");
+        }
         for (phase, from, to, s) in accounting.iter() {
             eprintln!(
                 "  {phase} {from}->{to}: {} bytes, {} messages, {} rounds",
@@ -329,6 +356,7 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
         args.share_memory,
         args.reveal_to,
         &args.opt,
+        &args.linear,
     )?;
     let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
     huddle_engine::check_request(&args.protocol, config.parties(), &circuit, run_options)

@@ -114,11 +114,28 @@ pub const PROTOCOLS: &[ProtocolInfo] = &[
         max_fan_in: None,
         preprocessing: true,
     },
+    ProtocolInfo {
+        name: "bgw2-mal",
+        parties: None,
+        summary: "multiparty garbling BGW2_opt^mal (Ben-Efraim-Omri), malicious with abort, t < n/3, linear preprocessing (PRSS or trusted dealer), 1 offline + 4 online rounds, n >= 3",
+        max_fan_in: None,
+        preprocessing: true,
+    },
 ];
 
 /// Whether `name` is a garbling protocol (constant rounds, Boolean circuits).
 pub fn is_garbling(name: &str) -> bool {
-    matches!(name, "bgw3" | "bgw2")
+    matches!(name, "bgw3" | "bgw2" | "bgw2-mal")
+}
+
+/// The garbling variant of protocol `name`.
+pub fn garbling_variant(name: &str) -> Option<garble::Variant> {
+    match name {
+        "bgw3" => Some(garble::Variant::Bgw3),
+        "bgw2" => Some(garble::Variant::Bgw2),
+        "bgw2-mal" => Some(garble::Variant::Bgw2Mal),
+        _ => None,
+    }
 }
 
 pub fn protocol(name: &str) -> Option<&'static ProtocolInfo> {
@@ -137,8 +154,10 @@ pub struct RunOptions {
     pub share_memory: usize,
     /// The one party that learns the outputs (None: every party).
     pub reveal_to: Option<usize>,
-    /// Which of the garbling optimizations are on (bgw3, bgw2).
+    /// Which of the garbling optimizations are on (bgw3, bgw2, bgw2-mal).
     pub garble: garble::Optimizations,
+    /// Where bgw2-mal's linear preprocessing comes from.
+    pub linear: garble::linear::LinearChoice,
 }
 
 impl Default for RunOptions {
@@ -149,6 +168,7 @@ impl Default for RunOptions {
             share_memory: 512 << 20,
             reveal_to: None,
             garble: garble::Optimizations::default(),
+            linear: garble::linear::LinearChoice::Auto,
         }
     }
 }
@@ -161,7 +181,10 @@ pub fn session_protocol(name: &str, options: RunOptions) -> String {
         return format!("{name} reveal-to={to}");
     }
     if is_garbling(name) {
-        return format!("{name} reveal-to={to} {:?}", options.garble);
+        return format!(
+            "{name} reveal-to={to} {:?} linear={:?}",
+            options.garble, options.linear
+        );
     }
     format!(
         "{name} preprocess={:?} threads={} share-memory={} reveal-to={to}",
@@ -225,6 +248,11 @@ fn check_options(
             "in {name} the evaluator (party 0) learns the outputs; --reveal-to other than 0 is not supported"
         ));
     }
+    if name == "bgw2-mal" && !options.garble.reduced_complexity {
+        return err(
+            "bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`".into(),
+        );
+    }
     if options.preprocess == Preprocess::Separate && !info.preprocessing {
         return err(format!(
             "{name} has no preprocessing phase; --preprocess separate applies to astra and trio"
@@ -256,6 +284,19 @@ pub fn run(
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
     options: RunOptions,
+) -> Result<Vec<BitMatrix>, ttp::RunError> {
+    run_party(name, net, circuit, instances, own_inputs, options, None)
+}
+
+/// [`run`] with this process's trusted dealer (bgw2-mal in `huddle local`).
+fn run_party(
+    name: &str,
+    net: &mut Network,
+    circuit: &Circuit,
+    instances: usize,
+    own_inputs: &[(usize, BitMatrix)],
+    options: RunOptions,
+    dealer: Option<&std::sync::Arc<garble::linear::TrustedDealer>>,
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
     use sharing::{astra::Astra, mfi3::Mfi3, replicated::Replicated, trio::Trio};
     let me = net.party();
@@ -295,21 +336,16 @@ pub fn run(
             own_inputs,
             options,
         ),
-        "bgw3" => garble::run(
+        garbling if is_garbling(garbling) => garble::run_with_dealer(
             net,
-            garble::Variant::Bgw3,
+            garbling_variant(garbling).ok_or_else(|| {
+                ttp::RunError::Input(format!("unknown protocol `{garbling}`"))
+            })?,
             circuit,
             instances,
             own_inputs,
             options,
-        ),
-        "bgw2" => garble::run(
-            net,
-            garble::Variant::Bgw2,
-            circuit,
-            instances,
-            own_inputs,
-            options,
+            dealer,
         ),
         other => Err(ttp::RunError::Input(format!("unknown protocol `{other}`"))),
     }
@@ -334,6 +370,20 @@ pub fn run_local(
 ) -> Result<Vec<PartyResult>, String> {
     let parties = nets.len();
     let instances = inputs.first().map_or(1, BitMatrix::rows);
+    // bgw2-mal beyond PRSS's reach: a trusted dealer in this process.
+    let dealer = match garbling_variant(name) {
+        Some(v) if v.is_malicious() && parties >= 3 => {
+            let t = v.threshold(parties);
+            match options.linear.resolve(parties, t) {
+                garble::linear::LinearChoice::TrustedDealer => Some(
+                    garble::linear::TrustedDealer::new(t).map_err(|e| e.to_string())?,
+                ),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let dealer = dealer.as_ref();
     let results: Vec<Result<PartyResult, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = nets
             .into_iter()
@@ -344,7 +394,8 @@ pub fn run_local(
                         .filter(|&i| circuit.owner(i, parties) == me)
                         .map(|i| (i, inputs[i].clone()))
                         .collect();
-                    let outputs = run(name, &mut net, circuit, instances, &own, options)
+                    let outputs =
+                        run_party(name, &mut net, circuit, instances, &own, options, dealer)
                         .map_err(|e| format!("party {me}: {e}"))?;
                     Ok(PartyResult {
                         outputs,

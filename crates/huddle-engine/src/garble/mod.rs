@@ -14,12 +14,22 @@
 //!    the result to the evaluator (party 0), who sums the garbled rows.
 //!    Output wires' λ shares go to the evaluator as well.
 //!
-//! The optimizations of Sections 3.1–3.2 that are built: PRF values and keys
-//! are never Shamir-shared (only λ and R are), only t + 1 parties contribute
-//! keys (superseeds of (t + 1)·16 bytes), and zero shares come from pairwise
-//! PRG seeds agreed in the setup phase. Not built yet: switching each of
-//! them off (the Ben-Efraim–Lindell–Omri baseline), the hypercube last round,
-//! and the malicious BGW2_opt^mal.
+//! The optimizations of Sections 3.1–3.2, each switchable ([`Optimizations`]):
+//! PRF values and keys are never Shamir-shared (only λ and R are), only
+//! t + 1 parties contribute keys (superseeds of (t + 1)·16 bytes), zero
+//! shares come from pairwise PRG seeds agreed in the setup phase, and the
+//! last round may run over a hypercube.
+//!
+//! BGW2_opt^mal (Section 4, t < n/3, security with abort): round 1 is
+//! replaced by the linear-preprocessing functionalities ([`linear`]: PRSS or
+//! a trusted dealer), so it costs no communication; every output wire that
+//! is not the output of an AND gets a garbled buffer gate (two rows), and
+//! every output permutation bit is a sharing of 0, so the evaluator learns
+//! the outputs from the external values alone and no λ is ever opened. The
+//! evaluator then sends each key contributor j its part k^j of every output
+//! superseed; j checks it against its two labels and sends the output bits
+//! to every party; a party accepts only t + 1 equal reports (one of them
+//! from an honest contributor), else aborts.
 //!
 //! Phases: setup (zero-sharing seeds), offline = function-independent
 //! preprocessing (round 1 and dealt zero shares), dependent =
@@ -36,10 +46,13 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod field;
+pub mod linear;
 
 use crate::sharing::Transport;
 use crate::ttp::RunError;
 use field::{reconstruction, share_each, DoubleKeyPrf};
+use linear::{LinearChoice, LinearSource, TrustedDealer};
+use std::sync::Arc;
 use huddle_circuit::{BitMatrix, Circuit, Op};
 use huddle_core::{Gf128, Prg};
 use huddle_net::{PartyId, Phase};
@@ -53,6 +66,9 @@ pub enum Variant {
     Bgw3,
     /// Two offline rounds, t < n/3.
     Bgw2,
+    /// BGW2 against malicious parties (t < n/3, abort on cheating), in the
+    /// linear-preprocessing model.
+    Bgw2Mal,
 }
 
 impl Variant {
@@ -60,8 +76,12 @@ impl Variant {
     pub fn threshold(self, n: usize) -> usize {
         match self {
             Variant::Bgw3 => n.div_ceil(2) - 1,
-            Variant::Bgw2 => n.div_ceil(3) - 1,
+            Variant::Bgw2 | Variant::Bgw2Mal => n.div_ceil(3) - 1,
         }
+    }
+
+    pub fn is_malicious(self) -> bool {
+        self == Variant::Bgw2Mal
     }
 }
 
@@ -158,12 +178,19 @@ enum Step {
     Copy(u32, u32),
     Const(u32),
     And(u32, u32, u32),
+    /// A garbled buffer gate (malicious variant): input, output.
+    Buffer(u32, u32),
 }
 
 struct Plan {
     steps: Vec<Step>,
     wires: usize,
     ands: usize,
+    /// Garbled buffer gates (the last steps; malicious variant only).
+    buffers: usize,
+    /// Per AND gate: whether its output is a circuit output (its λ is 0
+    /// in the malicious variant).
+    and_is_output: Vec<bool>,
     /// (owner, wires) per input value.
     inputs: Vec<(PartyId, Vec<u32>)>,
     consts: Vec<(u32, bool)>,
@@ -171,7 +198,9 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(circuit: &Circuit, parties: usize) -> Result<Plan, RunError> {
+    /// The circuit in garbling steps; `buffered` adds a buffer gate for each
+    /// output wire that no AND gate drives and points the output there.
+    fn new(circuit: &Circuit, parties: usize, buffered: bool) -> Result<Plan, RunError> {
         if !circuit.is_boolean() {
             return Err(RunError::Input(
                 "garbling runs Boolean circuits only".into(),
@@ -215,11 +244,44 @@ impl Plan {
                 (circuit.owner(i, parties), wires)
             })
             .collect();
-        let outputs = c.outputs().iter().map(|v| v.wires.clone()).collect();
+        let mut outputs: Vec<Vec<u32>> = c.outputs().iter().map(|v| v.wires.clone()).collect();
+        let mut wires = c.num_wires();
+        let mut is_and_output = vec![false; wires];
+        for s in &steps {
+            if let Step::And(_, _, o) = *s {
+                is_and_output[o as usize] = true;
+            }
+        }
+        let mut buffers = 0;
+        if buffered {
+            let mut buffer_of: std::collections::HashMap<u32, u32> = Default::default();
+            for w in outputs.iter_mut().flatten() {
+                if is_and_output[*w as usize] {
+                    continue;
+                }
+                let out = *buffer_of.entry(*w).or_insert_with(|| {
+                    steps.push(Step::Buffer(*w, wires as u32));
+                    wires += 1;
+                    buffers += 1;
+                    wires as u32 - 1
+                });
+                *w = out;
+            }
+        }
+        let output_set: std::collections::HashSet<u32> = outputs.iter().flatten().copied().collect();
+        let and_is_output = steps
+            .iter()
+            .filter_map(|s| match *s {
+                Step::And(_, _, o) => Some(output_set.contains(&o)),
+                _ => None,
+            })
+            .collect();
         Ok(Plan {
             steps,
-            wires: c.num_wires(),
+            wires,
             ands,
+            buffers,
+            and_is_output,
             inputs,
             consts,
             outputs,
@@ -247,6 +309,17 @@ impl Plan {
 /// for every AND gate.
 pub fn garbled_circuit_bytes(ands: usize, contributors: usize) -> usize {
     4 * ands * contributors * 16
+}
+
+/// What the malicious variant adds: 2 rows per buffer gate.
+pub fn buffer_gate_bytes(buffers: usize, contributors: usize) -> usize {
+    2 * buffers * contributors * 16
+}
+
+/// (AND gates, buffer gates) the malicious variant garbles for `circuit`.
+pub fn malicious_gate_counts(circuit: &Circuit) -> Result<(usize, usize), RunError> {
+    let plan = Plan::new(circuit, 3, true)?;
+    Ok((plan.ands, plan.buffers))
 }
 
 fn to_bytes(values: &[Gf128]) -> Vec<u8> {
@@ -301,6 +374,8 @@ struct Garbling {
 /// Runs one party of `variant` for `instances` instances; `own_inputs` as in
 /// [`crate::ttp::run`]. Returns every output value at the parties that
 /// learn them (party 0 always does; `reveal_to` other than 0 is refused).
+/// The malicious variant takes its linear preprocessing from PRSS here
+/// (see [`run_with_dealer`] for the trusted dealer).
 pub fn run<T: Transport>(
     net: &mut T,
     variant: Variant,
@@ -309,7 +384,27 @@ pub fn run<T: Transport>(
     own_inputs: &[(usize, BitMatrix)],
     options: crate::RunOptions,
 ) -> Result<Vec<BitMatrix>, RunError> {
+    run_with_dealer(net, variant, circuit, instances, own_inputs, options, None)
+}
+
+/// [`run`], with the trusted dealer of this process for a malicious run
+/// whose `options.linear` resolves to it.
+pub fn run_with_dealer<T: Transport>(
+    net: &mut T,
+    variant: Variant,
+    circuit: &Circuit,
+    instances: usize,
+    own_inputs: &[(usize, BitMatrix)],
+    options: crate::RunOptions,
+    dealer: Option<&Arc<TrustedDealer>>,
+) -> Result<Vec<BitMatrix>, RunError> {
     let (me, n) = (net.party(), net.parties());
+    let malicious = variant.is_malicious();
+    if malicious && !options.garble.reduced_complexity {
+        return Err(RunError::Input(
+            "bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`".into(),
+        ));
+    }
     if n < 3 {
         return Err(RunError::Input(format!(
             "garbling with an honest majority needs at least 3 parties, not {n}"
@@ -321,7 +416,7 @@ pub fn run<T: Transport>(
         )));
     }
     crate::ttp::check_own_inputs(me, n, circuit, instances, own_inputs)?;
-    let plan = Plan::new(circuit, n)?;
+    let plan = Plan::new(circuit, n, malicious)?;
     let t = variant.threshold(n);
     let opts = options.garble;
     let contributors = opts.contributors(variant, n);
@@ -350,6 +445,22 @@ pub fn run<T: Transport>(
         seed.copy_from_slice(&bytes);
         *slot = Some(Prg::from_seed(seed));
     }
+    // Malicious: the linear preprocessing (PRSS keys agreed now, or the dealer).
+    let mut source: Option<Box<dyn LinearSource>> = None;
+    if malicious {
+        source = Some(match options.linear.resolve(n, t) {
+            LinearChoice::TrustedDealer => match dealer {
+                Some(d) => Box::new(d.line(me)),
+                None => {
+                    return Err(RunError::Input(format!(
+                        "{n} parties at t = {t} need the trusted dealer, which exists only inside `huddle local` (PRSS is limited to {} sets of t parties)",
+                        linear::PRSS_MAX_SETS
+                    )))
+                }
+            },
+            _ => Box::new(linear::Prss::setup(net, t, &mut prg)?),
+        });
+    }
 
     net.set_phase(Phase::Offline);
     // Round 1: my λ contributions, my R, my keys.
@@ -371,34 +482,51 @@ pub fn run<T: Transport>(
     let mut states: Vec<Garbling> = Vec::with_capacity(instances);
     let mut my_offset: Vec<Gf128> = Vec::with_capacity(instances);
     let mut my_share_sum: Vec<Vec<Gf128>> = Vec::with_capacity(instances);
-    for _ in 0..instances {
+    // Offsets: [R^j] per instance for j < contributors.
+    let mut offset_shares: Vec<Vec<Gf128>> = vec![Vec::new(); instances];
+    for inst in 0..instances {
         let mut own_shares: Vec<Gf128> = Vec::new();
         let mut own_lambda = Vec::new();
-        let mut secrets: Vec<Gf128> = Vec::new();
-        for _ in &and_outputs {
-            secrets.push(bit(prg.next_u64() & 1 == 1));
-        }
-        for &w in &my_inputs {
-            let l = prg.next_u64() & 1 == 1;
-            own_lambda.push((w, l));
-            secrets.push(bit(l));
-        }
-        let offset = if contributes {
-            let r = field::random(&mut prg);
-            secrets.push(r);
-            r
+        let mut lambda = vec![Gf128::ZERO; plan.wires];
+        let offset = if let Some(source) = source.as_mut() {
+            let (offset, shares) = linear_round(
+                source.as_mut(),
+                &plan,
+                me,
+                contributors,
+                &mut lambda,
+                &mut own_lambda,
+            );
+            offset_shares[inst] = shares;
+            offset
         } else {
-            Gf128::ZERO
+            let mut secrets: Vec<Gf128> = Vec::new();
+            for _ in &and_outputs {
+                secrets.push(bit(prg.next_u64() & 1 == 1));
+            }
+            for &w in &my_inputs {
+                let l = prg.next_u64() & 1 == 1;
+                own_lambda.push((w, l));
+                secrets.push(bit(l));
+            }
+            let offset = if contributes {
+                let r = field::random(&mut prg);
+                secrets.push(r);
+                r
+            } else {
+                Gf128::ZERO
+            };
+            for s in secrets {
+                share_each(s, t, n, &mut prg, |p, v| {
+                    if p == me {
+                        own_shares.push(v);
+                    } else {
+                        out_msgs[p].push(v);
+                    }
+                });
+            }
+            offset
         };
-        for s in secrets {
-            share_each(s, t, n, &mut prg, |p, v| {
-                if p == me {
-                    own_shares.push(v);
-                } else {
-                    out_msgs[p].push(v);
-                }
-            });
-        }
         let mut keys = vec![0u128; if contributes { plan.wires } else { 0 }];
         if contributes {
             for k in keys.iter_mut() {
@@ -410,27 +538,28 @@ pub fn run<T: Transport>(
                     Step::Xor(a, b, o) => keys[o as usize] = keys[a as usize] ^ keys[b as usize],
                     Step::Inv(a, o) => keys[o as usize] = keys[a as usize] ^ offset.0,
                     Step::Copy(a, o) => keys[o as usize] = keys[a as usize],
-                    Step::Const(_) | Step::And(..) => {}
+                    Step::Const(_) | Step::And(..) | Step::Buffer(..) => {}
                 }
             }
         }
         my_offset.push(offset);
         my_share_sum.push(own_shares);
         states.push(Garbling {
-            lambda: vec![Gf128::ZERO; plan.wires],
+            lambda,
             keys,
             own_lambda,
             output_lambda: Vec::new(),
         });
     }
     for (p, msg) in out_msgs.iter().enumerate() {
-        if p != me {
+        if p != me && !malicious {
             net.send(p, to_bytes(msg))?;
         }
     }
     // Without PRG zero sharing, the first t + 1 parties deal additive
     // sharings of zero for every garbled-row value, in this round.
-    let rows_len = instances * plan.ands * 4 * contributors;
+    let rows_per_instance = (4 * plan.ands + 2 * plan.buffers) * contributors;
+    let rows_len = instances * rows_per_instance;
     let mut shared_rows_own: Vec<Gf128> = Vec::new();
     let mut dealt_zero: Vec<u128> = Vec::new();
     let dealt = opts.zero_sharing() && !opts.prg_zero_sharing;
@@ -453,7 +582,7 @@ pub fn run<T: Transport>(
     // values and its output-wire zero keys, at the degree of χ·R.
     let row_degree = match variant {
         Variant::Bgw3 => 2 * t,
-        Variant::Bgw2 => 3 * t,
+        Variant::Bgw2 | Variant::Bgw2Mal => 3 * t,
     };
     let per_gate = 4 * contributors + 1;
     if !opts.reduced_complexity && contributes {
@@ -494,7 +623,7 @@ pub fn run<T: Transport>(
     let per_instance =
         |p: PartyId| plan.ands + plan.input_wires_of(p) + usize::from(p < contributors);
     let mut received: Vec<Vec<Gf128>> = Vec::with_capacity(n);
-    for p in 0..n {
+    for p in (0..n).filter(|_| !malicious) {
         received.push(if p == me {
             my_share_sum.concat()
         } else {
@@ -531,8 +660,6 @@ pub fn run<T: Transport>(
             }
         }
     }
-    // Offsets: [R^j] per instance for j < contributors.
-    let mut offset_shares: Vec<Vec<Gf128>> = vec![Vec::new(); instances];
     for (inst, state) in states.iter_mut().enumerate() {
         for (p, values) in received.iter().enumerate() {
             let k = per_instance(p);
@@ -563,7 +690,7 @@ pub fn run<T: Transport>(
                     state.lambda[o as usize] = state.lambda[a as usize];
                 }
                 Step::Const(o) => state.lambda[o as usize] = Gf128::ZERO,
-                Step::And(..) => {}
+                Step::And(..) | Step::Buffer(..) => {}
             }
         }
     }
@@ -585,7 +712,7 @@ pub fn run<T: Transport>(
         })
         .collect();
     let products = match variant {
-        Variant::Bgw2 => products,
+        Variant::Bgw2 | Variant::Bgw2Mal => products,
         Variant::Bgw3 => {
             let mut msgs: Vec<Vec<Gf128>> = vec![Vec::new(); n];
             let mut kept: Vec<Gf128> = Vec::new();
@@ -630,12 +757,48 @@ pub fn run<T: Transport>(
         .map(|r| r.iter().map(|&x| x * c_me).collect())
         .collect();
     // Evaluator: every instance's garbled rows (per AND gate, (α, β), j), summed in place.
-    let mut rows_msg: Vec<u128> = Vec::with_capacity(instances * plan.ands * 4 * contributors);
+    let mut rows_msg: Vec<u128> = Vec::with_capacity(rows_len);
     let mut prf_in: Vec<u128> = Vec::with_capacity(4 * contributors);
     for (inst, state) in states.iter().enumerate() {
         let offset = my_offset[inst].0;
         let mut and_index = 0;
+        let mut buffer_index = 0;
         for s in &plan.steps {
+            if let Step::Buffer(input, o) = *s {
+                // Equation (2): rows χ_α·R^j with χ_α = λ_in ⊕ α ⊕ λ_out
+                // (λ_out a sharing of 0); only the reduced-complexity form.
+                if contributes {
+                    buffer_prf(
+                        &prf,
+                        state.keys[input as usize],
+                        offset,
+                        inst,
+                        plan.ands + buffer_index,
+                        contributors,
+                        &mut prf_in,
+                    );
+                }
+                let chi = state.lambda[input as usize] + state.lambda[o as usize];
+                let base_at = rows_msg.len();
+                rows_msg.resize(base_at + 2 * contributors, 0);
+                for j in 0..contributors {
+                    let s = scaled_offsets[inst][j];
+                    let base = (chi * s).0;
+                    for alpha in 0..2 {
+                        let row = alpha * contributors + j;
+                        let mut v = if alpha == 1 { base ^ s.0 } else { base };
+                        if contributes {
+                            v ^= prf_in[row];
+                            if me == j {
+                                v ^= state.keys[o as usize];
+                            }
+                        }
+                        rows_msg[base_at + row] = v;
+                    }
+                }
+                buffer_index += 1;
+                continue;
+            }
             let Step::And(a, b, o) = *s else { continue };
             let lab = products[inst][and_index];
             let (la, lb, lo) = (
@@ -704,8 +867,8 @@ pub fn run<T: Transport>(
         }
         drop(dealt_zero);
     }
-    // Output λ shares, made additive like the rows.
-    for state in &states {
+    // Output λ shares, made additive like the rows (malicious: they are 0).
+    for state in states.iter().filter(|_| !malicious) {
         for &w in plan.outputs.iter().flatten() {
             rows_msg.push((state.lambda[w as usize] * constants[me]).0);
         }
@@ -717,6 +880,10 @@ pub fn run<T: Transport>(
         rows = sum;
         let per_out = plan.output_wires();
         for (inst, state) in states.iter_mut().enumerate() {
+            if malicious {
+                state.output_lambda = vec![false; per_out];
+                continue;
+            }
             state.output_lambda = out_l[inst * per_out..(inst + 1) * per_out]
                 .iter()
                 .map(|l| match l {
@@ -740,7 +907,90 @@ pub fn run<T: Transport>(
         contributors,
         &my_offset,
         &prf,
+        malicious,
     )
+}
+
+/// Malicious round 1 by the linear-preprocessing functionalities, for one
+/// instance, in an order every party follows: λ of AND outputs (RandSS_bin,
+/// or RandSS_0 on output wires), of buffer outputs (RandSS_0), of each
+/// input value (RandSS_bin^{owner}), then R^j (RandSS^{P_j}) for every
+/// contributor. Fills `lambda` and `own_lambda`; returns this party's R (0
+/// unless it contributes) and its shares of every R^j.
+fn linear_round(
+    source: &mut dyn LinearSource,
+    plan: &Plan,
+    me: PartyId,
+    contributors: usize,
+    lambda: &mut [Gf128],
+    own_lambda: &mut Vec<(u32, bool)>,
+) -> (Gf128, Vec<Gf128>) {
+    let zeros_needed = plan.and_is_output.iter().filter(|&&o| o).count() + plan.buffers;
+    let (mut random, mut zeros) = (Vec::new(), Vec::new());
+    source.bits(plan.ands + plan.buffers - zeros_needed, &mut random);
+    source.zeros(zeros_needed, &mut zeros);
+    let (mut random, mut zeros) = (random.into_iter(), zeros.into_iter());
+    let mut and_index = 0;
+    for s in &plan.steps {
+        match *s {
+            Step::And(_, _, o) => {
+                let from = if plan.and_is_output[and_index] {
+                    &mut zeros
+                } else {
+                    &mut random
+                };
+                lambda[o as usize] = from.next().unwrap_or_default();
+                and_index += 1;
+            }
+            Step::Buffer(_, o) => lambda[o as usize] = zeros.next().unwrap_or_default(),
+            _ => {}
+        }
+    }
+    let (mut shares, mut secrets) = (Vec::new(), Vec::new());
+    for (owner, wires) in &plan.inputs {
+        shares.clear();
+        secrets.clear();
+        source.owned_bits(*owner, wires.len(), &mut shares, &mut secrets);
+        for (i, &w) in wires.iter().enumerate() {
+            lambda[w as usize] = shares[i];
+            if *owner == me {
+                own_lambda.push((w, secrets[i]));
+            }
+        }
+    }
+    let mut offset = Gf128::ZERO;
+    let offsets = (0..contributors)
+        .map(|j| {
+            let (share, secret) = source.owned_element(j);
+            if let Some(r) = secret {
+                offset = r;
+            }
+            share
+        })
+        .collect();
+    (offset, offsets)
+}
+
+/// This contributor's F values for one buffer gate: for α and every
+/// contributor j, F_{k_{in,α}}(instance ‖ gate ‖ j) (the double-key PRF with
+/// a zero second key), in row order.
+fn buffer_prf(
+    prf: &DoubleKeyPrf,
+    key: u128,
+    offset: u128,
+    inst: usize,
+    gate: usize,
+    contributors: usize,
+    out: &mut Vec<u128>,
+) {
+    out.clear();
+    for alpha in 0..2u128 {
+        let k = Gf128(key ^ (offset * alpha));
+        for j in 0..contributors {
+            out.push(DoubleKeyPrf::input(k, Gf128::ZERO, tweak(inst, gate, j)));
+        }
+    }
+    prf.apply(out);
 }
 
 /// This contributor's F² values for one AND gate: for (α, β) and every
@@ -847,6 +1097,7 @@ fn online<T: Transport>(
     contributors: usize,
     offsets: &[Gf128],
     prf: &DoubleKeyPrf,
+    malicious: bool,
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, n) = (net.party(), net.parties());
     net.set_phase(Phase::Online);
@@ -897,6 +1148,9 @@ fn online<T: Transport>(
         }
     }
     if me >= contributors {
+        if malicious {
+            return confirm_outputs(net, plan, instances, contributors, None);
+        }
         return finish_outputs(net, plan, instances);
     }
     // Round B: the contributors' keys for the inputs (and constants) to the evaluator.
@@ -919,6 +1173,10 @@ fn online<T: Transport>(
             EVALUATOR,
             input_keys.iter().flat_map(|k| k.to_le_bytes()).collect(),
         )?;
+        if malicious {
+            let own = check_output_keys(net, plan, states, offsets, instances)?;
+            return confirm_outputs(net, plan, instances, contributors, Some(own));
+        }
         return finish_outputs(net, plan, instances);
     }
     let per_inst = plan.all_input_wires() + plan.consts.len();
@@ -938,8 +1196,11 @@ fn online<T: Transport>(
     }
     // Evaluation, instance by instance.
     let mut results: Vec<Vec<bool>> = Vec::with_capacity(instances);
+    let mut output_keys: Vec<Vec<u128>> = vec![Vec::new(); contributors];
     let mut prf_in: Vec<u128> = Vec::with_capacity(contributors * contributors);
+    let rows_per_instance = (4 * plan.ands + 2 * plan.buffers) * contributors;
     for (inst, state) in states.iter().enumerate() {
+        let rows = &rows[inst * rows_per_instance..(inst + 1) * rows_per_instance];
         let ext = &mut external[inst];
         let mut keys = vec![0u128; plan.wires * contributors];
         let mut k = inst * per_inst;
@@ -959,8 +1220,46 @@ fn online<T: Transport>(
             k += 1;
         }
         let mut and_index = 0;
+        let mut buffer_index = 0;
+        // The evaluator's own key tells the external value, or that a row was forged.
+        let external_of = |w: u32, key: u128, gate: usize| {
+            if key == state.keys[w as usize] {
+                Ok(false)
+            } else if key == state.keys[w as usize] ^ offsets[inst].0 {
+                Ok(true)
+            } else {
+                Err(RunError::Input(format!(
+                    "garbled gate {gate} of instance {inst} decrypts to neither of the evaluator's keys: abort"
+                )))
+            }
+        };
         for s in &plan.steps {
             match *s {
+                Step::Buffer(a, o) => {
+                    let e = ext[a as usize];
+                    let gate = plan.ands + buffer_index;
+                    prf_in.clear();
+                    for j in 0..contributors {
+                        for i in 0..contributors {
+                            prf_in.push(DoubleKeyPrf::input(
+                                Gf128(keys[a as usize * contributors + i]),
+                                Gf128::ZERO,
+                                tweak(inst, gate, j),
+                            ));
+                        }
+                    }
+                    prf.apply(&mut prf_in);
+                    let row = (4 * plan.ands + 2 * buffer_index + usize::from(e)) * contributors;
+                    for j in 0..contributors {
+                        let mut key = rows[row + j];
+                        for i in 0..contributors {
+                            key ^= prf_in[j * contributors + i];
+                        }
+                        keys[o as usize * contributors + j] = key;
+                    }
+                    ext[o as usize] = external_of(o, keys[o as usize * contributors], gate)?;
+                    buffer_index += 1;
+                }
                 Step::Xor(a, b, o) => {
                     ext[o as usize] = ext[a as usize] ^ ext[b as usize];
                     for j in 0..contributors {
@@ -994,10 +1293,8 @@ fn online<T: Transport>(
                         }
                     }
                     prf.apply(&mut prf_in);
-                    let row = ((inst * plan.ands + and_index) * 4
-                        + usize::from(ea) * 2
-                        + usize::from(eb))
-                        * contributors;
+                    let row =
+                        (and_index * 4 + usize::from(ea) * 2 + usize::from(eb)) * contributors;
                     for j in 0..contributors {
                         let mut key = rows[row + j];
                         for i in 0..contributors {
@@ -1005,16 +1302,7 @@ fn online<T: Transport>(
                         }
                         keys[o as usize * contributors + j] = key;
                     }
-                    let mine = keys[o as usize * contributors];
-                    ext[o as usize] = if mine == state.keys[o as usize] {
-                        false
-                    } else if mine == state.keys[o as usize] ^ offsets[inst].0 {
-                        true
-                    } else {
-                        return Err(RunError::Input(format!(
-                            "garbled AND gate {and_index} of instance {inst} decrypts to neither of the evaluator's keys: abort"
-                        )));
-                    };
+                    ext[o as usize] = external_of(o, keys[o as usize * contributors], and_index)?;
                     and_index += 1;
                 }
             }
@@ -1027,6 +1315,20 @@ fn online<T: Transport>(
             .map(|(&w, &l)| ext[w as usize] ^ l)
             .collect();
         results.push(bits);
+        if malicious {
+            for &w in plan.outputs.iter().flatten() {
+                for (j, out) in output_keys.iter_mut().enumerate() {
+                    out.push(keys[w as usize * contributors + j]);
+                }
+            }
+        }
+    }
+    if malicious {
+        // Round C: contributor j gets its part of every output superseed.
+        for (j, part) in output_keys.iter().enumerate().skip(1) {
+            net.send(j, part.iter().flat_map(|k| k.to_le_bytes()).collect())?;
+        }
+        return confirm_outputs(net, plan, instances, contributors, Some(results.concat()));
     }
     // Round C: the outputs to every other party.
     let flat: Vec<bool> = results.concat();
@@ -1036,6 +1338,80 @@ fn online<T: Transport>(
     }
     net.stop_clock();
     Ok(matrices(plan, &flat, instances))
+}
+
+/// A contributor other than the evaluator: checks the evaluator's output
+/// keys against its own two labels per output wire and returns the bits
+/// they encode (λ of every output wire is 0).
+fn check_output_keys<T: Transport>(
+    net: &mut T,
+    plan: &Plan,
+    states: &[Garbling],
+    offsets: &[Gf128],
+    instances: usize,
+) -> Result<Vec<bool>, RunError> {
+    let per = plan.output_wires();
+    let bytes = net.recv(EVALUATOR, 16 * per * instances)?;
+    let mut keys = bytes.chunks_exact(16).map(|c| {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(c);
+        u128::from_le_bytes(b)
+    });
+    let mut bits = Vec::with_capacity(per * instances);
+    for (inst, state) in states.iter().enumerate() {
+        for (k, &w) in plan.outputs.iter().flatten().enumerate() {
+            let key = keys.next().unwrap_or_default();
+            let zero = state.keys[w as usize];
+            bits.push(if key == zero {
+                false
+            } else if key == zero ^ offsets[inst].0 {
+                true
+            } else {
+                return Err(RunError::Input(format!(
+                    "the evaluator's key for output bit {k} of instance {inst} is neither of party {}'s labels: abort",
+                    net.party()
+                )));
+            });
+        }
+    }
+    Ok(bits)
+}
+
+/// Round D of the malicious output delivery: every contributor sends the
+/// output bits it checked (`own`) to every other party; a party accepts
+/// only if all t + 1 contributors report the same bits.
+fn confirm_outputs<T: Transport>(
+    net: &mut T,
+    plan: &Plan,
+    instances: usize,
+    contributors: usize,
+    own: Option<Vec<bool>>,
+) -> Result<Vec<BitMatrix>, RunError> {
+    let (me, n) = (net.party(), net.parties());
+    let count = plan.output_wires() * instances;
+    let mut agreed: Option<(PartyId, Vec<u8>)> = None;
+    if let Some(bits) = &own {
+        let packed = pack_bits(bits);
+        for p in (0..n).filter(|&p| p != me) {
+            net.send(p, packed.clone())?;
+        }
+        agreed = Some((me, packed));
+    }
+    for j in (0..contributors).filter(|&j| j != me) {
+        let report = net.recv(j, count.div_ceil(8))?;
+        match &agreed {
+            Some((first, bits)) if *bits != report => {
+                return Err(RunError::Input(format!(
+                    "key contributors {first} and {j} report different outputs: abort"
+                )));
+            }
+            Some(_) => {}
+            None => agreed = Some((j, report)),
+        }
+    }
+    net.stop_clock();
+    let bits = agreed.map(|(_, b)| unpack_bits(&b, count)).unwrap_or_default();
+    Ok(matrices(plan, &bits, instances))
 }
 
 fn finish_outputs<T: Transport>(
