@@ -379,57 +379,69 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
             .saturating_sub(1000)
             .max(2000)
     };
-    let o = run(&[
-        "certs",
-        "--parties",
-        "3",
-        "--out",
-        dir.to_str().expect("utf8"),
-        "--base-port",
-        &base.to_string(),
-    ]);
-    assert!(o.status.success());
-    let cfg = dir.join("parties.toml");
-    let inputs = ["1", "2", "3"];
-    for protocol in ["ttp", "trio", "mfi3", "bgw3", "bgw2"] {
-        let children: Vec<_> = (0..3)
-            .map(|i| {
-                Command::new(bin())
-                    .args([
-                        "party",
-                        "--config",
-                        cfg.to_str().expect("utf8"),
-                        "--id",
-                        &i.to_string(),
-                        "--protocol",
-                        protocol,
-                        "--circuit",
-                        c.to_str().expect("utf8"),
-                        "--input",
-                        inputs[i],
-                        "--timeout",
-                        "20",
-                        "--json",
-                    ])
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .expect("spawn")
-            })
-            .collect();
-        for (i, child) in children.into_iter().enumerate() {
-            let o = child.wait_with_output().expect("wait");
-            assert!(
-                o.status.success(),
-                "{protocol} party {i}: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-            assert_eq!(
-                v["outputs"],
-                serde_json::json!(["2"]),
-                "{protocol} party {i}"
-            );
+    // Three parties for every protocol; four for bgw2-mal with t = 1 (PRSS
+    // keys agreed over TLS, outputs confirmed by two key contributors).
+    let mut cfg = dir.join("parties.toml");
+    for (n, protocols) in [
+        (3, &["ttp", "trio", "mfi3", "bgw3", "bgw2", "bgw2-mal"][..]),
+        (4, &["bgw2-mal"][..]),
+    ] {
+        let out = dir.join(format!("n{n}"));
+        let o = run(&[
+            "certs",
+            "--parties",
+            &n.to_string(),
+            "--out",
+            out.to_str().expect("utf8"),
+            "--base-port",
+            &(base + 10 * n as u16).to_string(),
+        ]);
+        assert!(o.status.success());
+        cfg = out.join("parties.toml");
+        // The adder's three inputs belong to parties 0, 1 and 2.
+        let inputs = ["1", "2", "3"];
+        for protocol in protocols {
+            let children: Vec<_> = (0..n)
+                .map(|i| {
+                    let mut args = vec![
+                        "party".to_string(),
+                        "--config".into(),
+                        cfg.to_str().expect("utf8").into(),
+                        "--id".into(),
+                        i.to_string(),
+                        "--protocol".into(),
+                        protocol.to_string(),
+                        "--circuit".into(),
+                        c.to_str().expect("utf8").into(),
+                        "--timeout".into(),
+                        "20".into(),
+                        "--json".into(),
+                    ];
+                    if i < 3 {
+                        args.extend(["--input".to_string(), inputs[i].to_string()]);
+                    }
+                    Command::new(bin())
+                        .args(&args)
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .expect("spawn")
+                })
+                .collect();
+            for (i, child) in children.into_iter().enumerate() {
+                let o = child.wait_with_output().expect("wait");
+                assert!(
+                    o.status.success(),
+                    "{protocol} ({n} parties) party {i}: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+                assert_eq!(
+                    v["outputs"],
+                    serde_json::json!(["2"]),
+                    "{protocol} ({n} parties) party {i}"
+                );
+            }
         }
     }
     // A party given inputs it does not own is stopped before connecting.

@@ -338,9 +338,8 @@ fn run_party(
         ),
         garbling if is_garbling(garbling) => garble::run_with_dealer(
             net,
-            garbling_variant(garbling).ok_or_else(|| {
-                ttp::RunError::Input(format!("unknown protocol `{garbling}`"))
-            })?,
+            garbling_variant(garbling)
+                .ok_or_else(|| ttp::RunError::Input(format!("unknown protocol `{garbling}`")))?,
             circuit,
             instances,
             own_inputs,
@@ -375,9 +374,9 @@ pub fn run_local(
         Some(v) if v.is_malicious() && parties >= 3 => {
             let t = v.threshold(parties);
             match options.linear.resolve(parties, t) {
-                garble::linear::LinearChoice::TrustedDealer => Some(
-                    garble::linear::TrustedDealer::new(t).map_err(|e| e.to_string())?,
-                ),
+                garble::linear::LinearChoice::TrustedDealer => {
+                    Some(garble::linear::TrustedDealer::new(t).map_err(|e| e.to_string())?)
+                }
                 _ => None,
             }
         }
@@ -396,7 +395,7 @@ pub fn run_local(
                         .collect();
                     let outputs =
                         run_party(name, &mut net, circuit, instances, &own, options, dealer)
-                        .map_err(|e| format!("party {me}: {e}"))?;
+                            .map_err(|e| format!("party {me}: {e}"))?;
                     Ok(PartyResult {
                         outputs,
                         accounting: net.accounting().clone(),

@@ -1,17 +1,30 @@
-//! Multiparty garbling (BGW3_opt, BGW2_opt): every public circuit and random
-//! circuits for several party counts, equal to the plaintext evaluator at
-//! every party; the exact bytes of every link and phase (the garbled circuit
-//! is 4 · #AND · (t + 1) · 16 bytes per party); the round counts; refusals.
+//! Multiparty garbling (BGW3_opt, BGW2_opt, BGW2_opt^mal): every public
+//! circuit and random circuits for several party counts, equal to the
+//! plaintext evaluator at every party; the exact bytes of every link and
+//! phase (the garbled circuit is 4 · #AND · (t + 1) · 16 bytes per party,
+//! plus 2 rows per buffer gate in the malicious variant); the round counts;
+//! refusals; corrupted messages (abort or the right output, never a wrong
+//! one).
 
 use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
 use huddle_circuit::{corpus, gen, read_circuit_file, BitMatrix, Circuit, Format, PlainEvaluator};
 use huddle_core::{Prg, RingWidth};
-use huddle_engine::garble::{garbled_circuit_bytes, Optimizations, Variant};
+use huddle_engine::garble::linear::LinearChoice;
+use huddle_engine::garble::{
+    buffer_gate_bytes, garbled_circuit_bytes, malicious_gate_counts, Optimizations, Variant,
+};
 use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
 
-const VARIANTS: [(&str, Variant); 2] = [("bgw3", Variant::Bgw3), ("bgw2", Variant::Bgw2)];
+/// The semi-honest variants (the optimization switches apply to these).
+const SEMI_HONEST: [(&str, Variant); 2] = [("bgw3", Variant::Bgw3), ("bgw2", Variant::Bgw2)];
+/// Every variant (conformance).
+const VARIANTS: [(&str, Variant); 3] = [
+    ("bgw3", Variant::Bgw3),
+    ("bgw2", Variant::Bgw2),
+    ("bgw2-mal", Variant::Bgw2Mal),
+];
 
 fn run(
     protocol: &str,
@@ -143,7 +156,7 @@ fn communication_is_exact() {
     let ands = huddle_circuit::Stats::of(&c).and_count;
     let mut prg = Prg::from_seed([14; 16]);
     let inputs = random_inputs(&c, &mut prg, instances);
-    for (protocol, variant) in VARIANTS {
+    for (protocol, variant) in SEMI_HONEST {
         let t = variant.threshold(n);
         let contributors = t + 1;
         let (_, acc) = run(protocol, n, &c, &inputs);
@@ -245,7 +258,7 @@ fn each_optimization_switches_independently() {
     let want = PlainEvaluator::new(&c)
         .evaluate(&inputs)
         .expect("plaintext");
-    for (protocol, variant) in VARIANTS {
+    for (protocol, variant) in SEMI_HONEST {
         for n in [3, 5, 8] {
             for bits in 0..16u8 {
                 let o = Optimizations {
@@ -320,6 +333,24 @@ fn bad_requests_are_refused_before_any_communication() {
         assert!(e.to_string().contains("Boolean"), "{e}");
         assert!(huddle_engine::check_request(protocol, 31, &c, opts).is_ok());
     }
+    let plain = RunOptions {
+        garble: Optimizations::NONE,
+        ..opts
+    };
+    let e = huddle_engine::check_request("bgw2-mal", 4, &c, plain).expect_err("no reduced");
+    assert!(e.to_string().contains("reduced"), "{e}");
+    // PRSS for 31 parties (C(31, 10) sets) is refused with the way out named.
+    let prss = RunOptions {
+        linear: LinearChoice::Prss,
+        ..opts
+    };
+    let nets = memory_networks(31, &NetProfile::lan(), Duration::from_secs(20));
+    let mut prg = Prg::from_seed([2; 16]);
+    let inputs = random_inputs(&c, &mut prg, 1);
+    let e = huddle_engine::run_local("bgw2-mal", nets, &c, &inputs, prss)
+        .err()
+        .expect("PRSS at 31 parties");
+    assert!(e.contains("trusted dealer"), "{e}");
 }
 
 #[test]
@@ -331,12 +362,29 @@ fn thirty_one_parties() {
     }
 }
 
-/// A party whose garbled-row shares are corrupted on the way to the
-/// evaluator: one bit flipped at a chosen byte of its function-dependent
-/// message.
+/// A corrupted party: one bit flipped at a chosen byte of the `nth`
+/// message it sends to `to` in `phase` (the semi-honest trials: its
+/// function-dependent message to the evaluator).
 struct Tamper {
     net: huddle_net::Network,
     flip_at: Option<usize>,
+    phase: Phase,
+    to: usize,
+    nth: usize,
+    bit: u8,
+}
+
+impl Tamper {
+    fn honest(net: huddle_net::Network) -> Tamper {
+        Tamper {
+            net,
+            flip_at: None,
+            phase: Phase::Setup,
+            to: 0,
+            nth: 0,
+            bit: 0,
+        }
+    }
 }
 
 impl huddle_engine::sharing::Transport for Tamper {
@@ -347,10 +395,14 @@ impl huddle_engine::sharing::Transport for Tamper {
         self.net.parties()
     }
     fn send(&mut self, to: usize, mut data: Vec<u8>) -> Result<(), huddle_net::NetError> {
-        if to == 0 && self.net.phase() == Phase::Dependent {
-            if let Some(at) = self.flip_at.take() {
-                let i = at % data.len();
-                data[i] ^= 1;
+        if to == self.to && self.net.phase() == self.phase && self.flip_at.is_some() {
+            if self.nth == 0 {
+                if let Some(at) = self.flip_at.take() {
+                    let i = at % data.len();
+                    data[i] ^= 1 << self.bit;
+                }
+            } else {
+                self.nth -= 1;
             }
         }
         huddle_engine::sharing::Transport::send(&mut self.net, to, data)
@@ -398,8 +450,9 @@ fn tamper_trials(variant: Variant) {
                     s.spawn(move || {
                         let me = net.party();
                         let mut t = Tamper {
-                            net,
                             flip_at: (me == 2).then_some(flip_at),
+                            phase: Phase::Dependent,
+                            ..Tamper::honest(net)
                         };
                         let own: Vec<(usize, BitMatrix)> = (0..c.inputs().len())
                             .filter(|&i| c.owner(i, n) == me)
@@ -440,5 +493,260 @@ fn tamper_trials(variant: Variant) {
     if variant == Variant::Bgw2 {
         // Three rows in four are never opened.
         assert!(harmless > 0, "{variant:?}: every corruption aborted");
+    }
+}
+
+/// BGW2_opt^mal's exact communication for n = 5 (t = 1, two key
+/// contributors), with PRSS and with the trusted dealer: the setup carries
+/// the zero-sharing seeds, and with PRSS one 16-byte contribution per key
+/// the two parties share plus a 32-byte digest; round 1 costs nothing; the
+/// garbled circuit (AND rows and buffer rows) goes to the evaluator with no
+/// output λ; online: masked inputs, keys, each contributor's output keys,
+/// and every contributor's report to every party (4 rounds).
+#[test]
+fn malicious_communication_is_exact() {
+    let n = 5;
+    let instances = 3;
+    let c = gen::adder_sklansky(16, 2); // 17 output bits, all XOR outputs
+    let (ands, buffers) = malicious_gate_counts(&c).expect("boolean");
+    assert_eq!(buffers, 17);
+    let mut prg = Prg::from_seed([18; 16]);
+    let inputs = random_inputs(&c, &mut prg, instances);
+    let want = PlainEvaluator::new(&c)
+        .evaluate(&inputs)
+        .expect("plaintext");
+    let variant = Variant::Bgw2Mal;
+    let contributors = variant.threshold(n) + 1;
+    assert_eq!(contributors, 2);
+    for linear in [LinearChoice::Prss, LinearChoice::TrustedDealer] {
+        let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
+        let options = RunOptions {
+            linear,
+            ..RunOptions::default()
+        };
+        let results = huddle_engine::run_local("bgw2-mal", nets, &c, &inputs, options)
+            .unwrap_or_else(|e| panic!("{linear:?}: {e}"));
+        let mut acc = Accounting::default();
+        for r in &results {
+            assert_eq!(r.outputs, want, "{linear:?}");
+            acc.merge(&r.accounting);
+        }
+        let owned = |p: usize| if p < 2 { 16 } else { 0 };
+        let outputs = 17 * instances;
+        for from in 0..n {
+            for to in (0..n).filter(|&to| to != from) {
+                let mut setup = if from < to { 16 } else { 0 };
+                if linear == LinearChoice::Prss {
+                    // Sets of t = 1 parties outside both (3), and the empty set.
+                    setup += 16 * (3 + 1) + 32;
+                }
+                assert_eq!(
+                    acc.link(Phase::Setup, from, to).bytes as usize,
+                    setup,
+                    "{linear:?} setup {from}->{to}"
+                );
+                assert_eq!(acc.link(Phase::Offline, from, to).bytes, 0);
+                let dependent = if to == 0 {
+                    (garbled_circuit_bytes(ands, contributors)
+                        + buffer_gate_bytes(buffers, contributors))
+                        * instances
+                } else {
+                    0
+                };
+                assert_eq!(
+                    acc.link(Phase::Dependent, from, to).bytes as usize,
+                    dependent,
+                    "{linear:?} dependent {from}->{to}"
+                );
+                let mut online = 0;
+                if to < contributors && owned(from) > 0 {
+                    online += (owned(from) * instances).div_ceil(8);
+                }
+                if to == 0 && from < contributors {
+                    online += 16 * 32 * instances;
+                }
+                if from == 0 && to < contributors {
+                    online += 16 * outputs; // k^j of every output wire
+                }
+                if from < contributors {
+                    online += outputs.div_ceil(8); // the report
+                }
+                assert_eq!(
+                    acc.link(Phase::Online, from, to).bytes as usize,
+                    online,
+                    "{linear:?} online {from}->{to}"
+                );
+            }
+        }
+        assert_eq!(acc.rounds(Phase::Offline), 0, "{linear:?}");
+        assert_eq!(acc.rounds(Phase::Dependent), 1, "{linear:?}");
+        assert_eq!(acc.rounds(Phase::Online), 4, "{linear:?}");
+        let setup_rounds = if linear == LinearChoice::Prss { 2 } else { 1 };
+        assert_eq!(acc.rounds(Phase::Setup), setup_rounds, "{linear:?}");
+    }
+}
+
+/// Runs bgw2-mal for 4 parties (t = 1, contributors 0 and 1) with party
+/// `corrupt` flipping one bit as `tamper` says; returns every party's result.
+fn malicious_trial(
+    c: &Circuit,
+    inputs: &[BitMatrix],
+    corrupt: usize,
+    tamper: impl Fn(huddle_net::Network) -> Tamper + Sync,
+) -> Vec<Result<Vec<BitMatrix>, String>> {
+    let n = 4;
+    let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(20));
+    std::thread::scope(|s| {
+        let handles: Vec<_> = nets
+            .into_iter()
+            .map(|net| {
+                let tamper = &tamper;
+                s.spawn(move || {
+                    let me = net.party();
+                    let mut t = if me == corrupt {
+                        tamper(net)
+                    } else {
+                        Tamper::honest(net)
+                    };
+                    let own: Vec<(usize, BitMatrix)> = (0..c.inputs().len())
+                        .filter(|&i| c.owner(i, n) == me)
+                        .map(|i| (i, inputs[i].clone()))
+                        .collect();
+                    huddle_engine::garble::run(
+                        &mut t,
+                        Variant::Bgw2Mal,
+                        c,
+                        2,
+                        &own,
+                        RunOptions::default(),
+                    )
+                    .map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("thread"))
+            .collect()
+    })
+}
+
+/// Fault injection against BGW2_opt^mal: a corrupted party adding an error
+/// to its garbled-row shares (a key contributor or not), to the input keys
+/// it sends the evaluator, to its masked inputs, to its output report, the
+/// evaluator to an output key, or a party to its PRSS key contribution.
+/// Every honest party ends with the right output or an abort, never a
+/// wrong output; the corruptions that must be noticed are.
+#[test]
+fn malicious_garbling_aborts_or_is_right_never_wrong() {
+    let c = gen::adder_sklansky(8, 2); // 9 output bits, each behind a buffer gate
+    let mut prg = Prg::from_seed([19; 16]);
+    let inputs = random_inputs(&c, &mut prg, 2);
+    let want = PlainEvaluator::new(&c)
+        .evaluate(&inputs)
+        .expect("plaintext");
+    struct Case {
+        name: &'static str,
+        corrupt: usize,
+        phase: Phase,
+        to: usize,
+        nth: usize,
+        /// A party that must abort whatever byte is hit.
+        must_abort: Option<usize>,
+    }
+    let cases = [
+        Case {
+            name: "garbled rows of a non-contributor",
+            corrupt: 2,
+            phase: Phase::Dependent,
+            to: 0,
+            nth: 0,
+            must_abort: None,
+        },
+        Case {
+            name: "garbled rows of a contributor",
+            corrupt: 1,
+            phase: Phase::Dependent,
+            to: 0,
+            nth: 0,
+            must_abort: None,
+        },
+        Case {
+            name: "masked inputs to the evaluator",
+            corrupt: 1,
+            phase: Phase::Online,
+            to: 0,
+            nth: 0,
+            must_abort: None,
+        },
+        Case {
+            name: "input keys of a contributor",
+            corrupt: 1,
+            phase: Phase::Online,
+            to: 0,
+            nth: 1,
+            must_abort: None,
+        },
+        Case {
+            name: "output report of a contributor",
+            corrupt: 1,
+            phase: Phase::Online,
+            to: 3,
+            nth: 0,
+            must_abort: Some(3),
+        },
+        Case {
+            name: "output key from the evaluator",
+            corrupt: 0,
+            phase: Phase::Online,
+            to: 1,
+            nth: 1,
+            must_abort: Some(1),
+        },
+        Case {
+            name: "PRSS key contribution",
+            corrupt: 3,
+            phase: Phase::Setup,
+            to: 1,
+            nth: 0,
+            must_abort: Some(1),
+        },
+    ];
+    for case in &cases {
+        let mut aborted = 0;
+        let trials = 12;
+        for trial in 0..trials {
+            let at = trial * 131 + 7;
+            let results = malicious_trial(&c, &inputs, case.corrupt, |net| Tamper {
+                flip_at: Some(at),
+                phase: case.phase,
+                to: case.to,
+                nth: case.nth,
+                bit: (trial % 8) as u8,
+                ..Tamper::honest(net)
+            });
+            let mut any_abort = false;
+            for (p, r) in results.iter().enumerate() {
+                match r {
+                    Ok(out) => assert!(
+                        out == &want,
+                        "{} (trial {trial}): party {p} output a wrong value",
+                        case.name
+                    ),
+                    Err(_) => any_abort = true,
+                }
+            }
+            if let Some(p) = case.must_abort {
+                assert!(
+                    results[p].is_err(),
+                    "{} (trial {trial}): party {p} did not abort",
+                    case.name
+                );
+            }
+            aborted += usize::from(any_abort);
+        }
+        // The evaluator opens one row in two of a buffer gate and one in four
+        // of an AND gate; a flipped bit elsewhere is harmless. Some must hit.
+        assert!(aborted > 0, "{}: no corruption was noticed", case.name);
     }
 }

@@ -182,8 +182,14 @@ impl Prss {
     /// outside S sends a random contribution to the others outside S; the
     /// key is a hash of all of them. Then every pair compares a digest of
     /// the keys it shares, so a party that sent different contributions to
-    /// different parties is caught (abort) before any key is used.
-    pub fn setup<T: Transport>(net: &mut T, t: usize, prg: &mut Prg) -> Result<Prss, RunError> {
+    /// different parties is caught (abort) before any key is used. This is
+    /// the first half (sending the contributions), so that other setup
+    /// messages can share its round; [`PrssSetup::finish`] is the second.
+    pub fn begin_setup<T: Transport>(
+        net: &mut T,
+        t: usize,
+        prg: &mut Prg,
+    ) -> Result<PrssSetup, RunError> {
         let (me, n) = (net.party(), net.parties());
         if !prss_feasible(n, t) {
             return Err(RunError::Input(format!(
@@ -208,53 +214,11 @@ impl Prss {
                 .collect();
             net.send(p, msg)?;
         }
-        // received[p]: party p's contributions to the sets we share, in order.
-        let mut received: Vec<Vec<u8>> = vec![Vec::new(); n];
-        for p in (0..n).filter(|&p| p != me) {
-            let shared = sets.iter().filter(|&&s| outside(s, p)).count();
-            received[p] = net.recv(p, 16 * shared)?;
-        }
-        let mut cursor = vec![0usize; n];
-        let mut keys = std::collections::HashMap::new();
-        let mut key_bytes: Vec<[u8; 16]> = Vec::with_capacity(sets.len());
-        for (&s, own) in sets.iter().zip(&contributions) {
-            let mut h = Sha256::new();
-            h.update(b"huddle prss key");
-            h.update(s.to_le_bytes());
-            for p in (0..n).filter(|&p| outside(s, p)) {
-                if p == me {
-                    h.update(own);
-                } else {
-                    h.update(&received[p][cursor[p]..cursor[p] + 16]);
-                    cursor[p] += 16;
-                }
-            }
-            let mut k = [0u8; 16];
-            k.copy_from_slice(&h.finalize()[..16]);
-            key_bytes.push(k);
-            keys.insert(s, Arc::new(aes::Aes128::new(&k.into())));
-        }
-        let digest_with = |p: usize| -> Vec<u8> {
-            let mut h = Sha256::new();
-            for (&s, k) in sets.iter().zip(&key_bytes) {
-                if outside(s, p) {
-                    h.update(s.to_le_bytes());
-                    h.update(k);
-                }
-            }
-            h.finalize().to_vec()
-        };
-        for p in (0..n).filter(|&p| p != me) {
-            net.send(p, digest_with(p))?;
-        }
-        for p in (0..n).filter(|&p| p != me) {
-            if net.recv(p, 32)? != digest_with(p) {
-                return Err(RunError::Input(format!(
-                    "PRSS setup: the keys shared with party {p} disagree (a party sent inconsistent contributions): abort"
-                )));
-            }
-        }
-        Ok(Prss::from_keys(me, n, t, keys))
+        Ok(PrssSetup {
+            sets,
+            contributions,
+            t,
+        })
     }
 
     fn from_keys(
@@ -318,6 +282,76 @@ impl Prss {
     fn next_call(&mut self) -> u64 {
         self.call += 1;
         self.call
+    }
+}
+
+/// The PRSS setup after its first round (see [`Prss::begin_setup`]).
+pub struct PrssSetup {
+    /// The sets whose key this party holds (it is outside them).
+    sets: Vec<u64>,
+    /// This party's contribution to each.
+    contributions: Vec<[u8; 16]>,
+    t: usize,
+}
+
+impl PrssSetup {
+    /// Receives the others' contributions, derives the keys, and compares
+    /// a digest of the shared keys with every other party.
+    pub fn finish<T: Transport>(self, net: &mut T) -> Result<Prss, RunError> {
+        let (me, n) = (net.party(), net.parties());
+        let PrssSetup {
+            sets,
+            contributions,
+            t,
+        } = self;
+        let outside = |s: u64, p: usize| s >> p & 1 == 0;
+        // received[p]: party p's contributions to the sets we share, in order.
+        let mut received: Vec<Vec<u8>> = vec![Vec::new(); n];
+        for p in (0..n).filter(|&p| p != me) {
+            let shared = sets.iter().filter(|&&s| outside(s, p)).count();
+            received[p] = net.recv(p, 16 * shared)?;
+        }
+        let mut cursor = vec![0usize; n];
+        let mut keys = std::collections::HashMap::new();
+        let mut key_bytes: Vec<[u8; 16]> = Vec::with_capacity(sets.len());
+        for (&s, own) in sets.iter().zip(&contributions) {
+            let mut h = Sha256::new();
+            h.update(b"huddle prss key");
+            h.update(s.to_le_bytes());
+            for p in (0..n).filter(|&p| outside(s, p)) {
+                if p == me {
+                    h.update(own);
+                } else {
+                    h.update(&received[p][cursor[p]..cursor[p] + 16]);
+                    cursor[p] += 16;
+                }
+            }
+            let mut k = [0u8; 16];
+            k.copy_from_slice(&h.finalize()[..16]);
+            key_bytes.push(k);
+            keys.insert(s, Arc::new(aes::Aes128::new(&k.into())));
+        }
+        let digest_with = |p: usize| -> Vec<u8> {
+            let mut h = Sha256::new();
+            for (&s, k) in sets.iter().zip(&key_bytes) {
+                if outside(s, p) {
+                    h.update(s.to_le_bytes());
+                    h.update(k);
+                }
+            }
+            h.finalize().to_vec()
+        };
+        for p in (0..n).filter(|&p| p != me) {
+            net.send(p, digest_with(p))?;
+        }
+        for p in (0..n).filter(|&p| p != me) {
+            if net.recv(p, 32)? != digest_with(p) {
+                return Err(RunError::Input(format!(
+                    "PRSS setup: the keys shared with party {p} disagree (a party sent inconsistent contributions): abort"
+                )));
+            }
+        }
+        Ok(Prss::from_keys(me, n, t, keys))
     }
 }
 
@@ -453,7 +487,14 @@ impl TrustedDealer {
     /// Party `me`'s shares of `count` secrets of call `call`: the secret
     /// and the t coefficients of each polynomial are AES blocks under the
     /// dealer's key. `kind` picks bits, elements or zeros.
-    fn deal(&self, me: PartyId, call: u64, count: usize, kind: Kind, out: &mut Vec<Gf128>) -> Vec<u128> {
+    fn deal(
+        &self,
+        me: PartyId,
+        call: u64,
+        count: usize,
+        kind: Kind,
+        out: &mut Vec<Gf128>,
+    ) -> Vec<u128> {
         let per = self.t + 1;
         let mut blocks: Vec<aes::Block> = (0..count as u64)
             .flat_map(|i| (0..per as u64).map(move |k| counter_block(call, i << 8 | k)))
@@ -522,7 +563,9 @@ impl LinearSource for DealerLine {
     fn owned_element(&mut self, owner: PartyId) -> (Gf128, Option<Gf128>) {
         let call = self.next_call();
         let mut share = Vec::with_capacity(1);
-        let secret = self.dealer.deal(self.me, call, 1, Kind::Element, &mut share);
+        let secret = self
+            .dealer
+            .deal(self.me, call, 1, Kind::Element, &mut share);
         (share[0], (self.me == owner).then(|| Gf128(secret[0])))
     }
 
@@ -591,7 +634,10 @@ mod tests {
     fn check_functionalities(mut parties: Vec<Box<dyn LinearSource>>, n: usize, t: usize) {
         let c = reconstruction(n);
         let open = |shares: &[Gf128]| -> Gf128 {
-            shares.iter().zip(&c).fold(Gf128::ZERO, |a, (&s, &k)| a + s * k)
+            shares
+                .iter()
+                .zip(&c)
+                .fold(Gf128::ZERO, |a, (&s, &k)| a + s * k)
         };
         let count = 300;
         // Bits.
@@ -611,7 +657,10 @@ mod tests {
             assert!(s == Gf128::ZERO || s == Gf128::ONE, "not a bit: {s:?}");
             ones += usize::from(s == Gf128::ONE);
         }
-        assert!((90..210).contains(&ones), "bits are not balanced: {ones}/{count}");
+        assert!(
+            (90..210).contains(&ones),
+            "bits are not balanced: {ones}/{count}"
+        );
         // Owned bits and elements, for every owner.
         for owner in 0..n {
             let mut secrets = vec![Vec::new(); n];
@@ -692,13 +741,18 @@ mod tests {
             for k in 0..=n {
                 let s = subsets(n, k);
                 assert_eq!(s.len() as u128, binomial(n, k), "C({n},{k})");
-                assert!(s.iter().all(|m| m.count_ones() as usize == k && *m < 1 << n));
+                assert!(s
+                    .iter()
+                    .all(|m| m.count_ones() as usize == k && *m < 1 << n));
                 assert!(s.windows(2).all(|w| w[0] < w[1]));
             }
         }
         assert!(prss_feasible(13, 4));
         assert!(!prss_feasible(31, 10));
-        assert_eq!(LinearChoice::Auto.resolve(31, 10), LinearChoice::TrustedDealer);
+        assert_eq!(
+            LinearChoice::Auto.resolve(31, 10),
+            LinearChoice::TrustedDealer
+        );
         assert_eq!(LinearChoice::Auto.resolve(7, 2), LinearChoice::Prss);
     }
 }

@@ -51,11 +51,11 @@ pub mod linear;
 use crate::sharing::Transport;
 use crate::ttp::RunError;
 use field::{reconstruction, share_each, DoubleKeyPrf};
-use linear::{LinearChoice, LinearSource, TrustedDealer};
-use std::sync::Arc;
 use huddle_circuit::{BitMatrix, Circuit, Op};
 use huddle_core::{Gf128, Prg};
 use huddle_net::{PartyId, Phase};
+use linear::{LinearChoice, LinearSource, TrustedDealer};
+use std::sync::Arc;
 
 /// The party that evaluates the garbled circuit.
 pub const EVALUATOR: PartyId = 0;
@@ -268,7 +268,8 @@ impl Plan {
                 *w = out;
             }
         }
-        let output_set: std::collections::HashSet<u32> = outputs.iter().flatten().copied().collect();
+        let output_set: std::collections::HashSet<u32> =
+            outputs.iter().flatten().copied().collect();
         let and_is_output = steps
             .iter()
             .filter_map(|s| match *s {
@@ -439,6 +440,12 @@ pub fn run_with_dealer<T: Transport>(
         net.send(p, seed.to_vec())?;
         *slot = Some(Prg::from_seed(seed));
     }
+    // Malicious with PRSS: the key contributions travel with the seeds.
+    let linear_choice = options.linear.resolve(n, t);
+    let mut prss = None;
+    if malicious && linear_choice != LinearChoice::TrustedDealer {
+        prss = Some(linear::Prss::begin_setup(net, t, &mut prg)?);
+    }
     for (p, slot) in zero.iter_mut().enumerate().take(me.min(seeded)) {
         let bytes = net.recv(p, 16)?;
         let mut seed = [0u8; 16];
@@ -448,7 +455,7 @@ pub fn run_with_dealer<T: Transport>(
     // Malicious: the linear preprocessing (PRSS keys agreed now, or the dealer).
     let mut source: Option<Box<dyn LinearSource>> = None;
     if malicious {
-        source = Some(match options.linear.resolve(n, t) {
+        source = Some(match linear_choice {
             LinearChoice::TrustedDealer => match dealer {
                 Some(d) => Box::new(d.line(me)),
                 None => {
@@ -458,7 +465,10 @@ pub fn run_with_dealer<T: Transport>(
                     )))
                 }
             },
-            _ => Box::new(linear::Prss::setup(net, t, &mut prg)?),
+            _ => match prss.take() {
+                Some(setup) => Box::new(setup.finish(net)?),
+                None => return Err(RunError::Input("PRSS setup missing".into())),
+            },
         });
     }
 
@@ -1410,7 +1420,9 @@ fn confirm_outputs<T: Transport>(
         }
     }
     net.stop_clock();
-    let bits = agreed.map(|(_, b)| unpack_bits(&b, count)).unwrap_or_default();
+    let bits = agreed
+        .map(|(_, b)| unpack_bits(&b, count))
+        .unwrap_or_default();
     Ok(matrices(plan, &bits, instances))
 }
 
