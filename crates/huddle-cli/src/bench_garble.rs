@@ -1,4 +1,5 @@
-//! `huddle bench garble`: multiparty garbling (BGW3_opt, BGW2_opt) on
+//! `huddle bench garble`: multiparty garbling (BGW3_opt, BGW2_opt,
+//! BGW2_opt^mal with its linear preprocessing chosen as in `huddle local`) on
 //! AES-128 and SHA-256 for several party counts, each phase timed, with the
 //! optimizations as chosen (`--opt`), and the AND-gate throughput of offline
 //! and online together. All parties run on this machine in memory.
@@ -85,9 +86,14 @@ pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
     let mut lines = Vec::new();
     for (name, c) in &circuits {
         let ands = Stats::of(c).and_count;
-        for protocol in ["bgw3", "bgw2"] {
+        for protocol in ["bgw3", "bgw2", "bgw2-mal"] {
             for &n in &s.parties {
-                for &opt in &s.opts {
+                // bgw2-mal is built on the reduced-complexity rows only.
+                for &opt in s
+                    .opts
+                    .iter()
+                    .filter(|o| protocol != "bgw2-mal" || o.reduced_complexity)
+                {
                     let mut runs = Vec::new();
                     for _ in 0..s.repeat {
                         runs.push(one_run(protocol, n, c, s.batch, &s, opt)?);

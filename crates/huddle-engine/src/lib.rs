@@ -253,6 +253,10 @@ fn check_options(
             "bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`".into(),
         );
     }
+    if let Some(v) = garbling_variant(name).filter(|v| v.is_malicious() && parties >= 3) {
+        let t = v.threshold(parties);
+        garble::linear::check_choice(options.linear.resolve(parties, t), parties, t)?;
+    }
     if options.preprocess == Preprocess::Separate && !info.preprocessing {
         return err(format!(
             "{name} has no preprocessing phase; --preprocess separate applies to astra and trio"

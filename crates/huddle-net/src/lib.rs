@@ -23,7 +23,7 @@ pub mod tls;
 pub use accounting::{Accounting, LinkStats, Phase};
 pub use config::{NetworkConfig, PartyConfig};
 pub use connect::{connect, local_networks, ConnectOptions, Handshake, Transport};
-pub use network::{memory_networks, LinkLimits, NetError, Network};
+pub use network::{memory_networks, message_buffer, LinkLimits, NetError, Network, STAMP_BYTES};
 pub use profile::{LinkShape, NetProfile};
 
 /// Index of a party, 0-based.

@@ -184,7 +184,14 @@ impl Default for LinkLimits {
 /// phase its sender had received. The largest stamp of a phase is the length of
 /// the phase's longest chain of dependent messages: the rounds a WAN pays
 /// latency for, whichever links they take.
-const STAMP_BYTES: usize = 5;
+pub const STAMP_BYTES: usize = 5;
+
+/// An empty message buffer with room for `len` payload bytes and the
+/// trailer, so that sending it never reallocates (a copy of the whole
+/// message into fresh memory).
+pub fn message_buffer(len: usize) -> Vec<u8> {
+    Vec::with_capacity(len + STAMP_BYTES)
+}
 
 /// One party's view of the network.
 pub struct Network {

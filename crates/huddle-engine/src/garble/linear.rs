@@ -77,6 +77,17 @@ pub fn prss_feasible(n: usize, t: usize) -> bool {
     n <= 64 && binomial(n, t) <= PRSS_MAX_SETS
 }
 
+/// Refuses PRSS where it is infeasible, naming the way out.
+pub fn check_choice(choice: LinearChoice, n: usize, t: usize) -> Result<(), RunError> {
+    if choice == LinearChoice::Prss && !prss_feasible(n, t) {
+        return Err(RunError::Input(format!(
+            "PRSS for {n} parties at t = {t} needs C({n}, {t}) = {} keys (limit {PRSS_MAX_SETS}): use the trusted dealer (--linear dealer, in `huddle local`)",
+            binomial(n, t)
+        )));
+    }
+    Ok(())
+}
+
 /// The functionalities, called in the same order by every party (the calls
 /// are numbered, so the parties' shares fit together).
 pub trait LinearSource {
@@ -191,12 +202,7 @@ impl Prss {
         prg: &mut Prg,
     ) -> Result<PrssSetup, RunError> {
         let (me, n) = (net.party(), net.parties());
-        if !prss_feasible(n, t) {
-            return Err(RunError::Input(format!(
-                "PRSS for {n} parties at t = {t} needs {} keys per party (limit {PRSS_MAX_SETS} sets): use the trusted dealer (--linear dealer)",
-                binomial(n - 1, t)
-            )));
-        }
+        check_choice(LinearChoice::Prss, n, t)?;
         let mine = |s: u64| s >> me & 1 == 0;
         let sets: Vec<u64> = subsets(n, t)
             .into_iter()

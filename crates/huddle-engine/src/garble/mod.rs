@@ -324,7 +324,19 @@ pub fn malicious_gate_counts(circuit: &Circuit) -> Result<(usize, usize), RunErr
 }
 
 fn to_bytes(values: &[Gf128]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_bytes()).collect()
+    let mut out = huddle_net::message_buffer(16 * values.len());
+    for v in values {
+        out.extend_from_slice(&v.to_bytes());
+    }
+    out
+}
+
+fn u128s_to_bytes(values: &[u128]) -> Vec<u8> {
+    let mut out = huddle_net::message_buffer(16 * values.len());
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
 }
 
 fn from_bytes(bytes: &[u8]) -> Vec<Gf128> {
@@ -419,6 +431,10 @@ pub fn run_with_dealer<T: Transport>(
     crate::ttp::check_own_inputs(me, n, circuit, instances, own_inputs)?;
     let plan = Plan::new(circuit, n, malicious)?;
     let t = variant.threshold(n);
+    let linear_choice = options.linear.resolve(n, t);
+    if malicious {
+        linear::check_choice(linear_choice, n, t)?;
+    }
     let opts = options.garble;
     let contributors = opts.contributors(variant, n);
     let contributes = me < contributors;
@@ -441,7 +457,6 @@ pub fn run_with_dealer<T: Transport>(
         *slot = Some(Prg::from_seed(seed));
     }
     // Malicious with PRSS: the key contributions travel with the seeds.
-    let linear_choice = options.linear.resolve(n, t);
     let mut prss = None;
     if malicious && linear_choice != LinearChoice::TrustedDealer {
         prss = Some(linear::Prss::begin_setup(net, t, &mut prg)?);
@@ -560,10 +575,13 @@ pub fn run_with_dealer<T: Transport>(
             own_lambda,
             output_lambda: Vec::new(),
         });
-    }
-    for (p, msg) in out_msgs.iter().enumerate() {
-        if p != me && !malicious {
-            net.send(p, to_bytes(msg))?;
+        // One message per instance and link, so that no party holds every
+        // instance's shares at once.
+        for (p, msg) in out_msgs.iter_mut().enumerate() {
+            if p != me && !malicious {
+                net.send(p, to_bytes(msg))?;
+            }
+            msg.clear();
         }
     }
     // Without PRG zero sharing, the first t + 1 parties deal additive
@@ -632,13 +650,29 @@ pub fn run_with_dealer<T: Transport>(
     // Per instance from party p: its AND λs, its input λs, its R if it contributes.
     let per_instance =
         |p: PartyId| plan.ands + plan.input_wires_of(p) + usize::from(p < contributors);
-    let mut received: Vec<Vec<Gf128>> = Vec::with_capacity(n);
     for p in (0..n).filter(|_| !malicious) {
-        received.push(if p == me {
-            my_share_sum.concat()
-        } else {
-            from_bytes(&net.recv(p, 16 * per_instance(p) * instances)?)
-        });
+        let owned: Vec<u32> = plan
+            .inputs
+            .iter()
+            .filter(|(o, _)| *o == p)
+            .flat_map(|(_, w)| w.iter().copied())
+            .collect();
+        for (inst, state) in states.iter_mut().enumerate() {
+            let values = if p == me {
+                std::mem::take(&mut my_share_sum[inst])
+            } else {
+                from_bytes(&net.recv(p, 16 * per_instance(p))?)
+            };
+            for (a, &w) in and_outputs.iter().enumerate() {
+                state.lambda[w as usize] += values[a];
+            }
+            for (i, &w) in owned.iter().enumerate() {
+                state.lambda[w as usize] = values[plan.ands + i];
+            }
+            if p < contributors {
+                offset_shares[inst].push(values[per_instance(p) - 1]);
+            }
+        }
     }
     if dealt {
         for d in (0..=t).filter(|&d| d != me) {
@@ -670,26 +704,7 @@ pub fn run_with_dealer<T: Transport>(
             }
         }
     }
-    for (inst, state) in states.iter_mut().enumerate() {
-        for (p, values) in received.iter().enumerate() {
-            let k = per_instance(p);
-            let mine = &values[inst * k..(inst + 1) * k];
-            for (a, &w) in and_outputs.iter().enumerate() {
-                state.lambda[w as usize] += mine[a];
-            }
-            let owned: Vec<u32> = plan
-                .inputs
-                .iter()
-                .filter(|(o, _)| *o == p)
-                .flat_map(|(_, w)| w.iter().copied())
-                .collect();
-            for (i, &w) in owned.iter().enumerate() {
-                state.lambda[w as usize] = mine[plan.ands + i];
-            }
-            if p < contributors {
-                offset_shares[inst].push(mine[k - 1]);
-            }
-        }
+    for state in states.iter_mut() {
         // Free gates: λ follows (constants have λ = 0).
         for s in &plan.steps {
             match *s {
@@ -724,38 +739,37 @@ pub fn run_with_dealer<T: Transport>(
     let products = match variant {
         Variant::Bgw2 | Variant::Bgw2Mal => products,
         Variant::Bgw3 => {
-            let mut msgs: Vec<Vec<Gf128>> = vec![Vec::new(); n];
-            let mut kept: Vec<Gf128> = Vec::new();
-            for v in products.iter().flatten() {
-                share_each(*v, t, n, &mut prg, |p, s| {
-                    if p == me {
-                        kept.push(s);
-                    } else {
-                        msgs[p].push(s);
-                    }
-                });
-            }
-            for (p, msg) in msgs.iter().enumerate() {
-                if p != me {
-                    net.send(p, to_bytes(msg))?;
+            // Per instance and link one message, as in round 1.
+            let mut msgs: Vec<Vec<Gf128>> = vec![Vec::with_capacity(plan.ands); n];
+            let mut reduced: Vec<Vec<Gf128>> = Vec::with_capacity(instances);
+            for inst_products in &products {
+                let mut own = Vec::with_capacity(plan.ands);
+                for &v in inst_products {
+                    share_each(v, t, n, &mut prg, |p, s| {
+                        if p == me {
+                            own.push(s * constants[me]);
+                        } else {
+                            msgs[p].push(s);
+                        }
+                    });
                 }
+                for (p, msg) in msgs.iter_mut().enumerate() {
+                    if p != me {
+                        net.send(p, to_bytes(msg))?;
+                    }
+                    msg.clear();
+                }
+                reduced.push(own);
             }
-            let total = plan.ands * instances;
-            let mut reduced = vec![Gf128::ZERO; total];
-            for p in 0..n {
-                let sub = if p == me {
-                    std::mem::take(&mut kept)
-                } else {
-                    from_bytes(&net.recv(p, 16 * total)?)
-                };
-                for (r, s) in reduced.iter_mut().zip(sub) {
-                    *r += constants[p] * s;
+            for p in (0..n).filter(|&p| p != me) {
+                for r in reduced.iter_mut() {
+                    let sub = from_bytes(&net.recv(p, 16 * plan.ands)?);
+                    for (x, s) in r.iter_mut().zip(sub) {
+                        *x += constants[p] * s;
+                    }
                 }
             }
             reduced
-                .chunks(plan.ands.max(1))
-                .map(<[Gf128]>::to_vec)
-                .collect()
         }
     };
 
@@ -766,8 +780,11 @@ pub fn run_with_dealer<T: Transport>(
         .iter()
         .map(|r| r.iter().map(|&x| x * c_me).collect())
         .collect();
-    // Evaluator: every instance's garbled rows (per AND gate, (α, β), j), summed in place.
-    let mut rows_msg: Vec<u128> = Vec::with_capacity(rows_len);
+    // This party's additive share of one instance's garbled rows (per AND
+    // gate, (α, β), j; then per buffer gate, α, j); the evaluator's sums.
+    let mut rows_msg: Vec<u128> = Vec::with_capacity(rows_per_instance);
+    let mut rows: Vec<u128> = Vec::new();
+    let mut output_lambdas: Vec<Vec<bool>> = Vec::with_capacity(instances);
     let mut prf_in: Vec<u128> = Vec::with_capacity(4 * contributors);
     for (inst, state) in states.iter().enumerate() {
         let offset = my_offset[inst].0;
@@ -864,47 +881,55 @@ pub fn run_with_dealer<T: Transport>(
             }
             and_index += 1;
         }
-    }
-    // Zero masks: pairwise PRG streams drawn in the same order by both ends,
-    // or the dealt sharings of round 1.
-    if !opts.zero_sharing() {
-        // The rows are (converted) Shamir shares of fresh random polynomials.
-    } else if opts.prg_zero_sharing {
-        apply_zero_masks(&mut rows_msg, &mut zero);
-    } else {
-        for (v, z) in rows_msg.iter_mut().zip(&dealt_zero) {
-            *v ^= z;
-        }
-        drop(dealt_zero);
-    }
-    // Output λ shares, made additive like the rows (malicious: they are 0).
-    for state in states.iter().filter(|_| !malicious) {
-        for &w in plan.outputs.iter().flatten() {
-            rows_msg.push((state.lambda[w as usize] * constants[me]).0);
-        }
-    }
-    let total = sum_at_evaluator(net, rows_msg, opts.hypercube)?;
-    let mut rows = Vec::new();
-    if let Some(mut sum) = total {
-        let out_l = sum.split_off(rows_len);
-        rows = sum;
-        let per_out = plan.output_wires();
-        for (inst, state) in states.iter_mut().enumerate() {
-            if malicious {
-                state.output_lambda = vec![false; per_out];
-                continue;
+        // Zero masks: pairwise PRG streams drawn in the same order by both
+        // ends, or the dealt sharings of round 1.
+        if !opts.zero_sharing() {
+            // The rows are (converted) Shamir shares of fresh random polynomials.
+        } else if opts.prg_zero_sharing {
+            apply_zero_masks(&mut rows_msg, &mut zero);
+        } else {
+            let dealt = &dealt_zero[inst * rows_per_instance..(inst + 1) * rows_per_instance];
+            for (v, z) in rows_msg.iter_mut().zip(dealt) {
+                *v ^= z;
             }
-            state.output_lambda = out_l[inst * per_out..(inst + 1) * per_out]
-                .iter()
-                .map(|l| match l {
-                    0 => Ok(false),
-                    1 => Ok(true),
-                    _ => Err(RunError::Input(
-                        "an output permutation bit reconstructs to neither 0 nor 1".into(),
-                    )),
-                })
-                .collect::<Result<_, _>>()?;
         }
+        // Output λ shares, made additive like the rows (malicious: they are 0).
+        if !malicious {
+            for &w in plan.outputs.iter().flatten() {
+                rows_msg.push((state.lambda[w as usize] * constants[me]).0);
+            }
+        }
+        // Instance by instance, so that only the evaluator holds the whole
+        // garbled circuit.
+        if let Some(mut sum) = sum_at_evaluator(net, std::mem::take(&mut rows_msg), opts.hypercube)?
+        {
+            let out_l = sum.split_off(rows_per_instance);
+            rows.extend_from_slice(&sum);
+            output_lambdas.push(
+                out_l
+                    .iter()
+                    .map(|l| match l {
+                        0 => Ok(false),
+                        1 => Ok(true),
+                        _ => Err(RunError::Input(
+                            "an output permutation bit reconstructs to neither 0 nor 1".into(),
+                        )),
+                    })
+                    .collect::<Result<Vec<bool>, _>>()?,
+            );
+        }
+    }
+    drop(dealt_zero);
+    let mut output_lambdas = output_lambdas.into_iter();
+    for state in states.iter_mut() {
+        // Evaluator only (malicious: every output λ is 0).
+        state.output_lambda = match output_lambdas.next() {
+            Some(_) if malicious => vec![false; plan.output_wires()],
+            Some(out_l) => out_l,
+            None => Vec::new(),
+        };
+        // Not needed online; freed so that the online phase reuses the memory.
+        state.lambda = Vec::new();
     }
 
     online(
@@ -1043,7 +1068,7 @@ fn sum_at_evaluator<T: Transport>(
     hypercube: bool,
 ) -> Result<Option<Vec<u128>>, RunError> {
     let (me, n) = (net.party(), net.parties());
-    let encode = |v: &[u128]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let encode = u128s_to_bytes;
     let absorb = |acc: &mut Vec<u128>, bytes: &[u8]| {
         for (a, c) in acc.iter_mut().zip(bytes.chunks_exact(16)) {
             let mut b = [0u8; 16];
@@ -1179,10 +1204,7 @@ fn online<T: Transport>(
         }
     }
     if me != EVALUATOR {
-        net.send(
-            EVALUATOR,
-            input_keys.iter().flat_map(|k| k.to_le_bytes()).collect(),
-        )?;
+        net.send(EVALUATOR, u128s_to_bytes(&input_keys))?;
         if malicious {
             let own = check_output_keys(net, plan, states, offsets, instances)?;
             return confirm_outputs(net, plan, instances, contributors, Some(own));
@@ -1209,10 +1231,12 @@ fn online<T: Transport>(
     let mut output_keys: Vec<Vec<u128>> = vec![Vec::new(); contributors];
     let mut prf_in: Vec<u128> = Vec::with_capacity(contributors * contributors);
     let rows_per_instance = (4 * plan.ands + 2 * plan.buffers) * contributors;
+    // Every contributor's key per wire, reused from instance to instance.
+    let mut keys = vec![0u128; plan.wires * contributors];
     for (inst, state) in states.iter().enumerate() {
         let rows = &rows[inst * rows_per_instance..(inst + 1) * rows_per_instance];
         let ext = &mut external[inst];
-        let mut keys = vec![0u128; plan.wires * contributors];
+        let keys = &mut keys;
         let mut k = inst * per_inst;
         for (_, wires) in &plan.inputs {
             for &w in wires {
@@ -1336,7 +1360,7 @@ fn online<T: Transport>(
     if malicious {
         // Round C: contributor j gets its part of every output superseed.
         for (j, part) in output_keys.iter().enumerate().skip(1) {
-            net.send(j, part.iter().flat_map(|k| k.to_le_bytes()).collect())?;
+            net.send(j, u128s_to_bytes(part))?;
         }
         return confirm_outputs(net, plan, instances, contributors, Some(results.concat()));
     }
