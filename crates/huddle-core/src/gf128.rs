@@ -38,7 +38,7 @@ impl Gf128 {
     /// garbling PRF's 2·k1 ⊕ 4·k2, which runs on every garbled row.
     #[inline]
     pub fn double(self) -> Gf128 {
-        let carry = (self.0 >> 127) as u128;
+        let carry = self.0 >> 127;
         Gf128((self.0 << 1) ^ (carry * 0x87))
     }
 
