@@ -195,6 +195,56 @@ struct Plan {
     inputs: Vec<(PartyId, Vec<u32>)>,
     consts: Vec<(u32, bool)>,
     outputs: Vec<Vec<u32>>,
+    /// Step ranges of independent AND gates (one AND layer each), which
+    /// the evaluator decrypts together.
+    and_batches: Vec<std::ops::Range<usize>>,
+}
+
+/// The steps in layers: the ANDs of AND-depth 1, then the free gates whose
+/// AND-depth is 1, then the ANDs of depth 2, and so on (free gates of depth
+/// 0 first, buffer gates last), each group in its original order, so every
+/// step still follows its inputs. Returns the ranges of the AND layers.
+fn layered(steps: &mut Vec<Step>, wires: usize) -> Vec<std::ops::Range<usize>> {
+    let mut depth = vec![0u32; wires];
+    let mut keyed: Vec<((u32, bool), Step)> = Vec::with_capacity(steps.len());
+    for &s in steps.iter() {
+        let key = match s {
+            Step::Xor(a, b, o) => {
+                depth[o as usize] = depth[a as usize].max(depth[b as usize]);
+                (depth[o as usize], true)
+            }
+            Step::Inv(a, o) | Step::Copy(a, o) => {
+                depth[o as usize] = depth[a as usize];
+                (depth[o as usize], true)
+            }
+            Step::Const(o) => {
+                depth[o as usize] = 0;
+                (0, true)
+            }
+            Step::And(a, b, o) => {
+                depth[o as usize] = depth[a as usize].max(depth[b as usize]) + 1;
+                (depth[o as usize], false)
+            }
+            Step::Buffer(..) => (u32::MAX, true),
+        };
+        keyed.push((key, s));
+    }
+    // Stable: within a group the original (topological) order stays.
+    keyed.sort_by_key(|(key, _)| *key);
+    let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, ((d, free), _)) in keyed.iter().enumerate() {
+        if *free {
+            continue;
+        }
+        match batches.last_mut() {
+            Some(r) if r.end == i && matches!(keyed[r.start].0, (rd, false) if rd == *d) => {
+                r.end = i + 1
+            }
+            _ => batches.push(i..i + 1),
+        }
+    }
+    *steps = keyed.into_iter().map(|(_, s)| s).collect();
+    batches
 }
 
 impl Plan {
@@ -235,6 +285,7 @@ impl Plan {
             }
         }
         let ands = steps.iter().filter(|s| matches!(s, Step::And(..))).count();
+        let and_batches = layered(&mut steps, c.num_wires());
         let inputs = c
             .inputs()
             .iter()
@@ -286,6 +337,7 @@ impl Plan {
             inputs,
             consts,
             outputs,
+            and_batches,
         })
     }
 
@@ -783,10 +835,11 @@ pub fn run_with_dealer<T: Transport>(
     // This party's additive share of one instance's garbled rows (per AND
     // gate, (α, β), j; then per buffer gate, α, j); the evaluator's sums.
     let mut rows_msg: Vec<u128> = Vec::with_capacity(rows_per_instance);
-    let mut rows: Vec<u128> = Vec::new();
+    let mut rows: Vec<u128> = Vec::with_capacity(if me == EVALUATOR { rows_len } else { 0 });
     let mut output_lambdas: Vec<Vec<bool>> = Vec::with_capacity(instances);
     let mut prf_in: Vec<u128> = Vec::with_capacity(4 * contributors);
     for (inst, state) in states.iter().enumerate() {
+        rows_msg.clear();
         let offset = my_offset[inst].0;
         let mut and_index = 0;
         let mut buffer_index = 0;
@@ -901,10 +954,9 @@ pub fn run_with_dealer<T: Transport>(
         }
         // Instance by instance, so that only the evaluator holds the whole
         // garbled circuit.
-        if let Some(mut sum) = sum_at_evaluator(net, std::mem::take(&mut rows_msg), opts.hypercube)?
-        {
-            let out_l = sum.split_off(rows_per_instance);
-            rows.extend_from_slice(&sum);
+        if sum_at_evaluator(net, &mut rows_msg, opts.hypercube)? {
+            let (sum, out_l) = rows_msg.split_at(rows_per_instance);
+            rows.extend_from_slice(sum);
             output_lambdas.push(
                 out_l
                     .iter()
@@ -1060,16 +1112,16 @@ fn gate_prf(
 
 /// Sums every party's additive vector at the evaluator: directly (one
 /// round) or over a hypercube (⌈log2 n⌉ rounds in which half of the
-/// remaining parties send their running sum to a partner). Returns the
-/// sum at the evaluator, None elsewhere.
+/// remaining parties send their running sum to a partner). Returns true at
+/// the evaluator, whose `acc` then holds the sum.
 fn sum_at_evaluator<T: Transport>(
     net: &mut T,
-    mut acc: Vec<u128>,
+    acc: &mut [u128],
     hypercube: bool,
-) -> Result<Option<Vec<u128>>, RunError> {
+) -> Result<bool, RunError> {
     let (me, n) = (net.party(), net.parties());
     let encode = u128s_to_bytes;
-    let absorb = |acc: &mut Vec<u128>, bytes: &[u8]| {
+    let absorb = |acc: &mut [u128], bytes: &[u8]| {
         for (a, c) in acc.iter_mut().zip(bytes.chunks_exact(16)) {
             let mut b = [0u8; 16];
             b.copy_from_slice(c);
@@ -1078,28 +1130,28 @@ fn sum_at_evaluator<T: Transport>(
     };
     if !hypercube {
         if me != EVALUATOR {
-            net.send(EVALUATOR, encode(&acc))?;
-            return Ok(None);
+            net.send(EVALUATOR, encode(acc))?;
+            return Ok(false);
         }
         for p in 1..n {
             let bytes = net.recv(p, 16 * acc.len())?;
-            absorb(&mut acc, &bytes);
+            absorb(acc, &bytes);
         }
-        return Ok(Some(acc));
+        return Ok(true);
     }
     let mut step = 1;
     while step < n {
         if me % (2 * step) == step {
-            net.send(me - step, encode(&acc))?;
-            return Ok(None);
+            net.send(me - step, encode(acc))?;
+            return Ok(false);
         }
         if me % (2 * step) == 0 && me + step < n {
             let bytes = net.recv(me + step, 16 * acc.len())?;
-            absorb(&mut acc, &bytes);
+            absorb(acc, &bytes);
         }
         step *= 2;
     }
-    Ok(Some(acc))
+    Ok(true)
 }
 
 /// XORs this party's additive share of zero into every value: one draw
@@ -1267,7 +1319,47 @@ fn online<T: Transport>(
                 )))
             }
         };
-        for s in &plan.steps {
+        let mut batches = plan.and_batches.iter().peekable();
+        let mut at = 0;
+        while at < plan.steps.len() {
+            // An AND layer: every F² value of the layer in one AES batch.
+            if let Some(batch) = batches.next_if(|b| b.start == at) {
+                let layer = &plan.steps[batch.clone()];
+                prf_in.clear();
+                for (k, s) in layer.iter().enumerate() {
+                    let Step::And(a, b, _) = *s else { continue };
+                    for j in 0..contributors {
+                        for i in 0..contributors {
+                            prf_in.push(DoubleKeyPrf::input(
+                                Gf128(keys[a as usize * contributors + i]),
+                                Gf128(keys[b as usize * contributors + i]),
+                                tweak(inst, and_index + k, j),
+                            ));
+                        }
+                    }
+                }
+                prf.apply(&mut prf_in);
+                for (k, s) in layer.iter().enumerate() {
+                    let Step::And(a, b, o) = *s else { continue };
+                    let (ea, eb) = (ext[a as usize], ext[b as usize]);
+                    let gate = and_index + k;
+                    let row = (gate * 4 + usize::from(ea) * 2 + usize::from(eb)) * contributors;
+                    let values = &prf_in[k * contributors * contributors..];
+                    for j in 0..contributors {
+                        let mut key = rows[row + j];
+                        for i in 0..contributors {
+                            key ^= values[j * contributors + i];
+                        }
+                        keys[o as usize * contributors + j] = key;
+                    }
+                    ext[o as usize] = external_of(o, keys[o as usize * contributors], gate)?;
+                }
+                and_index += layer.len();
+                at = batch.end;
+                continue;
+            }
+            let s = &plan.steps[at];
+            at += 1;
             match *s {
                 Step::Buffer(a, o) => {
                     let e = ext[a as usize];
@@ -1314,30 +1406,10 @@ fn online<T: Transport>(
                     }
                 }
                 Step::Const(..) => {}
-                Step::And(a, b, o) => {
-                    let (ea, eb) = (ext[a as usize], ext[b as usize]);
-                    prf_in.clear();
-                    for j in 0..contributors {
-                        for i in 0..contributors {
-                            prf_in.push(DoubleKeyPrf::input(
-                                Gf128(keys[a as usize * contributors + i]),
-                                Gf128(keys[b as usize * contributors + i]),
-                                tweak(inst, and_index, j),
-                            ));
-                        }
-                    }
-                    prf.apply(&mut prf_in);
-                    let row =
-                        (and_index * 4 + usize::from(ea) * 2 + usize::from(eb)) * contributors;
-                    for j in 0..contributors {
-                        let mut key = rows[row + j];
-                        for i in 0..contributors {
-                            key ^= prf_in[j * contributors + i];
-                        }
-                        keys[o as usize * contributors + j] = key;
-                    }
-                    ext[o as usize] = external_of(o, keys[o as usize * contributors], and_index)?;
-                    and_index += 1;
+                Step::And(..) => {
+                    return Err(RunError::Input(
+                        "internal: an AND gate outside the AND layers".into(),
+                    ))
                 }
             }
         }
