@@ -49,6 +49,20 @@ impl Prg {
             if self.used == BUFFER_BLOCKS * 16 {
                 self.refill();
             }
+            // Whole blocks by fixed-size copies (no call per block).
+            if self.used % 16 == 0 && out.len() >= 16 {
+                let first = self.used / 16;
+                let blocks = (out.len() / 16).min(BUFFER_BLOCKS - first);
+                for (o, b) in out
+                    .chunks_exact_mut(16)
+                    .zip(&self.buffer[first..first + blocks])
+                {
+                    o.copy_from_slice(b);
+                }
+                self.used += 16 * blocks;
+                out = &mut out[16 * blocks..];
+                continue;
+            }
             let (block, offset) = (self.used / 16, self.used % 16);
             let available = &self.buffer[block][offset..];
             let take = out.len().min(available.len());
@@ -87,6 +101,32 @@ impl Prg {
             }
             self.used += take * 8;
             out = &mut out[take..];
+        }
+    }
+
+    /// XORs the next 16·`values.len()` bytes of the stream into `values`
+    /// (each read as a little-endian u128): the same bytes as `fill_bytes`,
+    /// without an intermediate buffer.
+    pub fn xor_into(&mut self, mut values: &mut [u128]) {
+        while !values.is_empty() {
+            if self.used == BUFFER_BLOCKS * 16 {
+                self.refill();
+            }
+            if self.used % 16 != 0 {
+                let mut b = [0u8; 16];
+                self.fill_bytes(&mut b);
+                values[0] ^= u128::from_le_bytes(b);
+                values = &mut values[1..];
+                continue;
+            }
+            let first = self.used / 16;
+            let take = values.len().min(BUFFER_BLOCKS - first);
+            for (v, b) in values[..take].iter_mut().zip(&self.buffer[first..first + take]) {
+                let bytes: [u8; 16] = (*b).into();
+                *v ^= u128::from_le_bytes(bytes);
+            }
+            self.used += 16 * take;
+            values = &mut values[take..];
         }
     }
 
@@ -134,6 +174,28 @@ mod tests {
                 .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
                 .collect();
             assert_eq!(words, want, "after {skip} bytes");
+        }
+    }
+
+    #[test]
+    fn xor_into_and_fill_bytes_read_the_same_stream() {
+        for skip in [0usize, 5, 16, 4090, 4096] {
+            let (mut a, mut b) = (Prg::from_seed([3; 16]), Prg::from_seed([3; 16]));
+            let mut head = vec![0u8; skip];
+            a.fill_bytes(&mut head);
+            b.fill_bytes(&mut head);
+            let start: Vec<u128> = (0..700u128).map(|i| i * 0x9e37_79b9).collect();
+            let mut values = start.clone();
+            a.xor_into(&mut values);
+            // Odd lengths through the whole-block path and the partial one.
+            let mut bytes = vec![0u8; 16 * 700];
+            let (x, y) = bytes.split_at_mut(37);
+            b.fill_bytes(x);
+            b.fill_bytes(y);
+            for (i, c) in bytes.chunks_exact(16).enumerate() {
+                let k = u128::from_le_bytes(c.try_into().expect("16"));
+                assert_eq!(values[i], start[i] ^ k, "after {skip}, value {i}");
+            }
         }
     }
 

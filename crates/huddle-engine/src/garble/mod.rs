@@ -1157,19 +1157,8 @@ fn sum_at_evaluator<T: Transport>(
 /// XORs this party's additive share of zero into every value: one draw
 /// from each pairwise stream, so each draw appears at exactly two parties.
 fn apply_zero_masks(values: &mut [u128], streams: &mut [Option<Prg>]) {
-    // In chunks, so the masks never take as much memory as the values.
-    const CHUNK: usize = 4096;
-    let mut buf = vec![0u8; 16 * CHUNK];
     for stream in streams.iter_mut().flatten() {
-        for part in values.chunks_mut(CHUNK) {
-            let bytes = &mut buf[..16 * part.len()];
-            stream.fill_bytes(bytes);
-            for (v, c) in part.iter_mut().zip(bytes.chunks_exact(16)) {
-                let mut b = [0u8; 16];
-                b.copy_from_slice(c);
-                *v ^= u128::from_le_bytes(b);
-            }
-        }
+        stream.xor_into(values);
     }
 }
 
