@@ -577,12 +577,15 @@ pub fn run_with_dealer<T: Transport>(
             offset_shares[inst] = shares;
             offset
         } else {
-            let mut secrets: Vec<Gf128> = Vec::new();
-            for _ in &and_outputs {
-                secrets.push(bit(prg.next_u64() & 1 == 1));
-            }
-            for &w in &my_inputs {
-                let l = prg.next_u64() & 1 == 1;
+            // Random permutation bits, 64 per PRG word.
+            let count = and_outputs.len() + my_inputs.len();
+            let mut words = vec![0u64; count.div_ceil(64)];
+            prg.fill_u64(&mut words);
+            let random_bit = |i: usize| words[i / 64] >> (i % 64) & 1 == 1;
+            let mut secrets: Vec<Gf128> = Vec::with_capacity(count + 1);
+            secrets.extend((0..and_outputs.len()).map(|i| bit(random_bit(i))));
+            for (k, &w) in my_inputs.iter().enumerate() {
+                let l = random_bit(and_outputs.len() + k);
                 own_lambda.push((w, l));
                 secrets.push(bit(l));
             }
@@ -606,9 +609,7 @@ pub fn run_with_dealer<T: Transport>(
         };
         let mut keys = vec![0u128; if contributes { plan.wires } else { 0 }];
         if contributes {
-            for k in keys.iter_mut() {
-                *k = prg.next_u64() as u128 | (prg.next_u64() as u128) << 64;
-            }
+            prg.xor_into(&mut keys);
             // Free gates: keys follow from their inputs (free XOR).
             for s in &plan.steps {
                 match *s {
