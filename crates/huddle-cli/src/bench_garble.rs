@@ -51,8 +51,9 @@ fn one_run(
     let mut total = 0f64;
     for r in &results {
         let a = &r.accounting;
-        total = total
-            .max(a.seconds(Phase::Offline) + a.seconds(Phase::Dependent) + a.seconds(Phase::Online));
+        total = total.max(
+            a.seconds(Phase::Offline) + a.seconds(Phase::Dependent) + a.seconds(Phase::Online),
+        );
         setup = setup.max(r.accounting.seconds(Phase::Setup));
         independent = independent.max(r.accounting.seconds(Phase::Offline));
         dependent = dependent.max(r.accounting.seconds(Phase::Dependent));

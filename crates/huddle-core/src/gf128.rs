@@ -42,6 +42,39 @@ impl Gf128 {
         Gf128((self.0 << 1) ^ (carry * 0x87))
     }
 
+    /// out[i] = k · xs[i], for whole slices under one feature check (the
+    /// carry-less multiply is inlined into the loop).
+    pub fn scale(out: &mut [Gf128], xs: &[Gf128], k: Gf128) {
+        assert_eq!(out.len(), xs.len(), "Gf128::scale: slice lengths differ");
+        #[cfg(target_arch = "x86_64")]
+        if hardware::available() {
+            // SAFETY: `available` checked the CPU features.
+            unsafe { hardware::scale(out, xs, k, false) };
+            return;
+        }
+        for (o, &x) in out.iter_mut().zip(xs) {
+            *o = x.mul_portable(k);
+        }
+    }
+
+    /// acc[i] += k · xs[i] (see [`Gf128::scale`]).
+    pub fn scale_add(acc: &mut [Gf128], xs: &[Gf128], k: Gf128) {
+        assert_eq!(
+            acc.len(),
+            xs.len(),
+            "Gf128::scale_add: slice lengths differ"
+        );
+        #[cfg(target_arch = "x86_64")]
+        if hardware::available() {
+            // SAFETY: `available` checked the CPU features.
+            unsafe { hardware::scale(acc, xs, k, true) };
+            return;
+        }
+        for (o, &x) in acc.iter_mut().zip(xs) {
+            *o += x.mul_portable(k);
+        }
+    }
+
     /// a^e by square and multiply.
     pub fn pow(self, mut e: u128) -> Gf128 {
         let (mut base, mut acc) = (self, Gf128::ONE);
@@ -112,6 +145,20 @@ mod hardware {
         // SAFETY: the caller guarantees the target features.
         let (lo, hi) = unsafe { clmul(a, b) };
         super::reduce(lo, hi)
+    }
+
+    /// out[i] = k·xs[i], or out[i] += k·xs[i] when `add`.
+    ///
+    /// # Safety
+    /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    pub unsafe fn scale(out: &mut [super::Gf128], xs: &[super::Gf128], k: super::Gf128, add: bool) {
+        for (o, x) in out.iter_mut().zip(xs) {
+            // SAFETY: the caller guarantees the target features.
+            let (lo, hi) = unsafe { clmul(x.0, k.0) };
+            let p = super::reduce(lo, hi);
+            o.0 = if add { o.0 ^ p } else { p };
+        }
     }
 
     /// # Safety
@@ -197,6 +244,23 @@ mod tests {
             let a = el(a.0, a.1);
             prop_assert_eq!(a.double(), a * Gf128(2));
             prop_assert_eq!(a.double().double(), a * Gf128(4));
+        }
+
+        #[test]
+        fn batch_scaling_is_elementwise_multiplication(
+            xs in proptest::collection::vec((any::<u64>(), any::<u64>()), 0..40),
+            k: (u64, u64),
+        ) {
+            let xs: Vec<Gf128> = xs.iter().map(|&(h, l)| el(h, l)).collect();
+            let k = el(k.0, k.1);
+            let mut out = vec![Gf128::ZERO; xs.len()];
+            Gf128::scale(&mut out, &xs, k);
+            let mut acc: Vec<Gf128> = xs.iter().map(|&x| x + Gf128::ONE).collect();
+            Gf128::scale_add(&mut acc, &xs, k);
+            for (i, &x) in xs.iter().enumerate() {
+                prop_assert_eq!(out[i], x.mul_portable(k));
+                prop_assert_eq!(acc[i], x + Gf128::ONE + x.mul_portable(k));
+            }
         }
 
         #[test]

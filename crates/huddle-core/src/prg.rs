@@ -121,7 +121,10 @@ impl Prg {
             }
             let first = self.used / 16;
             let take = values.len().min(BUFFER_BLOCKS - first);
-            for (v, b) in values[..take].iter_mut().zip(&self.buffer[first..first + take]) {
+            for (v, b) in values[..take]
+                .iter_mut()
+                .zip(&self.buffer[first..first + take])
+            {
                 let bytes: [u8; 16] = (*b).into();
                 *v ^= u128::from_le_bytes(bytes);
             }

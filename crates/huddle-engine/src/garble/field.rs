@@ -34,15 +34,53 @@ pub fn share_each(
         prg.fill_bytes(&mut bytes);
         *a = Gf128::from_bytes(bytes);
     }
+    let Some((&top, lower)) = coefficients.split_last() else {
+        // Degree 0: every share is the secret.
+        for p in 0..n {
+            sink(p, secret);
+        }
+        return;
+    };
     for p in 0..n {
         // Horner: ((a_t x + a_{t-1}) x + ...) x + secret.
         let x = point(p);
-        let mut acc = Gf128::ZERO;
-        for &a in coefficients.iter().rev() {
+        let mut acc = top;
+        for &a in lower.iter().rev() {
             acc = acc * x + a;
         }
         sink(p, acc * x + secret);
     }
+}
+
+/// Shares of every secret at once (vectorized Horner, one random
+/// polynomial per secret): element i of vector p is f_i(p + 1).
+pub fn share_batch(secrets: &[Gf128], degree: usize, n: usize, prg: &mut Prg) -> Vec<Vec<Gf128>> {
+    let m = secrets.len();
+    // Coefficients a_1..a_degree, one vector each.
+    let coefficients: Vec<Vec<Gf128>> = (0..degree)
+        .map(|_| {
+            let mut raw = vec![0u128; m];
+            prg.xor_into(&mut raw);
+            raw.into_iter().map(Gf128).collect()
+        })
+        .collect();
+    (0..n)
+        .map(|p| {
+            let x = point(p);
+            let mut out = secrets.to_vec();
+            if let Some((top, lower)) = coefficients.split_last() {
+                // acc = (..(a_t x + a_{t-1}) x + ..) + a_1, then out += acc·x.
+                let mut acc = top.clone();
+                for a in lower.iter().rev() {
+                    let mut next = a.clone();
+                    Gf128::scale_add(&mut next, &acc, x);
+                    acc = next;
+                }
+                Gf128::scale_add(&mut out, &acc, x);
+            }
+            out
+        })
+        .collect()
 }
 
 /// Constants c_p with f(0) = Σ c_p f(p + 1) for every polynomial of degree
@@ -129,6 +167,34 @@ mod tests {
                     .zip(&c)
                     .fold(Gf128::ZERO, |acc, (&x, &k)| acc + x * k);
                 assert_eq!(sum, secret, "n {n} degree {degree}");
+            }
+        }
+    }
+
+    #[test]
+    fn batch_shares_lie_on_polynomials_of_the_degree() {
+        let mut prg = Prg::from_seed([3; 16]);
+        for (n, degree) in [(3, 0), (3, 1), (5, 2), (7, 3), (13, 6)] {
+            let secrets: Vec<Gf128> = (0..50).map(|_| random(&mut prg)).collect();
+            let shares = share_batch(&secrets, degree, n, &mut prg);
+            let c = reconstruction(n);
+            for (i, &secret) in secrets.iter().enumerate() {
+                let open = (0..n).fold(Gf128::ZERO, |acc, p| acc + c[p] * shares[p][i]);
+                assert_eq!(open, secret);
+                // Degree check: the first degree + 1 shares determine the rest.
+                let base: Vec<usize> = (0..=degree).collect();
+                for q in degree + 1..n {
+                    let mut v = Gf128::ZERO;
+                    for &b in &base {
+                        let mut l = Gf128::ONE;
+                        for &m in base.iter().filter(|&&m| m != b) {
+                            l *= (point(q) + point(m))
+                                * (point(b) + point(m)).inverse().expect("distinct");
+                        }
+                        v += shares[b][i] * l;
+                    }
+                    assert_eq!(v, shares[q][i], "n {n} degree {degree}");
+                }
             }
         }
     }

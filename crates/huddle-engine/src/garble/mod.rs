@@ -50,7 +50,7 @@ pub mod linear;
 
 use crate::sharing::Transport;
 use crate::ttp::RunError;
-use field::{reconstruction, share_each, DoubleKeyPrf};
+use field::{reconstruction, share_batch, share_each, DoubleKeyPrf};
 use huddle_circuit::{BitMatrix, Circuit, Op};
 use huddle_core::{Gf128, Prg};
 use huddle_net::{PartyId, Phase};
@@ -596,14 +596,15 @@ pub fn run_with_dealer<T: Transport>(
             } else {
                 Gf128::ZERO
             };
-            for s in secrets {
-                share_each(s, t, n, &mut prg, |p, v| {
-                    if p == me {
-                        own_shares.push(v);
-                    } else {
-                        out_msgs[p].push(v);
-                    }
-                });
+            for (p, shares) in share_batch(&secrets, t, n, &mut prg)
+                .into_iter()
+                .enumerate()
+            {
+                if p == me {
+                    own_shares = shares;
+                } else {
+                    out_msgs[p] = shares;
+                }
             }
             offset
         };
@@ -793,33 +794,25 @@ pub fn run_with_dealer<T: Transport>(
         Variant::Bgw2 | Variant::Bgw2Mal => products,
         Variant::Bgw3 => {
             // Per instance and link one message, as in round 1.
-            let mut msgs: Vec<Vec<Gf128>> = vec![Vec::with_capacity(plan.ands); n];
             let mut reduced: Vec<Vec<Gf128>> = Vec::with_capacity(instances);
             for inst_products in &products {
-                let mut own = Vec::with_capacity(plan.ands);
-                for &v in inst_products {
-                    share_each(v, t, n, &mut prg, |p, s| {
-                        if p == me {
-                            own.push(s * constants[me]);
-                        } else {
-                            msgs[p].push(s);
-                        }
-                    });
-                }
-                for (p, msg) in msgs.iter_mut().enumerate() {
-                    if p != me {
-                        net.send(p, to_bytes(msg))?;
+                let mut own = vec![Gf128::ZERO; plan.ands];
+                for (p, shares) in share_batch(inst_products, t, n, &mut prg)
+                    .into_iter()
+                    .enumerate()
+                {
+                    if p == me {
+                        Gf128::scale(&mut own, &shares, constants[me]);
+                    } else {
+                        net.send(p, to_bytes(&shares))?;
                     }
-                    msg.clear();
                 }
                 reduced.push(own);
             }
             for p in (0..n).filter(|&p| p != me) {
                 for r in reduced.iter_mut() {
                     let sub = from_bytes(&net.recv(p, 16 * plan.ands)?);
-                    for (x, s) in r.iter_mut().zip(sub) {
-                        *x += constants[p] * s;
-                    }
+                    Gf128::scale_add(r, &sub, constants[p]);
                 }
             }
             reduced
