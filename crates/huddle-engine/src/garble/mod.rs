@@ -832,8 +832,35 @@ pub fn run_with_dealer<T: Transport>(
     let mut rows: Vec<u128> = Vec::with_capacity(if me == EVALUATOR { rows_len } else { 0 });
     let mut output_lambdas: Vec<Vec<bool>> = Vec::with_capacity(instances);
     let mut prf_in: Vec<u128> = Vec::with_capacity(4 * contributors);
+    // χ·S terms of every AND gate and contributor j, computed in batches:
+    // (λ_uv + λ_w)·S_j, λ_u·S_j and λ_v·S_j (block k·C + j of `scaled`).
+    let mut factors: [Vec<Gf128>; 3] = Default::default();
+    let mut scaled = vec![Gf128::ZERO; 3 * contributors * plan.ands];
     for (inst, state) in states.iter().enumerate() {
         rows_msg.clear();
+        for f in factors.iter_mut() {
+            f.clear();
+        }
+        for (g, (a, b, o)) in plan
+            .steps
+            .iter()
+            .filter_map(|s| match *s {
+                Step::And(a, b, o) => Some((a, b, o)),
+                _ => None,
+            })
+            .enumerate()
+        {
+            let l = &state.lambda;
+            factors[0].push(products[inst][g] + l[o as usize]);
+            factors[1].push(l[a as usize]);
+            factors[2].push(l[b as usize]);
+        }
+        for (k, f) in factors.iter().enumerate() {
+            for j in 0..contributors {
+                let at = (k * contributors + j) * plan.ands;
+                Gf128::scale(&mut scaled[at..at + plan.ands], f, scaled_offsets[inst][j]);
+            }
+        }
         let offset = my_offset[inst].0;
         let mut and_index = 0;
         let mut buffer_index = 0;
@@ -874,12 +901,6 @@ pub fn run_with_dealer<T: Transport>(
                 continue;
             }
             let Step::And(a, b, o) = *s else { continue };
-            let lab = products[inst][and_index];
-            let (la, lb, lo) = (
-                state.lambda[a as usize],
-                state.lambda[b as usize],
-                state.lambda[o as usize],
-            );
             let local = opts.reduced_complexity && contributes;
             if local {
                 gate_prf(
@@ -900,8 +921,8 @@ pub fn run_with_dealer<T: Transport>(
             rows_msg.resize(base_at + 4 * contributors, 0);
             for j in 0..contributors {
                 let s = scaled_offsets[inst][j];
-                let base = ((lab + lo) * s).0;
-                let (with_a, with_b) = ((la * s).0, (lb * s).0);
+                let term = |k: usize| scaled[(k * contributors + j) * plan.ands + and_index].0;
+                let (base, with_a, with_b) = (term(0), term(1), term(2));
                 let chi = [
                     base,
                     base ^ with_a,
