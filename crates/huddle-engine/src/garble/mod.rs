@@ -677,11 +677,9 @@ pub fn run_with_dealer<T: Transport>(
                 let Step::And(a, b, o) = *s else { continue };
                 gate_prf(
                     &prf,
-                    &state.keys,
+                    (state.keys[a as usize], Some(state.keys[b as usize])),
                     my_offset[inst].0,
-                    (a, b),
-                    inst,
-                    and_index,
+                    (inst, and_index),
                     contributors,
                     &mut values,
                 );
@@ -869,12 +867,11 @@ pub fn run_with_dealer<T: Transport>(
                 // Equation (2): rows χ_α·R^j with χ_α = λ_in ⊕ α ⊕ λ_out
                 // (λ_out a sharing of 0); only the reduced-complexity form.
                 if contributes {
-                    buffer_prf(
+                    gate_prf(
                         &prf,
-                        state.keys[input as usize],
+                        (state.keys[input as usize], None),
                         offset,
-                        inst,
-                        plan.ands + buffer_index,
+                        (inst, plan.ands + buffer_index),
                         contributors,
                         &mut prf_in,
                     );
@@ -905,11 +902,9 @@ pub fn run_with_dealer<T: Transport>(
             if local {
                 gate_prf(
                     &prf,
-                    &state.keys,
+                    (state.keys[a as usize], Some(state.keys[b as usize])),
                     offset,
-                    (a, b),
-                    inst,
-                    and_index,
+                    (inst, and_index),
                     contributors,
                     &mut prf_in,
                 );
@@ -1073,52 +1068,26 @@ fn linear_round(
     (offset, offsets)
 }
 
-/// This contributor's F values for one buffer gate: for α and every
-/// contributor j, F_{k_{in,α}}(instance ‖ gate ‖ j) (the double-key PRF with
-/// a zero second key), in row order.
-fn buffer_prf(
-    prf: &DoubleKeyPrf,
-    key: u128,
-    offset: u128,
-    inst: usize,
-    gate: usize,
-    contributors: usize,
-    out: &mut Vec<u128>,
-) {
-    out.clear();
-    for alpha in 0..2u128 {
-        let k = Gf128(key ^ (offset * alpha));
-        for j in 0..contributors {
-            out.push(DoubleKeyPrf::input(k, Gf128::ZERO, tweak(inst, gate, j)));
-        }
-    }
-    prf.apply(out);
-}
-
-/// This contributor's F² values for one AND gate: for (α, β) and every
-/// contributor j, F²_{k_{u,α}, k_{v,β}}(instance ‖ gate ‖ j), in row order.
-#[allow(clippy::too_many_arguments)]
+/// This contributor's F² values for one garbled gate, in row order: for α
+/// (and β for an AND gate) and every contributor j,
+/// F²_{k_{u,α}, k_{v,β}}(instance ‖ gate ‖ j). A buffer gate has one input
+/// (`kb` None): the PRF with a zero second key, two rows.
 fn gate_prf(
     prf: &DoubleKeyPrf,
-    keys: &[u128],
+    (ka, kb): (u128, Option<u128>),
     offset: u128,
-    (a, b): (u32, u32),
-    inst: usize,
-    and_index: usize,
+    (inst, gate): (usize, usize),
     contributors: usize,
     out: &mut Vec<u128>,
 ) {
     out.clear();
+    let betas = if kb.is_some() { 2 } else { 1 };
     for alpha in 0..2u128 {
-        for beta in 0..2u128 {
-            let ka = keys[a as usize] ^ (offset * alpha);
-            let kb = keys[b as usize] ^ (offset * beta);
+        for beta in 0..betas {
+            let k1 = Gf128(ka ^ (offset * alpha));
+            let k2 = Gf128(kb.map_or(0, |k| k ^ (offset * beta)));
             for j in 0..contributors {
-                out.push(DoubleKeyPrf::input(
-                    Gf128(ka),
-                    Gf128(kb),
-                    tweak(inst, and_index, j),
-                ));
+                out.push(DoubleKeyPrf::input(k1, k2, tweak(inst, gate, j)));
             }
         }
     }
