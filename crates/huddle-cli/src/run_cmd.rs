@@ -362,6 +362,18 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
     huddle_engine::check_request(&args.protocol, config.parties(), &circuit, run_options)
         .map_err(|e| e.to_string())?;
     let n = config.parties();
+    // The trusted dealer lives inside `huddle local`; across hosts only PRSS.
+    if let Some(v) = huddle_engine::garbling_variant(&args.protocol).filter(|v| v.is_malicious()) {
+        let t = v.threshold(n);
+        if run_options.linear.resolve(n, t)
+            == huddle_engine::garble::linear::LinearChoice::TrustedDealer
+        {
+            return Err(format!(
+                "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed; the trusted dealer runs only inside `huddle local`",
+                huddle_engine::garble::linear::binomial(n, t)
+            ));
+        }
+    }
     if args.id >= n {
         return Err(format!(
             "--id {} is not a party of {} (ids 0..{})",

@@ -355,6 +355,62 @@ fn local_refuses_bad_requests_before_communicating() {
             ],
             "unknown network profile `moon`",
         ),
+        (
+            vec![
+                "local",
+                "--protocol",
+                "bgw2-mal",
+                "--parties",
+                "31",
+                "--linear",
+                "prss",
+                "--circuit",
+                c,
+                "--input",
+                "1",
+                "--input",
+                "1",
+                "--input",
+                "1",
+            ],
+            "use the trusted dealer",
+        ),
+        (
+            vec![
+                "local",
+                "--protocol",
+                "bgw2-mal",
+                "--opt",
+                "short",
+                "--circuit",
+                c,
+                "--input",
+                "1",
+                "--input",
+                "1",
+                "--input",
+                "1",
+            ],
+            "must include `reduced`",
+        ),
+        (
+            vec![
+                "local",
+                "--protocol",
+                "bgw2-mal",
+                "--linear",
+                "oracle",
+                "--circuit",
+                c,
+                "--input",
+                "1",
+                "--input",
+                "1",
+                "--input",
+                "1",
+            ],
+            "unknown linear preprocessing `oracle`",
+        ),
     ];
     for (args, needle) in cases {
         let o = run(&args);
@@ -444,6 +500,32 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
             }
         }
     }
+    // bgw2-mal across hosts beyond PRSS's reach is refused before connecting.
+    let out = dir.join("n16");
+    let o = run(&[
+        "certs",
+        "--parties",
+        "16",
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success());
+    let o = run(&[
+        "party",
+        "--config",
+        out.join("parties.toml").to_str().expect("utf8"),
+        "--id",
+        "5",
+        "--protocol",
+        "bgw2-mal",
+        "--circuit",
+        c.to_str().expect("utf8"),
+    ]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("trusted dealer runs only inside"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     // A party given inputs it does not own is stopped before connecting.
     let o = run(&[
         "party",
