@@ -41,6 +41,8 @@ enum Command {
     Local(run_cmd::LocalArgs),
     /// Run one party of a computation across machines (TLS by default).
     Party(run_cmd::PartyArgs),
+    /// Be the trusted dealer of a bgw2-mal run across hosts (one file per party).
+    Deal(run_cmd::DealArgs),
     /// Generate a development CA and per-party certificates.
     Certs(net_cmd::CertsArgs),
     /// Test the network between the parties of a configuration.
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Demo => demo::run(),
         Command::Local(args) => run_cmd::local(args),
         Command::Party(args) => run_cmd::party(args),
+        Command::Deal(args) => run_cmd::deal(args),
         Command::Certs(args) => net_cmd::certs(args),
         Command::Net(NetCommand::Check(args)) => net_cmd::check(args),
     };

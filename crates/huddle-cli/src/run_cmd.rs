@@ -153,8 +153,61 @@ pub struct PartyArgs {
     /// Only this party learns the outputs (every party must name the same one).
     #[arg(long, value_name = "PARTY")]
     reveal_to: Option<usize>,
+    /// bgw2-mal with the trusted dealer: this party's material, written by
+    /// `huddle deal` (implies --linear dealer).
+    #[arg(long, value_name = "FILE")]
+    dealt: Option<PathBuf>,
     #[arg(long)]
     json: bool,
+}
+
+/// Act as the trusted dealer of a bgw2-mal run across hosts: write each
+/// party's linear-preprocessing material to its own file.
+#[derive(Args)]
+pub struct DealArgs {
+    /// Number of parties.
+    #[arg(long)]
+    parties: usize,
+    /// The circuit the parties will run (the material fits only it).
+    #[arg(long)]
+    circuit: PathBuf,
+    /// The parties' --opt list (it sets the number of key contributors).
+    #[arg(long, default_value = "reduced,short,prgzero", value_name = "LIST")]
+    opt: String,
+    /// Directory for party-<i>.dealt, one file per party.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// `huddle deal`: the trusted dealer for bgw2-mal across hosts.
+pub fn deal(args: DealArgs) -> Result<(), String> {
+    let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
+    let run_options = options(
+        1,
+        PreprocessArg::Interleaved,
+        512,
+        None,
+        &args.opt,
+        "dealer",
+    )?;
+    huddle_engine::check_request("bgw2-mal", args.parties, &circuit, run_options)
+        .map_err(|e| e.to_string())?;
+    let files = huddle_engine::garble::deal(&circuit, args.parties, 1, run_options)
+        .map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    for (p, bytes) in files.iter().enumerate() {
+        let path = args.out.join(format!("party-{p}.dealt"));
+        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    eprintln!(
+        "trusted dealer: wrote party-0.dealt .. party-{}.dealt in {} for bgw2-mal on {} with {} parties; \
+         hand each file to its party only (over a private channel) and delete the directory",
+        args.parties - 1,
+        args.out.display(),
+        args.circuit.display(),
+        args.parties
+    );
+    Ok(())
 }
 
 /// Input value `index` for `instances` instances: instance 0 from `hex_value`, the rest random.
@@ -356,20 +409,32 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
         args.share_memory,
         args.reveal_to,
         &args.opt,
-        &args.linear,
+        if args.dealt.is_some() {
+            "dealer"
+        } else {
+            &args.linear
+        },
     )?;
     let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
     huddle_engine::check_request(&args.protocol, config.parties(), &circuit, run_options)
         .map_err(|e| e.to_string())?;
+    let dealt = match &args.dealt {
+        Some(path) => {
+            Some(std::fs::read(path).map_err(|e| format!("--dealt {}: {e}", path.display()))?)
+        }
+        None => None,
+    };
     let n = config.parties();
-    // The trusted dealer lives inside `huddle local`; across hosts only PRSS.
+    // Across hosts the dealer's material comes from `huddle deal`; without
+    // it, only PRSS.
     if let Some(v) = huddle_engine::garbling_variant(&args.protocol).filter(|v| v.is_malicious()) {
         let t = v.threshold(n);
-        if run_options.linear.resolve(n, t)
-            == huddle_engine::garble::linear::LinearChoice::TrustedDealer
+        if args.dealt.is_none()
+            && run_options.linear.resolve(n, t)
+                == huddle_engine::garble::linear::LinearChoice::TrustedDealer
         {
             return Err(format!(
-                "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed; the trusted dealer runs only inside `huddle local`",
+                "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed: run `huddle deal` as the trusted dealer and give each party its file with --dealt",
                 huddle_engine::garble::linear::binomial(n, t)
             ));
         }
@@ -417,8 +482,17 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
     };
     let mut net = connect(&config, args.id, &options).map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let out = huddle_engine::run(&args.protocol, &mut net, &circuit, 1, &own, run_options)
-        .map_err(|e| e.to_string())?;
+    let supply = dealt.map(huddle_engine::garble::LinearSupply::Dealt);
+    let out = huddle_engine::run_party(
+        &args.protocol,
+        &mut net,
+        &circuit,
+        1,
+        &own,
+        run_options,
+        supply,
+    )
+    .map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
     let hex_out: Vec<String> = out
         .iter()

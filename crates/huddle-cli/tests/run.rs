@@ -522,10 +522,64 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
         c.to_str().expect("utf8"),
     ]);
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("trusted dealer runs only inside"),
+        String::from_utf8_lossy(&o.stderr).contains("run `huddle deal`"),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    // With `huddle deal` as the trusted dealer, 16 processes compute over TLS.
+    let dealt = dir.join("dealt");
+    let o = run(&[
+        "deal",
+        "--parties",
+        "16",
+        "--circuit",
+        c.to_str().expect("utf8"),
+        "--out",
+        dealt.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("trusted dealer"));
+    let cfg16 = out.join("parties.toml");
+    let children: Vec<_> = (0..16)
+        .map(|i| {
+            let file = dealt.join(format!("party-{i}.dealt"));
+            let mut args = vec![
+                "party".to_string(),
+                "--config".into(),
+                cfg16.to_str().expect("utf8").into(),
+                "--id".into(),
+                i.to_string(),
+                "--protocol".into(),
+                "bgw2-mal".into(),
+                "--circuit".into(),
+                c.to_str().expect("utf8").into(),
+                "--dealt".into(),
+                file.to_str().expect("utf8").into(),
+                "--timeout".into(),
+                "30".into(),
+                "--json".into(),
+            ];
+            if i < 3 {
+                args.extend(["--input".to_string(), ["1", "2", "3"][i].to_string()]);
+            }
+            Command::new(bin())
+                .args(&args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let o = child.wait_with_output().expect("wait");
+        assert!(
+            o.status.success(),
+            "bgw2-mal (16 parties, dealt) party {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(v["outputs"], serde_json::json!(["2"]), "party {i}");
+    }
     // A party given inputs it does not own is stopped before connecting.
     let o = run(&[
         "party",

@@ -292,15 +292,16 @@ pub fn run(
     run_party(name, net, circuit, instances, own_inputs, options, None)
 }
 
-/// [`run`] with this process's trusted dealer (bgw2-mal in `huddle local`).
-fn run_party(
+/// [`run`] with bgw2-mal's linear preprocessing from a trusted dealer: the
+/// process's own (`huddle local`) or a dealt file (`huddle party --dealt`).
+pub fn run_party(
     name: &str,
     net: &mut Network,
     circuit: &Circuit,
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
     options: RunOptions,
-    dealer: Option<&std::sync::Arc<garble::linear::TrustedDealer>>,
+    supply: Option<garble::LinearSupply>,
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
     use sharing::{astra::Astra, mfi3::Mfi3, replicated::Replicated, trio::Trio};
     let me = net.party();
@@ -340,7 +341,7 @@ fn run_party(
             own_inputs,
             options,
         ),
-        garbling if is_garbling(garbling) => garble::run_with_dealer(
+        garbling if is_garbling(garbling) => garble::run_with_supply(
             net,
             garbling_variant(garbling)
                 .ok_or_else(|| ttp::RunError::Input(format!("unknown protocol `{garbling}`")))?,
@@ -348,7 +349,7 @@ fn run_party(
             instances,
             own_inputs,
             options,
-            dealer,
+            supply,
         ),
         other => Err(ttp::RunError::Input(format!("unknown protocol `{other}`"))),
     }
@@ -397,9 +398,16 @@ pub fn run_local(
                         .filter(|&i| circuit.owner(i, parties) == me)
                         .map(|i| (i, inputs[i].clone()))
                         .collect();
-                    let outputs =
-                        run_party(name, &mut net, circuit, instances, &own, options, dealer)
-                            .map_err(|e| format!("party {me}: {e}"))?;
+                    let outputs = run_party(
+                        name,
+                        &mut net,
+                        circuit,
+                        instances,
+                        &own,
+                        options,
+                        dealer.map(garble::LinearSupply::Dealer),
+                    )
+                    .map_err(|e| format!("party {me}: {e}"))?;
                     Ok(PartyResult {
                         outputs,
                         accounting: net.accounting().clone(),

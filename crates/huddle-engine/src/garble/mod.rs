@@ -54,7 +54,7 @@ use field::{reconstruction, share_batch, share_each, DoubleKeyPrf};
 use huddle_circuit::{BitMatrix, Circuit, Op};
 use huddle_core::{Gf128, Prg};
 use huddle_net::{PartyId, Phase};
-use linear::{LinearChoice, LinearSource, TrustedDealer};
+use linear::{Dealt, DealtHeader, LinearChoice, LinearSource, Recorder, Recording, TrustedDealer};
 use std::sync::Arc;
 
 /// The party that evaluates the garbled circuit.
@@ -440,7 +440,7 @@ struct Garbling {
 /// [`crate::ttp::run`]. Returns every output value at the parties that
 /// learn them (party 0 always does; `reveal_to` other than 0 is refused).
 /// The malicious variant takes its linear preprocessing from PRSS here
-/// (see [`run_with_dealer`] for the trusted dealer).
+/// (see [`run_with_supply`] for the trusted dealer).
 pub fn run<T: Transport>(
     net: &mut T,
     variant: Variant,
@@ -449,19 +449,72 @@ pub fn run<T: Transport>(
     own_inputs: &[(usize, BitMatrix)],
     options: crate::RunOptions,
 ) -> Result<Vec<BitMatrix>, RunError> {
-    run_with_dealer(net, variant, circuit, instances, own_inputs, options, None)
+    run_with_supply(net, variant, circuit, instances, own_inputs, options, None)
 }
 
-/// [`run`], with the trusted dealer of this process for a malicious run
-/// whose `options.linear` resolves to it.
-pub fn run_with_dealer<T: Transport>(
+/// Linear preprocessing handed to a malicious run from outside the
+/// protocol, when `options.linear` resolves to the trusted dealer.
+pub enum LinearSupply<'a> {
+    /// This process's trusted dealer (`huddle local`).
+    Dealer(&'a Arc<TrustedDealer>),
+    /// The dealer's recording for this party (`huddle deal`, then
+    /// `huddle party --dealt FILE`).
+    Dealt(Vec<u8>),
+}
+
+/// The trusted dealer's material for every party of a bgw2-mal run whose
+/// parties are on other hosts: file p holds only party p's shares (and the
+/// secrets party p owns), for exactly this circuit, party count,
+/// key-contributor count and number of instances.
+pub fn deal(
+    circuit: &Circuit,
+    parties: usize,
+    instances: usize,
+    options: crate::RunOptions,
+) -> Result<Vec<Vec<u8>>, RunError> {
+    let variant = Variant::Bgw2Mal;
+    if parties < 3 {
+        return Err(RunError::Input(format!(
+            "garbling with an honest majority needs at least 3 parties, not {parties}"
+        )));
+    }
+    let plan = Plan::new(circuit, parties, true)?;
+    let contributors = options.garble.contributors(variant, parties);
+    let dealer = TrustedDealer::new(variant.threshold(parties))?;
+    (0..parties)
+        .map(|p| {
+            let mut line = dealer.line(p);
+            let mut recording = Recording::default();
+            let mut recorder = Recorder {
+                inner: &mut line,
+                recording: &mut recording,
+            };
+            for _ in 0..instances {
+                let mut lambda = vec![Gf128::ZERO; plan.wires];
+                let mut own = Vec::new();
+                linear_round(&mut recorder, &plan, p, contributors, &mut lambda, &mut own)?;
+            }
+            Ok(recording.encode(&DealtHeader {
+                party: p,
+                parties,
+                instances,
+                contributors,
+                circuit: crate::circuit_hash(circuit),
+            }))
+        })
+        .collect()
+}
+
+/// [`run`], with linear preprocessing from a trusted dealer for a malicious
+/// run whose `options.linear` resolves to it.
+pub fn run_with_supply<T: Transport>(
     net: &mut T,
     variant: Variant,
     circuit: &Circuit,
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
     options: crate::RunOptions,
-    dealer: Option<&Arc<TrustedDealer>>,
+    supply: Option<LinearSupply>,
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, n) = (net.party(), net.parties());
     let malicious = variant.is_malicious();
@@ -523,11 +576,21 @@ pub fn run_with_dealer<T: Transport>(
     let mut source: Option<Box<dyn LinearSource>> = None;
     if malicious {
         source = Some(match linear_choice {
-            LinearChoice::TrustedDealer => match dealer {
-                Some(d) => Box::new(d.line(me)),
+            LinearChoice::TrustedDealer => match supply {
+                Some(LinearSupply::Dealer(d)) => Box::new(d.line(me)),
+                Some(LinearSupply::Dealt(bytes)) => {
+                    let header = DealtHeader {
+                        party: me,
+                        parties: n,
+                        instances,
+                        contributors,
+                        circuit: crate::circuit_hash(circuit),
+                    };
+                    Box::new(Dealt::open(bytes, &header)?)
+                }
                 None => {
                     return Err(RunError::Input(format!(
-                        "{n} parties at t = {t} need the trusted dealer, which exists only inside `huddle local` (PRSS is limited to {} sets of t parties)",
+                        "{n} parties at t = {t} need the trusted dealer: in `huddle local` it runs in the process; across hosts, `huddle deal` writes each party's material for `huddle party --dealt` (PRSS is limited to {} sets of t parties)",
                         linear::PRSS_MAX_SETS
                     )))
                 }
@@ -573,7 +636,7 @@ pub fn run_with_dealer<T: Transport>(
                 contributors,
                 &mut lambda,
                 &mut own_lambda,
-            );
+            )?;
             offset_shares[inst] = shares;
             offset
         } else {
@@ -1021,11 +1084,11 @@ fn linear_round(
     contributors: usize,
     lambda: &mut [Gf128],
     own_lambda: &mut Vec<(u32, bool)>,
-) -> (Gf128, Vec<Gf128>) {
+) -> Result<(Gf128, Vec<Gf128>), RunError> {
     let zeros_needed = plan.and_is_output.iter().filter(|&&o| o).count() + plan.buffers;
     let (mut random, mut zeros) = (Vec::new(), Vec::new());
-    source.bits(plan.ands + plan.buffers - zeros_needed, &mut random);
-    source.zeros(zeros_needed, &mut zeros);
+    source.bits(plan.ands + plan.buffers - zeros_needed, &mut random)?;
+    source.zeros(zeros_needed, &mut zeros)?;
     let (mut random, mut zeros) = (random.into_iter(), zeros.into_iter());
     let mut and_index = 0;
     for s in &plan.steps {
@@ -1047,25 +1110,29 @@ fn linear_round(
     for (owner, wires) in &plan.inputs {
         shares.clear();
         secrets.clear();
-        source.owned_bits(*owner, wires.len(), &mut shares, &mut secrets);
+        source.owned_bits(*owner, wires.len(), &mut shares, &mut secrets)?;
         for (i, &w) in wires.iter().enumerate() {
             lambda[w as usize] = shares[i];
             if *owner == me {
-                own_lambda.push((w, secrets[i]));
+                let l = secrets.get(i).copied().ok_or_else(|| {
+                    RunError::Input(
+                        "the linear preprocessing gave the owner no permutation bit".into(),
+                    )
+                })?;
+                own_lambda.push((w, l));
             }
         }
     }
     let mut offset = Gf128::ZERO;
-    let offsets = (0..contributors)
-        .map(|j| {
-            let (share, secret) = source.owned_element(j);
-            if let Some(r) = secret {
-                offset = r;
-            }
-            share
-        })
-        .collect();
-    (offset, offsets)
+    let mut offsets = Vec::with_capacity(contributors);
+    for j in 0..contributors {
+        let (share, secret) = source.owned_element(j)?;
+        if let Some(r) = secret {
+            offset = r;
+        }
+        offsets.push(share);
+    }
+    Ok((offset, offsets))
 }
 
 /// This contributor's F² values for one garbled gate, in row order: for α
