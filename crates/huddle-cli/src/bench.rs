@@ -58,7 +58,7 @@ pub enum BenchCommand {
         #[arg(long)]
         circuits: Option<PathBuf>,
     },
-    /// Multiparty garbling (bgw3, bgw2) on AES-128 and SHA-256 for several
+    /// Multiparty garbling (bgw3, bgw2, bgw2-mal) on AES-128 and SHA-256 for several
     /// party counts: seconds per phase, bytes and AND gates per second.
     Garble {
         #[arg(long)]
