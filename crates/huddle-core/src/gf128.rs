@@ -143,8 +143,32 @@ mod hardware {
     #[target_feature(enable = "pclmulqdq,sse2")]
     pub unsafe fn mul(a: u128, b: u128) -> u128 {
         // SAFETY: the caller guarantees the target features.
-        let (lo, hi) = unsafe { clmul(a, b) };
-        super::reduce(lo, hi)
+        unsafe {
+            let (lo, hi) = clmul(a, b);
+            reduce(lo, hi)
+        }
+    }
+
+    /// lo + hi·x^128 mod x^128 + x^7 + x^2 + x + 1, folding with carry-less
+    /// multiplications by 0x87: hi = h1·x^64 + h0 contributes h0·0x87 and
+    /// (h1·0x87)·x^64, whose top 7 bits fold once more.
+    ///
+    /// # Safety
+    /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    #[inline]
+    pub unsafe fn reduce(lo: u128, hi: u128) -> u128 {
+        // SAFETY: u128 and __m128i have the same size; the caller
+        // guarantees the target features.
+        unsafe {
+            let poly = _mm_set_epi64x(0, 0x87);
+            let h: __m128i = std::mem::transmute(hi);
+            let a: u128 = std::mem::transmute(_mm_clmulepi64_si128(h, poly, 0x00));
+            let b: u128 = std::mem::transmute(_mm_clmulepi64_si128(h, poly, 0x01));
+            let over: __m128i = std::mem::transmute(b >> 64);
+            let c: u128 = std::mem::transmute(_mm_clmulepi64_si128(over, poly, 0x00));
+            lo ^ a ^ (b << 64) ^ c
+        }
     }
 
     /// out[i] = k·xs[i], or out[i] += k·xs[i] when `add`.
@@ -155,8 +179,10 @@ mod hardware {
     pub unsafe fn scale(out: &mut [super::Gf128], xs: &[super::Gf128], k: super::Gf128, add: bool) {
         for (o, x) in out.iter_mut().zip(xs) {
             // SAFETY: the caller guarantees the target features.
-            let (lo, hi) = unsafe { clmul(x.0, k.0) };
-            let p = super::reduce(lo, hi);
+            let p = unsafe {
+                let (lo, hi) = clmul(x.0, k.0);
+                reduce(lo, hi)
+            };
             o.0 = if add { o.0 ^ p } else { p };
         }
     }
