@@ -540,13 +540,81 @@ pub fn run_with_supply<T: Transport>(
     if malicious {
         linear::check_choice(linear_choice, n, t)?;
     }
-    let opts = options.garble;
-    let contributors = opts.contributors(variant, n);
-    let contributes = me < contributors;
-    let constants = reconstruction(n);
+    let run = Run {
+        plan: &plan,
+        variant,
+        opts: options.garble,
+        me,
+        n,
+        t,
+        instances,
+        contributors: options.garble.contributors(variant, n),
+        constants: reconstruction(n),
+        prf: DoubleKeyPrf::new(),
+    };
     let mut prg = Prg::from_entropy().map_err(|e| RunError::Input(format!("randomness: {e}")))?;
-    let prf = DoubleKeyPrf::new();
+    let (mut zero, mut source) = setup(&run, net, &mut prg, linear_choice, supply, circuit)?;
+    let mut independent = first_round(&run, net, &mut prg, &mut source)?;
+    let products = degree_reduction(&run, net, &mut prg, &independent.states)?;
+    let rows = garbled_rows(&run, net, &mut independent, &products, &mut zero)?;
+    online(
+        net,
+        &plan,
+        &mut independent.states,
+        &rows,
+        instances,
+        own_inputs,
+        run.contributors,
+        &independent.my_offset,
+        &run.prf,
+        malicious,
+    )
+}
 
+/// One party's fixed view of a garbling run, shared by its rounds.
+struct Run<'a> {
+    plan: &'a Plan,
+    variant: Variant,
+    opts: Optimizations,
+    me: PartyId,
+    n: usize,
+    t: usize,
+    instances: usize,
+    contributors: usize,
+    /// Reconstruction (share-conversion) constants of the n points.
+    constants: Vec<Gf128>,
+    prf: DoubleKeyPrf,
+}
+
+/// What the function-independent round leaves a party with.
+struct Independent {
+    states: Vec<Garbling>,
+    /// This party's R per instance (0 unless it contributes).
+    my_offset: Vec<Gf128>,
+    /// Shares of every contributor's R, per instance.
+    offset_shares: Vec<Vec<Gf128>>,
+    /// Without PRG zero sharing: the dealt additive shares of zero.
+    dealt_zero: Vec<u128>,
+    /// Without reduced complexity: Shamir shares of Σ F per row and of
+    /// k^j_{w,0} per gate and j.
+    row_shares: Vec<Gf128>,
+    key_shares: Vec<Gf128>,
+}
+
+type SetupOutput = (Vec<Option<Prg>>, Option<Box<dyn LinearSource>>);
+
+/// Setup: pairwise seeds for additive zero sharing and, malicious, the
+/// linear preprocessing (PRSS keys, the dealer's line or its recording).
+fn setup<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    prg: &mut Prg,
+    linear_choice: LinearChoice,
+    supply: Option<LinearSupply>,
+    circuit: &Circuit,
+) -> Result<SetupOutput, RunError> {
+    let (me, n, t, instances) = (run.me, run.n, run.t, run.instances);
+    let (opts, contributors, malicious) = (run.opts, run.contributors, run.variant.is_malicious());
     // Setup: pairwise seeds for additive zero sharing; the lower party of
     // each pair draws the seed.
     net.set_phase(Phase::Setup);
@@ -564,7 +632,7 @@ pub fn run_with_supply<T: Transport>(
     // Malicious with PRSS: the key contributions travel with the seeds.
     let mut prss = None;
     if malicious && linear_choice != LinearChoice::TrustedDealer {
-        prss = Some(linear::Prss::begin_setup(net, t, &mut prg)?);
+        prss = Some(linear::Prss::begin_setup(net, t, prg)?);
     }
     for (p, slot) in zero.iter_mut().enumerate().take(me.min(seeded)) {
         let bytes = net.recv(p, 16)?;
@@ -602,6 +670,21 @@ pub fn run_with_supply<T: Transport>(
         });
     }
 
+    Ok((zero, source))
+}
+
+/// Round 1 (phase `offline`, function-independent): λ and R shares (or the
+/// linear source), this party's keys, and without the optimizations the
+/// dealt zero shares and the Shamir-shared PRF values.
+fn first_round<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    prg: &mut Prg,
+    source: &mut Option<Box<dyn LinearSource>>,
+) -> Result<Independent, RunError> {
+    let (plan, me, n, t, instances) = (run.plan, run.me, run.n, run.t, run.instances);
+    let (opts, variant, contributors, prf) = (run.opts, run.variant, run.contributors, &run.prf);
+    let (contributes, malicious) = (me < contributors, variant.is_malicious());
     net.set_phase(Phase::Offline);
     // Round 1: my λ contributions, my R, my keys.
     let and_outputs: Vec<u32> = plan
@@ -631,7 +714,7 @@ pub fn run_with_supply<T: Transport>(
         let offset = if let Some(source) = source.as_mut() {
             let (offset, shares) = linear_round(
                 source.as_mut(),
-                &plan,
+                plan,
                 me,
                 contributors,
                 &mut lambda,
@@ -653,16 +736,13 @@ pub fn run_with_supply<T: Transport>(
                 secrets.push(bit(l));
             }
             let offset = if contributes {
-                let r = field::random(&mut prg);
+                let r = field::random(prg);
                 secrets.push(r);
                 r
             } else {
                 Gf128::ZERO
             };
-            for (p, shares) in share_batch(&secrets, t, n, &mut prg)
-                .into_iter()
-                .enumerate()
-            {
+            for (p, shares) in share_batch(&secrets, t, n, prg).into_iter().enumerate() {
                 if p == me {
                     own_shares = shares;
                 } else {
@@ -739,7 +819,7 @@ pub fn run_with_supply<T: Transport>(
             for s in &plan.steps {
                 let Step::And(a, b, o) = *s else { continue };
                 gate_prf(
-                    &prf,
+                    prf,
                     (state.keys[a as usize], Some(state.keys[b as usize])),
                     my_offset[inst].0,
                     (inst, and_index),
@@ -750,7 +830,7 @@ pub fn run_with_supply<T: Transport>(
                     .iter()
                     .chain(std::iter::once(&state.keys[o as usize]))
                 {
-                    share_each(Gf128(v), row_degree, n, &mut prg, |p, sh| msgs[p].push(sh));
+                    share_each(Gf128(v), row_degree, n, prg, |p, sh| msgs[p].push(sh));
                 }
                 and_index += 1;
             }
@@ -835,6 +915,26 @@ pub fn run_with_supply<T: Transport>(
         }
     }
 
+    Ok(Independent {
+        states,
+        my_offset,
+        offset_shares,
+        dealt_zero,
+        row_shares,
+        key_shares,
+    })
+}
+
+/// Phase `dependent` begins: λ_u·λ_v per AND gate, degree-reduced (round 2)
+/// under BGW3.
+fn degree_reduction<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    prg: &mut Prg,
+    states: &[Garbling],
+) -> Result<Vec<Vec<Gf128>>, RunError> {
+    let (plan, me, n, t, instances) = (run.plan, run.me, run.n, run.t, run.instances);
+    let (variant, constants) = (run.variant, &run.constants);
     // Function-dependent preprocessing from here on (the paper's Section 5
     // phases): everything above needed only the number of ANDs and inputs.
     net.set_phase(Phase::Dependent);
@@ -858,7 +958,7 @@ pub fn run_with_supply<T: Transport>(
             let mut reduced: Vec<Vec<Gf128>> = Vec::with_capacity(instances);
             for inst_products in &products {
                 let mut own = vec![Gf128::ZERO; plan.ands];
-                for (p, shares) in share_batch(inst_products, t, n, &mut prg)
+                for (p, shares) in share_batch(inst_products, t, n, prg)
                     .into_iter()
                     .enumerate()
                 {
@@ -880,6 +980,32 @@ pub fn run_with_supply<T: Transport>(
         }
     };
 
+    Ok(products)
+}
+
+/// Round 3: every party's additive share of the garbled rows (and output λ
+/// shares) summed at the evaluator, instance by instance. Returns the
+/// garbled circuit at the evaluator (empty elsewhere).
+fn garbled_rows<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    independent: &mut Independent,
+    products: &[Vec<Gf128>],
+    zero: &mut [Option<Prg>],
+) -> Result<Vec<u128>, RunError> {
+    let (plan, me, instances, opts) = (run.plan, run.me, run.instances, run.opts);
+    let (contributors, constants, prf) = (run.contributors, &run.constants, &run.prf);
+    let (contributes, malicious) = (me < contributors, run.variant.is_malicious());
+    let rows_per_instance = (4 * plan.ands + 2 * plan.buffers) * contributors;
+    let rows_len = instances * rows_per_instance;
+    let Independent {
+        states,
+        my_offset,
+        offset_shares,
+        dealt_zero,
+        row_shares,
+        key_shares,
+    } = independent;
     // Round 3: additive shares of the garbled rows (and output λ shares) to the evaluator.
     let c_me = constants[me];
     // c_me·[R^j]: the share conversion folded into the offset, once per instance.
@@ -931,7 +1057,7 @@ pub fn run_with_supply<T: Transport>(
                 // (λ_out a sharing of 0); only the reduced-complexity form.
                 if contributes {
                     gate_prf(
-                        &prf,
+                        prf,
                         (state.keys[input as usize], None),
                         offset,
                         (inst, plan.ands + buffer_index),
@@ -964,7 +1090,7 @@ pub fn run_with_supply<T: Transport>(
             let local = opts.reduced_complexity && contributes;
             if local {
                 gate_prf(
-                    &prf,
+                    prf,
                     (state.keys[a as usize], Some(state.keys[b as usize])),
                     offset,
                     (inst, and_index),
@@ -1012,7 +1138,7 @@ pub fn run_with_supply<T: Transport>(
         if !opts.zero_sharing() {
             // The rows are (converted) Shamir shares of fresh random polynomials.
         } else if opts.prg_zero_sharing {
-            apply_zero_masks(&mut rows_msg, &mut zero);
+            apply_zero_masks(&mut rows_msg, zero);
         } else {
             let dealt = &dealt_zero[inst * rows_per_instance..(inst + 1) * rows_per_instance];
             for (v, z) in rows_msg.iter_mut().zip(dealt) {
@@ -1044,7 +1170,7 @@ pub fn run_with_supply<T: Transport>(
             );
         }
     }
-    drop(dealt_zero);
+    std::mem::take(dealt_zero);
     let mut output_lambdas = output_lambdas.into_iter();
     for state in states.iter_mut() {
         // Evaluator only (malicious: every output λ is 0).
@@ -1057,18 +1183,7 @@ pub fn run_with_supply<T: Transport>(
         state.lambda = Vec::new();
     }
 
-    online(
-        net,
-        &plan,
-        &mut states,
-        &rows,
-        instances,
-        own_inputs,
-        contributors,
-        &my_offset,
-        &prf,
-        malicious,
-    )
+    Ok(rows)
 }
 
 /// Malicious round 1 by the linear-preprocessing functionalities, for one
