@@ -1,6 +1,7 @@
 //! Constant-round multiparty garbling (BMR) with an honest majority:
 //! Ben-Efraim and Omri's BGW3_opt (t = ⌈n/2⌉ − 1, three offline rounds) and
-//! BGW2_opt (t = ⌈n/3⌉ − 1, two offline rounds), semi-honest, any n ≥ 3.
+//! BGW2_opt (t = ⌈n/3⌉ − 1, two offline rounds), semi-honest, and
+//! BGW2_opt^mal (malicious, with abort), any n ≥ 3.
 //!
 //! Offline (the functionality F_GC of their Figure 1, Section 3.3):
 //! 1. every party Shamir-shares (degree t) a random permutation bit for
@@ -31,15 +32,16 @@
 //! to every party; a party accepts only t + 1 equal reports (one of them
 //! from an honest contributor), else aborts.
 //!
-//! Phases: setup (zero-sharing seeds), offline = function-independent
-//! preprocessing (round 1 and dealt zero shares), dependent =
-//! function-dependent preprocessing (rounds 2 and 3), online.
+//! Phases: setup (zero-sharing seeds; PRSS keys), offline =
+//! function-independent preprocessing (round 1 and dealt zero shares),
+//! dependent = function-dependent preprocessing (rounds 2 and 3), online.
 //!
 //! Online (their Figure 2): input owners send e_w = x ⊕ λ_w to the key
 //! contributors, the contributors send k^j_{w,e_w} to the evaluator, the
-//! evaluator decrypts gate by gate (free XOR; an AND row yields every
-//! contributor's key, and the evaluator's own part tells e_out) and sends
-//! the outputs to every other party: three rounds whatever the depth.
+//! evaluator decrypts layer by layer (free XOR; an AND row yields every
+//! contributor's key, and the evaluator's own part tells e_out or that the
+//! row was forged: abort) and sends the outputs to every other party: three
+//! rounds whatever the depth (four with the malicious output confirmation).
 
 // Loops run over party ids and contributor indices that index several
 // tables at once; index loops say that more plainly than zipped iterators.
