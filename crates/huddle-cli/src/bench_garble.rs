@@ -112,11 +112,27 @@ pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
                         runs[runs.len() / 2];
                     let rate = (ands * s.batch) as f64 / total;
                     let label = opt_label(opt);
-                    let key = if s.opts.len() > 1 {
+                    // bgw2-mal: where its linear preprocessing came from.
+                    let linear = huddle_engine::garbling_variant(protocol)
+                        .filter(|v| v.is_malicious())
+                        .map(|v| {
+                            match huddle_engine::garble::linear::LinearChoice::Auto
+                                .resolve(n, v.threshold(n))
+                            {
+                                huddle_engine::garble::linear::LinearChoice::TrustedDealer => {
+                                    "dealer"
+                                }
+                                _ => "prss",
+                            }
+                        });
+                    let mut key = if s.opts.len() > 1 {
                         format!("{name}/{protocol}/n{n}/{label}")
                     } else {
                         format!("{name}/{protocol}/n{n}")
                     };
+                    if let Some(l) = linear {
+                        key = format!("{key}/{l}");
+                    }
                     report.insert(
                         key.clone(),
                         json!({
