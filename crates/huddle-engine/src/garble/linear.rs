@@ -18,9 +18,16 @@
 //!   polynomial f_T with f_T(0) = 1 that vanishes on T. No communication
 //!   after the setup, but C(n, t) keys: feasible for small n only.
 //! - [`TrustedDealer`]: a trusted party that is not one of the n parties
-//!   deals Shamir sharings from its own secret key. In-process only (the
-//!   dealer lives in `huddle local`'s process and hands each party only its
-//!   own shares), for party counts where PRSS is too expensive.
+//!   deals Shamir sharings from its own secret key, for party counts where
+//!   PRSS is too expensive: inside `huddle local`'s process (each party's
+//!   [`DealerLine`] hands it only its own shares), or ahead of a run across
+//!   hosts (`huddle deal`: a [`Recording`] per party, replayed by [`Dealt`]).
+//!
+//! RandSS_0(t) by PRSS is x·G(x) with G of degree t − 1 from the keys of
+//! sets of n − t + 1 parties, which any t parties together hold: they learn
+//! the zero polynomial (its value at 0 is public anyway). The protocol only
+//! uses those shares masked by the additive zero sharing; the dealer
+//! realizes the ideal functionality.
 
 use crate::sharing::Transport;
 use crate::ttp::RunError;
@@ -409,8 +416,9 @@ fn combine_bits(
     }
 }
 
-/// Σ_T ψ_T·c_T for `count` random elements ψ_T(i); returns Σ_T ψ_T of the
-/// first element when `want_secret` (used for a single owned element).
+/// Σ_T ψ_T·c_T for `count` random elements ψ_T(i), appended to `shares`;
+/// returns Σ_T ψ_T(0), the first secret (meaningful where every term is
+/// present: at the owner of a single owned element).
 fn combine_elements(terms: &[Term], call: u64, count: usize, shares: &mut Vec<Gf128>) -> Gf128 {
     let start = shares.len();
     shares.resize(start + count, Gf128::ZERO);
