@@ -1021,6 +1021,7 @@ fn garbled_rows<T: Transport>(
     let mut rows: Vec<u128> = Vec::with_capacity(if me == EVALUATOR { rows_len } else { 0 });
     let mut output_lambdas: Vec<Vec<bool>> = Vec::with_capacity(instances);
     let mut prf_in: Vec<u128> = Vec::with_capacity(4 * contributors);
+    let mut and_prf: Vec<u128> = Vec::new();
     // χ·S terms of every AND gate and contributor j, computed in batches:
     // (λ_uv + λ_w)·S_j, λ_u·S_j and λ_v·S_j (block k·C + j of `scaled`).
     let mut factors: [Vec<Gf128>; 3] = Default::default();
@@ -1051,6 +1052,23 @@ fn garbled_rows<T: Transport>(
             }
         }
         let offset = my_offset[inst].0;
+        // This contributor's F² values of every AND gate, in one AES batch.
+        and_prf.clear();
+        if opts.reduced_complexity && contributes {
+            for (g, (a, b)) in plan
+                .steps
+                .iter()
+                .filter_map(|s| match *s {
+                    Step::And(a, b, _) => Some((a, b)),
+                    _ => None,
+                })
+                .enumerate()
+            {
+                let keys = (state.keys[a as usize], Some(state.keys[b as usize]));
+                gate_prf_inputs(keys, offset, (inst, g), contributors, &mut and_prf);
+            }
+            prf.apply(&mut and_prf);
+        }
         let mut and_index = 0;
         let mut buffer_index = 0;
         for s in &plan.steps {
@@ -1088,18 +1106,13 @@ fn garbled_rows<T: Transport>(
                 buffer_index += 1;
                 continue;
             }
-            let Step::And(a, b, o) = *s else { continue };
+            let Step::And(_, _, o) = *s else { continue };
             let local = opts.reduced_complexity && contributes;
-            if local {
-                gate_prf(
-                    prf,
-                    (state.keys[a as usize], Some(state.keys[b as usize])),
-                    offset,
-                    (inst, and_index),
-                    contributors,
-                    &mut prf_in,
-                );
-            }
+            let prf_in: &[u128] = if local {
+                &and_prf[and_index * 4 * contributors..]
+            } else {
+                &[]
+            };
             let gate = inst * plan.ands + and_index;
             // χ_αβ·S = (λ_uv + λ_w)·S + β·(λ_u·S) + α·(λ_v·S) + αβ·S with
             // S = c_me·[R^j]: three multiplications per j instead of four.
@@ -1258,24 +1271,38 @@ fn linear_round(
 /// (`kb` None): the PRF with a zero second key, two rows.
 fn gate_prf(
     prf: &DoubleKeyPrf,
+    keys: (u128, Option<u128>),
+    offset: u128,
+    at: (usize, usize),
+    contributors: usize,
+    out: &mut Vec<u128>,
+) {
+    out.clear();
+    gate_prf_inputs(keys, offset, at, contributors, out);
+    prf.apply(out);
+}
+
+/// The inputs of [`gate_prf`], appended (the caller applies the PRF, so a
+/// whole instance's gates can go through AES in one batch).
+fn gate_prf_inputs(
     (ka, kb): (u128, Option<u128>),
     offset: u128,
     (inst, gate): (usize, usize),
     contributors: usize,
     out: &mut Vec<u128>,
 ) {
-    out.clear();
     let betas = if kb.is_some() { 2 } else { 1 };
     for alpha in 0..2u128 {
         for beta in 0..betas {
             let k1 = Gf128(ka ^ (offset * alpha));
             let k2 = Gf128(kb.map_or(0, |k| k ^ (offset * beta)));
+            // The tweak enters linearly: double the keys once per row.
+            let keyed = DoubleKeyPrf::input(k1, k2, 0);
             for j in 0..contributors {
-                out.push(DoubleKeyPrf::input(k1, k2, tweak(inst, gate, j)));
+                out.push(keyed ^ tweak(inst, gate, j));
             }
         }
     }
-    prf.apply(out);
 }
 
 /// Sums every party's additive vector at the evaluator: directly (one
