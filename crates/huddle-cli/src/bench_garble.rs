@@ -113,18 +113,9 @@ pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
                     let rate = (ands * s.batch) as f64 / total;
                     let label = opt_label(opt);
                     // bgw2-mal: where its linear preprocessing came from.
-                    let linear = huddle_engine::garbling_variant(protocol)
-                        .filter(|v| v.is_malicious())
-                        .map(|v| {
-                            match huddle_engine::garble::linear::LinearChoice::Auto
-                                .resolve(n, v.threshold(n))
-                            {
-                                huddle_engine::garble::linear::LinearChoice::TrustedDealer => {
-                                    "dealer"
-                                }
-                                _ => "prss",
-                            }
-                        });
+                    let linear =
+                        huddle_engine::linear_preprocessing(protocol, n, RunOptions::default())
+                            .map(|c| c.name());
                     let mut key = if s.opts.len() > 1 {
                         format!("{name}/{protocol}/n{n}/{label}")
                     } else {

@@ -349,9 +349,8 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
         .collect();
     // bgw2-mal: say where the linear preprocessing came from.
-    let linear = huddle_engine::garbling_variant(&args.protocol)
-        .filter(|v| v.is_malicious())
-        .map(|v| match run_options.linear.resolve(n, v.threshold(n)) {
+    let linear =
+        huddle_engine::linear_preprocessing(&args.protocol, n, run_options).map(|c| match c {
             huddle_engine::garble::linear::LinearChoice::TrustedDealer => {
                 "trusted dealer (in this process, not one of the parties)"
             }
@@ -427,17 +426,15 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
     let n = config.parties();
     // Across hosts the dealer's material comes from `huddle deal`; without
     // it, only PRSS.
-    if let Some(v) = huddle_engine::garbling_variant(&args.protocol).filter(|v| v.is_malicious()) {
-        let t = v.threshold(n);
-        if args.dealt.is_none()
-            && run_options.linear.resolve(n, t)
-                == huddle_engine::garble::linear::LinearChoice::TrustedDealer
-        {
-            return Err(format!(
-                "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed: run `huddle deal` as the trusted dealer and give each party its file with --dealt",
-                huddle_engine::garble::linear::binomial(n, t)
-            ));
-        }
+    let dealer = Some(huddle_engine::garble::linear::LinearChoice::TrustedDealer);
+    if args.dealt.is_none()
+        && huddle_engine::linear_preprocessing(&args.protocol, n, run_options) == dealer
+    {
+        let t = huddle_engine::garble::Variant::Bgw2Mal.threshold(n);
+        return Err(format!(
+            "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed: run `huddle deal` as the trusted dealer and give each party its file with --dealt",
+            huddle_engine::garble::linear::binomial(n, t)
+        ));
     }
     if args.id >= n {
         return Err(format!(

@@ -423,6 +423,61 @@ fn local_refuses_bad_requests_before_communicating() {
     }
 }
 
+/// Runs `huddle party` for all `n` ids of `cfg` at once on the adder, whose
+/// three inputs 1, 2, 3 belong to parties 0, 1 and 2 (plus `extra(i)`
+/// arguments), and asserts that every party prints their sum mod 4, 2.
+fn adder_parties_agree(
+    cfg: &std::path::Path,
+    n: usize,
+    protocol: &str,
+    adder: &std::path::Path,
+    extra: impl Fn(usize) -> Vec<String>,
+) {
+    let inputs = ["1", "2", "3"];
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            let mut args = vec![
+                "party".to_string(),
+                "--config".into(),
+                cfg.to_str().expect("utf8").into(),
+                "--id".into(),
+                i.to_string(),
+                "--protocol".into(),
+                protocol.to_string(),
+                "--circuit".into(),
+                adder.to_str().expect("utf8").into(),
+                "--timeout".into(),
+                "30".into(),
+                "--json".into(),
+            ];
+            if i < inputs.len() {
+                args.extend(["--input".to_string(), inputs[i].to_string()]);
+            }
+            args.extend(extra(i));
+            Command::new(bin())
+                .args(&args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let o = child.wait_with_output().expect("wait");
+        assert!(
+            o.status.success(),
+            "{protocol} ({n} parties) party {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(
+            v["outputs"],
+            serde_json::json!(["2"]),
+            "{protocol} ({n} parties) party {i}"
+        );
+    }
+}
+
 #[test]
 fn parties_on_separate_processes_compute_over_tls_by_default() {
     let dir = temp_dir("party");
@@ -454,50 +509,8 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
         ]);
         assert!(o.status.success());
         cfg = out.join("parties.toml");
-        // The adder's three inputs belong to parties 0, 1 and 2.
-        let inputs = ["1", "2", "3"];
         for protocol in protocols {
-            let children: Vec<_> = (0..n)
-                .map(|i| {
-                    let mut args = vec![
-                        "party".to_string(),
-                        "--config".into(),
-                        cfg.to_str().expect("utf8").into(),
-                        "--id".into(),
-                        i.to_string(),
-                        "--protocol".into(),
-                        protocol.to_string(),
-                        "--circuit".into(),
-                        c.to_str().expect("utf8").into(),
-                        "--timeout".into(),
-                        "20".into(),
-                        "--json".into(),
-                    ];
-                    if i < 3 {
-                        args.extend(["--input".to_string(), inputs[i].to_string()]);
-                    }
-                    Command::new(bin())
-                        .args(&args)
-                        .stdout(Stdio::piped())
-                        .stderr(Stdio::piped())
-                        .spawn()
-                        .expect("spawn")
-                })
-                .collect();
-            for (i, child) in children.into_iter().enumerate() {
-                let o = child.wait_with_output().expect("wait");
-                assert!(
-                    o.status.success(),
-                    "{protocol} ({n} parties) party {i}: {}",
-                    String::from_utf8_lossy(&o.stderr)
-                );
-                let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-                assert_eq!(
-                    v["outputs"],
-                    serde_json::json!(["2"]),
-                    "{protocol} ({n} parties) party {i}"
-                );
-            }
+            adder_parties_agree(&cfg, n, protocol, &c, |_| Vec::new());
         }
     }
     // bgw2-mal across hosts beyond PRSS's reach is refused before connecting.
@@ -539,47 +552,10 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("trusted dealer"));
-    let cfg16 = out.join("parties.toml");
-    let children: Vec<_> = (0..16)
-        .map(|i| {
-            let file = dealt.join(format!("party-{i}.dealt"));
-            let mut args = vec![
-                "party".to_string(),
-                "--config".into(),
-                cfg16.to_str().expect("utf8").into(),
-                "--id".into(),
-                i.to_string(),
-                "--protocol".into(),
-                "bgw2-mal".into(),
-                "--circuit".into(),
-                c.to_str().expect("utf8").into(),
-                "--dealt".into(),
-                file.to_str().expect("utf8").into(),
-                "--timeout".into(),
-                "30".into(),
-                "--json".into(),
-            ];
-            if i < 3 {
-                args.extend(["--input".to_string(), ["1", "2", "3"][i].to_string()]);
-            }
-            Command::new(bin())
-                .args(&args)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn")
-        })
-        .collect();
-    for (i, child) in children.into_iter().enumerate() {
-        let o = child.wait_with_output().expect("wait");
-        assert!(
-            o.status.success(),
-            "bgw2-mal (16 parties, dealt) party {i}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-        assert_eq!(v["outputs"], serde_json::json!(["2"]), "party {i}");
-    }
+    adder_parties_agree(&out.join("parties.toml"), 16, "bgw2-mal", &c, |i| {
+        let file = dealt.join(format!("party-{i}.dealt"));
+        vec!["--dealt".into(), file.to_str().expect("utf8").into()]
+    });
     // A party given inputs it does not own is stopped before connecting.
     let o = run(&[
         "party",

@@ -128,6 +128,18 @@ pub fn is_garbling(name: &str) -> bool {
     matches!(name, "bgw3" | "bgw2" | "bgw2-mal")
 }
 
+/// Where bgw2-mal's linear preprocessing comes from for `parties` parties
+/// and these options, with `Auto` resolved (None for other protocols).
+pub fn linear_preprocessing(
+    name: &str,
+    parties: usize,
+    options: RunOptions,
+) -> Option<garble::linear::LinearChoice> {
+    garbling_variant(name)
+        .filter(|v| v.is_malicious() && parties >= 3)
+        .map(|v| options.linear.resolve(parties, v.threshold(parties)))
+}
+
 /// The garbling variant of protocol `name`.
 pub fn garbling_variant(name: &str) -> Option<garble::Variant> {
     match name {
@@ -253,9 +265,9 @@ fn check_options(
             "bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`".into(),
         );
     }
-    if let Some(v) = garbling_variant(name).filter(|v| v.is_malicious() && parties >= 3) {
-        let t = v.threshold(parties);
-        garble::linear::check_choice(options.linear.resolve(parties, t), parties, t)?;
+    if let Some(choice) = linear_preprocessing(name, parties, options) {
+        let t = garble::Variant::Bgw2Mal.threshold(parties);
+        garble::linear::check_choice(choice, parties, t)?;
     }
     if options.preprocess == Preprocess::Separate && !info.preprocessing {
         return err(format!(
@@ -375,15 +387,10 @@ pub fn run_local(
     let parties = nets.len();
     let instances = inputs.first().map_or(1, BitMatrix::rows);
     // bgw2-mal beyond PRSS's reach: a trusted dealer in this process.
-    let dealer = match garbling_variant(name) {
-        Some(v) if v.is_malicious() && parties >= 3 => {
-            let t = v.threshold(parties);
-            match options.linear.resolve(parties, t) {
-                garble::linear::LinearChoice::TrustedDealer => {
-                    Some(garble::linear::TrustedDealer::new(t).map_err(|e| e.to_string())?)
-                }
-                _ => None,
-            }
+    let dealer = match linear_preprocessing(name, parties, options) {
+        Some(garble::linear::LinearChoice::TrustedDealer) => {
+            let t = garble::Variant::Bgw2Mal.threshold(parties);
+            Some(garble::linear::TrustedDealer::new(t).map_err(|e| e.to_string())?)
         }
         _ => None,
     };

@@ -437,42 +437,10 @@ fn tamper_trials(variant: Variant) {
         .expect("plaintext");
     let (mut aborted, mut harmless) = (0, 0);
     for trial in 0..40usize {
-        let n = 4;
-        let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(20));
-        let flip_at = trial * 977;
-        let results: Vec<Result<Vec<BitMatrix>, String>> = std::thread::scope(|s| {
-            let handles: Vec<_> = nets
-                .into_iter()
-                .map(|net| {
-                    let c = &c;
-                    let inputs = &inputs;
-                    s.spawn(move || {
-                        let me = net.party();
-                        let mut t = Tamper {
-                            flip_at: (me == 2).then_some(flip_at),
-                            phase: Phase::Dependent,
-                            ..Tamper::honest(net)
-                        };
-                        let own: Vec<(usize, BitMatrix)> = (0..c.inputs().len())
-                            .filter(|&i| c.owner(i, n) == me)
-                            .map(|i| (i, inputs[i].clone()))
-                            .collect();
-                        huddle_engine::garble::run(
-                            &mut t,
-                            variant,
-                            c,
-                            1,
-                            &own,
-                            RunOptions::default(),
-                        )
-                        .map_err(|e| e.to_string())
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("thread"))
-                .collect()
+        let results = tampered_run(variant, &c, &inputs, 2, |net| Tamper {
+            flip_at: Some(trial * 977),
+            phase: Phase::Dependent,
+            ..Tamper::honest(net)
         });
         match &results[0] {
             Ok(out) => {
@@ -585,15 +553,18 @@ fn malicious_communication_is_exact() {
     }
 }
 
-/// Runs bgw2-mal for 4 parties (t = 1, contributors 0 and 1) with party
-/// `corrupt` flipping one bit as `tamper` says; returns every party's result.
-fn malicious_trial(
+/// Runs `variant` for 4 parties (bgw2-mal: t = 1, contributors 0 and 1) on
+/// every instance of `inputs` with party `corrupt` flipping one bit as
+/// `tamper` says; returns every party's result.
+fn tampered_run(
+    variant: Variant,
     c: &Circuit,
     inputs: &[BitMatrix],
     corrupt: usize,
     tamper: impl Fn(huddle_net::Network) -> Tamper + Sync,
 ) -> Vec<Result<Vec<BitMatrix>, String>> {
     let n = 4;
+    let instances = inputs.first().map_or(1, BitMatrix::rows);
     let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(20));
     std::thread::scope(|s| {
         let handles: Vec<_> = nets
@@ -613,9 +584,9 @@ fn malicious_trial(
                         .collect();
                     huddle_engine::garble::run(
                         &mut t,
-                        Variant::Bgw2Mal,
+                        variant,
                         c,
-                        2,
+                        instances,
                         &own,
                         RunOptions::default(),
                     )
@@ -716,7 +687,7 @@ fn malicious_garbling_aborts_or_is_right_never_wrong() {
         let trials = 12;
         for trial in 0..trials {
             let at = trial * 131 + 7;
-            let results = malicious_trial(&c, &inputs, case.corrupt, |net| Tamper {
+            let results = tampered_run(Variant::Bgw2Mal, &c, &inputs, case.corrupt, |net| Tamper {
                 flip_at: Some(at),
                 phase: case.phase,
                 to: case.to,

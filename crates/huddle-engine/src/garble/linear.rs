@@ -62,6 +62,15 @@ impl LinearChoice {
         }
     }
 
+    /// The `--linear` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            LinearChoice::Auto => "auto",
+            LinearChoice::Prss => "prss",
+            LinearChoice::TrustedDealer => "dealer",
+        }
+    }
+
     /// Auto resolved for n parties and threshold t.
     pub fn resolve(self, n: usize, t: usize) -> LinearChoice {
         match self {
@@ -825,11 +834,6 @@ impl Dealt {
             )));
         }
         Ok(())
-    }
-
-    /// Whether every call of the recording was used.
-    pub fn finished(&self) -> bool {
-        self.at == self.bytes.len()
     }
 }
 

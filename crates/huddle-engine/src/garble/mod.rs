@@ -1315,7 +1315,6 @@ fn sum_at_evaluator<T: Transport>(
     hypercube: bool,
 ) -> Result<bool, RunError> {
     let (me, n) = (net.party(), net.parties());
-    let encode = u128s_to_bytes;
     let absorb = |acc: &mut [u128], bytes: &[u8]| {
         for (a, c) in acc.iter_mut().zip(bytes.chunks_exact(16)) {
             let mut b = [0u8; 16];
@@ -1325,7 +1324,7 @@ fn sum_at_evaluator<T: Transport>(
     };
     if !hypercube {
         if me != EVALUATOR {
-            net.send(EVALUATOR, encode(acc))?;
+            net.send(EVALUATOR, u128s_to_bytes(acc))?;
             return Ok(false);
         }
         for p in 1..n {
@@ -1337,7 +1336,7 @@ fn sum_at_evaluator<T: Transport>(
     let mut step = 1;
     while step < n {
         if me % (2 * step) == step {
-            net.send(me - step, encode(acc))?;
+            net.send(me - step, u128s_to_bytes(acc))?;
             return Ok(false);
         }
         if me % (2 * step) == 0 && me + step < n {
@@ -1512,15 +1511,8 @@ fn online<T: Transport>(
                 prf_in.clear();
                 for (k, s) in layer.iter().enumerate() {
                     let Step::And(a, b, _) = *s else { continue };
-                    for j in 0..contributors {
-                        for i in 0..contributors {
-                            prf_in.push(DoubleKeyPrf::input(
-                                Gf128(keys[a as usize * contributors + i]),
-                                Gf128(keys[b as usize * contributors + i]),
-                                tweak(inst, and_index + k, j),
-                            ));
-                        }
-                    }
+                    let at = (inst, and_index + k);
+                    push_eval_inputs(keys, (a, Some(b)), at, contributors, &mut prf_in);
                 }
                 prf.apply(&mut prf_in);
                 for (k, s) in layer.iter().enumerate() {
@@ -1529,13 +1521,7 @@ fn online<T: Transport>(
                     let gate = and_index + k;
                     let row = (gate * 4 + usize::from(ea) * 2 + usize::from(eb)) * contributors;
                     let values = &prf_in[k * contributors * contributors..];
-                    for j in 0..contributors {
-                        let mut key = rows[row + j];
-                        for i in 0..contributors {
-                            key ^= values[j * contributors + i];
-                        }
-                        keys[o as usize * contributors + j] = key;
-                    }
+                    open_row(&rows[row..], values, o, contributors, keys);
                     ext[o as usize] = external_of(o, keys[o as usize * contributors], gate)?;
                 }
                 and_index += layer.len();
@@ -1549,24 +1535,10 @@ fn online<T: Transport>(
                     let e = ext[a as usize];
                     let gate = plan.ands + buffer_index;
                     prf_in.clear();
-                    for j in 0..contributors {
-                        for i in 0..contributors {
-                            prf_in.push(DoubleKeyPrf::input(
-                                Gf128(keys[a as usize * contributors + i]),
-                                Gf128::ZERO,
-                                tweak(inst, gate, j),
-                            ));
-                        }
-                    }
+                    push_eval_inputs(keys, (a, None), (inst, gate), contributors, &mut prf_in);
                     prf.apply(&mut prf_in);
                     let row = (4 * plan.ands + 2 * buffer_index + usize::from(e)) * contributors;
-                    for j in 0..contributors {
-                        let mut key = rows[row + j];
-                        for i in 0..contributors {
-                            key ^= prf_in[j * contributors + i];
-                        }
-                        keys[o as usize * contributors + j] = key;
-                    }
+                    open_row(&rows[row..], &prf_in, o, contributors, keys);
                     ext[o as usize] = external_of(o, keys[o as usize * contributors], gate)?;
                     buffer_index += 1;
                 }
@@ -1628,6 +1600,42 @@ fn online<T: Transport>(
     }
     net.stop_clock();
     Ok(matrices(plan, &flat, instances))
+}
+
+/// The evaluator's F² inputs for one garbled gate, appended: for every
+/// contributor j (whose key the row yields) and every contributor i (whose
+/// input keys enter it), 2·k^i_u ⊕ 4·k^i_v ⊕ tweak(instance, gate, j); a
+/// buffer gate has no second input (a zero key).
+fn push_eval_inputs(
+    keys: &[u128],
+    (a, b): (u32, Option<u32>),
+    (inst, gate): (usize, usize),
+    contributors: usize,
+    out: &mut Vec<u128>,
+) {
+    let key = |w: u32, i: usize| keys[w as usize * contributors + i];
+    for j in 0..contributors {
+        for i in 0..contributors {
+            let kb = b.map_or(0, |b| key(b, i));
+            out.push(DoubleKeyPrf::input(
+                Gf128(key(a, i)),
+                Gf128(kb),
+                tweak(inst, gate, j),
+            ));
+        }
+    }
+}
+
+/// Opens a garbled row: contributor j's key of wire `o` is the row's j-th
+/// value minus the F² values of every contributor's input keys.
+fn open_row(row: &[u128], values: &[u128], o: u32, contributors: usize, keys: &mut [u128]) {
+    for j in 0..contributors {
+        let mut key = row[j];
+        for i in 0..contributors {
+            key ^= values[j * contributors + i];
+        }
+        keys[o as usize * contributors + j] = key;
+    }
 }
 
 /// A contributor other than the evaluator: checks the evaluator's output
