@@ -65,6 +65,11 @@ pub enum ReadError {
     Io(#[from] io::Error),
 }
 
+/// Input wires that no gate of the file could read, tolerated beyond the
+/// file's own size (a value wider than what the circuit uses is harmless at
+/// this size, and refusing it would reject reasonable files).
+const UNREAD_INPUT_SLACK: u64 = 1 << 16;
+
 /// Reads a circuit from `input` with default limits.
 pub fn read_circuit(input: impl BufRead) -> Result<Circuit, ReadError> {
     read_circuit_with(input, ReadOptions::default())
@@ -254,6 +259,32 @@ pub fn read_circuit_with(input: impl BufRead, options: ReadOptions) -> Result<Ci
             expected: format!("{gates} gates, found {seen}"),
         });
     }
+    // Claims checked against what the file showed before anything is
+    // allocated per wire: every gate output was spelled out (the assembler
+    // counted them), and inputs beyond what the file's gates could read are
+    // refused (a B-byte file names at most B/2 wires; unread input wires up to
+    // UNREAD_INPUT_SLACK are tolerated).
+    if asm.written() != wires {
+        return Err(ReadError::Model {
+            line: t.line(),
+            source: ModelError::UnwrittenWires {
+                written: asm.written(),
+                wires,
+            },
+        });
+    }
+    let readable = t.bytes / 2 + UNREAD_INPUT_SLACK;
+    if asm.input_wires() > readable {
+        return Err(ReadError::Syntax {
+            line: header_line,
+            cause: format!(
+                "the header declares {} input wires, but the gates of this {}-byte file can read at most {}",
+                asm.input_wires(),
+                t.bytes,
+                t.bytes / 2
+            ),
+        });
+    }
     // Outputs are the last wires, value 0 first.
     let mut next = wires - output_wires;
     let mut outs = Vec::with_capacity(outputs.len());
@@ -434,6 +465,8 @@ struct Tokens<R> {
     /// The current token is `buf[start..pos]`.
     start: usize,
     line: usize,
+    /// Bytes read so far: what the file has shown, against which its claims are checked.
+    bytes: u64,
 }
 
 impl<R: BufRead> Tokens<R> {
@@ -444,6 +477,7 @@ impl<R: BufRead> Tokens<R> {
             pos: 0,
             start: 0,
             line: 0,
+            bytes: 0,
         }
     }
 
@@ -471,9 +505,11 @@ impl<R: BufRead> Tokens<R> {
             self.buf.clear();
             self.pos = 0;
             self.start = 0;
-            if self.reader.read_until(b'\n', &mut self.buf)? == 0 {
+            let read = self.reader.read_until(b'\n', &mut self.buf)?;
+            if read == 0 {
                 return Ok(false);
             }
+            self.bytes += read as u64;
             self.line += 1;
         }
     }

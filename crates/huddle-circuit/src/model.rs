@@ -340,8 +340,11 @@ enum Slot {
 pub struct CircuitAssembler {
     ring: Option<RingWidth>,
     num_wires: u64,
-    /// Grown on demand, so a hostile header cannot make us allocate up front.
+    /// The state of wires from `input_wires` on, grown on demand, so a
+    /// hostile header cannot make us allocate up front. Input wires are
+    /// written by definition and looked up in `inputs`.
     slots: Vec<Slot>,
+    input_wires: u64,
     written: u64,
     inputs: Vec<InputValue>,
     gates: Vec<Gate>,
@@ -372,26 +375,24 @@ impl CircuitAssembler {
                 op: "an arithmetic input value",
             });
         }
-        let mut slots = Vec::with_capacity(needed as usize);
         let mut values = Vec::with_capacity(inputs.len());
+        let mut first_wire: WireId = 0;
         for v in inputs {
-            let first_wire = slots.len() as WireId;
-            slots.extend(std::iter::repeat_n(
-                Slot::Written(v.domain),
-                v.wires as usize,
-            ));
             values.push(InputValue {
                 name: v.name,
                 domain: v.domain,
                 first_wire,
                 wires: v.wires,
             });
+            // Fits: the sum of all widths is at most `num_wires` < 2^32.
+            first_wire += v.wires;
         }
         Ok(CircuitAssembler {
             ring,
             num_wires,
             written: needed,
-            slots,
+            input_wires: needed,
+            slots: Vec::new(),
             inputs: values,
             gates: Vec::new(),
             operands: Vec::new(),
@@ -418,10 +419,30 @@ impl CircuitAssembler {
 
     /// Domain of a wire already written, if any.
     pub fn domain_of(&self, wire: WireId) -> Option<Domain> {
-        match self.slots.get(wire as usize) {
+        if u64::from(wire) < self.input_wires {
+            return Some(self.input_domain(wire));
+        }
+        match self.slots.get((u64::from(wire) - self.input_wires) as usize) {
             Some(Slot::Written(d)) => Some(*d),
             _ => None,
         }
+    }
+
+    /// The number of wires that carry input values (the first ones).
+    pub fn input_wires(&self) -> u64 {
+        self.input_wires
+    }
+
+    /// The number of wires written so far (inputs included).
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// The domain of input wire `wire` (< `input_wires`).
+    fn input_domain(&self, wire: WireId) -> Domain {
+        let i = self.inputs.partition_point(|v| v.first_wire <= wire);
+        // i >= 1: the first value starts at wire 0.
+        self.inputs[i.saturating_sub(1)].domain
     }
 
     /// Adds one gate after checking arity, domains, and that inputs are
@@ -522,7 +543,8 @@ impl CircuitAssembler {
             what: "more than 2^32 gate operands".into(),
         })?;
         for &w in outputs {
-            self.slots[w as usize] = Slot::Written(out_domain);
+            // Checked by `slot` above: a fresh wire at or above the inputs.
+            self.slots[(u64::from(w) - self.input_wires) as usize] = Slot::Written(out_domain);
         }
         self.written += no as u64;
         self.operands.extend_from_slice(inputs);
@@ -544,12 +566,15 @@ impl CircuitAssembler {
                 wires: self.num_wires,
             });
         }
-        let i = wire as usize;
+        if u64::from(wire) < self.input_wires {
+            return Ok(Slot::Written(self.input_domain(wire)));
+        }
+        let i = (u64::from(wire) - self.input_wires) as usize;
         if i >= self.slots.len() {
             // Geometric growth keeps this amortised O(1) for ascending ids.
             let new_len = (i + 1)
                 .max(self.slots.len() * 2)
-                .min(self.num_wires as usize);
+                .min((self.num_wires - self.input_wires) as usize);
             self.slots.resize(new_len, Slot::Unwritten);
         }
         Ok(self.slots[i])
@@ -564,14 +589,16 @@ impl CircuitAssembler {
                 wires: self.num_wires,
             });
         }
-        self.slots.resize(self.num_wires as usize, Slot::Unwritten);
+        self.slots
+            .resize((self.num_wires - self.input_wires) as usize, Slot::Unwritten);
         let domains: Vec<Domain> = self
-            .slots
+            .inputs
             .iter()
-            .map(|s| match s {
+            .flat_map(|v| std::iter::repeat_n(v.domain, v.wires as usize))
+            .chain(self.slots.iter().map(|s| match s {
                 Slot::Written(d) => *d,
                 Slot::Unwritten => Domain::Bit, // unreachable: written == num_wires
-            })
+            }))
             .collect();
         let mut values = Vec::with_capacity(outputs.len());
         for (spec, wires) in outputs {
@@ -718,6 +745,15 @@ mod tests {
         let a = CircuitAssembler::new(u32::MAX as u64, None, vec![ValueSpec::bits("a", 1)])
             .expect("valid");
         assert!(a.slots.capacity() < 1024);
+        // Declared input wires are not materialized either.
+        let a = CircuitAssembler::new(
+            u32::MAX as u64,
+            None,
+            vec![ValueSpec::bits("a", u32::MAX - 1)],
+        )
+        .expect("valid");
+        assert!(a.slots.capacity() < 1024);
+        assert_eq!(a.domain_of(u32::MAX - 2), Some(Domain::Bit));
         assert!(matches!(
             CircuitAssembler::new(1 << 40, None, vec![]),
             Err(ModelError::TooLarge { .. })
