@@ -422,7 +422,10 @@ impl CircuitAssembler {
         if u64::from(wire) < self.input_wires {
             return Some(self.input_domain(wire));
         }
-        match self.slots.get((u64::from(wire) - self.input_wires) as usize) {
+        match self
+            .slots
+            .get((u64::from(wire) - self.input_wires) as usize)
+        {
             Some(Slot::Written(d)) => Some(*d),
             _ => None,
         }
@@ -589,8 +592,10 @@ impl CircuitAssembler {
                 wires: self.num_wires,
             });
         }
-        self.slots
-            .resize((self.num_wires - self.input_wires) as usize, Slot::Unwritten);
+        self.slots.resize(
+            (self.num_wires - self.input_wires) as usize,
+            Slot::Unwritten,
+        );
         let domains: Vec<Domain> = self
             .inputs
             .iter()

@@ -2,37 +2,18 @@
 //! certificates, a party killed mid-run, and parties on separate network
 //! hosts (Linux network namespaces joined by veth links, shaped with tbf).
 
+mod common;
+
+use common::{assign_os_ports, bin, temp_dir, with_os_ports};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_huddle")
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("huddle-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-fn free_port_base() -> u16 {
-    // Three consecutive free ports, found by binding and releasing.
-    loop {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let base = l.local_addr().expect("addr").port();
-        drop(l);
-        if base < 60000
-            && (0..3).all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok())
-        {
-            return base;
-        }
-    }
-}
-
-fn certs(dir: &Path, parties: usize, base: u16) {
+/// Certificates and a parties file; `base` fixes the ports (inside network
+/// namespaces), otherwise callers give the parties OS-assigned ports.
+fn certs(dir: &Path, parties: usize, base: Option<u16>) {
+    let base = base.unwrap_or(7000).to_string();
     let o = Command::new(bin())
         .args([
             "certs",
@@ -41,7 +22,7 @@ fn certs(dir: &Path, parties: usize, base: u16) {
             "--out",
             dir.to_str().expect("utf8"),
             "--base-port",
-            &base.to_string(),
+            &base,
         ])
         .output()
         .expect("run huddle certs");
@@ -74,18 +55,22 @@ fn finish(children: Vec<Child>) -> Vec<Output> {
 #[test]
 fn three_processes_check_their_links_over_tls() {
     let dir = temp_dir("tls3");
-    certs(&dir, 3, free_port_base());
+    certs(&dir, 3, None);
     let cfg = dir.join("parties.toml");
-    let children = (0..3)
-        .map(|i| {
-            check(&cfg, i, &["--bytes", "1000000"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn")
-        })
-        .collect();
-    for (i, o) in finish(children).iter().enumerate() {
+    let outputs = with_os_ports(&cfg, || {
+        finish(
+            (0..3)
+                .map(|i| {
+                    check(&cfg, i, &["--bytes", "1000000"])
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .expect("spawn")
+                })
+                .collect(),
+        )
+    });
+    for (i, o) in outputs.iter().enumerate() {
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(
             o.status.success(),
@@ -113,23 +98,27 @@ fn three_processes_check_their_links_over_tls() {
 #[test]
 fn without_a_ca_every_party_certificate_is_pinned() {
     let dir = temp_dir("pinned");
-    certs(&dir, 2, free_port_base());
+    certs(&dir, 2, None);
     let cfg = dir.join("parties.toml");
     let text = std::fs::read_to_string(&cfg)
         .expect("read")
         .replace("[tls]\nca = \"ca.pem\"\n", "");
     assert!(!text.contains("ca.pem"));
     std::fs::write(&cfg, text).expect("write");
-    let children = (0..2)
-        .map(|i| {
-            check(&cfg, i, &["--bytes", "100000"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn")
-        })
-        .collect();
-    for (i, o) in finish(children).iter().enumerate() {
+    let outputs = with_os_ports(&cfg, || {
+        finish(
+            (0..2)
+                .map(|i| {
+                    check(&cfg, i, &["--bytes", "100000"])
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .expect("spawn")
+                })
+                .collect(),
+        )
+    });
+    for (i, o) in outputs.iter().enumerate() {
         assert!(
             o.status.success(),
             "party {i}: {}",
@@ -141,7 +130,7 @@ fn without_a_ca_every_party_certificate_is_pinned() {
 #[test]
 fn bad_configurations_are_refused_before_connecting() {
     let dir = temp_dir("badcfg");
-    certs(&dir, 2, free_port_base());
+    certs(&dir, 2, None);
     let cfg = dir.join("parties.toml");
     let o = check(&cfg, 5, &[]).output().expect("run");
     assert!(!o.status.success());
@@ -180,8 +169,9 @@ fn bad_configurations_are_refused_before_connecting() {
 #[test]
 fn killing_a_party_mid_run_stops_the_others_with_its_name() {
     let dir = temp_dir("kill");
-    certs(&dir, 3, free_port_base());
+    certs(&dir, 3, None);
     let cfg = dir.join("parties.toml");
+    assign_os_ports(&cfg);
     // Many round trips keep the run going long enough to kill party 2 in the middle.
     let mut children: Vec<Child> = (0..3)
         .map(|i| {
@@ -200,17 +190,14 @@ fn killing_a_party_mid_run_stops_the_others_with_its_name() {
     assert!(first_line.contains("connected"), "{first_line}");
     std::thread::sleep(Duration::from_millis(200));
     children[2].kill().expect("kill party 2");
-    let started = Instant::now();
     let outputs = finish(children);
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "the others took {:?} to stop",
-        started.elapsed()
-    );
     for (i, o) in outputs.iter().enumerate().take(2) {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success(), "party {i} did not notice");
         assert!(err.contains("party 2"), "party {i}: {err}");
+        // Noticed from the broken link (or a peer's abort naming party 2),
+        // not by waiting out the 15 s receive timeout.
+        assert!(!err.contains("within"), "party {i} only timed out: {err}");
     }
 }
 
@@ -309,7 +296,7 @@ fn parties_on_separate_hosts_exchange_through_shaped_links() {
         }
     };
     let dir = temp_dir("netns");
-    certs(&dir, 3, 7000);
+    certs(&dir, 3, Some(7000));
     let cfg = dir.join("parties.toml");
     let text = std::fs::read_to_string(&cfg).expect("read");
     let mut hosts = text.clone();

@@ -2,19 +2,11 @@
 //! correct outputs, exact bytes per link, every transport, errors before
 //! any communication.
 
+mod common;
+
+use common::{bin, temp_dir, with_os_ports};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_huddle")
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("huddle-run-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
 
 /// A 2-bit adder without carry out, with three 2-bit inputs: out = a + b + c mod 4.
 fn adder(dir: &std::path::Path) -> PathBuf {
@@ -216,8 +208,8 @@ fn circuits_a_protocol_cannot_run_are_refused_before_connecting() {
         dir.to_str().expect("utf8"),
     ]);
     assert!(o.status.success());
-    let start = std::time::Instant::now();
-    // Party 0 alone: it would wait for its peers if it got as far as connecting.
+    // Party 0 alone: had it got as far as connecting it would fail waiting for
+    // its peers, with another message.
     let o = run(&[
         "party",
         "--config",
@@ -236,7 +228,6 @@ fn circuits_a_protocol_cannot_run_are_refused_before_connecting() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
     assert!(err.contains("trio cannot run this circuit"), "{err}");
-    assert!(start.elapsed() < std::time::Duration::from_secs(5));
 }
 
 #[test]
@@ -434,36 +425,41 @@ fn adder_parties_agree(
     extra: impl Fn(usize) -> Vec<String>,
 ) {
     let inputs = ["1", "2", "3"];
-    let children: Vec<_> = (0..n)
-        .map(|i| {
-            let mut args = vec![
-                "party".to_string(),
-                "--config".into(),
-                cfg.to_str().expect("utf8").into(),
-                "--id".into(),
-                i.to_string(),
-                "--protocol".into(),
-                protocol.to_string(),
-                "--circuit".into(),
-                adder.to_str().expect("utf8").into(),
-                "--timeout".into(),
-                "30".into(),
-                "--json".into(),
-            ];
-            if i < inputs.len() {
-                args.extend(["--input".to_string(), inputs[i].to_string()]);
-            }
-            args.extend(extra(i));
-            Command::new(bin())
-                .args(&args)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn")
-        })
-        .collect();
-    for (i, child) in children.into_iter().enumerate() {
-        let o = child.wait_with_output().expect("wait");
+    let spawn_all = || -> Vec<Output> {
+        let children: Vec<_> = (0..n)
+            .map(|i| {
+                let mut args = vec![
+                    "party".to_string(),
+                    "--config".into(),
+                    cfg.to_str().expect("utf8").into(),
+                    "--id".into(),
+                    i.to_string(),
+                    "--protocol".into(),
+                    protocol.to_string(),
+                    "--circuit".into(),
+                    adder.to_str().expect("utf8").into(),
+                    "--timeout".into(),
+                    "30".into(),
+                    "--json".into(),
+                ];
+                if i < inputs.len() {
+                    args.extend(["--input".to_string(), inputs[i].to_string()]);
+                }
+                args.extend(extra(i));
+                Command::new(bin())
+                    .args(&args)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawn")
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|c| c.wait_with_output().expect("wait"))
+            .collect()
+    };
+    for (i, o) in with_os_ports(cfg, spawn_all).into_iter().enumerate() {
         assert!(
             o.status.success(),
             "{protocol} ({n} parties) party {i}: {}",
@@ -482,14 +478,6 @@ fn adder_parties_agree(
 fn parties_on_separate_processes_compute_over_tls_by_default() {
     let dir = temp_dir("party");
     let c = adder(&dir);
-    let base = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        l.local_addr()
-            .expect("addr")
-            .port()
-            .saturating_sub(1000)
-            .max(2000)
-    };
     // Three parties for every protocol; four for bgw2-mal with t = 1 (PRSS
     // keys agreed over TLS, outputs confirmed by two key contributors).
     let mut cfg = dir.join("parties.toml");
@@ -504,8 +492,6 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
             &n.to_string(),
             "--out",
             out.to_str().expect("utf8"),
-            "--base-port",
-            &(base + 10 * n as u16).to_string(),
         ]);
         assert!(o.status.success());
         cfg = out.join("parties.toml");

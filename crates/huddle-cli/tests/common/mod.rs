@@ -1,0 +1,68 @@
+//! Helpers shared by the process tests: the binary, scratch folders, and
+//! listening ports that the OS assigns (no fixed port, so a test never
+//! collides with whatever else runs on the machine).
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_huddle")
+}
+
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("huddle-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// `n` distinct ports the OS picked as free on 127.0.0.1: all bound at once,
+/// then released for the parties to listen on.
+pub fn os_ports(n: usize) -> Vec<u16> {
+    let listeners: Vec<_> = (0..n)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("bind an OS-assigned port"))
+        .collect();
+    listeners
+        .iter()
+        .map(|l| l.local_addr().expect("addr").port())
+        .collect()
+}
+
+/// Gives every party of a parties file a fresh OS-assigned port.
+pub fn assign_os_ports(config: &Path) {
+    let text = std::fs::read_to_string(config).expect("read parties file");
+    let count = text.lines().filter(|l| l.starts_with("port = ")).count();
+    let mut ports = os_ports(count).into_iter();
+    let out: Vec<String> = text
+        .lines()
+        .map(|l| match l.starts_with("port = ") {
+            true => format!("port = {}", ports.next().expect("one port per party")),
+            false => l.to_string(),
+        })
+        .collect();
+    std::fs::write(config, out.join("\n") + "\n").expect("write parties file");
+}
+
+/// Whether a run failed only because a released port was taken by another
+/// program in between (then the caller tries again with fresh ports).
+pub fn port_was_taken(outputs: &[Output]) -> bool {
+    outputs
+        .iter()
+        .any(|o| String::from_utf8_lossy(&o.stderr).contains("in use"))
+}
+
+/// Runs `attempt` on a parties file with fresh OS-assigned ports, again
+/// (up to three times) if a port was taken between picking and listening.
+pub fn with_os_ports(config: &Path, mut attempt: impl FnMut() -> Vec<Output>) -> Vec<Output> {
+    for _ in 0..2 {
+        assign_os_ports(config);
+        let outputs = attempt();
+        if !port_was_taken(&outputs) {
+            return outputs;
+        }
+    }
+    assign_os_ports(config);
+    attempt()
+}
