@@ -8,6 +8,7 @@ use huddle_circuit::random::random_inputs;
 use huddle_circuit::{gen, Circuit, Stats};
 use huddle_core::Prg;
 use huddle_engine::garble::Optimizations;
+use huddle_engine::Protocol;
 use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use serde_json::{json, Map};
@@ -31,7 +32,7 @@ pub struct Setup {
 type Timing = (f64, f64, f64, f64, u64, f64);
 
 fn one_run(
-    protocol: &str,
+    protocol: Protocol,
     n: usize,
     c: &Circuit,
     batch: usize,
@@ -45,7 +46,10 @@ fn one_run(
         garble: opt,
         ..RunOptions::default()
     };
-    let results = huddle_engine::run_local(protocol, nets, c, &inputs, options)?;
+    let request =
+        huddle_engine::check_request(protocol, n, c, options).map_err(|e| e.to_string())?;
+    let results =
+        huddle_engine::run_local(&request, nets, c, &inputs).map_err(|e| e.to_string())?;
     let mut acc = Accounting::default();
     let (mut setup, mut independent, mut dependent, mut online) = (0f64, 0f64, 0f64, 0f64);
     let mut total = 0f64;
@@ -95,13 +99,20 @@ pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
     let mut lines = Vec::new();
     for (name, c) in &circuits {
         let ands = Stats::of(c).and_count;
-        for protocol in ["bgw3", "bgw2", "bgw2-mal"] {
+        for protocol in [Protocol::Bgw3, Protocol::Bgw2, Protocol::Bgw2Mal] {
             for &n in &s.parties {
+                // No security at t = 0: such a run is refused, not benchmarked.
+                if let Some(Err(e)) = protocol.garbling().map(|v| v.check_parties(n)) {
+                    if *name == "aes128" {
+                        lines.push(format!("skipped: {e}"));
+                    }
+                    continue;
+                }
                 // bgw2-mal is built on the reduced-complexity rows only.
                 for &opt in s
                     .opts
                     .iter()
-                    .filter(|o| protocol != "bgw2-mal" || o.reduced_complexity)
+                    .filter(|o| protocol != Protocol::Bgw2Mal || o.reduced_complexity)
                 {
                     let mut runs = Vec::new();
                     for _ in 0..s.repeat {
@@ -113,9 +124,10 @@ pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
                     let rate = (ands * s.batch) as f64 / total;
                     let label = opt_label(opt);
                     // bgw2-mal: where its linear preprocessing came from.
-                    let linear =
-                        huddle_engine::linear_preprocessing(protocol, n, RunOptions::default())
-                            .map(|c| c.name());
+                    let linear = huddle_engine::RunRequest::new(protocol, n, RunOptions::default())
+                        .ok()
+                        .and_then(|r| r.linear_preprocessing())
+                        .map(|c| c.name());
                     let mut key = if s.opts.len() > 1 {
                         format!("{name}/{protocol}/n{n}/{label}")
                     } else {

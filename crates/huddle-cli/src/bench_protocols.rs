@@ -9,6 +9,8 @@
 use huddle_circuit::random::random_inputs;
 use huddle_circuit::{BitMatrix, Circuit, CircuitAssembler, Format, Op, ValueSpec};
 use huddle_core::{Prg, RingWidth};
+use huddle_engine::protocol::PartyRule;
+use huddle_engine::Protocol;
 use huddle_net::{local_networks, memory_networks, Handshake, NetProfile, Network, Phase};
 use serde_json::{json, Map, Value};
 use std::time::{Duration, Instant};
@@ -53,20 +55,21 @@ struct Timing {
 }
 
 fn time_run(
-    protocol: &str,
+    protocol: Protocol,
     circuit: &Circuit,
     inputs: &[BitMatrix],
     setup: &Setup,
 ) -> Result<Timing, String> {
     let (tcp, threads) = (setup.tcp, setup.threads);
-    let parties = huddle_engine::protocol(protocol)
-        .and_then(|p| p.parties)
-        .unwrap_or(3);
+    let parties = match protocol.descriptor().parties {
+        PartyRule::Exactly(n) => n,
+        PartyRule::AtLeast(n) => n.max(3),
+    };
     let timeout = Duration::from_secs(300);
     let nets: Vec<Network> = if tcp {
         let hs = Handshake {
             session: "bench".into(),
-            protocol: protocol.into(),
+            protocol: protocol.name().into(),
             circuit: huddle_engine::circuit_hash(circuit),
         };
         local_networks(parties, false, hs, NetProfile::lan(), timeout).map_err(|e| e.to_string())?
@@ -79,7 +82,10 @@ fn time_run(
         share_memory: setup.share_memory,
         ..Default::default()
     };
-    let results = huddle_engine::run_local(protocol, nets, circuit, inputs, options)?;
+    let request = huddle_engine::check_request(protocol, parties, circuit, options)
+        .map_err(|e| e.to_string())?;
+    let results =
+        huddle_engine::run_local(&request, nets, circuit, inputs).map_err(|e| e.to_string())?;
     let wall = start.elapsed();
     let mut acc = huddle_net::Accounting::default();
     for r in &results {
@@ -105,7 +111,7 @@ pub struct Setup {
 
 /// The median wall time (and its run's online rounds) of `repeat` runs.
 fn median_run(
-    protocol: &str,
+    protocol: Protocol,
     circuit: &Circuit,
     inputs: &[BitMatrix],
     setup: &Setup,
@@ -123,11 +129,12 @@ pub fn run(
     circuits: Option<std::path::PathBuf>,
 ) -> Result<(), String> {
     let (batch, tcp, threads) = (setup.batch, setup.tcp, setup.threads);
-    if let Some(p) = &setup.only {
-        if huddle_engine::protocol(p).is_none() {
-            return Err(format!("unknown protocol `{p}`"));
-        }
-    }
+    let only = setup
+        .only
+        .as_deref()
+        .map(Protocol::parse)
+        .transpose()
+        .map_err(|e| e.to_string())?;
     let mut prg = Prg::from_seed([21; 16]);
     let mut report = Map::new();
     let mut lines = Vec::new();
@@ -158,26 +165,27 @@ pub fn run(
         .map_err(|e| e.to_string())?;
     let aes_batch = batch;
     let aes_inputs = aes.as_ref().map(|c| random_inputs(c, &mut prg, aes_batch));
-    let chosen = huddle_engine::PROTOCOLS
-        .iter()
+    let chosen = Protocol::ALL
+        .into_iter()
         // Garbling has its own benchmark (`huddle bench garble`).
-        .filter(|i| !huddle_engine::is_garbling(i.name))
-        .filter(|i| i.name == "ttp" || setup.only.as_ref().is_none_or(|p| p == i.name));
-    for info in chosen {
+        .filter(|p| p.garbling().is_none())
+        .filter(|&p| p == Protocol::Ttp || only.is_none_or(|o| o == p));
+    for protocol in chosen {
+        let info = protocol.descriptor();
         let mut entry = Map::new();
-        let t = median_run(info.name, &ands, &and_inputs, &setup)?;
+        let t = median_run(protocol, &ands, &and_inputs, &setup)?;
         let gates = f64::from(width * depth) * batch as f64;
         let rate = gates / t.wall.as_secs_f64();
         entry.insert("and_gates_per_second".into(), json!(rate));
         let mut line = format!("{:<11} {:.3e} AND/s", info.name, rate);
         for (r, c, inputs) in &mults {
-            let t = median_run(info.name, c, inputs, &setup)?;
+            let t = median_run(protocol, c, inputs, &setup)?;
             let rate = f64::from(mwidth * mdepth) * ring_batch as f64 / t.wall.as_secs_f64();
             entry.insert(format!("mult{}_per_second", r.bits()), json!(rate));
             line.push_str(&format!(", {rate:.3e} mult{}/s", r.bits()));
         }
         if let (Some(c), Some(inputs)) = (&aes, &aes_inputs) {
-            let t = median_run(info.name, c, inputs, &setup)?;
+            let t = median_run(protocol, c, inputs, &setup)?;
             let blocks = aes_batch as f64 / t.wall.as_secs_f64();
             entry.insert("aes128_blocks_per_second".into(), json!(blocks));
             entry.insert("aes128_online_rounds".into(), json!(t.rounds));

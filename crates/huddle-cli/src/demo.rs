@@ -43,7 +43,15 @@ pub fn run() -> Result<(), String> {
     let inputs = [value(KEY)?, value(PLAINTEXT)?];
     let start = Instant::now();
     let nets = memory_networks(3, &NetProfile::lan(), std::time::Duration::from_secs(30));
-    let results = huddle_engine::run_local("mfi3", nets, &circuit, &inputs, Default::default())?;
+    let request = huddle_engine::check_request(
+        huddle_engine::Protocol::Mfi3,
+        3,
+        &circuit,
+        Default::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    let results =
+        huddle_engine::run_local(&request, nets, &circuit, &inputs).map_err(|e| e.to_string())?;
     let elapsed = start.elapsed();
     let mut accounting = Accounting::default();
     for r in &results {

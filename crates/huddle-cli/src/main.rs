@@ -1,6 +1,7 @@
 //! `huddle`: secure multiparty computation from one command line.
 
 use clap::{Parser, Subcommand};
+use failure::Failure;
 use std::process::ExitCode;
 
 mod bench;
@@ -9,7 +10,9 @@ mod bench_net;
 mod bench_protocols;
 mod circuit_cmd;
 mod demo;
+mod failure;
 mod net_cmd;
+mod protocols_cmd;
 mod run_cmd;
 
 // Protocol rounds allocate and free multi-megabyte messages on several
@@ -37,6 +40,8 @@ enum Command {
     Bench(bench::BenchCommand),
     /// Run the built-in example end to end and check its result.
     Demo,
+    /// List the protocols this build runs: parties, security, rings.
+    Protocols(protocols_cmd::ProtocolsArgs),
     /// Run every party of a computation on this machine.
     Local(run_cmd::LocalArgs),
     /// Run one party of a computation across machines (TLS by default).
@@ -58,20 +63,21 @@ enum NetCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Circuit(cmd) => circuit_cmd::run(cmd),
-        Command::Bench(cmd) => bench::run(cmd),
-        Command::Demo => demo::run(),
+        Command::Circuit(cmd) => circuit_cmd::run(cmd).map_err(Failure::from),
+        Command::Bench(cmd) => bench::run(cmd).map_err(Failure::other),
+        Command::Demo => demo::run().map_err(Failure::other),
+        Command::Protocols(args) => protocols_cmd::run(args).map_err(Failure::other),
         Command::Local(args) => run_cmd::local(args),
         Command::Party(args) => run_cmd::party(args),
         Command::Deal(args) => run_cmd::deal(args),
-        Command::Certs(args) => net_cmd::certs(args),
+        Command::Certs(args) => net_cmd::certs(args).map_err(Failure::from),
         Command::Net(NetCommand::Check(args)) => net_cmd::check(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
+        Err(failure) => {
+            eprintln!("error: {}", failure.message);
+            ExitCode::from(failure.code)
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `huddle certs` and `huddle net check`: setting up and testing the links
 //! between real machines before running a computation over them.
 
+use crate::failure::Failure;
 use clap::Args;
 use huddle_net::certs::DevPki;
 use huddle_net::tls::TlsIdentity;
@@ -76,16 +77,16 @@ pub struct CheckArgs {
     buffer_kib: usize,
 }
 
-pub fn check(args: CheckArgs) -> Result<(), String> {
+pub fn check(args: CheckArgs) -> Result<(), Failure> {
     let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
     let n = config.parties();
     config.parties.get(args.id).ok_or_else(|| {
-        format!(
+        Failure::from(format!(
             "--id {} is not a party of {} (ids 0..{})",
             args.id,
             args.config.display(),
             n - 1
-        )
+        ))
     })?;
     let transport = transport_for(&config, &args.config, args.id, args.insecure)?;
     let profile = NetProfile::named(&args.net).map_err(|e| e.to_string())?;
@@ -105,7 +106,7 @@ pub fn check(args: CheckArgs) -> Result<(), String> {
         ..ConnectOptions::new(transport, handshake)
     };
     let start = Instant::now();
-    let mut net = connect(&config, args.id, &options).map_err(|e| e.to_string())?;
+    let mut net = connect(&config, args.id, &options)?;
     println!(
         "party {}: connected to {} peers in {:.1} ms ({})",
         args.id,
@@ -126,11 +127,11 @@ pub fn check(args: CheckArgs) -> Result<(), String> {
         for r in 0..args.rounds {
             let probe = vec![r as u8; 8];
             if me < p {
-                net.send(p, probe.clone()).map_err(|e| e.to_string())?;
-                check_content(net.recv(p, 8).map_err(|e| e.to_string())?, &probe, p)?;
+                net.send(p, probe.clone())?;
+                check_content(net.recv(p, 8)?, &probe, p)?;
             } else {
-                check_content(net.recv(p, 8).map_err(|e| e.to_string())?, &probe, p)?;
-                net.send(p, probe).map_err(|e| e.to_string())?;
+                check_content(net.recv(p, 8)?, &probe, p)?;
+                net.send(p, probe)?;
             }
         }
         if me < p {
@@ -149,7 +150,7 @@ pub fn check(args: CheckArgs) -> Result<(), String> {
     let t = Instant::now();
     let out = peers.iter().map(|&p| (p, pattern(me, p))).collect();
     let expect: Vec<(usize, usize)> = peers.iter().map(|&p| (p, args.bytes)).collect();
-    let got = net.exchange(out, &expect).map_err(|e| e.to_string())?;
+    let got = net.exchange(out, &expect)?;
     let secs = t.elapsed().as_secs_f64();
     for (&p, data) in peers.iter().zip(got) {
         check_content(data, &pattern(p, me), p)?;
@@ -162,8 +163,7 @@ pub fn check(args: CheckArgs) -> Result<(), String> {
     );
     // A final round so nobody closes while a peer still reads.
     let done = peers.iter().map(|&p| (p, vec![1])).collect();
-    net.exchange(done, &peers.iter().map(|&p| (p, 1)).collect::<Vec<_>>())
-        .map_err(|e| e.to_string())?;
+    net.exchange(done, &peers.iter().map(|&p| (p, 1)).collect::<Vec<_>>())?;
     for (phase, from, to, s) in net.accounting().iter() {
         println!(
             "  sent {from}->{to} ({phase}): {} bytes in {} messages over {} rounds",
@@ -174,11 +174,13 @@ pub fn check(args: CheckArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn check_content(got: Vec<u8>, want: &[u8], peer: usize) -> Result<(), String> {
+fn check_content(got: Vec<u8>, want: &[u8], peer: usize) -> Result<(), Failure> {
     if got == want {
         Ok(())
     } else {
-        Err(format!("party {peer} sent corrupted test data"))
+        Err(Failure::network(format!(
+            "party {peer} sent corrupted test data"
+        )))
     }
 }
 

@@ -1,16 +1,18 @@
 //! `huddle local` (every party on this machine) and `huddle party` (one party
 //! of a multi-host run): evaluate a circuit under a protocol.
 
+use crate::failure::Failure;
 use clap::{Args, ValueEnum};
 use huddle_circuit::{hex, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::Prg;
-use huddle_engine::{circuit_hash, Preprocess, RunOptions};
+use huddle_engine::ttp::RunError;
+use huddle_engine::{circuit_hash, Preprocess, Protocol, RunOptions, RunRequest};
 use huddle_net::{
     connect, local_networks, memory_networks, Accounting, ConnectOptions, Handshake, NetProfile,
     Network, NetworkConfig, Phase,
 };
 use serde_json::{json, Map, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -29,52 +31,25 @@ pub enum PreprocessArg {
     Interleaved,
 }
 
-fn options(
-    threads: usize,
-    preprocess: PreprocessArg,
-    share_mib: usize,
-    reveal_to: Option<usize>,
-    opt: &str,
-    linear: &str,
-) -> Result<RunOptions, String> {
-    Ok(RunOptions {
-        linear: huddle_engine::garble::linear::LinearChoice::parse(linear)
-            .map_err(|e| format!("--linear: {e}"))?,
-        garble: huddle_engine::garble::Optimizations::parse(opt)
-            .map_err(|e| format!("--opt: {e}"))?,
-        reveal_to,
-        threads,
-        preprocess: match preprocess {
-            PreprocessArg::Separate => Preprocess::Separate,
-            PreprocessArg::Interleaved => Preprocess::Interleaved,
-        },
-        share_memory: share_mib.max(1) << 20,
-    })
-}
-
-/// Run every party of a computation on this machine.
+/// The run options `huddle local` and `huddle party` share.
 #[derive(Args)]
-pub struct LocalArgs {
+pub struct RunArgs {
     /// The protocol: ttp, replicated, astra, trio, mfi3 (3 parties), or the
-    /// garbling protocols bgw3, bgw2 and bgw2-mal (any --parties from 3).
-    #[arg(long, default_value = "ttp")]
-    protocol: String,
-    /// ASTRA and Trio: run all preprocessing before the inputs (separate) or with each layer (interleaved).
-    #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
-    preprocess: PreprocessArg,
+    /// garbling protocols bgw3 (from 3 parties), bgw2 and bgw2-mal (from 4).
+    #[arg(long, default_value = "ttp", value_parser = parse_protocol)]
+    protocol: Protocol,
     /// The circuit file.
     #[arg(long)]
     circuit: PathBuf,
-    /// One hex value per input value of the circuit, in order.
+    /// Hex values of the input values (`local`: every value of the circuit,
+    /// in order; `party`: the values this party owns).
     #[arg(long = "input", value_name = "HEX")]
     inputs: Vec<String>,
-    /// Number of parties; input value i belongs to party i mod N.
-    #[arg(long, default_value_t = 3)]
-    parties: usize,
-    /// Instances evaluated at once: instance 0 takes --input, the others random inputs.
-    #[arg(long, default_value_t = 1)]
-    batch: usize,
-    /// Worker threads per party (secret-sharing protocols: lanes of the batch).
+    /// ASTRA and Trio: run all preprocessing before the inputs (separate) or with each layer (interleaved).
+    #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
+    preprocess: PreprocessArg,
+    /// Worker threads per party (secret-sharing protocols: lanes of the
+    /// batch; every party of a run must use the same number).
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// MiB of shares a party holds at once; larger batches run in slices.
@@ -87,78 +62,101 @@ pub struct LocalArgs {
     #[arg(long, default_value = "reduced,short,prgzero", value_name = "LIST")]
     opt: String,
     /// bgw2-mal: linear preprocessing by prss (pseudo-random secret sharing
-    /// from a one-time key setup, small n), dealer (a trusted dealer inside
-    /// this process: `huddle local` only), or auto (prss while C(n, t) <= 1024).
+    /// from a one-time key setup, small n), dealer (a trusted dealer: inside
+    /// `huddle local`'s process, or `huddle deal`'s files), or auto (prss
+    /// while C(n, t) <= 1024).
     #[arg(long, default_value = "auto", value_name = "SOURCE")]
     linear: String,
     /// Only this party learns the outputs (default: every party).
     #[arg(long, value_name = "PARTY")]
     reveal_to: Option<usize>,
-    #[arg(long, value_enum, default_value_t = TransportArg::Memory)]
-    transport: TransportArg,
     /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
     #[arg(long, default_value = "lan")]
     net: String,
-    /// Compare every instance with the plaintext evaluator; exit non-zero on any difference.
-    #[arg(long)]
-    check: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
 }
 
+fn parse_protocol(name: &str) -> Result<Protocol, String> {
+    Protocol::parse(name).map_err(|e| e.to_string())
+}
+
+impl RunArgs {
+    /// The options as the engine takes them; `linear` overrides `--linear`.
+    fn options(&self, linear: Option<&str>) -> Result<RunOptions, String> {
+        Ok(RunOptions {
+            linear: huddle_engine::garble::linear::LinearChoice::parse(
+                linear.unwrap_or(&self.linear),
+            )
+            .map_err(|e| format!("--linear: {e}"))?,
+            garble: huddle_engine::garble::Optimizations::parse(&self.opt)
+                .map_err(|e| format!("--opt: {e}"))?,
+            reveal_to: self.reveal_to,
+            threads: self.threads,
+            preprocess: match self.preprocess {
+                PreprocessArg::Separate => Preprocess::Separate,
+                PreprocessArg::Interleaved => Preprocess::Interleaved,
+            },
+            share_memory: self.share_memory.clamp(1, 1 << 30) << 20,
+            // Real runs always draw from the OS.
+            randomness: huddle_engine::Randomness::Os,
+        })
+    }
+
+    /// The validated request for `parties` parties, with the circuit.
+    fn request(
+        &self,
+        parties: usize,
+        linear: Option<&str>,
+    ) -> Result<(RunRequest, Circuit), String> {
+        let options = self.options(linear)?;
+        let circuit = crate::circuit_cmd::load(&self.circuit, crate::circuit_cmd::FormatArg::Auto)?;
+        let request = huddle_engine::check_request(self.protocol, parties, &circuit, options)
+            .map_err(|e| e.to_string())?;
+        Ok((request, circuit))
+    }
+}
+
+/// Run every party of a computation on this machine.
+#[derive(Args)]
+pub struct LocalArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Number of parties; input value i belongs to party i mod N.
+    #[arg(long, default_value_t = 3)]
+    parties: usize,
+    /// Instances evaluated at once: instance 0 takes --input, the others random inputs.
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    #[arg(long, value_enum, default_value_t = TransportArg::Memory)]
+    transport: TransportArg,
+    /// Compare every instance with the plaintext evaluator; exit non-zero on any difference.
+    #[arg(long)]
+    check: bool,
+}
+
 /// Run one party of a computation across machines (TLS unless --insecure).
 #[derive(Args)]
 pub struct PartyArgs {
+    #[command(flatten)]
+    run: RunArgs,
     /// The parties file (see `huddle certs`).
     #[arg(long)]
     config: PathBuf,
     /// This party's id.
     #[arg(long)]
     id: usize,
-    #[arg(long, default_value = "ttp")]
-    protocol: String,
-    #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
-    preprocess: PreprocessArg,
-    #[arg(long)]
-    circuit: PathBuf,
-    /// Hex values of the input values this party owns, in order.
-    #[arg(long = "input", value_name = "HEX")]
-    inputs: Vec<String>,
     /// Plain TCP without TLS: no authentication, no encryption.
     #[arg(long)]
     insecure: bool,
     /// Seconds to wait for peers and for any message.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
-    #[arg(long, default_value = "lan")]
-    net: String,
-    /// Worker threads (every party of the run must use the same number).
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
-    /// MiB of shares held at once (every party must use the same value).
-    #[arg(long, default_value_t = 512, value_name = "MIB")]
-    share_memory: usize,
-    /// Garbling (bgw3, bgw2, bgw2-mal): optimizations on, as a comma list of reduced
-    /// (PRF values never Shamir-shared), short (t + 1 key contributors),
-    /// prgzero (PRG zero sharing), hypercube (log n last round), or all /
-    /// none. Every party must use the same list.
-    #[arg(long, default_value = "reduced,short,prgzero", value_name = "LIST")]
-    opt: String,
-    /// bgw2-mal: linear preprocessing by prss (pseudo-random secret sharing
-    /// from a one-time key setup, small n), dealer (a trusted dealer inside
-    /// this process: `huddle local` only), or auto (prss while C(n, t) <= 1024).
-    #[arg(long, default_value = "auto", value_name = "SOURCE")]
-    linear: String,
-    /// Only this party learns the outputs (every party must name the same one).
-    #[arg(long, value_name = "PARTY")]
-    reveal_to: Option<usize>,
     /// bgw2-mal with the trusted dealer: this party's material, written by
     /// `huddle deal` (implies --linear dealer).
     #[arg(long, value_name = "FILE")]
     dealt: Option<PathBuf>,
-    #[arg(long)]
-    json: bool,
 }
 
 /// Act as the trusted dealer of a bgw2-mal run across hosts: write each
@@ -179,25 +177,69 @@ pub struct DealArgs {
     out: PathBuf,
 }
 
+/// Writes a file only its owner can read (dealt material is a secret).
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut open = std::fs::OpenOptions::new();
+    open.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    #[cfg(unix)]
+    open.mode(0o600);
+    let mut f = open.open(path)?;
+    // An existing file keeps its mode on open: tighten it too.
+    #[cfg(unix)]
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    f.write_all(bytes)
+}
+
+/// The ledger of deal ids this directory's dealt files have been used with.
+const SPENT_DEALS: &str = "spent-deals";
+
+/// Marks party `me`'s use of the deal in `dealt` (read from `path`), refusing
+/// a second use: replaying a deal would reuse every wire mask and key.
+/// Returns the deal id for the hello (all parties must replay the same deal).
+fn spend_deal(path: &Path, dealt: &[u8], me: usize) -> Result<String, String> {
+    use std::io::Write;
+    let id = huddle_engine::garble::linear::deal_id(dealt).map_err(|e| e.to_string())?;
+    let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    let entry = format!("{id} party {me}");
+    let ledger = path
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(SPENT_DEALS);
+    let spent = std::fs::read_to_string(&ledger).unwrap_or_default();
+    if spent.lines().any(|l| l.trim() == entry) {
+        return Err(format!(
+            "--dealt {}: deal {id} was used before (see {}); dealt material is one-time: run `huddle deal` again",
+            path.display(),
+            ledger.display()
+        ));
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&ledger)
+        .map_err(|e| format!("{}: {e}", ledger.display()))?;
+    writeln!(f, "{entry}").map_err(|e| format!("{}: {e}", ledger.display()))?;
+    Ok(id)
+}
+
 /// `huddle deal`: the trusted dealer for bgw2-mal across hosts.
-pub fn deal(args: DealArgs) -> Result<(), String> {
+pub fn deal(args: DealArgs) -> Result<(), Failure> {
     let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
-    let run_options = options(
-        1,
-        PreprocessArg::Interleaved,
-        512,
-        None,
-        &args.opt,
-        "dealer",
-    )?;
-    huddle_engine::check_request("bgw2-mal", args.parties, &circuit, run_options)
-        .map_err(|e| e.to_string())?;
-    let files = huddle_engine::garble::deal(&circuit, args.parties, 1, run_options)
-        .map_err(|e| e.to_string())?;
+    let run_options = RunOptions {
+        garble: huddle_engine::garble::Optimizations::parse(&args.opt)
+            .map_err(|e| format!("--opt: {e}"))?,
+        linear: huddle_engine::garble::linear::LinearChoice::TrustedDealer,
+        ..RunOptions::default()
+    };
+    huddle_engine::check_request(Protocol::Bgw2Mal, args.parties, &circuit, run_options)?;
+    let files = huddle_engine::garble::deal(&circuit, args.parties, 1, run_options)?;
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     for (p, bytes) in files.iter().enumerate() {
         let path = args.out.join(format!("party-{p}.dealt"));
-        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        write_private(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     eprintln!(
         "trusted dealer: wrote party-0.dealt .. party-{}.dealt in {} for bgw2-mal on {} with {} parties; \
@@ -261,37 +303,26 @@ fn links_json(acc: &Accounting) -> Value {
     Value::Object(phases)
 }
 
-pub fn local(args: LocalArgs) -> Result<(), String> {
-    let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
-    if args.parties < 2 || args.parties > 64 {
-        return Err(format!("--parties must be 2 to 64, not {}", args.parties));
+pub fn local(args: LocalArgs) -> Result<(), Failure> {
+    let most = huddle_engine::protocol::MAX_PARTIES;
+    if !(2..=most).contains(&args.parties) {
+        return Err(format!("--parties must be 2 to {most}, not {}", args.parties).into());
     }
-    let run_options = options(
-        args.threads,
-        args.preprocess,
-        args.share_memory,
-        args.reveal_to,
-        &args.opt,
-        &args.linear,
-    )?;
-    huddle_engine::check_request(&args.protocol, args.parties, &circuit, run_options)
-        .map_err(|e| e.to_string())?;
-    if args.inputs.len() != circuit.inputs().len() {
+    let (request, circuit) = args.run.request(args.parties, None)?;
+    let run = &args.run;
+    if run.inputs.len() != circuit.inputs().len() {
         return Err(format!(
             "{} takes {} input values, but {} --input given",
-            args.circuit.display(),
+            run.circuit.display(),
             circuit.inputs().len(),
-            args.inputs.len()
-        ));
+            run.inputs.len()
+        )
+        .into());
     }
     if args.batch == 0 || args.batch > 1 << 26 {
-        return Err(format!(
-            "--batch must be 1 to {}, not {}",
-            1 << 26,
-            args.batch
-        ));
+        return Err(format!("--batch must be 1 to {}, not {}", 1 << 26, args.batch).into());
     }
-    let profile = NetProfile::named(&args.net).map_err(|e| e.to_string())?;
+    let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
     // The inputs are held once here and once more by their owners.
     let input_bytes: u128 = (0..circuit.inputs().len())
         .map(|i| circuit.input_bits(i).div_ceil(64) as u128 * 8)
@@ -300,30 +331,25 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
     huddle_engine::check_memory(
         &format!("{} instances of the inputs", args.batch),
         2 * input_bytes,
-    )
-    .map_err(|e| e.to_string())?;
-    let mut prg = Prg::from_entropy().map_err(|e| format!("no entropy: {e}"))?;
+    )?;
+    let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
     let all: Vec<BitMatrix> = (0..circuit.inputs().len())
-        .map(|i| input_matrix(&circuit, i, &args.inputs[i], args.batch, &mut prg))
+        .map(|i| input_matrix(&circuit, i, &run.inputs[i], args.batch, &mut prg))
         .collect::<Result<_, _>>()?;
     let n = args.parties;
     let timeout = Duration::from_secs(120);
     let handshake = Handshake {
         session: "local".into(),
-        protocol: huddle_engine::session_protocol(&args.protocol, run_options),
+        protocol: request.session_protocol(),
         circuit: circuit_hash(&circuit),
     };
     let nets: Vec<Network> = match args.transport {
         TransportArg::Memory => memory_networks(n, &profile, timeout),
-        TransportArg::Tcp => {
-            local_networks(n, false, handshake, profile, timeout).map_err(|e| e.to_string())?
-        }
-        TransportArg::Tls => {
-            local_networks(n, true, handshake, profile, timeout).map_err(|e| e.to_string())?
-        }
+        TransportArg::Tcp => local_networks(n, false, handshake, profile, timeout)?,
+        TransportArg::Tls => local_networks(n, true, handshake, profile, timeout)?,
     };
     let start = Instant::now();
-    let results = huddle_engine::run_local(&args.protocol, nets, &circuit, &all, run_options)?;
+    let results = huddle_engine::run_local(&request, nets, &circuit, &all)?;
     let seconds = start.elapsed().as_secs_f64();
     let mut accounting = Accounting::default();
     for r in &results {
@@ -335,30 +361,30 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
             .evaluate(&all)
             .map_err(|e| e.to_string())?;
         for (p, out) in outputs.iter().enumerate() {
-            let learns = args.reveal_to.is_none_or(|t| t == p);
+            let learns = run.reveal_to.is_none_or(|t| t == p);
             if (learns && out != &want) || (!learns && !out.is_empty()) {
                 return Err(format!(
                     "--check: party {p}'s outputs differ from the plaintext evaluator"
-                ));
+                )
+                .into());
             }
         }
     }
-    let hex_out: Vec<String> = outputs[args.reveal_to.unwrap_or(0).min(n - 1)]
+    let hex_out: Vec<String> = outputs[run.reveal_to.unwrap_or(0).min(n - 1)]
         .iter()
         .enumerate()
         .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
         .collect();
     // bgw2-mal: say where the linear preprocessing came from.
-    let linear =
-        huddle_engine::linear_preprocessing(&args.protocol, n, run_options).map(|c| match c {
-            huddle_engine::garble::linear::LinearChoice::TrustedDealer => {
-                "trusted dealer (in this process, not one of the parties)"
-            }
-            _ => "prss (pseudo-random secret sharing from a one-time key setup)",
-        });
-    if args.json {
+    let linear = request.linear_preprocessing().map(|c| match c {
+        huddle_engine::garble::linear::LinearChoice::TrustedDealer => {
+            "trusted dealer (in this process, not one of the parties)"
+        }
+        _ => "prss (pseudo-random secret sharing from a one-time key setup)",
+    });
+    if run.json {
         let report = json!({
-            "outputs": hex_out, "protocol": args.protocol, "parties": n, "batch": args.batch,
+            "outputs": hex_out, "protocol": run.protocol.name(), "parties": n, "batch": args.batch,
             "linear_preprocessing": linear,
             "online_rounds": online_rounds(&accounting),
             "bytes": links_json(&accounting), "seconds": seconds_json(&accounting),
@@ -377,7 +403,7 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
         eprintln!(
             "{} parties, protocol {}, {} instance(s), {:.3} ms, {} online rounds{}",
             n,
-            args.protocol,
+            run.protocol,
             args.batch,
             seconds * 1e3,
             online_rounds(&accounting),
@@ -400,41 +426,21 @@ pub fn local(args: LocalArgs) -> Result<(), String> {
     Ok(())
 }
 
-pub fn party(args: PartyArgs) -> Result<(), String> {
+pub fn party(args: PartyArgs) -> Result<(), Failure> {
     let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
-    let run_options = options(
-        args.threads,
-        args.preprocess,
-        args.share_memory,
-        args.reveal_to,
-        &args.opt,
-        if args.dealt.is_some() {
-            "dealer"
-        } else {
-            &args.linear
-        },
-    )?;
-    let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
-    huddle_engine::check_request(&args.protocol, config.parties(), &circuit, run_options)
-        .map_err(|e| e.to_string())?;
-    let dealt = match &args.dealt {
-        Some(path) => {
-            Some(std::fs::read(path).map_err(|e| format!("--dealt {}: {e}", path.display()))?)
-        }
-        None => None,
-    };
     let n = config.parties();
+    let run = &args.run;
+    let linear = args.dealt.as_ref().map(|_| "dealer");
+    let (request, circuit) = run.request(n, linear)?;
     // Across hosts the dealer's material comes from `huddle deal`; without
     // it, only PRSS.
     let dealer = Some(huddle_engine::garble::linear::LinearChoice::TrustedDealer);
-    if args.dealt.is_none()
-        && huddle_engine::linear_preprocessing(&args.protocol, n, run_options) == dealer
-    {
+    if args.dealt.is_none() && request.linear_preprocessing() == dealer {
         let t = huddle_engine::garble::Variant::Bgw2Mal.threshold(n);
         return Err(format!(
             "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed: run `huddle deal` as the trusted dealer and give each party its file with --dealt",
             huddle_engine::garble::linear::binomial(n, t)
-        ));
+        ).into());
     }
     if args.id >= n {
         return Err(format!(
@@ -442,62 +448,71 @@ pub fn party(args: PartyArgs) -> Result<(), String> {
             args.id,
             args.config.display(),
             n - 1
-        ));
+        )
+        .into());
     }
     let owned: Vec<usize> = (0..circuit.inputs().len())
         .filter(|&i| circuit.owner(i, n) == args.id)
         .collect();
-    if args.inputs.len() != owned.len() {
+    if run.inputs.len() != owned.len() {
         return Err(format!(
             "party {} owns input values {:?} of {}, so it takes {} --input, not {}",
             args.id,
             owned,
-            args.circuit.display(),
+            run.circuit.display(),
             owned.len(),
-            args.inputs.len()
-        ));
+            run.inputs.len()
+        )
+        .into());
     }
     let mut prg = Prg::from_seed([0; 16]);
     let own: Vec<(usize, BitMatrix)> = owned
         .iter()
-        .zip(&args.inputs)
+        .zip(&run.inputs)
         .map(|(&i, h)| input_matrix(&circuit, i, h, 1, &mut prg).map(|m| (i, m)))
         .collect::<Result<_, _>>()?;
     let transport = crate::net_cmd::transport_for(&config, &args.config, args.id, args.insecure)?;
+    let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
+    let dealt = match &args.dealt {
+        Some(path) => {
+            Some(std::fs::read(path).map_err(|e| format!("--dealt {}: {e}", path.display()))?)
+        }
+        None => None,
+    };
+    // Spent only once everything else is checked (a typo must not burn it),
+    // and before connecting (a refused deal costs no traffic).
+    let deal = match (&args.dealt, &dealt) {
+        (Some(path), Some(bytes)) => Some(spend_deal(path, bytes, args.id)?),
+        _ => None,
+    };
     let options = ConnectOptions {
         setup_timeout: Duration::from_secs(args.timeout),
         io_timeout: Duration::from_secs(args.timeout),
-        profile: NetProfile::named(&args.net).map_err(|e| e.to_string())?,
+        profile,
         ..ConnectOptions::new(
             transport,
             Handshake {
                 session: config.session.clone(),
-                protocol: huddle_engine::session_protocol(&args.protocol, run_options),
+                protocol: match &deal {
+                    Some(id) => format!("{} deal={id}", request.session_protocol()),
+                    None => request.session_protocol(),
+                },
                 circuit: circuit_hash(&circuit),
             },
         )
     };
-    let mut net = connect(&config, args.id, &options).map_err(|e| e.to_string())?;
+    let mut net = connect(&config, args.id, &options)?;
     let start = Instant::now();
     let supply = dealt.map(huddle_engine::garble::LinearSupply::Dealt);
-    let out = huddle_engine::run_party(
-        &args.protocol,
-        &mut net,
-        &circuit,
-        1,
-        &own,
-        run_options,
-        supply,
-    )
-    .map_err(|e| e.to_string())?;
+    let out = huddle_engine::run_party(&request, &mut net, &circuit, 1, &own, supply)?;
     let seconds = start.elapsed().as_secs_f64();
     let hex_out: Vec<String> = out
         .iter()
         .enumerate()
         .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
         .collect();
-    if args.json {
-        let report = json!({"outputs": hex_out, "protocol": args.protocol, "party": args.id, "parties": n,
+    if run.json {
+        let report = json!({"outputs": hex_out, "protocol": run.protocol.name(), "party": args.id, "parties": n,
             "online_rounds": online_rounds(net.accounting()),
             "bytes": links_json(net.accounting()), "seconds": seconds_json(net.accounting()),
             "wall_seconds": seconds});

@@ -209,7 +209,7 @@ fn errors_go_to_stderr_with_a_cause_and_nonzero_exit() {
     ];
     for (args, needle) in cases {
         let o = huddle(&args);
-        assert!(!o.status.success(), "{args:?} succeeded");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: bad input exits with 2");
         assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
         assert!(
             stderr(&o).contains(needle),
@@ -452,14 +452,22 @@ fn garbling_runs_from_the_command_line_and_its_bench_reports_every_phase() {
         "bench",
         "garble",
         "--parties",
-        "3",
+        "3,4",
         "--batch",
         "1",
         "--json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-    for key in ["aes128/bgw3/n3", "sha256/bgw2/n3"] {
+    // bgw2 and bgw2-mal at 3 parties have t = 0 (no security): not benchmarked.
+    for key in ["aes128/bgw2/n3", "sha256/bgw2-mal/n3/prss"] {
+        assert!(v[key].is_null(), "{key} was benchmarked");
+    }
+    for key in [
+        "aes128/bgw3/n3",
+        "sha256/bgw2/n4",
+        "sha256/bgw2-mal/n4/prss",
+    ] {
         for field in [
             "independent_seconds",
             "dependent_seconds",
@@ -469,4 +477,33 @@ fn garbling_runs_from_the_command_line_and_its_bench_reports_every_phase() {
             assert!(v[key][field].as_f64().expect(field) > 0.0, "{key} {field}");
         }
     }
+}
+
+#[test]
+fn protocols_lists_every_protocol_with_its_security() {
+    let o = huddle(&["protocols", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let rows = rows.as_array().expect("array");
+    let names: Vec<&str> = rows.iter().filter_map(|r| r["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "ttp",
+            "replicated",
+            "astra",
+            "trio",
+            "mfi3",
+            "bgw3",
+            "bgw2",
+            "bgw2-mal"
+        ]
+    );
+    let row = |name: &str| rows.iter().find(|r| r["name"] == name).expect("row");
+    assert_eq!(row("bgw2-mal")["security"], "malicious, selective abort");
+    assert_eq!(row("bgw2")["parties"], "4+");
+    assert_eq!(row("trio")["parties"], "3");
+    assert_eq!(row("ttp")["security"], "none (baseline)");
+    let table = stdout(&huddle(&["protocols"]));
+    assert_eq!(table.lines().count(), 1 + names.len(), "{table}");
 }

@@ -194,6 +194,7 @@ fn killing_a_party_mid_run_stops_the_others_with_its_name() {
     for (i, o) in outputs.iter().enumerate().take(2) {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success(), "party {i} did not notice");
+        assert_eq!(o.status.code(), Some(4), "party {i}: a network failure");
         assert!(err.contains("party 2"), "party {i}: {err}");
         // Noticed from the broken link (or a peer's abort naming party 2),
         // not by waiting out the 15 s receive timeout.

@@ -166,7 +166,7 @@ fn secret_sharing_protocols_run_locally_on_every_transport() {
         "--input",
         "3",
     ]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("mfi3 has no preprocessing phase"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("mfi3 has no separate preprocessing phase"));
     let o = run(&[
         "local",
         "--protocol",
@@ -371,6 +371,8 @@ fn local_refuses_bad_requests_before_communicating() {
                 "local",
                 "--protocol",
                 "bgw2-mal",
+                "--parties",
+                "4",
                 "--opt",
                 "short",
                 "--circuit",
@@ -389,6 +391,8 @@ fn local_refuses_bad_requests_before_communicating() {
                 "local",
                 "--protocol",
                 "bgw2-mal",
+                "--parties",
+                "4",
                 "--linear",
                 "oracle",
                 "--circuit",
@@ -405,7 +409,7 @@ fn local_refuses_bad_requests_before_communicating() {
     ];
     for (args, needle) in cases {
         let o = run(&args);
-        assert!(!o.status.success(), "{args:?}");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: bad input exits with 2");
         assert!(
             String::from_utf8_lossy(&o.stderr).contains(needle),
             "{args:?}: {}",
@@ -478,12 +482,13 @@ fn adder_parties_agree(
 fn parties_on_separate_processes_compute_over_tls_by_default() {
     let dir = temp_dir("party");
     let c = adder(&dir);
-    // Three parties for every protocol; four for bgw2-mal with t = 1 (PRSS
-    // keys agreed over TLS, outputs confirmed by two key contributors).
+    // Three parties for every protocol with t = 1 at three; four for bgw2
+    // and bgw2-mal (t = 1: PRSS keys agreed over TLS, outputs confirmed by two
+    // key contributors).
     let mut cfg = dir.join("parties.toml");
     for (n, protocols) in [
-        (3, &["ttp", "trio", "mfi3", "bgw3", "bgw2", "bgw2-mal"][..]),
-        (4, &["bgw2-mal"][..]),
+        (3, &["ttp", "trio", "mfi3", "bgw3"][..]),
+        (4, &["bgw2", "bgw2-mal"][..]),
     ] {
         let out = dir.join(format!("n{n}"));
         let o = run(&[
@@ -542,6 +547,35 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
         let file = dealt.join(format!("party-{i}.dealt"));
         vec!["--dealt".into(), file.to_str().expect("utf8").into()]
     });
+    // Dealt files are owner-only, and one-time: a second run is refused
+    // before connecting (it would reuse every wire mask).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dealt.join("party-3.dealt"))
+            .expect("dealt file")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+    }
+    let o = run(&[
+        "party",
+        "--config",
+        out.join("parties.toml").to_str().expect("utf8"),
+        "--id",
+        "3",
+        "--protocol",
+        "bgw2-mal",
+        "--circuit",
+        c.to_str().expect("utf8"),
+        "--dealt",
+        dealt.join("party-3.dealt").to_str().expect("utf8"),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("was used before"),
+        "{err}"
+    );
     // A party given inputs it does not own is stopped before connecting.
     let o = run(&[
         "party",

@@ -6,9 +6,12 @@
 //! and the batch alone, so every receive is exact and every byte is accounted.
 
 pub mod garble;
+pub mod protocol;
 pub mod sharing;
 pub mod ttp;
 
+use garble::Variant;
+pub use protocol::{Protocol, RunRequest, MAX_PARTIES};
 pub use sharing::Preprocess;
 
 use huddle_circuit::Circuit;
@@ -34,7 +37,7 @@ pub fn check_memory(what: &str, bytes: u128) -> Result<(), ttp::RunError> {
     };
     if bytes > u128::from(available) {
         let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
-        return Err(ttp::RunError::Input(format!(
+        return Err(ttp::RunError::Resource(format!(
             "{what} needs {:.1} GiB but {:.1} GiB are available; lower --batch",
             gib(bytes),
             gib(u128::from(available))
@@ -48,110 +51,6 @@ fn available_memory() -> Option<u64> {
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
-}
-
-/// A protocol this build can run, with the number of parties it needs (None: any).
-pub struct ProtocolInfo {
-    pub name: &'static str,
-    pub parties: Option<usize>,
-    pub summary: &'static str,
-    /// Widest multiplication done in one round (wider gates become trees);
-    /// None for the TTP, which evaluates any circuit in the clear.
-    pub max_fan_in: Option<usize>,
-    /// Whether it has function-dependent preprocessing (`--preprocess`).
-    pub preprocessing: bool,
-}
-
-pub const PROTOCOLS: &[ProtocolInfo] = &[
-    ProtocolInfo {
-        name: "ttp",
-        parties: None,
-        summary: "trusted third party: party 0 evaluates in the clear (baseline, not secure)",
-        max_fan_in: None,
-        preprocessing: false,
-    },
-    ProtocolInfo {
-        name: "replicated",
-        parties: Some(3),
-        summary:
-            "Replicated 3PC (Araki et al.), semi-honest, 1 element per party per multiplication",
-        max_fan_in: Some(2),
-        preprocessing: false,
-    },
-    ProtocolInfo {
-        name: "astra",
-        parties: Some(3),
-        summary: "ASTRA 3PC, semi-honest, 1 element offline and 2 online per multiplication",
-        max_fan_in: Some(2),
-        preprocessing: true,
-    },
-    ProtocolInfo {
-        name: "trio",
-        parties: Some(3),
-        summary: "Trio 3PC (Harth-Kitzerow-Carle), semi-honest, 1 offline (P0->P2) and 2 online",
-        max_fan_in: Some(2),
-        preprocessing: true,
-    },
-    ProtocolInfo {
-        name: "mfi3",
-        parties: Some(3),
-        summary:
-            "MFI-3PC (Faraji-Kerschbaum), semi-honest, one-round multiplications of up to 8 inputs",
-        max_fan_in: Some(sharing::mfi3::MAX_FAN_IN),
-        preprocessing: false,
-    },
-    ProtocolInfo {
-        name: "bgw3",
-        parties: None,
-        summary: "multiparty garbling BGW3_opt (Ben-Efraim-Omri), semi-honest, t < n/2, 3 offline + 3 online rounds, n >= 3",
-        max_fan_in: None,
-        preprocessing: true,
-    },
-    ProtocolInfo {
-        name: "bgw2",
-        parties: None,
-        summary: "multiparty garbling BGW2_opt (Ben-Efraim-Omri), semi-honest, t < n/3, 2 offline + 3 online rounds, n >= 3",
-        max_fan_in: None,
-        preprocessing: true,
-    },
-    ProtocolInfo {
-        name: "bgw2-mal",
-        parties: None,
-        summary: "multiparty garbling BGW2_opt^mal (Ben-Efraim-Omri), malicious with abort, t < n/3, linear preprocessing (PRSS or trusted dealer), 1 offline + 4 online rounds, n >= 3",
-        max_fan_in: None,
-        preprocessing: true,
-    },
-];
-
-/// Whether `name` is a garbling protocol (constant rounds, Boolean circuits).
-pub fn is_garbling(name: &str) -> bool {
-    matches!(name, "bgw3" | "bgw2" | "bgw2-mal")
-}
-
-/// Where bgw2-mal's linear preprocessing comes from for `parties` parties
-/// and these options, with `Auto` resolved (None for other protocols).
-pub fn linear_preprocessing(
-    name: &str,
-    parties: usize,
-    options: RunOptions,
-) -> Option<garble::linear::LinearChoice> {
-    garbling_variant(name)
-        .filter(|v| v.is_malicious() && parties >= 3)
-        .map(|v| options.linear.resolve(parties, v.threshold(parties)))
-}
-
-/// The garbling variant of protocol `name`.
-pub fn garbling_variant(name: &str) -> Option<garble::Variant> {
-    match name {
-        "bgw3" => Some(garble::Variant::Bgw3),
-        "bgw2" => Some(garble::Variant::Bgw2),
-        "bgw2-mal" => Some(garble::Variant::Bgw2Mal),
-        _ => None,
-    }
-}
-
-pub fn protocol(name: &str) -> Option<&'static ProtocolInfo> {
-    PROTOCOLS.iter().find(|p| p.name == name)
 }
 
 /// Choices of a run beyond protocol and circuit.
@@ -170,6 +69,64 @@ pub struct RunOptions {
     pub garble: garble::Optimizations,
     /// Where bgw2-mal's linear preprocessing comes from.
     pub linear: garble::linear::LinearChoice,
+    /// Where fresh keys and masks come from (the OS, except in tests).
+    pub randomness: Randomness,
+}
+
+/// Where a party's fresh randomness (keys, masks, a dealer's secret) comes
+/// from. Every draw goes through [`Randomness::draw`], so a test can make a
+/// whole run, masks included, replay exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Randomness {
+    /// The operating system's entropy source: every real run.
+    #[default]
+    Os,
+    /// Everything follows from this seed. No security at all (anyone with
+    /// the seed knows every mask); for tests only, and the CLI never sets it.
+    Seeded(huddle_core::prg::Seed),
+}
+
+impl Randomness {
+    /// A fresh generator for `party`'s draw number `draw` (draws of one
+    /// party must differ in `draw`; with `Os` they are independent anyway).
+    pub fn draw(
+        self,
+        party: huddle_net::PartyId,
+        draw: u64,
+    ) -> Result<huddle_core::Prg, ttp::RunError> {
+        match self {
+            Randomness::Os => {
+                huddle_core::Prg::from_entropy().map_err(|e| ttp::RunError::Entropy(e.to_string()))
+            }
+            Randomness::Seeded(seed) => {
+                let mut key = seed;
+                for (k, b) in key.iter_mut().zip(
+                    (party as u64)
+                        .to_le_bytes()
+                        .into_iter()
+                        .chain(draw.to_le_bytes()),
+                ) {
+                    *k ^= b;
+                }
+                // One AES step, so nearby (party, draw) pairs give unrelated keys.
+                Ok(huddle_core::Prg::from_seed(
+                    huddle_core::Prg::from_seed(key).next_seed(),
+                ))
+            }
+        }
+    }
+}
+
+/// Draw numbers of the engine's own call sites (see [`Randomness::draw`]).
+pub(crate) mod draws {
+    /// A garbling party's masks and keys.
+    pub const GARBLING: u64 = 1;
+    /// The trusted dealer's secret key (drawn as party 0's).
+    pub const DEALER: u64 = 2;
+    /// The id of one deal.
+    pub const DEAL_ID: u64 = 3;
+    /// Pairwise keys of the secret-sharing protocols: this plus lane and key counter.
+    pub const SHARING_KEYS: u64 = 1 << 32;
 }
 
 impl Default for RunOptions {
@@ -181,104 +138,43 @@ impl Default for RunOptions {
             reveal_to: None,
             garble: garble::Optimizations::default(),
             linear: garble::linear::LinearChoice::Auto,
+            randomness: Randomness::Os,
         }
     }
-}
-
-/// The protocol string parties compare in their hello: the protocol and
-/// every option that changes what goes over the wire.
-pub fn session_protocol(name: &str, options: RunOptions) -> String {
-    let to = options.reveal_to.map_or("all".into(), |p| p.to_string());
-    if name == "ttp" {
-        return format!("{name} reveal-to={to}");
-    }
-    if is_garbling(name) {
-        return format!(
-            "{name} reveal-to={to} {:?} linear={:?}",
-            options.garble, options.linear
-        );
-    }
-    format!(
-        "{name} preprocess={:?} threads={} share-memory={} reveal-to={to}",
-        options.preprocess, options.threads, options.share_memory
-    )
-}
-
-/// Whether protocol `name` has function-dependent preprocessing (so that
-/// `--preprocess` means something for it).
-pub fn has_preprocessing(name: &str) -> bool {
-    protocol(name).is_some_and(|p| p.preprocessing)
 }
 
 /// Everything about a request that can be refused before connecting: the
 /// protocol, its party count, the options, and whether the protocol can run
 /// the circuit. `huddle local` and `huddle party` call it first.
 pub fn check_request(
-    name: &str,
+    protocol: Protocol,
     parties: usize,
     circuit: &Circuit,
     options: RunOptions,
-) -> Result<(), ttp::RunError> {
-    let info = check_options(name, parties, options)?;
-    if is_garbling(name) && !circuit.is_boolean() {
-        return Err(ttp::RunError::Input(format!(
-            "{name} garbles Boolean circuits only; this circuit has ring wires"
-        )));
-    }
-    if let Some(fan_in) = info.max_fan_in {
-        sharing::program::Program::compile(circuit, fan_in, name)?;
-    }
-    Ok(())
+) -> Result<RunRequest, ttp::RunError> {
+    let request = RunRequest::new(protocol, parties, options)?;
+    request.check_circuit(circuit)?;
+    Ok(request)
 }
 
-/// The protocol `name`, if it exists for `parties` parties with `options`.
-fn check_options(
-    name: &str,
-    parties: usize,
-    options: RunOptions,
-) -> Result<&'static ProtocolInfo, ttp::RunError> {
-    let err = |m: String| Err(ttp::RunError::Input(m));
-    let Some(info) = protocol(name) else {
-        let names: Vec<&str> = PROTOCOLS.iter().map(|p| p.name).collect();
-        return err(format!(
-            "unknown protocol `{name}` (this build runs: {})",
-            names.join(", ")
-        ));
-    };
-    if let Some(n) = info.parties.filter(|&n| n != parties) {
-        return err(format!(
-            "{name} is a {n}-party protocol, but the run has {parties} parties"
-        ));
+/// Who may learn a garbling run's outputs: in the semi-honest variants the
+/// evaluator alone (`--reveal-to 0`) or every party; the malicious variant's
+/// key contributors decode the outputs to confirm them, so it cannot keep
+/// them from those parties and refuses `--reveal-to`.
+pub(crate) fn check_garbling_reveal_to(
+    variant: garble::Variant,
+    to: Option<usize>,
+) -> Result<(), ttp::RunError> {
+    match to {
+        None => Ok(()),
+        Some(_) if variant.is_malicious() => Err(ttp::RunError::Input(
+            "bgw2-mal cannot reveal to one party only: its key contributors decode the outputs to confirm them (drop --reveal-to)".into(),
+        )),
+        Some(0) => Ok(()),
+        Some(to) => Err(ttp::RunError::Input(format!(
+            "in BMR the evaluator (party 0) learns the outputs; --reveal-to {to} is not supported (only 0, or every party)"
+        ))),
     }
-    if is_garbling(name) && parties < 3 {
-        return err(format!(
-            "{name} needs at least 3 parties (an honest majority), not {parties}"
-        ));
-    }
-    if is_garbling(name) && options.reveal_to.is_some_and(|p| p != 0) {
-        return err(format!(
-            "in {name} the evaluator (party 0) learns the outputs; --reveal-to other than 0 is not supported"
-        ));
-    }
-    if name == "bgw2-mal" && !options.garble.reduced_complexity {
-        return err(
-            "bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`".into(),
-        );
-    }
-    if let Some(choice) = linear_preprocessing(name, parties, options) {
-        let t = garble::Variant::Bgw2Mal.threshold(parties);
-        garble::linear::check_choice(choice, parties, t)?;
-    }
-    if options.preprocess == Preprocess::Separate && !info.preprocessing {
-        return err(format!(
-            "{name} has no preprocessing phase; --preprocess separate applies to astra and trio"
-        ));
-    }
-    check_reveal_to(options.reveal_to, parties)?;
-    if options.threads == 0 {
-        return err("--threads must be at least 1".into());
-    }
-    Ok(info)
 }
 
 /// Refuses outputs for a party that is not in the run.
@@ -292,78 +188,74 @@ pub(crate) fn check_reveal_to(to: Option<usize>, parties: usize) -> Result<(), t
     }
 }
 
-/// Runs one party of protocol `name`; `own_inputs` as in [`ttp::run`].
+/// Runs one party of `request`; `own_inputs` as in [`ttp::run`].
 pub fn run(
-    name: &str,
+    request: &RunRequest,
     net: &mut Network,
     circuit: &Circuit,
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
-    options: RunOptions,
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
-    run_party(name, net, circuit, instances, own_inputs, options, None)
+    run_party(request, net, circuit, instances, own_inputs, None)
 }
 
 /// [`run`] with bgw2-mal's linear preprocessing from a trusted dealer: the
 /// process's own (`huddle local`) or a dealt file (`huddle party --dealt`).
 pub fn run_party(
-    name: &str,
+    request: &RunRequest,
     net: &mut Network,
     circuit: &Circuit,
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
-    options: RunOptions,
     supply: Option<garble::LinearSupply>,
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
     use sharing::{astra::Astra, mfi3::Mfi3, replicated::Replicated, trio::Trio};
+    if net.parties() != request.parties() {
+        return Err(ttp::RunError::Input(format!(
+            "the request is for {} parties, the network has {}",
+            request.parties(),
+            net.parties()
+        )));
+    }
+    request.check_circuit(circuit)?;
     let me = net.party();
+    let options = request.options();
     let pre = options.preprocess;
-    check_options(name, net.parties(), options)?;
-    match name {
-        "ttp" => ttp::run(net, circuit, instances, own_inputs, options),
-        "replicated" => sharing::run(
-            || Replicated::new(me),
-            net,
-            circuit,
-            instances,
-            own_inputs,
-            options,
-        ),
-        "astra" => sharing::run(
-            || Astra::new(me, pre),
-            net,
-            circuit,
-            instances,
-            own_inputs,
-            options,
-        ),
-        "trio" => sharing::run(
-            || Trio::new(me, pre),
-            net,
-            circuit,
-            instances,
-            own_inputs,
-            options,
-        ),
-        "mfi3" => sharing::run(
-            || Mfi3::new(me, pre),
-            net,
-            circuit,
-            instances,
-            own_inputs,
-            options,
-        ),
-        garbling if is_garbling(garbling) => garble::run_with_supply(
-            net,
-            garbling_variant(garbling)
-                .ok_or_else(|| ttp::RunError::Input(format!("unknown protocol `{garbling}`")))?,
-            circuit,
-            instances,
-            own_inputs,
-            options,
-            supply,
-        ),
-        other => Err(ttp::RunError::Input(format!("unknown protocol `{other}`"))),
+    let (c, i, o) = (circuit, instances, own_inputs);
+    match request.protocol() {
+        Protocol::Ttp => ttp::run(net, c, i, o, options),
+        Protocol::Replicated => sharing::run(|| Replicated::new(me), net, c, i, o, options),
+        Protocol::Astra => sharing::run(|| Astra::new(me, pre), net, c, i, o, options),
+        Protocol::Trio => sharing::run(|| Trio::new(me, pre), net, c, i, o, options),
+        Protocol::Mfi3 => sharing::run(|| Mfi3::new(me, pre), net, c, i, o, options),
+        Protocol::Bgw3 => garble::run_with_supply(net, Variant::Bgw3, c, i, o, options, supply),
+        Protocol::Bgw2 => garble::run_with_supply(net, Variant::Bgw2, c, i, o, options, supply),
+        Protocol::Bgw2Mal => {
+            garble::run_with_supply(net, Variant::Bgw2Mal, c, i, o, options, supply)
+        }
+    }
+}
+
+/// Why a local run failed: the party whose error tells the root cause.
+#[derive(Debug, thiserror::Error)]
+#[error("party {party}: {error}")]
+pub struct LocalError {
+    pub party: usize,
+    pub error: ttp::RunError,
+}
+
+impl LocalError {
+    /// How much an error says about the root cause: a failed check or bad
+    /// input explains a run; the network errors of the other parties are
+    /// their consequence.
+    fn weight(&self) -> u8 {
+        match self.error {
+            ttp::RunError::Abort { .. } => 5,
+            ttp::RunError::Input(_) => 4,
+            ttp::RunError::Resource(_) | ttp::RunError::Entropy(_) => 3,
+            ttp::RunError::Internal(_) => 2,
+            ttp::RunError::Net(_) => 1,
+        }
     }
 }
 
@@ -376,26 +268,29 @@ pub struct PartyResult {
 /// Runs every party of protocol `name` on its own thread of this process,
 /// each over its endpoint in `nets` (party order). Party p is given the input
 /// values it owns from `inputs` (one matrix per input value, rows = instances).
-/// Returns every party's outputs and counters, or the first party's error.
+/// Returns every party's outputs and counters, or the error that best
+/// explains the failure (see [`LocalError`]).
 pub fn run_local(
-    name: &str,
+    request: &RunRequest,
     nets: Vec<Network>,
     circuit: &Circuit,
     inputs: &[BitMatrix],
-    options: RunOptions,
-) -> Result<Vec<PartyResult>, String> {
+) -> Result<Vec<PartyResult>, LocalError> {
     let parties = nets.len();
     let instances = inputs.first().map_or(1, BitMatrix::rows);
     // bgw2-mal beyond PRSS's reach: a trusted dealer in this process.
-    let dealer = match linear_preprocessing(name, parties, options) {
+    let dealer = match request.linear_preprocessing() {
         Some(garble::linear::LinearChoice::TrustedDealer) => {
             let t = garble::Variant::Bgw2Mal.threshold(parties);
-            Some(garble::linear::TrustedDealer::new(t).map_err(|e| e.to_string())?)
+            Some(
+                garble::linear::TrustedDealer::new(t, request.options().randomness)
+                    .map_err(|error| LocalError { party: 0, error })?,
+            )
         }
         _ => None,
     };
     let dealer = dealer.as_ref();
-    let results: Vec<Result<PartyResult, String>> = std::thread::scope(|s| {
+    let results: Vec<Result<PartyResult, LocalError>> = std::thread::scope(|s| {
         let handles: Vec<_> = nets
             .into_iter()
             .map(|mut net| {
@@ -406,15 +301,14 @@ pub fn run_local(
                         .map(|i| (i, inputs[i].clone()))
                         .collect();
                     let outputs = run_party(
-                        name,
+                        request,
                         &mut net,
                         circuit,
                         instances,
                         &own,
-                        options,
                         dealer.map(garble::LinearSupply::Dealer),
                     )
-                    .map_err(|e| format!("party {me}: {e}"))?;
+                    .map_err(|error| LocalError { party: me, error })?;
                     Ok(PartyResult {
                         outputs,
                         accounting: net.accounting().clone(),
@@ -424,11 +318,28 @@ pub fn run_local(
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a party thread panicked".into()))
+            .enumerate()
+            .map(|(party, h)| {
+                h.join().unwrap_or_else(|_| {
+                    Err(LocalError {
+                        party,
+                        error: ttp::RunError::Internal("the party's thread panicked".into()),
+                    })
+                })
             })
             .collect()
     });
-    results.into_iter().collect()
+    let mut worst: Option<LocalError> = None;
+    let mut ok = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(r) => ok.push(r),
+            Err(e) if worst.as_ref().is_none_or(|w| e.weight() > w.weight()) => worst = Some(e),
+            Err(_) => {}
+        }
+    }
+    match worst {
+        Some(e) => Err(e),
+        None => Ok(ok),
+    }
 }

@@ -12,13 +12,81 @@ use huddle_net::{NetError, Network, PartyId, Phase};
 /// The party that evaluates.
 pub const EVALUATOR: PartyId = 0;
 
-/// Why a run failed.
+/// Why a run failed. The kinds are distinct so that callers and tests can
+/// tell a typo from a cheating peer, and the CLI exits with a code per kind
+/// ([`RunError::exit_code`]).
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error(transparent)]
-    Net(#[from] NetError),
+    /// Bad input from the user or a file: request, options, circuit, input
+    /// values, dealt material. Nothing was sent, or the run stopped before
+    /// anything secret was.
     #[error("{0}")]
     Input(String),
+    /// A check of the protocol failed: a peer deviated (or a message was
+    /// tampered with). Every honest party that sees it stops without output.
+    #[error("abort: {check}")]
+    Abort {
+        check: String,
+        /// The party the failed check points at, where one does.
+        culprit: Option<PartyId>,
+    },
+    /// The network failed or a peer broke the transport's rules (names the peer).
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// The run would exceed a resource of this machine (memory).
+    #[error("{0}")]
+    Resource(String),
+    /// The operating system gave no randomness.
+    #[error("no randomness from the operating system: {0}")]
+    Entropy(String),
+    /// A bug in huddle: an invariant did not hold.
+    #[error("internal error (a bug in huddle): {0}")]
+    Internal(String),
+}
+
+/// Exit codes of `huddle` per kind of failure (documented in the README).
+pub mod exit {
+    /// Anything else (e.g. a file that cannot be written).
+    pub const OTHER: u8 = 1;
+    /// Bad input: command line, circuit file, parties file, input values.
+    pub const INPUT: u8 = 2;
+    /// A peer misbehaved: a protocol check of this party failed (abort) or
+    /// a peer broke the transport's rules.
+    pub const ABORT: u8 = 3;
+    /// The network failed: a peer disconnected, timed out, was unreachable
+    /// or stopped the run.
+    pub const NETWORK: u8 = 4;
+    /// A resource limit of this machine (memory).
+    pub const RESOURCE: u8 = 5;
+    /// An internal error or no randomness.
+    pub const INTERNAL: u8 = 6;
+}
+
+impl RunError {
+    /// A failed check that points at `culprit`.
+    pub fn abort(check: impl Into<String>, culprit: Option<PartyId>) -> RunError {
+        RunError::Abort {
+            check: check.into(),
+            culprit,
+        }
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RunError::Input(_) => exit::INPUT,
+            RunError::Abort { .. } => exit::ABORT,
+            // A peer that sends what the protocol never sends broke its rules.
+            RunError::Net(
+                NetError::UnexpectedLength { .. }
+                | NetError::Oversized { .. }
+                | NetError::Link { .. },
+            ) => exit::ABORT,
+            // A peer stopped the run (what it saw is in its own exit code).
+            RunError::Net(_) => exit::NETWORK,
+            RunError::Resource(_) => exit::RESOURCE,
+            RunError::Entropy(_) | RunError::Internal(_) => exit::INTERNAL,
+        }
+    }
 }
 
 /// Runs one party of the TTP protocol for `instances` instances.

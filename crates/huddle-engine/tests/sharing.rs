@@ -1,18 +1,38 @@
-//! The conformance suite of the secret-sharing protocols: every protocol on
-//! every circuit of the public collection, on random Boolean circuits with
-//! multi-fan-in gates and on random arithmetic circuits over every ring,
-//! always equal to the plaintext evaluator at every party; and the exact
-//! communication and round counts of each protocol's specification.
+//! The secret-sharing protocols against their specifications: exact
+//! communication per link and phase and exact round counts, what each party
+//! receives, threads and slices, refusals. (Their outputs on every circuit
+//! are checked by the conformance suite, `tests/conformance.rs`.)
 
 use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
 use huddle_circuit::{
-    corpus, read_circuit_file, BitMatrix, Circuit, CircuitAssembler, Format, Layering, Op,
-    PlainEvaluator, ValueSpec,
+    BitMatrix, Circuit, CircuitAssembler, Layering, Op, PlainEvaluator, ValueSpec,
 };
 use huddle_core::{Prg, RingWidth};
 use huddle_engine::{Preprocess, RunOptions};
 use huddle_net::{memory_networks, Accounting, LinkStats, NetProfile, Phase};
 use std::time::Duration;
+
+/// A local run of the protocol named `protocol`, requested as the CLI does.
+fn local(
+    protocol: &str,
+    nets: Vec<huddle_net::Network>,
+    circuit: &huddle_circuit::Circuit,
+    inputs: &[huddle_circuit::BitMatrix],
+    options: huddle_engine::RunOptions,
+) -> Result<Vec<huddle_engine::PartyResult>, String> {
+    let request = request(protocol, nets.len(), circuit, options).map_err(|e| e.to_string())?;
+    huddle_engine::run_local(&request, nets, circuit, inputs).map_err(|e| e.to_string())
+}
+
+/// The checked request for the protocol named `protocol`.
+fn request(
+    protocol: &str,
+    parties: usize,
+    circuit: &huddle_circuit::Circuit,
+    options: huddle_engine::RunOptions,
+) -> Result<huddle_engine::RunRequest, huddle_engine::ttp::RunError> {
+    huddle_engine::check_request(protocol.parse()?, parties, circuit, options)
+}
 
 const SECURE: [&str; 4] = ["replicated", "astra", "trio", "mfi3"];
 
@@ -21,7 +41,7 @@ fn variants() -> Vec<(&'static str, Preprocess)> {
     let mut v = Vec::new();
     for p in SECURE {
         v.push((p, Preprocess::Interleaved));
-        if huddle_engine::has_preprocessing(p) {
+        if huddle_engine::Protocol::parse(p).is_ok_and(|p| p.descriptor().separate_preprocessing) {
             v.push((p, Preprocess::Separate));
         }
     }
@@ -48,85 +68,13 @@ fn run3_with(
     inputs: &[BitMatrix],
 ) -> (Vec<Vec<BitMatrix>>, Accounting) {
     let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-    let results = huddle_engine::run_local(protocol, nets, circuit, inputs, options)
+    let results = local(protocol, nets, circuit, inputs, options)
         .unwrap_or_else(|e| panic!("{protocol}: {e}"));
     let mut acc = Accounting::default();
     for r in &results {
         acc.merge(&r.accounting);
     }
     (results.into_iter().map(|r| r.outputs).collect(), acc)
-}
-
-fn assert_matches_plaintext(
-    protocol: &str,
-    pre: Preprocess,
-    name: &str,
-    circuit: &Circuit,
-    instances: usize,
-    prg: &mut Prg,
-) {
-    let inputs = random_inputs(circuit, prg, instances);
-    let want = PlainEvaluator::new(circuit)
-        .evaluate(&inputs)
-        .expect("plaintext");
-    let (outs, _) = run3(protocol, pre, circuit, &inputs);
-    for (p, got) in outs.iter().enumerate() {
-        assert!(
-            got == &want,
-            "{protocol} ({pre:?}) on {name}: party {p} differs from the plaintext evaluator"
-        );
-    }
-}
-
-#[test]
-fn every_protocol_on_every_corpus_circuit() {
-    let Some(dir) = corpus::locate_or_skip(env!("CARGO_MANIFEST_DIR").as_ref()) else {
-        return;
-    };
-    let mut prg = Prg::from_seed([11; 16]);
-    let corpus: Vec<_> = corpus::load(&dir)
-        .expect("vectors")
-        .into_iter()
-        .map(|(path, entry)| {
-            let c = read_circuit_file(&path, Format::Auto).expect("corpus circuit");
-            (entry.file, c)
-        })
-        .collect();
-    for (protocol, pre) in variants() {
-        for (name, c) in &corpus {
-            assert_matches_plaintext(protocol, pre, name, c, 1037, &mut prg);
-        }
-    }
-}
-
-#[test]
-fn random_boolean_circuits_with_multi_fan_in_gates() {
-    let mut prg = Prg::from_seed([12; 16]);
-    for (protocol, pre) in variants() {
-        for round in 0..8 {
-            let c = random_circuit(
-                &RandomCircuitSpec::boolean(&[17, 64, 9], 300, 2 + round % 15),
-                &mut prg,
-            );
-            let name = format!("random circuit {round}");
-            assert_matches_plaintext(protocol, pre, &name, &c, 1000 + round, &mut prg);
-        }
-    }
-}
-
-#[test]
-fn random_arithmetic_circuits_over_every_ring() {
-    let mut prg = Prg::from_seed([15; 16]);
-    for (protocol, pre) in variants() {
-        for (round, ring) in RingWidth::ALL.into_iter().enumerate() {
-            let c = random_circuit(
-                &RandomCircuitSpec::arithmetic(ring, &[3, 5, 2], 250, 2 + 3 * round),
-                &mut prg,
-            );
-            let name = format!("random circuit over {ring}");
-            assert_matches_plaintext(protocol, pre, &name, &c, 1000 + round, &mut prg);
-        }
-    }
 }
 
 /// `n` independent multiplications, each of `l` inputs: input value j (of
@@ -351,7 +299,7 @@ fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
     let inputs = random_inputs(&mixed, &mut prg, 10);
     for protocol in SECURE {
         let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
-        let err = huddle_engine::run_local(protocol, nets, &mixed, &inputs, RunOptions::default())
+        let err = local(protocol, nets, &mixed, &inputs, RunOptions::default())
             .err()
             .expect("refused");
         assert!(
@@ -363,7 +311,7 @@ fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
     let c = chain(2, None);
     let inputs = random_inputs(&c, &mut prg, 10);
     let nets = memory_networks(4, &NetProfile::lan(), Duration::from_secs(5));
-    let err = huddle_engine::run_local("trio", nets, &c, &inputs, RunOptions::default())
+    let err = local("trio", nets, &c, &inputs, RunOptions::default())
         .err()
         .expect("refused");
     assert!(err.contains("3-party protocol"), "{err}");
@@ -373,10 +321,10 @@ fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
         preprocess: Preprocess::Separate,
         ..RunOptions::default()
     };
-    let err = huddle_engine::run_local("mfi3", nets, &c, &inputs, options)
+    let err = local("mfi3", nets, &c, &inputs, options)
         .err()
         .expect("refused");
-    assert!(err.contains("no preprocessing"), "{err}");
+    assert!(err.contains("no separate preprocessing"), "{err}");
 }
 
 #[test]
@@ -396,8 +344,8 @@ fn a_batch_too_large_for_memory_is_refused_before_communicating() {
     for protocol in SECURE {
         let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
         let mut p0 = nets.remove(0);
-        let err = huddle_engine::run(protocol, &mut p0, &c, 1 << 40, &[], RunOptions::default())
-            .expect_err("must be refused");
+        let req = request(protocol, 3, &c, RunOptions::default()).expect("valid request");
+        let err = huddle_engine::run(&req, &mut p0, &c, 1 << 40, &[]).expect_err("must be refused");
         assert!(
             err.to_string().contains("GiB are available; lower --batch"),
             "{err}"

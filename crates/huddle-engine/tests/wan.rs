@@ -12,6 +12,28 @@ use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
 
+/// A local run of the protocol named `protocol`, requested as the CLI does.
+fn local(
+    protocol: &str,
+    nets: Vec<huddle_net::Network>,
+    circuit: &huddle_circuit::Circuit,
+    inputs: &[huddle_circuit::BitMatrix],
+    options: huddle_engine::RunOptions,
+) -> Result<Vec<huddle_engine::PartyResult>, String> {
+    let request = request(protocol, nets.len(), circuit, options).map_err(|e| e.to_string())?;
+    huddle_engine::run_local(&request, nets, circuit, inputs).map_err(|e| e.to_string())
+}
+
+/// The checked request for the protocol named `protocol`.
+fn request(
+    protocol: &str,
+    parties: usize,
+    circuit: &huddle_circuit::Circuit,
+    options: huddle_engine::RunOptions,
+) -> Result<huddle_engine::RunRequest, huddle_engine::ttp::RunError> {
+    huddle_engine::check_request(protocol.parse()?, parties, circuit, options)
+}
+
 /// A chain of d ANDs over 64 parallel lanes: z = x & y_0 & ... & y_{d-1}.
 fn chain(d: u32) -> Circuit {
     let lanes = 64u32;
@@ -57,9 +79,7 @@ fn online_rounds_are_the_depth_and_time_is_never_below_the_latency_chain() {
             let (c, inputs, want, profile) = (&c, &inputs, &want, &profile);
             s.spawn(move || {
                 let nets = memory_networks(3, profile, Duration::from_secs(60));
-                let results =
-                    huddle_engine::run_local(protocol, nets, c, inputs, RunOptions::default())
-                        .expect("run");
+                let results = local(protocol, nets, c, inputs, RunOptions::default()).expect("run");
                 let mut acc = Accounting::default();
                 for r in &results {
                     assert_eq!(&r.outputs, want, "{protocol}");

@@ -318,7 +318,8 @@ const HELLO_ALLOWANCE: Duration = Duration::from_secs(10);
 /// A connection that has passed the handshake as party `peer`.
 enum Handshaken {
     Tcp(TcpStream),
-    Tls(ServerConnection, TcpStream),
+    // Boxed: a TLS session state is a kilobyte, the TCP variant a handle.
+    Tls(Box<ServerConnection>, TcpStream),
 }
 
 /// Accepts the higher-numbered parties: every connection gets its own
@@ -352,7 +353,7 @@ fn listen(
                             Handshaken::Tls(conn, s) => tls_parts(
                                 peer,
                                 n,
-                                Connection::Server(conn),
+                                Connection::Server(*conn),
                                 s,
                                 options.limits,
                                 alarm.clone(),
@@ -468,7 +469,7 @@ fn handshake_incoming(
             send_hello(&mut tls, ours).map_err(Refusal::Stranger)?;
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
             let StreamOwned { conn, sock } = tls;
-            Ok((peer, Handshaken::Tls(conn, sock)))
+            Ok((peer, Handshaken::Tls(Box::new(conn), sock)))
         }
     }
 }

@@ -20,6 +20,33 @@ pub mod network;
 pub mod profile;
 pub mod tls;
 
+/// What a peer's bytes go through before any protocol sees them, for the
+/// fuzz targets (`fuzz/`); not an API.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Reads frames from `bytes` until the first error, as a link's reader
+    /// does; on each message, the hello decoder and the stamp check.
+    /// Returns how many frames were read.
+    pub fn peer_stream(bytes: &[u8], max_message: usize) -> usize {
+        let mut r = bytes;
+        let mut frames = 0;
+        while let Ok(mut data) = crate::frame::read_frame(&mut r, max_message) {
+            assert!(
+                data.len() <= max_message,
+                "a frame above the limit was accepted"
+            );
+            if let Ok(h) = crate::frame::Hello::decode(&data) {
+                assert_eq!(crate::frame::Hello::decode(&h.encode()), Ok(h));
+            }
+            if let Ok((_, stamp)) = crate::network::split_stamp(&mut data) {
+                assert!(stamp <= 1 << 31);
+            }
+            frames += 1;
+        }
+        frames
+    }
+}
+
 pub use accounting::{Accounting, LinkStats, Phase};
 pub use config::{NetworkConfig, PartyConfig};
 pub use connect::{connect, local_networks, ConnectOptions, Handshake, Transport};

@@ -103,13 +103,14 @@ enum Outbound {
 pub(crate) struct Alarm {
     /// Fast path for the check every receive makes.
     raised: AtomicBool,
-    error: Mutex<Option<NetError>>,
+    /// The first failure and when it was raised.
+    error: Mutex<Option<(NetError, Instant)>>,
 }
 
 impl Alarm {
     pub(crate) fn raise(&self, e: NetError) {
         if let Ok(mut slot) = self.error.lock() {
-            slot.get_or_insert(e);
+            slot.get_or_insert((e, Instant::now()));
         }
         self.raised.store(true, Ordering::Release);
     }
@@ -119,12 +120,25 @@ impl Alarm {
     }
 
     fn get(&self) -> Option<NetError> {
+        self.get_with_age().map(|(e, _)| e)
+    }
+
+    /// The failure and how long ago it was raised.
+    fn get_with_age(&self) -> Option<(NetError, Duration)> {
         if !self.is_raised() {
             return None;
         }
-        self.error.lock().ok().and_then(|s| s.clone())
+        let slot = self.error.lock().ok()?;
+        slot.as_ref().map(|(e, at)| (e.clone(), at.elapsed()))
     }
 }
+
+/// How long a wait on one peer goes on after another peer failed. A live
+/// peer's message of the current round gets this long to arrive (one peer
+/// leaving, even cleanly, can look like a failure here while a slower peer
+/// is still computing what it owes us); after it the run is given up, so
+/// parties that never wait on the failed one still stop.
+const ALARM_GRACE: Duration = Duration::from_secs(5);
 
 struct Link {
     out: Option<Outbound>,
@@ -245,6 +259,23 @@ pub const STAMP_BYTES: usize = 5;
 
 /// The largest round stamp accepted from a peer.
 const MAX_STAMP: u32 = 1 << 31;
+
+/// Removes a received message's trailer and returns its phase and round
+/// stamp; the message is the peer's, so every field is checked.
+pub(crate) fn split_stamp(data: &mut Vec<u8>) -> Result<(Phase, u32), String> {
+    let bad = || "a message without a valid round stamp".to_string();
+    let at = data.len().checked_sub(STAMP_BYTES).ok_or_else(bad)?;
+    let phase = *Phase::ALL.get(data[at] as usize).ok_or_else(bad)?;
+    let stamp = u32::from_le_bytes(data[at + 1..].try_into().map_err(|_| bad())?);
+    // No run has 2^31 rounds: a larger stamp is a peer's fabrication.
+    if stamp > MAX_STAMP {
+        return Err(format!(
+            "a round stamp of {stamp}, above any real run's {MAX_STAMP}"
+        ));
+    }
+    data.truncate(at);
+    Ok((phase, stamp))
+}
 
 /// An empty message buffer with room for `len` payload bytes and the
 /// trailer, so that sending it never reallocates (a copy of the whole
@@ -387,21 +418,8 @@ impl Network {
     /// Receives the next message from `from`, whatever its length.
     pub fn recv_any(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
         let result = self.recv_inner(from).and_then(|mut data| {
-            let bad = || NetError::Link {
-                peer: from,
-                cause: "a message without a valid round stamp".into(),
-            };
-            let at = data.len().checked_sub(STAMP_BYTES).ok_or_else(bad)?;
-            let phase = *Phase::ALL.get(data[at] as usize).ok_or_else(bad)?;
-            let stamp = u32::from_le_bytes(data[at + 1..].try_into().map_err(|_| bad())?);
-            // No run has 2^31 rounds: a larger stamp is a peer's fabrication.
-            if stamp > MAX_STAMP {
-                return Err(NetError::Link {
-                    peer: from,
-                    cause: format!("a round stamp of {stamp}, above any real run's {MAX_STAMP}"),
-                });
-            }
-            data.truncate(at);
+            let (phase, stamp) =
+                split_stamp(&mut data).map_err(|cause| NetError::Link { peer: from, cause })?;
             let d = &mut self.depth[phase as usize];
             *d = (*d).max(stamp);
             Ok(data)
@@ -440,14 +458,12 @@ impl Network {
                     return Err(NetError::Disconnected { peer: from })
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    // A failure elsewhere ends this wait only when it is this
-                    // peer's own: whatever `from` sent before the failure is
-                    // still delivered, even if it is still on its way (a
-                    // peer's clean departure must not cut off the messages it
-                    // sent first), and a live peer learns of the failure from
-                    // the others and closes or aborts, which ends the wait.
-                    if let Some(e) = alarm.get().filter(|e| e.culprit() == Some(from)) {
-                        return Err(e);
+                    // This peer's own failure ends the wait at once; another
+                    // peer's after `ALARM_GRACE` (see there).
+                    if let Some((e, age)) = alarm.get_with_age() {
+                        if e.culprit() == Some(from) || age >= ALARM_GRACE {
+                            return Err(e);
+                        }
                     }
                     if start.elapsed() >= timeout {
                         return Err(alarm.get().unwrap_or(NetError::Timeout {

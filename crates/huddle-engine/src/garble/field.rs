@@ -18,8 +18,8 @@ pub fn share(secret: Gf128, degree: usize, n: usize, prg: &mut Prg) -> Vec<Gf128
     out
 }
 
-/// Like [`share`], handing share p to `sink(p, share)` without allocating
-/// (degrees up to 63, enough for 64 parties).
+/// Like [`share`], handing share p to `sink(p, share)`; it allocates only
+/// for degrees above 64 (more than 65 parties at degree n - 1).
 pub fn share_each(
     secret: Gf128,
     degree: usize,
@@ -27,8 +27,15 @@ pub fn share_each(
     prg: &mut Prg,
     mut sink: impl FnMut(usize, Gf128),
 ) {
-    let mut coefficients = [Gf128::ZERO; 64];
-    let coefficients = &mut coefficients[..degree];
+    let mut on_stack = [Gf128::ZERO; 64];
+    let mut on_heap = Vec::new();
+    let coefficients: &mut [Gf128] = match on_stack.get_mut(..degree) {
+        Some(c) => c,
+        None => {
+            on_heap.resize(degree, Gf128::ZERO);
+            &mut on_heap
+        }
+    };
     let mut bytes = [0u8; 16];
     for a in coefficients.iter_mut() {
         prg.fill_bytes(&mut bytes);
@@ -157,7 +164,8 @@ mod tests {
     #[test]
     fn shares_reconstruct_for_every_degree_below_n() {
         let mut prg = Prg::from_seed([1; 16]);
-        for n in [3, 4, 5, 7, 13, 31] {
+        // 97 parties: degrees 2t and 3t beyond 64 (the old stack-only limit).
+        for n in [3, 4, 5, 7, 13, 31, 97] {
             let c = reconstruction(n);
             for degree in 0..n {
                 let secret = random(&mut prg);

@@ -85,8 +85,19 @@ impl LinearChoice {
 /// per-secret work are too large and the dealer takes over.
 pub const PRSS_MAX_SETS: u128 = 1024;
 
+/// C(n, k), saturating at `u128::MAX` (callers compare it with a limit).
 pub fn binomial(n: usize, k: usize) -> u128 {
-    (0..k).fold(1u128, |acc, i| acc * (n - i) as u128 / (i as u128 + 1))
+    if k > n {
+        return 0;
+    }
+    let k = k.min(n - k);
+    // acc = C(n, i) after step i; C(n, i+1) = C(n, i) (n - i) / (i + 1) exactly.
+    (0..k)
+        .try_fold(1u128, |acc, i| {
+            acc.checked_mul((n - i) as u128)
+                .map(|x| x / (i as u128 + 1))
+        })
+        .unwrap_or(u128::MAX)
 }
 
 pub fn prss_feasible(n: usize, t: usize) -> bool {
@@ -368,9 +379,10 @@ impl PrssSetup {
         }
         for p in (0..n).filter(|&p| p != me) {
             if net.recv(p, 32)? != digest_with(p) {
-                return Err(RunError::Input(format!(
-                    "PRSS setup: the keys shared with party {p} disagree (a party sent inconsistent contributions): abort"
-                )));
+                return Err(RunError::abort(
+                    format!("PRSS setup: the keys shared with party {p} disagree (a party sent inconsistent contributions)"),
+                    Some(p),
+                ));
             }
         }
         Ok(Prss::from_keys(me, n, t, keys))
@@ -492,9 +504,8 @@ pub struct TrustedDealer {
 }
 
 impl TrustedDealer {
-    pub fn new(t: usize) -> Result<Arc<TrustedDealer>, RunError> {
-        let mut prg =
-            Prg::from_entropy().map_err(|e| RunError::Input(format!("randomness: {e}")))?;
+    pub fn new(t: usize, randomness: crate::Randomness) -> Result<Arc<TrustedDealer>, RunError> {
+        let mut prg = randomness.draw(0, crate::draws::DEALER)?;
         Ok(Arc::new(TrustedDealer {
             cipher: aes::Aes128::new(&prg.next_seed().into()),
             t,
@@ -670,7 +681,26 @@ impl LinearSource for Recorder<'_> {
     }
 }
 
-const DEALT_MAGIC: &[u8; 16] = b"huddle dealt v1\n";
+const DEALT_MAGIC: &[u8; 16] = b"huddle dealt v2\n";
+
+/// Where the deal id sits in a dealt file: after the magic, four counts and
+/// the circuit hash.
+const DEAL_ID_AT: usize = 16 + 32 + 32;
+
+/// The random id of one `huddle deal` (the same in every party's file):
+/// parties compare it in their hello, so all of them replay the same deal,
+/// and a party refuses an id it has used before (dealt material is one-time:
+/// a rerun would reuse every wire mask).
+pub fn deal_id(bytes: &[u8]) -> Result<[u8; 16], RunError> {
+    if bytes.len() < DEAL_ID_AT + 16 || &bytes[..16] != DEALT_MAGIC {
+        return Err(RunError::Input(
+            "dealt material: not a file written by `huddle deal` (of this version)".into(),
+        ));
+    }
+    let mut id = [0u8; 16];
+    id.copy_from_slice(&bytes[DEAL_ID_AT..DEAL_ID_AT + 16]);
+    Ok(id)
+}
 
 /// Whom and what a recording was dealt for; a party checks it before use.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -681,6 +711,9 @@ pub struct DealtHeader {
     /// Key contributors (with or without short superseeds).
     pub contributors: usize,
     pub circuit: [u8; 32],
+    /// The deal's random id (see [`deal_id`]); not compared by
+    /// [`Dealt::open`]: the parties' hello does that.
+    pub deal: [u8; 16],
 }
 
 impl Recording {
@@ -696,6 +729,7 @@ impl Recording {
             out.extend_from_slice(&(v as u64).to_le_bytes());
         }
         out.extend_from_slice(&header.circuit);
+        out.extend_from_slice(&header.deal);
         let put_shares = |out: &mut Vec<u8>, v: &[Gf128]| {
             out.extend_from_slice(&(v.len() as u64).to_le_bytes());
             for s in v {
@@ -744,9 +778,7 @@ impl Dealt {
     /// Checks the header against the run (`want`) and returns the replayer.
     pub fn open(bytes: Vec<u8>, want: &DealtHeader) -> Result<Dealt, RunError> {
         let bad = |m: String| RunError::Input(format!("dealt material: {m}"));
-        if bytes.len() < 16 + 32 + 32 || &bytes[..16] != DEALT_MAGIC {
-            return Err(bad("not a file written by `huddle deal`".into()));
-        }
+        deal_id(&bytes)?;
         let mut d = Dealt {
             bytes,
             at: 16,
@@ -755,6 +787,7 @@ impl Dealt {
         let (party, parties, instances, contributors) = (d.u64()?, d.u64()?, d.u64()?, d.u64()?);
         let mut circuit = [0u8; 32];
         circuit.copy_from_slice(d.take(32)?);
+        d.take(16)?; // the deal id
         let checks = [
             ("party", party, want.party),
             ("parties", parties, want.parties),
@@ -906,7 +939,7 @@ mod tests {
     }
 
     fn dealer_parties(n: usize, t: usize) -> Vec<Box<dyn LinearSource>> {
-        let d = TrustedDealer::new(t).expect("entropy");
+        let d = TrustedDealer::new(t, crate::Randomness::Os).expect("entropy");
         (0..n)
             .map(|me| Box::new(d.line(me)) as Box<dyn LinearSource>)
             .collect()
@@ -1052,6 +1085,12 @@ mod tests {
         }
         assert!(prss_feasible(13, 4));
         assert!(!prss_feasible(31, 10));
+        // Large n: saturates instead of overflowing; k > n is zero.
+        assert_eq!(binomial(1000, 333), u128::MAX);
+        assert!(binomial(130, 65) > 1 << 120);
+        assert_eq!(binomial(5, 7), 0);
+        assert_eq!(binomial(200, 199), 200);
+        assert!(!prss_feasible(1000, 333));
         assert_eq!(
             LinearChoice::Auto.resolve(31, 10),
             LinearChoice::TrustedDealer

@@ -77,8 +77,38 @@ impl Variant {
     /// The corruption bound t for n parties.
     pub fn threshold(self, n: usize) -> usize {
         match self {
-            Variant::Bgw3 => n.div_ceil(2) - 1,
-            Variant::Bgw2 | Variant::Bgw2Mal => n.div_ceil(3) - 1,
+            Variant::Bgw3 => n.div_ceil(2).saturating_sub(1),
+            Variant::Bgw2 | Variant::Bgw2Mal => n.div_ceil(3).saturating_sub(1),
+        }
+    }
+
+    /// The fewest parties at which t >= 1, i.e. any security at all: with
+    /// t = 0 every party receives the wire masks in the clear.
+    pub fn smallest_secure_parties(self) -> usize {
+        match self {
+            Variant::Bgw3 => 3,
+            Variant::Bgw2 | Variant::Bgw2Mal => 4,
+        }
+    }
+
+    /// Refuses party counts without security (t = 0), naming the smallest secure one.
+    pub fn check_parties(self, n: usize) -> Result<(), RunError> {
+        let smallest = self.smallest_secure_parties();
+        if n < smallest {
+            return Err(RunError::Input(format!(
+                "{} with {n} parties tolerates t = {} corrupted parties: no security (every party would see the wire masks); use at least {smallest} parties",
+                self.name(),
+                self.threshold(n)
+            )));
+        }
+        Ok(())
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Bgw3 => "bgw3",
+            Variant::Bgw2 => "bgw2",
+            Variant::Bgw2Mal => "bgw2-mal",
         }
     }
 
@@ -475,14 +505,15 @@ pub fn deal(
     options: crate::RunOptions,
 ) -> Result<Vec<Vec<u8>>, RunError> {
     let variant = Variant::Bgw2Mal;
-    if parties < 3 {
-        return Err(RunError::Input(format!(
-            "garbling with an honest majority needs at least 3 parties, not {parties}"
-        )));
-    }
+    variant.check_parties(parties)?;
     let plan = Plan::new(circuit, parties, true)?;
     let contributors = options.garble.contributors(variant, parties);
-    let dealer = TrustedDealer::new(variant.threshold(parties))?;
+    let dealer = TrustedDealer::new(variant.threshold(parties), options.randomness)?;
+    let mut deal = [0u8; 16];
+    options
+        .randomness
+        .draw(0, crate::draws::DEAL_ID)?
+        .fill_bytes(&mut deal);
     (0..parties)
         .map(|p| {
             let mut line = dealer.line(p);
@@ -502,6 +533,7 @@ pub fn deal(
                 instances,
                 contributors,
                 circuit: crate::circuit_hash(circuit),
+                deal,
             }))
         })
         .collect()
@@ -525,16 +557,8 @@ pub fn run_with_supply<T: Transport>(
             "bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`".into(),
         ));
     }
-    if n < 3 {
-        return Err(RunError::Input(format!(
-            "garbling with an honest majority needs at least 3 parties, not {n}"
-        )));
-    }
-    if let Some(to) = options.reveal_to.filter(|&p| p != EVALUATOR) {
-        return Err(RunError::Input(format!(
-            "in BMR the evaluator (party 0) learns the outputs; --reveal-to {to} is not supported"
-        )));
-    }
+    variant.check_parties(n)?;
+    crate::check_garbling_reveal_to(variant, options.reveal_to)?;
     crate::ttp::check_own_inputs(me, n, circuit, instances, own_inputs)?;
     let plan = Plan::new(circuit, n, malicious)?;
     let t = variant.threshold(n);
@@ -554,7 +578,7 @@ pub fn run_with_supply<T: Transport>(
         constants: reconstruction(n),
         prf: DoubleKeyPrf::new(),
     };
-    let mut prg = Prg::from_entropy().map_err(|e| RunError::Input(format!("randomness: {e}")))?;
+    let mut prg = options.randomness.draw(me, crate::draws::GARBLING)?;
     let (mut zero, mut source) = setup(&run, net, &mut prg, linear_choice, supply, circuit)?;
     let mut independent = first_round(&run, net, &mut prg, &mut source)?;
     let products = degree_reduction(&run, net, &mut prg, &independent.states)?;
@@ -570,6 +594,7 @@ pub fn run_with_supply<T: Transport>(
         &independent.my_offset,
         &run.prf,
         malicious,
+        options.reveal_to.is_none(),
     )
 }
 
@@ -655,6 +680,7 @@ fn setup<T: Transport>(
                         instances,
                         contributors,
                         circuit: crate::circuit_hash(circuit),
+                        deal: [0; 16],
                     };
                     Box::new(Dealt::open(bytes, &header)?)
                 }
@@ -1177,8 +1203,9 @@ fn garbled_rows<T: Transport>(
                     .map(|l| match l {
                         0 => Ok(false),
                         1 => Ok(true),
-                        _ => Err(RunError::Input(
-                            "an output permutation bit reconstructs to neither 0 nor 1".into(),
+                        _ => Err(RunError::abort(
+                            "an output permutation bit reconstructs to neither 0 nor 1",
+                            None,
                         )),
                     })
                     .collect::<Result<Vec<bool>, _>>()?,
@@ -1368,6 +1395,7 @@ fn online<T: Transport>(
     offsets: &[Gf128],
     prf: &DoubleKeyPrf,
     malicious: bool,
+    everyone_learns: bool,
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, n) = (net.party(), net.parties());
     net.set_phase(Phase::Online);
@@ -1421,7 +1449,7 @@ fn online<T: Transport>(
         if malicious {
             return confirm_outputs(net, plan, instances, contributors, None);
         }
-        return finish_outputs(net, plan, instances);
+        return finish_outputs(net, plan, instances, everyone_learns);
     }
     // Round B: the contributors' keys for the inputs (and constants) to the evaluator.
     let key_of = |state: &Garbling, inst: usize, w: u32, e: bool| {
@@ -1444,7 +1472,7 @@ fn online<T: Transport>(
             let own = check_output_keys(net, plan, states, offsets, instances)?;
             return confirm_outputs(net, plan, instances, contributors, Some(own));
         }
-        return finish_outputs(net, plan, instances);
+        return finish_outputs(net, plan, instances, everyone_learns);
     }
     let per_inst = plan.all_input_wires() + plan.consts.len();
     let mut keys_from: Vec<Vec<u128>> = vec![input_keys];
@@ -1497,9 +1525,10 @@ fn online<T: Transport>(
             } else if key == state.keys[w as usize] ^ offsets[inst].0 {
                 Ok(true)
             } else {
-                Err(RunError::Input(format!(
-                    "garbled gate {gate} of instance {inst} decrypts to neither of the evaluator's keys: abort"
-                )))
+                Err(RunError::abort(
+                    format!("garbled gate {gate} of instance {inst} decrypts to neither of the evaluator's keys"),
+                    None,
+                ))
             }
         };
         let mut batches = plan.and_batches.iter().peekable();
@@ -1563,8 +1592,8 @@ fn online<T: Transport>(
                 }
                 Step::Const(..) => {}
                 Step::And(..) => {
-                    return Err(RunError::Input(
-                        "internal: an AND gate outside the AND layers".into(),
+                    return Err(RunError::Internal(
+                        "an AND gate outside the AND layers".into(),
                     ))
                 }
             }
@@ -1592,11 +1621,13 @@ fn online<T: Transport>(
         }
         return confirm_outputs(net, plan, instances, contributors, Some(results.concat()));
     }
-    // Round C: the outputs to every other party.
+    // Round C: the outputs to every other party, unless only the evaluator learns them.
     let flat: Vec<bool> = results.concat();
-    let packed = pack_bits(&flat);
-    for p in 1..n {
-        net.send(p, packed.clone())?;
+    if everyone_learns {
+        let packed = pack_bits(&flat);
+        for p in 1..n {
+            net.send(p, packed.clone())?;
+        }
     }
     net.stop_clock();
     Ok(matrices(plan, &flat, instances))
@@ -1665,10 +1696,13 @@ fn check_output_keys<T: Transport>(
             } else if key == zero ^ offsets[inst].0 {
                 true
             } else {
-                return Err(RunError::Input(format!(
-                    "the evaluator's key for output bit {k} of instance {inst} is neither of party {}'s labels: abort",
-                    net.party()
-                )));
+                return Err(RunError::abort(
+                    format!(
+                        "the evaluator's key for output bit {k} of instance {inst} is neither of party {}'s labels",
+                        net.party()
+                    ),
+                    Some(EVALUATOR),
+                ));
             });
         }
     }
@@ -1699,9 +1733,10 @@ fn confirm_outputs<T: Transport>(
         let report = net.recv(j, count.div_ceil(8))?;
         match &agreed {
             Some((first, bits)) if *bits != report => {
-                return Err(RunError::Input(format!(
-                    "key contributors {first} and {j} report different outputs: abort"
-                )));
+                return Err(RunError::abort(
+                    format!("key contributors {first} and {j} report different outputs"),
+                    None,
+                ));
             }
             Some(_) => {}
             None => agreed = Some((j, report)),
@@ -1714,11 +1749,18 @@ fn confirm_outputs<T: Transport>(
     Ok(matrices(plan, &bits, instances))
 }
 
+/// Round C at a party other than the evaluator (semi-honest): the outputs,
+/// or nothing where only the evaluator learns them.
 fn finish_outputs<T: Transport>(
     net: &mut T,
     plan: &Plan,
     instances: usize,
+    learns: bool,
 ) -> Result<Vec<BitMatrix>, RunError> {
+    if !learns {
+        net.stop_clock();
+        return Ok(Vec::new());
+    }
     let count = plan.output_wires() * instances;
     let bits = unpack_bits(&net.recv(EVALUATOR, count.div_ceil(8))?, count);
     net.stop_clock();

@@ -84,6 +84,10 @@ impl Transport for Network {
 pub struct Channel<'a> {
     net: &'a mut dyn Transport,
     word_bytes: usize,
+    /// Where `agree_key` draws fresh keys: the source and this channel's
+    /// next draw number.
+    randomness: crate::Randomness,
+    next_draw: u64,
     spare_words: Vec<Vec<u64>>,
     spare_bytes: Vec<Vec<u8>>,
 }
@@ -96,6 +100,8 @@ impl<'a> Channel<'a> {
         Channel {
             net,
             word_bytes,
+            randomness: crate::Randomness::Os,
+            next_draw: crate::draws::SHARING_KEYS,
             spare_words: Vec::new(),
             spare_bytes: Vec::new(),
         }
@@ -518,11 +524,12 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         word_bytes,
         ring: circuit.ring().is_some(),
         reveal_to: options.reveal_to,
+        randomness: options.randomness,
     };
     crate::check_reveal_to(options.reveal_to, parties)?;
     let parts: Vec<(std::ops::Range<usize>, Option<Vec<u64>>)> = if lanes == 1 {
         drop(probe);
-        job.run(make(), net, &lane_ranges(0))?
+        job.run(make(), net, 0, &lane_ranges(0))?
     } else {
         let (coordinator, transports) = lanes::lanes(net.party(), parties, lanes);
         let (served, results) = std::thread::scope(|s| {
@@ -532,7 +539,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
                 .map(|(lane, mut t)| {
                     let (job, make, ranges) = (&job, &make, lane_ranges(lane));
                     s.spawn(move || {
-                        let r = job.run(make(), &mut t, &ranges);
+                        let r = job.run(make(), &mut t, lane, &ranges);
                         t.done();
                         r
                     })
@@ -542,8 +549,9 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
             let results: Vec<_> = handles
                 .into_iter()
                 .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(RunError::Input("a lane thread panicked".into())))
+                    h.join().unwrap_or_else(|_| {
+                        Err(RunError::Internal("a lane thread panicked".into()))
+                    })
                 })
                 .collect();
             (served, results)
@@ -563,7 +571,8 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     let out_wires: usize = program.outputs.iter().map(Vec::len).sum();
     let mut words = vec![0u64; out_wires * total];
     for (range, opened) in parts {
-        let opened = opened.ok_or_else(|| RunError::Input("an output slice is missing".into()))?;
+        let opened =
+            opened.ok_or_else(|| RunError::Internal("an output slice is missing".into()))?;
         let n = range.len();
         for k in 0..out_wires {
             words[k * total + range.start..][..n].copy_from_slice(&opened[k * n..][..n]);
@@ -583,6 +592,7 @@ struct Lane<'a> {
     word_bytes: usize,
     ring: bool,
     reveal_to: Option<PartyId>,
+    randomness: crate::Randomness,
 }
 
 impl Lane<'_> {
@@ -593,9 +603,13 @@ impl Lane<'_> {
         &self,
         mut protocol: P,
         net: &mut dyn Transport,
+        lane: usize,
         ranges: &[std::ops::Range<usize>],
     ) -> Result<Vec<(std::ops::Range<usize>, Option<Vec<u64>>)>, RunError> {
         let mut ch = Channel::new(net, self.word_bytes);
+        // Lanes draw from disjoint ranges.
+        ch.randomness = self.randomness;
+        ch.next_draw = crate::draws::SHARING_KEYS + ((lane as u64) << 16);
         ch.set_phase(Phase::Setup);
         protocol.setup(&mut ch)?;
         let mut out = Vec::with_capacity(ranges.len());
@@ -736,8 +750,9 @@ pub(crate) fn agree_key(
 ) -> Result<huddle_core::Prg, RunError> {
     use huddle_core::Prg;
     if i_choose {
-        let mut entropy =
-            Prg::from_entropy().map_err(|e| RunError::Input(format!("no entropy: {e}")))?;
+        let me = ch.party();
+        let mut entropy = ch.randomness.draw(me, ch.next_draw)?;
+        ch.next_draw += 1;
         let key = entropy.next_seed();
         let words = [
             u64::from_le_bytes(key[..8].try_into().expect("8 bytes")),

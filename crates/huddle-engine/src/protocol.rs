@@ -1,0 +1,416 @@
+//! The protocols this build runs, described once: name, party count rule,
+//! native fan-in, preprocessing, security model and what circuits they take.
+//! A run is requested as a [`RunRequest`], validated once (protocol, parties,
+//! options, circuit) and then used by `huddle local`, `huddle party`, the
+//! connection hello and the engine alike. Adding a protocol adds one
+//! variant and one row here, and its own module.
+
+use crate::garble::linear::LinearChoice;
+use crate::garble::{self, Variant};
+use crate::sharing::{self, Preprocess};
+use crate::ttp::RunError;
+use crate::RunOptions;
+use huddle_circuit::{Circuit, InputOwners};
+
+/// The most parties a run may have: far beyond what the protocols are used
+/// with, small enough that every per-party table stays small.
+pub const MAX_PARTIES: usize = 256;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Protocol {
+    Ttp,
+    Replicated,
+    Astra,
+    Trio,
+    Mfi3,
+    Bgw3,
+    Bgw2,
+    Bgw2Mal,
+}
+
+/// How many parties a protocol runs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartyRule {
+    Exactly(usize),
+    /// At least this many (the corruption threshold is 0 below it).
+    AtLeast(usize),
+}
+
+impl PartyRule {
+    pub fn admits(self, n: usize) -> bool {
+        match self {
+            PartyRule::Exactly(k) => n == k,
+            PartyRule::AtLeast(k) => n >= k,
+        }
+    }
+}
+
+/// What a protocol promises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Security {
+    /// The trusted third party: a baseline that sees every input.
+    None,
+    /// Private against corrupted parties that follow the protocol.
+    SemiHonest,
+    /// Malicious parties are caught; an honest party outputs the right
+    /// value or aborts, but some honest parties may output while others
+    /// abort (point-to-point delivery, no broadcast).
+    MaliciousSelectiveAbort,
+}
+
+impl Security {
+    pub fn label(self) -> &'static str {
+        match self {
+            Security::None => "none (baseline)",
+            Security::SemiHonest => "semi-honest",
+            Security::MaliciousSelectiveAbort => "malicious, selective abort",
+        }
+    }
+}
+
+/// Which engine runs a protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Party 0 evaluates in the clear.
+    Clear,
+    /// The secret-sharing engine (`sharing/`).
+    Sharing,
+    /// Multiparty garbling (`garble/`).
+    Garbling(Variant),
+}
+
+/// Everything the rest of huddle needs to know about a protocol.
+#[derive(Debug)]
+pub struct Descriptor {
+    pub protocol: Protocol,
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub parties: PartyRule,
+    /// Widest multiplication done in one round (wider gates become trees);
+    /// None where the protocol takes any fan-in (TTP, garbling).
+    pub max_fan_in: Option<usize>,
+    /// Whether it has input-independent preprocessing that `--preprocess
+    /// separate` can run before the inputs.
+    pub separate_preprocessing: bool,
+    /// Whether it has preprocessing at all (phases `offline`/`dependent`).
+    pub preprocessing: bool,
+    pub security: Security,
+    /// Whether it runs circuits over Z_2^k (else Boolean circuits only).
+    pub rings: bool,
+    pub family: Family,
+}
+
+const DESCRIPTORS: [Descriptor; 8] = [
+    Descriptor {
+        protocol: Protocol::Ttp,
+        name: "ttp",
+        summary: "trusted third party: party 0 evaluates in the clear (baseline, not secure)",
+        parties: PartyRule::AtLeast(1),
+        max_fan_in: None,
+        separate_preprocessing: false,
+        preprocessing: false,
+        security: Security::None,
+        rings: true,
+        family: Family::Clear,
+    },
+    Descriptor {
+        protocol: Protocol::Replicated,
+        name: "replicated",
+        summary: "Replicated 3PC (Araki et al.), 1 element per party per multiplication",
+        parties: PartyRule::Exactly(3),
+        max_fan_in: Some(2),
+        separate_preprocessing: false,
+        preprocessing: false,
+        security: Security::SemiHonest,
+        rings: true,
+        family: Family::Sharing,
+    },
+    Descriptor {
+        protocol: Protocol::Astra,
+        name: "astra",
+        summary: "ASTRA 3PC, 1 element offline and 2 online per multiplication",
+        parties: PartyRule::Exactly(3),
+        max_fan_in: Some(2),
+        separate_preprocessing: true,
+        preprocessing: true,
+        security: Security::SemiHonest,
+        rings: true,
+        family: Family::Sharing,
+    },
+    Descriptor {
+        protocol: Protocol::Trio,
+        name: "trio",
+        summary: "Trio 3PC (Harth-Kitzerow-Carle), 1 offline (P0->P2) and 2 online",
+        parties: PartyRule::Exactly(3),
+        max_fan_in: Some(2),
+        separate_preprocessing: true,
+        preprocessing: true,
+        security: Security::SemiHonest,
+        rings: true,
+        family: Family::Sharing,
+    },
+    Descriptor {
+        protocol: Protocol::Mfi3,
+        name: "mfi3",
+        summary: "MFI-3PC (Faraji-Kerschbaum), one-round multiplications of up to 8 inputs",
+        parties: PartyRule::Exactly(3),
+        max_fan_in: Some(sharing::mfi3::MAX_FAN_IN),
+        separate_preprocessing: false,
+        preprocessing: false,
+        security: Security::SemiHonest,
+        rings: true,
+        family: Family::Sharing,
+    },
+    Descriptor {
+        protocol: Protocol::Bgw3,
+        name: "bgw3",
+        summary: "multiparty garbling BGW3_opt (Ben-Efraim-Omri), t < n/2, 3 offline + 3 online rounds",
+        parties: PartyRule::AtLeast(3),
+        max_fan_in: None,
+        separate_preprocessing: false,
+        preprocessing: true,
+        security: Security::SemiHonest,
+        rings: false,
+        family: Family::Garbling(Variant::Bgw3),
+    },
+    Descriptor {
+        protocol: Protocol::Bgw2,
+        name: "bgw2",
+        summary: "multiparty garbling BGW2_opt (Ben-Efraim-Omri), t < n/3, 2 offline + 3 online rounds",
+        parties: PartyRule::AtLeast(4),
+        max_fan_in: None,
+        separate_preprocessing: false,
+        preprocessing: true,
+        security: Security::SemiHonest,
+        rings: false,
+        family: Family::Garbling(Variant::Bgw2),
+    },
+    Descriptor {
+        protocol: Protocol::Bgw2Mal,
+        name: "bgw2-mal",
+        summary: "multiparty garbling BGW2_opt^mal (Ben-Efraim-Omri), t < n/3, linear preprocessing (PRSS or trusted dealer), 1 offline + 4 online rounds",
+        parties: PartyRule::AtLeast(4),
+        max_fan_in: None,
+        separate_preprocessing: false,
+        preprocessing: true,
+        security: Security::MaliciousSelectiveAbort,
+        rings: false,
+        family: Family::Garbling(Variant::Bgw2Mal),
+    },
+];
+
+impl Protocol {
+    pub const ALL: [Protocol; 8] = [
+        Protocol::Ttp,
+        Protocol::Replicated,
+        Protocol::Astra,
+        Protocol::Trio,
+        Protocol::Mfi3,
+        Protocol::Bgw3,
+        Protocol::Bgw2,
+        Protocol::Bgw2Mal,
+    ];
+
+    pub fn descriptor(self) -> &'static Descriptor {
+        // The table lists the protocols in `ALL` order (tested).
+        &DESCRIPTORS[self as usize]
+    }
+
+    pub fn name(self) -> &'static str {
+        self.descriptor().name
+    }
+
+    /// The garbling variant, for the garbling protocols.
+    pub fn garbling(self) -> Option<Variant> {
+        match self.descriptor().family {
+            Family::Garbling(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Protocol, RunError> {
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+                RunError::Input(format!(
+                    "unknown protocol `{name}` (this build runs: {})",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = RunError;
+    fn from_str(s: &str) -> Result<Protocol, RunError> {
+        Protocol::parse(s)
+    }
+}
+
+/// A run that has been checked: the protocol exists for this many parties,
+/// and every option means something for it and is within range. Built once
+/// and used by `local`, `party`, the hello and the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunRequest {
+    protocol: Protocol,
+    parties: usize,
+    options: RunOptions,
+}
+
+impl RunRequest {
+    pub fn new(
+        protocol: Protocol,
+        parties: usize,
+        options: RunOptions,
+    ) -> Result<RunRequest, RunError> {
+        let d = protocol.descriptor();
+        let name = d.name;
+        let err = |m: String| Err(RunError::Input(m));
+        if parties > MAX_PARTIES {
+            return err(format!(
+                "{parties} parties: huddle runs at most {MAX_PARTIES}"
+            ));
+        }
+        match d.parties {
+            PartyRule::Exactly(k) if parties != k => {
+                return err(format!(
+                    "{name} is a {k}-party protocol, but the run has {parties} parties"
+                ))
+            }
+            _ => {}
+        }
+        if let Some(variant) = protocol.garbling() {
+            variant.check_parties(parties)?;
+            crate::check_garbling_reveal_to(variant, options.reveal_to)?;
+            if variant.is_malicious() {
+                if !options.garble.reduced_complexity {
+                    return err("bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`".into());
+                }
+                let choice = options.linear.resolve(parties, variant.threshold(parties));
+                garble::linear::check_choice(choice, parties, variant.threshold(parties))?;
+            }
+        }
+        if !d.parties.admits(parties) {
+            return err(format!("{name} cannot run with {parties} parties"));
+        }
+        if options.preprocess == Preprocess::Separate && !d.separate_preprocessing {
+            return err(format!(
+                "{name} has no separate preprocessing phase; --preprocess separate applies to astra and trio"
+            ));
+        }
+        crate::check_reveal_to(options.reveal_to, parties)?;
+        if options.threads == 0 {
+            return err("--threads must be at least 1".into());
+        }
+        Ok(RunRequest {
+            protocol,
+            parties,
+            options,
+        })
+    }
+
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    pub fn parties(&self) -> usize {
+        self.parties
+    }
+
+    pub fn options(&self) -> RunOptions {
+        self.options
+    }
+
+    /// Whether this protocol can run `circuit` with these parties: inputs
+    /// owned by parties of the run, Boolean circuits for garbling, and for
+    /// the secret-sharing engine the compiled program.
+    pub fn check_circuit(&self, circuit: &Circuit) -> Result<(), RunError> {
+        let d = self.protocol.descriptor();
+        if let InputOwners::Explicit(owners) = circuit.owners() {
+            if let Some((value, &owner)) =
+                owners.iter().enumerate().find(|(_, &o)| o >= self.parties)
+            {
+                return Err(RunError::Input(format!(
+                    "input value {value} belongs to party {owner}, but the run has parties 0..{}",
+                    self.parties - 1
+                )));
+            }
+        }
+        if !d.rings && !circuit.is_boolean() {
+            return Err(RunError::Input(format!(
+                "{} garbles Boolean circuits only; this circuit has ring wires",
+                d.name
+            )));
+        }
+        if let Some(fan_in) = d.max_fan_in {
+            sharing::program::Program::compile(circuit, fan_in, d.name)?;
+        }
+        Ok(())
+    }
+
+    /// Where bgw2-mal's linear preprocessing comes from, `Auto` resolved
+    /// (None for the other protocols).
+    pub fn linear_preprocessing(&self) -> Option<LinearChoice> {
+        self.protocol
+            .garbling()
+            .filter(|v| v.is_malicious())
+            .map(|v| {
+                self.options
+                    .linear
+                    .resolve(self.parties, v.threshold(self.parties))
+            })
+    }
+
+    /// The protocol string parties compare in their hello: the protocol and
+    /// every option that changes what goes over the wire.
+    pub fn session_protocol(&self) -> String {
+        let (name, options) = (self.protocol.name(), self.options);
+        let to = options.reveal_to.map_or("all".into(), |p| p.to_string());
+        match self.protocol.descriptor().family {
+            Family::Clear => format!("{name} reveal-to={to}"),
+            Family::Garbling(_) => format!(
+                "{name} reveal-to={to} {:?} linear={:?}",
+                options.garble, options.linear
+            ),
+            Family::Sharing => format!(
+                "{name} preprocess={:?} threads={} share-memory={} reveal-to={to}",
+                options.preprocess, options.threads, options.share_memory
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_in_enum_order_and_names_parse_back() {
+        for p in Protocol::ALL {
+            assert_eq!(p.descriptor().protocol, p);
+            assert_eq!(Protocol::parse(p.name()).expect("parses"), p);
+        }
+        assert!(Protocol::parse("quad").is_err());
+    }
+
+    #[test]
+    fn requests_without_security_or_out_of_range_are_refused() {
+        let o = RunOptions::default();
+        assert!(RunRequest::new(Protocol::Bgw2, 3, o).is_err());
+        assert!(RunRequest::new(Protocol::Bgw2, 4, o).is_ok());
+        assert!(RunRequest::new(Protocol::Bgw3, 2, o).is_err());
+        assert!(RunRequest::new(Protocol::Trio, 4, o).is_err());
+        assert!(RunRequest::new(Protocol::Ttp, MAX_PARTIES + 1, o).is_err());
+        assert!(RunRequest::new(Protocol::Ttp, 0, o).is_err());
+        let zero_threads = RunOptions { threads: 0, ..o };
+        assert!(RunRequest::new(Protocol::Trio, 3, zero_threads).is_err());
+    }
+}

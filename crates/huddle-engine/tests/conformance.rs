@@ -1,0 +1,229 @@
+//! The conformance suite: every protocol huddle runs (`Protocol::ALL`: the
+//! trusted third party, the secret-sharing protocols and multiparty
+//! garbling), with every preprocessing schedule it has and at the party
+//! counts worth testing, on every circuit of the public collection (its
+//! known-answer vector as instance 0, random inputs for the rest), on random
+//! Boolean circuits with constants, inverters and multi-fan-in gates, and on
+//! random arithmetic circuits over every ring where the protocol runs rings.
+//! Every party's output must equal the plaintext evaluator's.
+//!
+//! A new protocol joins by its row in the protocol table; nothing here names
+//! a protocol.
+
+use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
+use huddle_circuit::{corpus, hex, read_circuit_file, BitMatrix, Circuit, Format, PlainEvaluator};
+use huddle_core::{Prg, RingWidth};
+use huddle_engine::protocol::{Family, PartyRule, Protocol};
+use huddle_engine::{Preprocess, RunOptions};
+use huddle_net::{memory_networks, NetProfile};
+use std::time::Duration;
+
+/// One way to run a protocol.
+#[derive(Clone, Copy, Debug)]
+struct Setting {
+    protocol: Protocol,
+    parties: usize,
+    preprocess: Preprocess,
+}
+
+impl Setting {
+    fn garbling(&self) -> bool {
+        matches!(self.protocol.descriptor().family, Family::Garbling(_))
+    }
+
+    /// Instances per run: bitsliced engines get a batch that is not a
+    /// multiple of 64 (partial words); garbling, whose cost is per instance,
+    /// fewer, and one for large circuits among many parties.
+    fn instances(&self, and_gates: usize) -> usize {
+        match (self.garbling(), and_gates > 5000, self.parties > 5) {
+            (false, ..) => 1037,
+            (true, false, _) => 20,
+            (true, true, false) => 2,
+            (true, true, true) => 1,
+        }
+    }
+}
+
+/// Every protocol, at its fixed party count or, where it takes any, at the
+/// smallest count with security and a few above; with each preprocessing
+/// schedule it has.
+fn settings() -> Vec<Setting> {
+    let mut out = Vec::new();
+    for protocol in Protocol::ALL {
+        let d = protocol.descriptor();
+        let counts = match d.parties {
+            PartyRule::Exactly(k) => vec![k],
+            // The TTP is a baseline: any count of two or more.
+            PartyRule::AtLeast(_) if d.family == Family::Clear => vec![2, 3, 5],
+            PartyRule::AtLeast(k) => vec![k, k + 1, 7],
+        };
+        let mut schedules = vec![Preprocess::Interleaved];
+        if d.separate_preprocessing {
+            schedules.push(Preprocess::Separate);
+        }
+        for &parties in &counts {
+            for &preprocess in &schedules {
+                out.push(Setting {
+                    protocol,
+                    parties,
+                    preprocess,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Runs `circuit` under `setting` and asserts that every party's outputs
+/// equal `want`.
+fn assert_conforms(setting: Setting, name: &str, circuit: &Circuit, inputs: &[BitMatrix]) {
+    let want = PlainEvaluator::new(circuit)
+        .evaluate(inputs)
+        .expect("plaintext");
+    let options = RunOptions {
+        preprocess: setting.preprocess,
+        ..RunOptions::default()
+    };
+    let request = huddle_engine::check_request(setting.protocol, setting.parties, circuit, options)
+        .unwrap_or_else(|e| panic!("{setting:?} refuses {name}: {e}"));
+    let nets = memory_networks(
+        setting.parties,
+        &NetProfile::lan(),
+        Duration::from_secs(120),
+    );
+    let results = huddle_engine::run_local(&request, nets, circuit, inputs)
+        .unwrap_or_else(|e| panic!("{setting:?} on {name}: {e}"));
+    assert_eq!(results.len(), setting.parties);
+    for (p, r) in results.iter().enumerate() {
+        assert!(
+            r.outputs == want,
+            "{setting:?} on {name}: party {p} differs from the plaintext evaluator"
+        );
+    }
+}
+
+#[test]
+fn every_protocol_on_every_public_circuit_with_its_known_answers() {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Some(dir) = corpus::locate_or_skip(here) else {
+        return;
+    };
+    let corpus = corpus::load(&dir).expect("vectors.json");
+    assert!(!corpus.is_empty(), "the collection has no circuits");
+    let mut prg = Prg::from_seed([11; 16]);
+    for (path, entry) in &corpus {
+        let c = read_circuit_file(path, Format::Auto).expect("corpus circuit");
+        let vector = &entry.vectors[0];
+        for setting in settings() {
+            let mut inputs = random_inputs(&c, &mut prg, setting.instances(entry.and_count));
+            for (i, h) in vector.inputs.iter().enumerate() {
+                let words = hex::decode(h, c.input_bits(i)).expect("vector input");
+                inputs[i].row_mut(0).copy_from_slice(&words);
+            }
+            assert_conforms(setting, &entry.file, &c, &inputs);
+            // The plaintext evaluator is the oracle; the vector checks it.
+            let out = PlainEvaluator::new(&c)
+                .evaluate(&inputs)
+                .expect("plaintext");
+            for (o, want) in out.iter().zip(&vector.outputs) {
+                assert_eq!(&hex::encode(o.row(0), o.cols()), want, "{}", entry.file);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_protocol_on_random_boolean_circuits_with_wide_gates() {
+    let mut prg = Prg::from_seed([12; 16]);
+    for round in 0..6usize {
+        let mut cprg = Prg::from_seed([round as u8; 16]);
+        let c = random_circuit(
+            &RandomCircuitSpec::boolean(&[17, 64, 9], 250, 2 + (3 * round) % 15),
+            &mut cprg,
+        );
+        for setting in settings() {
+            let instances = setting.instances(0) + round;
+            let inputs = random_inputs(&c, &mut prg, instances);
+            assert_conforms(setting, &format!("random circuit {round}"), &c, &inputs);
+        }
+    }
+}
+
+#[test]
+fn every_ring_protocol_on_random_arithmetic_circuits_over_every_ring() {
+    let mut prg = Prg::from_seed([15; 16]);
+    let ring_settings: Vec<Setting> = settings()
+        .into_iter()
+        .filter(|s| s.protocol.descriptor().rings)
+        .collect();
+    assert!(ring_settings.len() >= 4, "no protocols run rings");
+    for (round, ring) in RingWidth::ALL.into_iter().enumerate() {
+        let c = random_circuit(
+            &RandomCircuitSpec::arithmetic(ring, &[3, 5, 2], 250, 2 + 3 * round),
+            &mut prg,
+        );
+        for &setting in &ring_settings {
+            let inputs = random_inputs(&c, &mut prg, 1000 + round);
+            assert_conforms(setting, &format!("random circuit over {ring}"), &c, &inputs);
+        }
+    }
+}
+
+/// Protocols that do not run rings refuse ring circuits before any
+/// communication, naming the reason.
+#[test]
+fn boolean_only_protocols_refuse_ring_circuits() {
+    let mut prg = Prg::from_seed([16; 16]);
+    let c = random_circuit(
+        &RandomCircuitSpec::arithmetic(RingWidth::ALL[0], &[3, 5, 2], 50, 3),
+        &mut prg,
+    );
+    for setting in settings() {
+        let refused = huddle_engine::check_request(
+            setting.protocol,
+            setting.parties,
+            &c,
+            RunOptions::default(),
+        );
+        assert_eq!(
+            refused.is_err(),
+            !setting.protocol.descriptor().rings,
+            "{setting:?}"
+        );
+    }
+}
+
+/// With seeded randomness, randomness replays exactly: the trusted
+/// dealer's files (its secret key and the deal id are drawn) are equal for
+/// one seed and differ for another, and with the OS they differ every time.
+#[test]
+fn seeded_randomness_replays_and_the_os_never_does() {
+    use huddle_engine::garble::linear::LinearChoice;
+    use huddle_engine::Randomness;
+    let c = huddle_circuit::gen::cmp_gt(8, 2);
+    let deal = |randomness: Randomness| {
+        let options = RunOptions {
+            linear: LinearChoice::TrustedDealer,
+            randomness,
+            ..RunOptions::default()
+        };
+        huddle_engine::garble::deal(&c, 4, 2, options).expect("deal")
+    };
+    let a = deal(Randomness::Seeded([1; 16]));
+    assert_eq!(a, deal(Randomness::Seeded([1; 16])));
+    assert_ne!(a, deal(Randomness::Seeded([2; 16])));
+    assert_ne!(deal(Randomness::Os), deal(Randomness::Os));
+    // Every party's seeded draws differ from every other's.
+    let draws: Vec<[u8; 16]> = (0..4)
+        .flat_map(|p| (0..3).map(move |d| (p, d)))
+        .map(|(p, d)| {
+            Randomness::Seeded([7; 16])
+                .draw(p, d)
+                .expect("draw")
+                .next_seed()
+        })
+        .collect();
+    for (i, x) in draws.iter().enumerate() {
+        assert!(draws[i + 1..].iter().all(|y| y != x), "draw {i} repeats");
+    }
+}
