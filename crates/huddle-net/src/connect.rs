@@ -567,7 +567,7 @@ fn check_hello(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String
     Ok(())
 }
 
-fn stream_parts(
+pub(crate) fn stream_parts(
     peer: PartyId,
     parties: usize,
     s: TcpStream,

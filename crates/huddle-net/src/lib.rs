@@ -45,6 +45,30 @@ pub mod fuzzing {
         }
         frames
     }
+
+    /// Party 0 of a two-party run whose link to party 1 is `stream`, as
+    /// after a successful handshake: a live party whose peer's bytes are
+    /// whatever the fuzzer writes to the other end.
+    pub fn party_zero_over(
+        stream: std::net::TcpStream,
+        timeout: std::time::Duration,
+    ) -> std::io::Result<crate::Network> {
+        let alarm = std::sync::Arc::new(crate::network::Alarm::default());
+        let link = crate::connect::stream_parts(
+            1,
+            2,
+            stream,
+            crate::LinkLimits::default(),
+            alarm.clone(),
+        )?;
+        Ok(crate::Network::from_links(
+            0,
+            vec![None, Some(link)],
+            &crate::NetProfile::lan(),
+            timeout,
+            alarm,
+        ))
+    }
 }
 
 pub use accounting::{Accounting, LinkStats, Phase};

@@ -396,6 +396,9 @@ impl Network {
             }
             None => Err(NetError::Disconnected { peer: to }),
         };
+        // A peer that is gone because another party failed first: report
+        // that root cause, as receives do.
+        let delivered = delivered.map_err(|e| self.alarm.get().unwrap_or(e));
         self.abort_on_error(delivered)?;
         self.accounting.record(phase, me, to, bytes, new_round);
         self.accounting.record_depth(phase, stamp);
@@ -444,6 +447,14 @@ impl Network {
             l.sending = false;
         }
         let alarm = self.alarm.clone();
+        // A failure older than the grace ends the run even while this peer
+        // keeps sending (two live parties in a steady exchange would
+        // otherwise never look at the alarm).
+        if let Some((e, age)) = alarm.get_with_age() {
+            if age >= ALARM_GRACE {
+                return Err(e);
+            }
+        }
         let link = self.link(from)?;
         let start = Instant::now();
         let delivery = loop {
@@ -455,7 +466,7 @@ impl Network {
                 // that aborts because another one crashed names the crashed one here.
                 Ok(Err(e)) => return Err(alarm.get().unwrap_or(e)),
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(NetError::Disconnected { peer: from })
+                    return Err(alarm.get().unwrap_or(NetError::Disconnected { peer: from }))
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     // This peer's own failure ends the wait at once; another

@@ -211,6 +211,54 @@ fn a_party_that_leaves_is_named_at_once() {
     }
 }
 
+/// A crashed party stops the others even when two of them are in a steady
+/// exchange that never waits on it: after the grace, every wait ends with
+/// an error naming the crashed party (not a timeout; the loop below would
+/// take minutes to finish on its own).
+#[test]
+fn a_crash_stops_parties_that_never_wait_on_the_crashed_one() {
+    for kind in TRANSPORTS {
+        let rounds = 20_000_000usize;
+        let results = run(
+            networks(kind, 3, NetProfile::lan(), Duration::from_secs(120)),
+            |mut net| {
+                let me = net.party();
+                if me == 2 {
+                    // Crash: the endpoint is dropped while the thread panics.
+                    let crashed =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                            let _net = net;
+                            panic!("party 2 crashes on purpose");
+                        }));
+                    assert!(crashed.is_err());
+                    return None;
+                }
+                let peer = 1 - me;
+                for r in 0..rounds {
+                    let step = if me == 0 {
+                        net.send(peer, vec![r as u8])
+                            .and_then(|_| net.recv(peer, 1).map(drop))
+                    } else {
+                        net.recv(peer, 1).and_then(|m| net.send(peer, m))
+                    };
+                    if let Err(e) = step {
+                        return Some((r, e));
+                    }
+                }
+                None
+            },
+        );
+        for (p, r) in results.iter().enumerate().take(2) {
+            let (r, e) = r
+                .clone()
+                .unwrap_or_else(|| panic!("{kind}: party {p} never stopped"));
+            assert!(r < rounds, "{kind}");
+            assert_eq!(e.culprit(), Some(2), "{kind}: party {p}: {e}");
+            assert!(!matches!(e, NetError::Timeout { .. }), "{kind}: {e}");
+        }
+    }
+}
+
 #[test]
 fn a_silent_party_is_named_after_the_timeout() {
     for kind in TRANSPORTS {
