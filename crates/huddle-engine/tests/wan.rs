@@ -12,27 +12,8 @@ use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
 
-/// A local run of the protocol named `protocol`, requested as the CLI does.
-fn local(
-    protocol: &str,
-    nets: Vec<huddle_net::Network>,
-    circuit: &huddle_circuit::Circuit,
-    inputs: &[huddle_circuit::BitMatrix],
-    options: huddle_engine::RunOptions,
-) -> Result<Vec<huddle_engine::PartyResult>, String> {
-    let request = request(protocol, nets.len(), circuit, options).map_err(|e| e.to_string())?;
-    huddle_engine::run_local(&request, nets, circuit, inputs).map_err(|e| e.to_string())
-}
-
-/// The checked request for the protocol named `protocol`.
-fn request(
-    protocol: &str,
-    parties: usize,
-    circuit: &huddle_circuit::Circuit,
-    options: huddle_engine::RunOptions,
-) -> Result<huddle_engine::RunRequest, huddle_engine::ttp::RunError> {
-    huddle_engine::check_request(protocol.parse()?, parties, circuit, options)
-}
+mod common;
+use common::local;
 
 /// A chain of d ANDs over 64 parallel lanes: z = x & y_0 & ... & y_{d-1}.
 fn chain(d: u32) -> Circuit {
