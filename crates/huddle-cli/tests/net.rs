@@ -45,6 +45,19 @@ fn check(config: &Path, id: usize, extra: &[&str]) -> Command {
     c
 }
 
+/// `huddle net check` for parties 0..n of `config`, output captured.
+fn spawn_checks(config: &Path, n: usize, extra: &[&str]) -> Vec<Child> {
+    (0..n)
+        .map(|i| {
+            check(config, i, extra)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect()
+}
+
 fn finish(children: Vec<Child>) -> Vec<Output> {
     children
         .into_iter()
@@ -58,17 +71,7 @@ fn three_processes_check_their_links_over_tls() {
     certs(&dir, 3, None);
     let cfg = dir.join("parties.toml");
     let outputs = with_os_ports(&cfg, || {
-        finish(
-            (0..3)
-                .map(|i| {
-                    check(&cfg, i, &["--bytes", "1000000"])
-                        .stdout(Stdio::piped())
-                        .stderr(Stdio::piped())
-                        .spawn()
-                        .expect("spawn")
-                })
-                .collect(),
-        )
+        finish(spawn_checks(&cfg, 3, &["--bytes", "1000000"]))
     });
     for (i, o) in outputs.iter().enumerate() {
         let out = String::from_utf8_lossy(&o.stdout);
@@ -106,17 +109,7 @@ fn without_a_ca_every_party_certificate_is_pinned() {
     assert!(!text.contains("ca.pem"));
     std::fs::write(&cfg, text).expect("write");
     let outputs = with_os_ports(&cfg, || {
-        finish(
-            (0..2)
-                .map(|i| {
-                    check(&cfg, i, &["--bytes", "100000"])
-                        .stdout(Stdio::piped())
-                        .stderr(Stdio::piped())
-                        .spawn()
-                        .expect("spawn")
-                })
-                .collect(),
-        )
+        finish(spawn_checks(&cfg, 2, &["--bytes", "100000"]))
     });
     for (i, o) in outputs.iter().enumerate() {
         assert!(
@@ -173,15 +166,7 @@ fn killing_a_party_mid_run_stops_the_others_with_its_name() {
     let cfg = dir.join("parties.toml");
     assign_os_ports(&cfg);
     // Many round trips keep the run going long enough to kill party 2 in the middle.
-    let mut children: Vec<Child> = (0..3)
-        .map(|i| {
-            check(&cfg, i, &["--rounds", "1000000"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn")
-        })
-        .collect();
+    let mut children = spawn_checks(&cfg, 3, &["--rounds", "1000000"]);
     let mut first_line = String::new();
     let stdout = children[2].stdout.take().expect("stdout");
     BufReader::new(stdout)
@@ -297,6 +282,8 @@ fn parties_on_separate_hosts_exchange_through_shaped_links() {
         }
     };
     let dir = temp_dir("netns");
+    // A fixed port is safe here: each party listens inside its own network
+    // namespace, which nothing else on the machine can bind in.
     certs(&dir, 3, Some(7000));
     let cfg = dir.join("parties.toml");
     let text = std::fs::read_to_string(&cfg).expect("read");

@@ -157,26 +157,6 @@ pub fn check_request(
     Ok(request)
 }
 
-/// Who may learn a garbling run's outputs: in the semi-honest variants the
-/// evaluator alone (`--reveal-to 0`) or every party; the malicious variant's
-/// key contributors decode the outputs to confirm them, so it cannot keep
-/// them from those parties and refuses `--reveal-to`.
-pub(crate) fn check_garbling_reveal_to(
-    variant: garble::Variant,
-    to: Option<usize>,
-) -> Result<(), ttp::RunError> {
-    match to {
-        None => Ok(()),
-        Some(_) if variant.is_malicious() => Err(ttp::RunError::Input(
-            "bgw2-mal cannot reveal to one party only: its key contributors decode the outputs to confirm them (drop --reveal-to)".into(),
-        )),
-        Some(0) => Ok(()),
-        Some(to) => Err(ttp::RunError::Input(format!(
-            "in BMR the evaluator (party 0) learns the outputs; --reveal-to {to} is not supported (only 0, or every party)"
-        ))),
-    }
-}
-
 /// Refuses outputs for a party that is not in the run.
 pub(crate) fn check_reveal_to(to: Option<usize>, parties: usize) -> Result<(), ttp::RunError> {
     match to.filter(|&t| t >= parties) {
@@ -217,7 +197,7 @@ pub fn run_party(
             net.parties()
         )));
     }
-    request.check_circuit(circuit)?;
+    request.check_owners_and_domain(circuit)?;
     let me = net.party();
     let options = request.options();
     let pre = options.preprocess;

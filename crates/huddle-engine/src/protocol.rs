@@ -6,7 +6,7 @@
 //! variant and one row here, and its own module.
 
 use crate::garble::linear::LinearChoice;
-use crate::garble::{self, Variant};
+use crate::garble::Variant;
 use crate::sharing::{self, Preprocess};
 use crate::ttp::RunError;
 use crate::RunOptions;
@@ -34,15 +34,6 @@ pub enum PartyRule {
     Exactly(usize),
     /// At least this many (the corruption threshold is 0 below it).
     AtLeast(usize),
-}
-
-impl PartyRule {
-    pub fn admits(self, n: usize) -> bool {
-        match self {
-            PartyRule::Exactly(k) => n == k,
-            PartyRule::AtLeast(k) => n >= k,
-        }
-    }
 }
 
 /// What a protocol promises.
@@ -279,27 +270,20 @@ impl RunRequest {
                 "{parties} parties: huddle runs at most {MAX_PARTIES}"
             ));
         }
+        if let Some(variant) = protocol.garbling() {
+            // Names the smallest secure count, so before the generic rule.
+            variant.check_run(parties, &options)?;
+        }
         match d.parties {
             PartyRule::Exactly(k) if parties != k => {
                 return err(format!(
                     "{name} is a {k}-party protocol, but the run has {parties} parties"
                 ))
             }
-            _ => {}
-        }
-        if let Some(variant) = protocol.garbling() {
-            variant.check_parties(parties)?;
-            crate::check_garbling_reveal_to(variant, options.reveal_to)?;
-            if variant.is_malicious() {
-                if !options.garble.reduced_complexity {
-                    return err("bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`".into());
-                }
-                let choice = options.linear.resolve(parties, variant.threshold(parties));
-                garble::linear::check_choice(choice, parties, variant.threshold(parties))?;
+            PartyRule::AtLeast(k) if parties < k => {
+                return err(format!("{name} needs at least {k} parties, not {parties}"))
             }
-        }
-        if !d.parties.admits(parties) {
-            return err(format!("{name} cannot run with {parties} parties"));
+            _ => {}
         }
         if options.preprocess == Preprocess::Separate && !d.separate_preprocessing {
             return err(format!(
@@ -333,6 +317,17 @@ impl RunRequest {
     /// owned by parties of the run, Boolean circuits for garbling, and for
     /// the secret-sharing engine the compiled program.
     pub fn check_circuit(&self, circuit: &Circuit) -> Result<(), RunError> {
+        self.check_owners_and_domain(circuit)?;
+        let d = self.protocol.descriptor();
+        if let Some(fan_in) = d.max_fan_in {
+            sharing::program::Program::compile(circuit, fan_in, d.name)?;
+        }
+        Ok(())
+    }
+
+    /// [`check_circuit`](Self::check_circuit) without compiling: for the
+    /// engine's entry, whose protocols compile (and refuse) on their own.
+    pub(crate) fn check_owners_and_domain(&self, circuit: &Circuit) -> Result<(), RunError> {
         let d = self.protocol.descriptor();
         if let InputOwners::Explicit(owners) = circuit.owners() {
             if let Some((value, &owner)) =
@@ -349,9 +344,6 @@ impl RunRequest {
                 "{} garbles Boolean circuits only; this circuit has ring wires",
                 d.name
             )));
-        }
-        if let Some(fan_in) = d.max_fan_in {
-            sharing::program::Program::compile(circuit, fan_in, d.name)?;
         }
         Ok(())
     }

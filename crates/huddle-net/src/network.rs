@@ -162,20 +162,29 @@ struct Link {
 /// not taken yet. Above the budget the reader stops reading the socket, so
 /// TCP's flow control holds the sender back: a peer cannot make a party
 /// buffer more than the budget plus one message, however much it sends.
-#[derive(Default)]
 pub(crate) struct InboxBudget {
+    budget: usize,
     queued: Mutex<usize>,
     changed: Condvar,
     closed: AtomicBool,
 }
 
 impl InboxBudget {
-    /// Waits until fewer than `budget` bytes are queued; false once the link closes.
-    fn wait_for_room(&self, budget: usize) -> bool {
+    fn new(budget: usize) -> InboxBudget {
+        InboxBudget {
+            budget,
+            queued: Mutex::new(0),
+            changed: Condvar::new(),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Waits until fewer than the budget's bytes are queued; false once the link closes.
+    fn wait_for_room(&self) -> bool {
         let Ok(mut queued) = self.queued.lock() else {
             return false;
         };
-        while *queued >= budget && !self.closed.load(Ordering::Acquire) {
+        while *queued >= self.budget && !self.closed.load(Ordering::Acquire) {
             queued = match self.changed.wait(queued) {
                 Ok(q) => q,
                 Err(_) => return false,
@@ -191,10 +200,16 @@ impl InboxBudget {
     }
 
     fn take(&self, bytes: usize) {
-        if let Ok(mut q) = self.queued.lock() {
-            *q = q.saturating_sub(bytes);
+        let Ok(mut q) = self.queued.lock() else {
+            return;
+        };
+        let was_full = *q >= self.budget;
+        *q = q.saturating_sub(bytes);
+        // The reader waits only while the inbox is full: wake it (a system
+        // call) only when this receive made room, not on every message.
+        if was_full && *q < self.budget {
+            self.changed.notify_all();
         }
-        self.changed.notify_all();
     }
 
     fn close(&self) {
@@ -647,7 +662,7 @@ pub(crate) fn stream_link(
         })?;
     let (deliver, inbox) = mpsc::channel::<Inbound>();
     let close_on_error = shutdown.clone();
-    let budget = Arc::new(InboxBudget::default());
+    let budget = Arc::new(InboxBudget::new(limits.inbox_bytes));
     let max_message = Arc::new(AtomicUsize::new(limits.max_message));
     let (queued, max) = (budget.clone(), max_message.clone());
     let reader = std::thread::Builder::new()
@@ -655,7 +670,7 @@ pub(crate) fn stream_link(
         .spawn(move || {
             let mut r = BufReader::with_capacity(limits.buffer_bytes, reader);
             loop {
-                if !queued.wait_for_room(limits.inbox_bytes) {
+                if !queued.wait_for_room() {
                     break; // the endpoint is closing
                 }
                 let max_message = max.load(Ordering::Relaxed);

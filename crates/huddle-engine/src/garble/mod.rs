@@ -104,6 +104,36 @@ impl Variant {
         Ok(())
     }
 
+    /// Everything about a garbling run that is refused before it starts:
+    /// the party count, `--reveal-to` (the semi-honest variants: the
+    /// evaluator alone or everyone; the malicious variant's key contributors
+    /// decode the outputs to confirm them, so it cannot keep them from
+    /// those parties), and the malicious variant's optimizations and linear
+    /// preprocessing. The request checks it, and so does a direct call.
+    pub fn check_run(self, n: usize, options: &crate::RunOptions) -> Result<(), RunError> {
+        self.check_parties(n)?;
+        match (options.reveal_to, self.is_malicious()) {
+            (None, _) | (Some(EVALUATOR), false) => {}
+            (Some(_), true) => return Err(RunError::Input(
+                "bgw2-mal cannot reveal to one party only: its key contributors decode the outputs to confirm them (drop --reveal-to)".into(),
+            )),
+            (Some(to), false) => return Err(RunError::Input(format!(
+                "in BMR the evaluator (party 0) learns the outputs; --reveal-to {to} is not supported (only 0, or every party)"
+            ))),
+        }
+        if self.is_malicious() {
+            if !options.garble.reduced_complexity {
+                return Err(RunError::Input(
+                    "bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`"
+                        .into(),
+                ));
+            }
+            let t = self.threshold(n);
+            linear::check_choice(options.linear.resolve(n, t), n, t)?;
+        }
+        Ok(())
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Variant::Bgw3 => "bgw3",
@@ -552,20 +582,11 @@ pub fn run_with_supply<T: Transport>(
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, n) = (net.party(), net.parties());
     let malicious = variant.is_malicious();
-    if malicious && !options.garble.reduced_complexity {
-        return Err(RunError::Input(
-            "bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`".into(),
-        ));
-    }
-    variant.check_parties(n)?;
-    crate::check_garbling_reveal_to(variant, options.reveal_to)?;
+    variant.check_run(n, &options)?;
     crate::ttp::check_own_inputs(me, n, circuit, instances, own_inputs)?;
     let plan = Plan::new(circuit, n, malicious)?;
     let t = variant.threshold(n);
     let linear_choice = options.linear.resolve(n, t);
-    if malicious {
-        linear::check_choice(linear_choice, n, t)?;
-    }
     let run = Run {
         plan: &plan,
         variant,

@@ -96,12 +96,19 @@ pub struct Channel<'a> {
 const SPARE: usize = 16;
 
 impl<'a> Channel<'a> {
-    pub fn new(net: &'a mut dyn Transport, word_bytes: usize) -> Self {
+    /// A channel whose fresh keys come from `randomness`, numbered from
+    /// `first_draw` (channels of one party take disjoint ranges).
+    pub fn new(
+        net: &'a mut dyn Transport,
+        word_bytes: usize,
+        randomness: crate::Randomness,
+        first_draw: u64,
+    ) -> Self {
         Channel {
             net,
             word_bytes,
-            randomness: crate::Randomness::Os,
-            next_draw: crate::draws::SHARING_KEYS,
+            randomness,
+            next_draw: first_draw,
             spare_words: Vec::new(),
             spare_bytes: Vec::new(),
         }
@@ -606,10 +613,8 @@ impl Lane<'_> {
         lane: usize,
         ranges: &[std::ops::Range<usize>],
     ) -> Result<Vec<(std::ops::Range<usize>, Option<Vec<u64>>)>, RunError> {
-        let mut ch = Channel::new(net, self.word_bytes);
-        // Lanes draw from disjoint ranges.
-        ch.randomness = self.randomness;
-        ch.next_draw = crate::draws::SHARING_KEYS + ((lane as u64) << 16);
+        let first_draw = crate::draws::SHARING_KEYS + ((lane as u64) << 16);
+        let mut ch = Channel::new(net, self.word_bytes, self.randomness, first_draw);
         ch.set_phase(Phase::Setup);
         protocol.setup(&mut ch)?;
         let mut out = Vec::with_capacity(ranges.len());
