@@ -1,21 +1,21 @@
 //! The bitsliced plaintext evaluator: huddle's trusted third party, the
 //! oracle of every protocol test and the baseline of every benchmark.
 //!
-//! A circuit is compiled once into a [`Program`] over *slots*: dead gates are
-//! dropped, MAND is lowered to 2-input ANDs, and wires share slots once their
-//! last reader has run, so even SHA-256's working set stays in cache. The
+//! A circuit's [`Schedule`] (dead gates dropped, MAND lowered to 2-input
+//! ANDs, wires sharing slots once their last reader has run, so even
+//! SHA-256's working set stays in cache) becomes a [`Program`] of kernel
+//! instructions once. The
 //! program then runs over chunks of 64·W instances: a bit slot holds W words
 //! (bit i of word b is instance 64b + i), a ring slot holds 64·W elements.
 //! Every operation is a straight loop over a slot that the compiler
 //! vectorizes; on x86-64 a second copy of the kernel compiled for AVX2 is
 //! selected at run time, so one binary is fast everywhere.
 
-use crate::model::{Circuit, Domain, Op, WireId};
+use crate::model::{Circuit, Domain, Op};
+use crate::schedule::{Schedule, ScheduleOptions};
 use huddle_core::arena::{binary, fill, fold, unary};
 use huddle_core::bits::transpose_64x64;
 use huddle_core::{BitMatrix, RingWidth};
-
-const NO_SLOT: u32 = u32::MAX;
 
 /// One compiled operation. Slot numbers index the bit or ring arena as the
 /// operation's domain says; `first`/`len` index [`Program::args`].
@@ -115,194 +115,100 @@ pub struct Program {
     bit_slots: usize,
     ring_slots: usize,
     ring: Option<RingWidth>,
-    /// Per input value: domain, bits per wire, and the slot of each wire (NO_SLOT if unused).
+    /// Per input value: its domain and the slot of each wire.
     inputs: Vec<(Domain, Vec<u32>)>,
     outputs: Vec<(Domain, Vec<u32>)>,
 }
 
-/// Free-slot stacks, one per domain.
-struct SlotPool {
-    free: [Vec<u32>; 2],
-    count: [usize; 2],
-}
-
-impl SlotPool {
-    fn take(&mut self, d: Domain) -> u32 {
-        let i = d as usize;
-        self.free[i].pop().unwrap_or_else(|| {
-            self.count[i] += 1;
-            (self.count[i] - 1) as u32
-        })
-    }
-    fn give(&mut self, d: Domain, slot: u32) {
-        self.free[d as usize].push(slot);
-    }
-}
-
 impl Program {
+    /// Translates the circuit's [`Schedule`] (circuit order, reused slots)
+    /// into kernel instructions.
     pub fn compile(circuit: &Circuit) -> Program {
-        let n = circuit.num_wires();
-        let gates = circuit.gates();
-        // Which gates matter, and the last gate that reads each wire.
-        const PINNED: usize = usize::MAX;
-        let gate_live = crate::layers::live_gates(circuit);
-        let mut live = vec![false; n];
-        let mut last_use: Vec<usize> = vec![0; n];
-        for (gi, g) in gates.iter().enumerate().filter(|(gi, _)| gate_live[*gi]) {
-            for &w in circuit.gate_inputs(g) {
-                live[w as usize] = true;
-                last_use[w as usize] = gi;
-            }
-        }
-        for v in circuit.outputs() {
-            for &w in &v.wires {
-                live[w as usize] = true;
-                last_use[w as usize] = PINNED;
-            }
-        }
-        let mut pool = SlotPool {
-            free: [Vec::new(), Vec::new()],
-            count: [0, 0],
-        };
-        let mut slot = vec![NO_SLOT; n];
-        let inputs = circuit
-            .inputs()
-            .iter()
-            .map(|v| {
-                let slots = (v.first_wire..v.first_wire + v.wires)
-                    .map(|w| {
-                        if live[w as usize] {
-                            slot[w as usize] = pool.take(v.domain);
-                        }
-                        slot[w as usize]
-                    })
-                    .collect();
-                (v.domain, slots)
-            })
-            .collect();
-        let mut instrs = Vec::with_capacity(gates.len());
+        let schedule = Schedule::compile(circuit, ScheduleOptions::local());
+        let mut instrs = Vec::with_capacity(schedule.steps().len());
         let mut args = Vec::new();
-        for (gi, g) in gates.iter().enumerate() {
-            if !gate_live[gi] {
-                continue;
-            }
-            let ins = circuit.gate_inputs(g);
-            let outs = circuit.gate_outputs(g);
-            // Outputs get slots before inputs are released, so an instruction
-            // never writes a slot it reads (the kernel relies on this).
-            let out_slots: Vec<u32> = outs
-                .iter()
-                .map(|&w| {
-                    let s = pool.take(circuit.domain(w));
-                    slot[w as usize] = s;
-                    s
-                })
-                .collect();
-            let s = |w: WireId| slot[w as usize];
-            let o = out_slots[0];
-            let many = |args: &mut Vec<u32>| {
+        for step in schedule.steps() {
+            let ins = schedule.inputs_of(step);
+            let outs = schedule.outputs_of(step);
+            let o = outs[0];
+            let mut many = || {
                 let first = args.len() as u32;
-                args.extend(ins.iter().map(|&w| s(w)));
+                args.extend_from_slice(ins);
                 (first, ins.len() as u32)
             };
-            match g.op {
-                Op::Xor => instrs.push(Instr::Xor {
-                    a: s(ins[0]),
-                    b: s(ins[1]),
+            let instr = match step.op {
+                Op::Xor => Instr::Xor {
+                    a: ins[0],
+                    b: ins[1],
                     o,
-                }),
-                Op::Inv => instrs.push(Instr::Inv { a: s(ins[0]), o }),
-                Op::ConstBit(one) => instrs.push(Instr::ConstBit { one, o }),
-                Op::Copy if circuit.domain(ins[0]) == Domain::Bit => {
-                    instrs.push(Instr::CopyBit { a: s(ins[0]), o })
-                }
-                Op::Copy => instrs.push(Instr::CopyRing { a: s(ins[0]), o }),
-                Op::And if ins.len() == 2 => instrs.push(Instr::And {
-                    a: s(ins[0]),
-                    b: s(ins[1]),
+                },
+                Op::Inv => Instr::Inv { a: ins[0], o },
+                Op::ConstBit(one) => Instr::ConstBit { one, o },
+                Op::Copy if step.domain == Domain::Bit => Instr::CopyBit { a: ins[0], o },
+                Op::Copy => Instr::CopyRing { a: ins[0], o },
+                Op::And if ins.len() == 2 => Instr::And {
+                    a: ins[0],
+                    b: ins[1],
                     o,
-                }),
+                },
                 Op::And => {
-                    let (first, len) = many(&mut args);
-                    instrs.push(Instr::AndMany { first, len, o })
+                    let (first, len) = many();
+                    Instr::AndMany { first, len, o }
                 }
-                Op::Mand => {
-                    let k = outs.len();
-                    for (i, &o) in out_slots.iter().enumerate() {
-                        instrs.push(Instr::And {
-                            a: s(ins[i]),
-                            b: s(ins[k + i]),
-                            o,
-                        });
-                    }
-                }
-                Op::Add if ins.len() == 2 => instrs.push(Instr::Add {
-                    a: s(ins[0]),
-                    b: s(ins[1]),
+                Op::Add if ins.len() == 2 => Instr::Add {
+                    a: ins[0],
+                    b: ins[1],
                     o,
-                }),
+                },
                 Op::Add => {
-                    let (first, len) = many(&mut args);
-                    instrs.push(Instr::AddMany { first, len, o })
+                    let (first, len) = many();
+                    Instr::AddMany { first, len, o }
                 }
-                Op::Sub => instrs.push(Instr::Sub {
-                    a: s(ins[0]),
-                    b: s(ins[1]),
+                Op::Sub => Instr::Sub {
+                    a: ins[0],
+                    b: ins[1],
                     o,
-                }),
-                Op::Neg => instrs.push(Instr::Neg { a: s(ins[0]), o }),
-                Op::Mul if ins.len() == 2 => instrs.push(Instr::Mul {
-                    a: s(ins[0]),
-                    b: s(ins[1]),
+                },
+                Op::Neg => Instr::Neg { a: ins[0], o },
+                Op::Mul if ins.len() == 2 => Instr::Mul {
+                    a: ins[0],
+                    b: ins[1],
                     o,
-                }),
+                },
                 Op::Mul => {
-                    let (first, len) = many(&mut args);
-                    instrs.push(Instr::MulMany { first, len, o })
+                    let (first, len) = many();
+                    Instr::MulMany { first, len, o }
                 }
-                Op::AddConst(c) => instrs.push(Instr::AddConst { a: s(ins[0]), c, o }),
-                Op::MulConst(c) => instrs.push(Instr::MulConst { a: s(ins[0]), c, o }),
-                Op::ConstRing(c) => instrs.push(Instr::ConstRing { c, o }),
+                Op::AddConst(c) => Instr::AddConst { a: ins[0], c, o },
+                Op::MulConst(c) => Instr::MulConst { a: ins[0], c, o },
+                Op::ConstRing(c) => Instr::ConstRing { c, o },
                 Op::BitDecompose => {
                     let first = args.len() as u32;
-                    args.extend_from_slice(&out_slots);
-                    instrs.push(Instr::Decompose {
-                        a: s(ins[0]),
-                        first,
-                    })
+                    args.extend_from_slice(outs);
+                    Instr::Decompose { a: ins[0], first }
                 }
-                Op::BitInject => instrs.push(Instr::Inject { a: s(ins[0]), o }),
-            }
-            for (i, &w) in ins.iter().enumerate() {
-                if last_use[w as usize] == gi && !ins[..i].contains(&w) {
-                    pool.give(circuit.domain(w), slot[w as usize]);
-                }
-            }
-            // Outputs nobody reads (e.g. unused bits of an A2B) are released at once.
-            for &w in outs {
-                if !live[w as usize] {
-                    pool.give(circuit.domain(w), slot[w as usize]);
-                }
-            }
+                Op::BitInject => Instr::Inject { a: ins[0], o },
+                Op::Mand => unreachable!("the schedule lowers MAND to ANDs"),
+            };
+            instrs.push(instr);
         }
-        let outputs = circuit
-            .outputs()
-            .iter()
-            .map(|v| {
-                (
-                    v.domain,
-                    v.wires.iter().map(|&w| slot[w as usize]).collect(),
-                )
-            })
-            .collect();
+        let with_domains = |slots: &[Vec<u32>], domains: Vec<Domain>| {
+            domains.into_iter().zip(slots.iter().cloned()).collect()
+        };
         Program {
             instrs,
             args,
-            bit_slots: pool.count[0],
-            ring_slots: pool.count[1],
+            bit_slots: schedule.slots(Domain::Bit),
+            ring_slots: schedule.slots(Domain::Ring),
             ring: circuit.ring(),
-            inputs,
-            outputs,
+            inputs: with_domains(
+                schedule.input_slots(),
+                circuit.inputs().iter().map(|v| v.domain).collect(),
+            ),
+            outputs: with_domains(
+                schedule.output_slots(),
+                circuit.outputs().iter().map(|v| v.domain).collect(),
+            ),
         }
     }
 
@@ -551,9 +457,8 @@ impl PlainEvaluator {
                             }
                             transpose_64x64(&mut block);
                             for (j, &word) in block.iter().enumerate() {
-                                match slots.get(64 * cb + j) {
-                                    Some(&s) if s != NO_SLOT => bits[s as usize * w + b] = word,
-                                    _ => {}
+                                if let Some(&s) = slots.get(64 * cb + j) {
+                                    bits[s as usize * w + b] = word;
                                 }
                             }
                         }
@@ -561,9 +466,6 @@ impl PlainEvaluator {
                 }
                 Domain::Ring => {
                     for (j, &s) in slots.iter().enumerate() {
-                        if s == NO_SLOT {
-                            continue;
-                        }
                         let (word, shift) = (j * k / 64, j * k % 64);
                         let dst = &mut ring[s as usize * 64 * w..][..64 * w];
                         for (r, x) in dst.iter_mut().enumerate() {

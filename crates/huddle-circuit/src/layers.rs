@@ -49,24 +49,6 @@ impl Layering {
             depth,
         }
     }
-
-    /// Gate indices in an order a round-based protocol can follow: for each
-    /// depth d, first the interactive gates of round d (one batched round),
-    /// then the free gates whose outputs have depth d. Topological order is
-    /// kept inside each group.
-    pub fn schedule(&self, circuit: &Circuit) -> Vec<usize> {
-        let key = |i: usize| {
-            let l = self.gate_layer[i];
-            if circuit.gates()[i].op.is_interactive() {
-                2 * l - 1
-            } else {
-                2 * l
-            }
-        };
-        let mut order: Vec<usize> = (0..circuit.gates().len()).collect();
-        order.sort_by_key(|&i| key(i));
-        order
-    }
 }
 
 /// Which gates contribute to some output; the others are dead and can be skipped.

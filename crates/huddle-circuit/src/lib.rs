@@ -16,9 +16,11 @@ pub use model::{
 
 pub mod hex;
 pub mod layers;
+pub mod schedule;
 pub mod stats;
 
 pub use layers::Layering;
+pub use schedule::{Order, Schedule, ScheduleOptions, SlotGate, Storage};
 pub use stats::Stats;
 pub mod eval;
 pub mod reference;

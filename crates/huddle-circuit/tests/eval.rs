@@ -4,7 +4,7 @@
 
 use huddle_circuit::eval::EvalOptions;
 use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
-use huddle_circuit::{reference, Circuit, EvalError, Layering, PlainEvaluator};
+use huddle_circuit::{reference, Circuit, EvalError, PlainEvaluator};
 use huddle_core::{BitMatrix, Prg, RingWidth};
 use proptest::prelude::*;
 
@@ -90,39 +90,3 @@ fn zero_instances_and_wrong_inputs() {
     ));
 }
 
-#[test]
-fn schedule_respects_dependencies_and_groups_rounds() {
-    let mut prg = Prg::from_seed([9; 16]);
-    for ring in [None, Some(RingWidth::W32)] {
-        let spec = match ring {
-            None => RandomCircuitSpec::boolean(&[16, 16], 500, 8),
-            Some(r) => RandomCircuitSpec::mixed(r, 16, 4, 500, 8),
-        };
-        let c = random_circuit(&spec, &mut prg);
-        let layering = Layering::of(&c);
-        let order = layering.schedule(&c);
-        let mut written = vec![false; c.num_wires()];
-        for v in c.inputs() {
-            for w in v.first_wire..v.first_wire + v.wires {
-                written[w as usize] = true;
-            }
-        }
-        let mut last_round = 0;
-        for &gi in &order {
-            let g = &c.gates()[gi];
-            assert!(
-                c.gate_inputs(g).iter().all(|&w| written[w as usize]),
-                "gate {gi} scheduled before its inputs"
-            );
-            for &w in c.gate_outputs(g) {
-                written[w as usize] = true;
-            }
-            if g.op.is_interactive() {
-                // Rounds never go backwards, so each round's gates form one batch.
-                assert!(layering.gate_layer[gi] >= last_round);
-                last_round = layering.gate_layer[gi];
-            }
-        }
-        assert!(last_round >= layering.depth);
-    }
-}

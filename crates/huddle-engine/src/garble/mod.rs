@@ -53,7 +53,7 @@ pub mod linear;
 use crate::sharing::Transport;
 use crate::ttp::RunError;
 use field::{reconstruction, share_batch, share_each, DoubleKeyPrf};
-use huddle_circuit::{BitMatrix, Circuit, Op};
+use huddle_circuit::{BitMatrix, Circuit, Domain, Op, Schedule, ScheduleOptions, Storage};
 use huddle_core::{Gf128, Prg};
 use huddle_net::{PartyId, Phase};
 use linear::{Dealt, DealtHeader, LinearChoice, LinearSource, Recorder, Recording, TrustedDealer};
@@ -262,53 +262,6 @@ struct Plan {
     and_batches: Vec<std::ops::Range<usize>>,
 }
 
-/// The steps in layers: the ANDs of AND-depth 1, then the free gates whose
-/// AND-depth is 1, then the ANDs of depth 2, and so on (free gates of depth
-/// 0 first, buffer gates last), each group in its original order, so every
-/// step still follows its inputs. Returns the ranges of the AND layers.
-fn layered(steps: &mut Vec<Step>, wires: usize) -> Vec<std::ops::Range<usize>> {
-    let mut depth = vec![0u32; wires];
-    let mut keyed: Vec<((u32, bool), Step)> = Vec::with_capacity(steps.len());
-    for &s in steps.iter() {
-        let key = match s {
-            Step::Xor(a, b, o) => {
-                depth[o as usize] = depth[a as usize].max(depth[b as usize]);
-                (depth[o as usize], true)
-            }
-            Step::Inv(a, o) | Step::Copy(a, o) => {
-                depth[o as usize] = depth[a as usize];
-                (depth[o as usize], true)
-            }
-            Step::Const(o) => {
-                depth[o as usize] = 0;
-                (0, true)
-            }
-            Step::And(a, b, o) => {
-                depth[o as usize] = depth[a as usize].max(depth[b as usize]) + 1;
-                (depth[o as usize], false)
-            }
-            Step::Buffer(..) => (u32::MAX, true),
-        };
-        keyed.push((key, s));
-    }
-    // Stable: within a group the original (topological) order stays.
-    keyed.sort_by_key(|(key, _)| *key);
-    let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
-    for (i, ((d, free), _)) in keyed.iter().enumerate() {
-        if *free {
-            continue;
-        }
-        match batches.last_mut() {
-            Some(r) if r.end == i && matches!(keyed[r.start].0, (rd, false) if rd == *d) => {
-                r.end = i + 1
-            }
-            _ => batches.push(i..i + 1),
-        }
-    }
-    *steps = keyed.into_iter().map(|(_, s)| s).collect();
-    batches
-}
-
 impl Plan {
     /// The circuit in garbling steps; `buffered` adds a buffer gate for each
     /// output wire that no AND gate drives and points the output there.
@@ -318,47 +271,51 @@ impl Plan {
                 "garbling runs Boolean circuits only".into(),
             ));
         }
-        let c = huddle_circuit::rewrite::limit_fan_in(circuit, 2);
-        let mut steps = Vec::with_capacity(c.gates().len());
+        // Every wire keeps its slot (its keys and λ are revisited in every
+        // phase); the AND rounds are the layers the evaluator decrypts together.
+        let schedule = Schedule::compile(
+            circuit,
+            ScheduleOptions {
+                storage: Storage::PerWire,
+                ..ScheduleOptions::rounds(2)
+            },
+        );
+        let mut steps = Vec::with_capacity(schedule.steps().len());
         let mut consts = Vec::new();
-        for g in c.gates() {
-            let (i, o) = (c.gate_inputs(g), c.gate_outputs(g));
-            match g.op {
-                Op::Xor => steps.push(Step::Xor(i[0], i[1], o[0])),
-                Op::Inv => steps.push(Step::Inv(i[0], o[0])),
-                Op::Copy => steps.push(Step::Copy(i[0], o[0])),
+        for g in schedule.steps() {
+            let (i, o) = (schedule.inputs_of(g), schedule.outputs_of(g));
+            steps.push(match g.op {
+                Op::Xor => Step::Xor(i[0], i[1], o[0]),
+                Op::Inv => Step::Inv(i[0], o[0]),
+                Op::Copy => Step::Copy(i[0], o[0]),
                 Op::ConstBit(v) => {
-                    steps.push(Step::Const(o[0]));
                     consts.push((o[0], v));
+                    Step::Const(o[0])
                 }
-                Op::And => steps.push(Step::And(i[0], i[1], o[0])),
-                Op::Mand => {
-                    let k = o.len();
-                    for (j, &out) in o.iter().enumerate() {
-                        steps.push(Step::And(i[j], i[k + j], out));
-                    }
-                }
+                Op::And => Step::And(i[0], i[1], o[0]),
                 other => {
                     return Err(RunError::Input(format!(
                         "garbling runs Boolean circuits only, not {}",
                         other.name()
                     )))
                 }
-            }
+            });
         }
         let ands = steps.iter().filter(|s| matches!(s, Step::And(..))).count();
-        let and_batches = layered(&mut steps, c.num_wires());
-        let inputs = c
-            .inputs()
+        let and_batches = schedule
+            .groups()
+            .iter()
+            .filter(|g| schedule.is_round(g))
+            .cloned()
+            .collect();
+        let inputs = schedule
+            .input_slots()
             .iter()
             .enumerate()
-            .map(|(i, v)| {
-                let wires = (v.first_wire..v.first_wire + v.wires).collect();
-                (circuit.owner(i, parties), wires)
-            })
+            .map(|(i, slots)| (circuit.owner(i, parties), slots.clone()))
             .collect();
-        let mut outputs: Vec<Vec<u32>> = c.outputs().iter().map(|v| v.wires.clone()).collect();
-        let mut wires = c.num_wires();
+        let mut outputs: Vec<Vec<u32>> = schedule.output_slots().to_vec();
+        let mut wires = schedule.slots(Domain::Bit);
         let mut is_and_output = vec![false; wires];
         for s in &steps {
             if let Step::And(_, _, o) = *s {

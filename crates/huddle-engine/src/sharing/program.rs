@@ -1,11 +1,10 @@
-//! A circuit compiled for secret-sharing evaluation: every live wire gets a
-//! slot of share words, slots are reused once a wire is dead (so memory
-//! follows the circuit's width, not its size), and the gates become a list of
-//! local linear steps and multiplication layers, each layer one round.
+//! A circuit compiled for secret-sharing evaluation: its [`Schedule`] (rounds
+//! by multiplicative depth, the protocol's fan-in, reused slots of share
+//! words) as a list of local linear steps and multiplication layers, each
+//! layer one round.
 
 use crate::ttp::RunError;
-use huddle_circuit::rewrite::limit_fan_in;
-use huddle_circuit::{layers::live_gates, Circuit, Domain, Layering, Op, WireId};
+use huddle_circuit::{Circuit, Domain, Op, Schedule, ScheduleOptions, SlotGate, WireId};
 
 /// A local step: every party applies it to each of its share components.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +90,7 @@ pub enum Step {
 #[derive(Clone, Debug)]
 pub struct Program {
     pub slots: usize,
-    /// Operand lists of sums and multiplications.
+    /// Operand lists of sums and multiplications (the schedule's slot lists).
     pub pool: Vec<u32>,
     /// Per input value, the slot of each of its wires.
     pub inputs: Vec<Vec<u32>>,
@@ -137,207 +136,89 @@ impl Program {
                 "{protocol} cannot run this circuit: it mixes Boolean and arithmetic wires"
             )));
         }
-        let c = limit_fan_in(circuit, max_fan_in);
-        let live = live_gates(&c);
-        let layering = Layering::of(&c);
-        // Groups of gates that run as one step: a free gate alone, or all
-        // interactive gates of one round.
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        let mut group_layer = u32::MAX;
-        for gi in layering.schedule(&c).into_iter().filter(|&g| live[g]) {
-            let g = &c.gates()[gi];
-            if g.op.is_interactive() {
-                if group_layer != layering.gate_layer[gi] {
-                    groups.push(Vec::new());
-                    group_layer = layering.gate_layer[gi];
-                }
-                groups.last_mut().expect("pushed above").push(gi);
-            } else {
-                groups.push(vec![gi]);
-                group_layer = u32::MAX;
-            }
-        }
-        // The last group that reads each wire; outputs are read at the end.
-        const NEVER: usize = usize::MAX;
-        const END: usize = usize::MAX - 1;
-        let mut last_use = vec![NEVER; c.num_wires()];
-        for (i, group) in groups.iter().enumerate() {
-            for &gi in group {
-                for &w in c.gate_inputs(&c.gates()[gi]) {
-                    last_use[w as usize] = i;
-                }
-            }
-        }
-        for v in c.outputs() {
-            for &w in &v.wires {
-                last_use[w as usize] = END;
-            }
-        }
-        let mut slots = Slots::default();
-        let mut slot_of = vec![u32::MAX; c.num_wires()];
-        let inputs: Vec<Vec<u32>> = c
-            .inputs()
-            .iter()
-            .map(|v| {
-                (v.first_wire..v.first_wire + v.wires)
-                    .map(|w| {
-                        let s = slots.alloc();
-                        slot_of[w as usize] = s;
-                        s
-                    })
-                    .collect()
-            })
-            .collect();
-        // Input wires nobody reads are free again once the inputs are in.
-        for v in c.inputs() {
-            for w in v.first_wire..v.first_wire + v.wires {
-                if last_use[w as usize] == NEVER {
-                    slots.free(slot_of[w as usize]);
-                }
-            }
-        }
-        let mut program = Program {
-            slots: 0,
-            pool: Vec::new(),
-            inputs,
-            outputs: Vec::new(),
-            steps: Vec::new(),
-            layers: Vec::new(),
-            ring,
-        };
+        let schedule = Schedule::compile(circuit, ScheduleOptions::rounds(max_fan_in));
         let mask = circuit.ring().map_or(u64::MAX, |r| r.mask());
-        for (i, group) in groups.iter().enumerate() {
-            for &gi in group {
-                for &w in c.gate_outputs(&c.gates()[gi]) {
-                    slot_of[w as usize] = slots.alloc();
-                }
-            }
-            if c.gates()[group[0]].op.is_interactive() {
-                let mut layer = Layer::default();
-                for &gi in group {
-                    let g = &c.gates()[gi];
-                    let (ins, outs) = (c.gate_inputs(g), c.gate_outputs(g));
-                    let mut push = |program: &mut Program, operands: &[WireId], out: WireId| {
-                        let first = program.pool.len() as u32;
-                        program
-                            .pool
-                            .extend(operands.iter().map(|&w| slot_of[w as usize]));
-                        layer.gates.push(MulGate {
-                            first,
-                            len: operands.len() as u32,
-                            out: slot_of[out as usize],
-                        });
-                    };
-                    match g.op {
-                        Op::And | Op::Mul => push(&mut program, ins, outs[0]),
-                        Op::Mand => {
-                            let k = outs.len();
-                            for j in 0..k {
-                                push(&mut program, &[ins[j], ins[k + j]], outs[j]);
-                            }
-                        }
-                        other => unreachable!("{} is not a multiplication", other.name()),
-                    }
-                }
-                layer.gates.sort_by_key(|g| g.len);
-                program.steps.push(Step::Layer(program.layers.len()));
-                program.layers.push(layer);
-            } else {
-                let g = &c.gates()[group[0]];
-                let (ins, outs) = (c.gate_inputs(g), c.gate_outputs(g));
-                let s = |w: WireId| slot_of[w as usize];
-                let out = s(outs[0]);
-                let step = match g.op {
-                    Op::Xor => Linear::Add {
-                        a: s(ins[0]),
-                        b: s(ins[1]),
-                        out,
-                    },
-                    Op::Add if ins.len() == 2 => Linear::Add {
-                        a: s(ins[0]),
-                        b: s(ins[1]),
-                        out,
-                    },
-                    Op::Add => {
-                        let first = program.pool.len() as u32;
-                        program.pool.extend(ins.iter().map(|&w| s(w)));
-                        Linear::Sum {
-                            first,
-                            len: ins.len() as u32,
-                            out,
-                        }
-                    }
-                    Op::Sub => Linear::Sub {
-                        a: s(ins[0]),
-                        b: s(ins[1]),
-                        out,
-                    },
-                    Op::Neg => Linear::Neg { a: s(ins[0]), out },
-                    Op::Inv => Linear::AddConst {
-                        a: s(ins[0]),
-                        c: u64::MAX,
-                        out,
-                    },
-                    Op::Copy => Linear::Copy { a: s(ins[0]), out },
-                    Op::ConstBit(b) => Linear::Const {
-                        c: if b { u64::MAX } else { 0 },
-                        out,
-                    },
-                    Op::AddConst(c) => Linear::AddConst {
-                        a: s(ins[0]),
-                        c: c & mask,
-                        out,
-                    },
-                    Op::MulConst(c) => Linear::MulConst {
-                        a: s(ins[0]),
-                        c: c & mask,
-                        out,
-                    },
-                    Op::ConstRing(c) => Linear::Const { c: c & mask, out },
-                    other => unreachable!("{} is not linear", other.name()),
+        let mut steps = Vec::with_capacity(schedule.groups().len());
+        let mut layers = Vec::new();
+        for group in schedule.groups() {
+            if schedule.is_round(group) {
+                let mut layer = Layer {
+                    gates: schedule.steps()[group.clone()]
+                        .iter()
+                        .map(|g| MulGate {
+                            first: g.first,
+                            len: g.num_inputs() as u32,
+                            out: schedule.outputs_of(g)[0],
+                        })
+                        .collect(),
                 };
-                program.steps.push(Step::Linear(step));
-            }
-            for &gi in group {
-                let g = &c.gates()[gi];
-                for &w in c.gate_inputs(g) {
-                    if last_use[w as usize] == i {
-                        last_use[w as usize] = NEVER - 2; // freed once, even if read twice
-                        slots.free(slot_of[w as usize]);
-                    }
-                }
-                for &w in c.gate_outputs(g) {
-                    if last_use[w as usize] == NEVER {
-                        slots.free(slot_of[w as usize]);
-                    }
-                }
+                layer.gates.sort_by_key(|g| g.len);
+                steps.push(Step::Layer(layers.len()));
+                layers.push(layer);
+            } else {
+                let g = &schedule.steps()[group.start];
+                steps.push(Step::Linear(linear(&schedule, g, mask)));
             }
         }
-        program.outputs = c
-            .outputs()
-            .iter()
-            .map(|v| v.wires.iter().map(|&w| slot_of[w as usize]).collect())
-            .collect();
-        program.slots = slots.high_water as usize;
-        Ok(program)
-    }
-}
-
-#[derive(Default)]
-struct Slots {
-    free: Vec<u32>,
-    high_water: u32,
-}
-
-impl Slots {
-    fn alloc(&mut self) -> u32 {
-        self.free.pop().unwrap_or_else(|| {
-            self.high_water += 1;
-            self.high_water - 1
+        Ok(Program {
+            slots: schedule.slots(domain),
+            inputs: schedule.input_slots().to_vec(),
+            outputs: schedule.output_slots().to_vec(),
+            pool: schedule.args().to_vec(),
+            steps,
+            layers,
+            ring,
         })
     }
+}
 
-    fn free(&mut self, s: u32) {
-        self.free.push(s);
+/// The local step of a free gate.
+fn linear(schedule: &Schedule, g: &SlotGate, mask: u64) -> Linear {
+    let ins = schedule.inputs_of(g);
+    let out = schedule.outputs_of(g)[0];
+    match g.op {
+        Op::Xor => Linear::Add {
+            a: ins[0],
+            b: ins[1],
+            out,
+        },
+        Op::Add if ins.len() == 2 => Linear::Add {
+            a: ins[0],
+            b: ins[1],
+            out,
+        },
+        Op::Add => Linear::Sum {
+            first: g.first,
+            len: ins.len() as u32,
+            out,
+        },
+        Op::Sub => Linear::Sub {
+            a: ins[0],
+            b: ins[1],
+            out,
+        },
+        Op::Neg => Linear::Neg { a: ins[0], out },
+        Op::Inv => Linear::AddConst {
+            a: ins[0],
+            c: u64::MAX,
+            out,
+        },
+        Op::Copy => Linear::Copy { a: ins[0], out },
+        Op::ConstBit(b) => Linear::Const {
+            c: if b { u64::MAX } else { 0 },
+            out,
+        },
+        Op::AddConst(c) => Linear::AddConst {
+            a: ins[0],
+            c: c & mask,
+            out,
+        },
+        Op::MulConst(c) => Linear::MulConst {
+            a: ins[0],
+            c: c & mask,
+            out,
+        },
+        Op::ConstRing(c) => Linear::Const { c: c & mask, out },
+        other => unreachable!("{} is not linear", other.name()),
     }
 }
