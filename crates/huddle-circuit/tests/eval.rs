@@ -89,4 +89,3 @@ fn zero_instances_and_wrong_inputs() {
         Err(EvalError::Hex(_))
     ));
 }
-

@@ -410,6 +410,22 @@ fn u128s_to_bytes(values: &[u128]) -> Vec<u8> {
     out
 }
 
+/// The 16-byte little-endian values of a message.
+fn le_u128s(bytes: &[u8]) -> impl Iterator<Item = u128> + '_ {
+    bytes.chunks_exact(16).map(|c| {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(c);
+        u128::from_le_bytes(b)
+    })
+}
+
+/// XORs a message's 16-byte little-endian values into `values`.
+fn xor_le_u128s(values: &mut [u128], bytes: &[u8]) {
+    for (z, v) in values.iter_mut().zip(le_u128s(bytes)) {
+        *z ^= v;
+    }
+}
+
 fn from_bytes(bytes: &[u8]) -> Vec<Gf128> {
     bytes
         .chunks_exact(16)
@@ -562,16 +578,12 @@ pub fn run_with_supply<T: Transport>(
     let products = degree_reduction(&run, net, &mut prg, &independent.states)?;
     let rows = garbled_rows(&run, net, &mut independent, &products, &mut zero)?;
     online(
+        &run,
         net,
-        &plan,
-        &mut independent.states,
+        &independent.states,
         &rows,
-        instances,
         own_inputs,
-        run.contributors,
         &independent.my_offset,
-        &run.prf,
-        malicious,
         options.reveal_to.is_none(),
     )
 }
@@ -681,38 +693,102 @@ fn setup<T: Transport>(
 
 /// Round 1 (phase `offline`, function-independent): λ and R shares (or the
 /// linear source), this party's keys, and without the optimizations the
-/// dealt zero shares and the Shamir-shared PRF values.
+/// dealt zero shares and the Shamir-shared PRF values. Every message of the
+/// round is sent before any is received.
 fn first_round<T: Transport>(
     run: &Run,
     net: &mut T,
     prg: &mut Prg,
     source: &mut Option<Box<dyn LinearSource>>,
 ) -> Result<Independent, RunError> {
-    let (plan, me, n, t, instances) = (run.plan, run.me, run.n, run.t, run.instances);
-    let (opts, variant, contributors, prf) = (run.opts, run.variant, run.contributors, &run.prf);
-    let (contributes, malicious) = (me < contributors, variant.is_malicious());
     net.set_phase(Phase::Offline);
-    // Round 1: my λ contributions, my R, my keys.
-    let and_outputs: Vec<u32> = plan
-        .steps
-        .iter()
-        .filter_map(|s| match s {
-            Step::And(_, _, o) => Some(*o),
-            _ => None,
-        })
-        .collect();
+    let and_outputs: Vec<u32> = and_gates(run.plan).map(|(_, _, o)| o).collect();
+    let mut mine = share_my_randomness(run, net, prg, source, &and_outputs)?;
+    let dealt = run.opts.zero_sharing() && !run.opts.prg_zero_sharing;
+    let mut dealt_zero = if dealt {
+        deal_zero_shares(run, net, prg)?
+    } else {
+        Vec::new()
+    };
+    let own_prf_shares = if !run.opts.reduced_complexity && run.me < run.contributors {
+        share_prf_values(run, net, prg, &mine.states, &mine.my_offset)?
+    } else {
+        Vec::new()
+    };
+    if !run.variant.is_malicious() {
+        receive_lambda_shares(run, net, &mut mine, &and_outputs)?;
+    }
+    if dealt {
+        for d in (0..=run.t).filter(|&d| d != run.me) {
+            let bytes = net.recv(d, 16 * dealt_zero.len())?;
+            xor_le_u128s(&mut dealt_zero, &bytes);
+        }
+    }
+    let (row_shares, key_shares) = if run.opts.reduced_complexity {
+        (Vec::new(), Vec::new())
+    } else {
+        receive_prf_shares(run, net, own_prf_shares)?
+    };
+    for state in mine.states.iter_mut() {
+        // Free gates: λ follows (constants have λ = 0).
+        for s in &run.plan.steps {
+            match *s {
+                Step::Xor(a, b, o) => {
+                    state.lambda[o as usize] = state.lambda[a as usize] + state.lambda[b as usize];
+                }
+                Step::Inv(a, o) | Step::Copy(a, o) => {
+                    state.lambda[o as usize] = state.lambda[a as usize];
+                }
+                Step::Const(o) => state.lambda[o as usize] = Gf128::ZERO,
+                Step::And(..) | Step::Buffer(..) => {}
+            }
+        }
+    }
+    Ok(Independent {
+        states: mine.states,
+        my_offset: mine.my_offset,
+        offset_shares: mine.offset_shares,
+        dealt_zero,
+        row_shares,
+        key_shares,
+    })
+}
+
+/// What a party draws in round 1, before it hears from the others.
+struct MyRandomness {
+    states: Vec<Garbling>,
+    my_offset: Vec<Gf128>,
+    /// Per instance, this party's own shares of what it shared.
+    own_shares: Vec<Vec<Gf128>>,
+    offset_shares: Vec<Vec<Gf128>>,
+}
+
+/// Per instance: this party's permutation bits for every AND output and its
+/// own input wires, its R if it contributes (Shamir-shared and sent, one
+/// message per instance and link so that no party holds every instance's
+/// shares at once), or all of it from the linear source; and its keys, free
+/// gates' keys following by free XOR.
+fn share_my_randomness<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    prg: &mut Prg,
+    source: &mut Option<Box<dyn LinearSource>>,
+    and_outputs: &[u32],
+) -> Result<MyRandomness, RunError> {
+    let (plan, me, n, t, instances) = (run.plan, run.me, run.n, run.t, run.instances);
+    let contributes = me < run.contributors;
     let my_inputs: Vec<u32> = plan
         .inputs
         .iter()
         .filter(|(o, _)| *o == me)
         .flat_map(|(_, w)| w.iter().copied())
         .collect();
-    let mut out_msgs: Vec<Vec<Gf128>> = vec![Vec::new(); n];
-    let mut states: Vec<Garbling> = Vec::with_capacity(instances);
-    let mut my_offset: Vec<Gf128> = Vec::with_capacity(instances);
-    let mut my_share_sum: Vec<Vec<Gf128>> = Vec::with_capacity(instances);
-    // Offsets: [R^j] per instance for j < contributors.
-    let mut offset_shares: Vec<Vec<Gf128>> = vec![Vec::new(); instances];
+    let mut mine = MyRandomness {
+        states: Vec::with_capacity(instances),
+        my_offset: Vec::with_capacity(instances),
+        own_shares: Vec::with_capacity(instances),
+        offset_shares: vec![Vec::new(); instances],
+    };
     for inst in 0..instances {
         let mut own_shares: Vec<Gf128> = Vec::new();
         let mut own_lambda = Vec::new();
@@ -722,11 +798,11 @@ fn first_round<T: Transport>(
                 source.as_mut(),
                 plan,
                 me,
-                contributors,
+                run.contributors,
                 &mut lambda,
                 &mut own_lambda,
             )?;
-            offset_shares[inst] = shares;
+            mine.offset_shares[inst] = shares;
             offset
         } else {
             // Random permutation bits, 64 per PRG word.
@@ -752,7 +828,7 @@ fn first_round<T: Transport>(
                 if p == me {
                     own_shares = shares;
                 } else {
-                    out_msgs[p] = shares;
+                    net.send(p, to_bytes(&shares))?;
                 }
             }
             offset
@@ -760,7 +836,6 @@ fn first_round<T: Transport>(
         let mut keys = vec![0u128; if contributes { plan.wires } else { 0 }];
         if contributes {
             prg.xor_into(&mut keys);
-            // Free gates: keys follow from their inputs (free XOR).
             for s in &plan.steps {
                 match *s {
                     Step::Xor(a, b, o) => keys[o as usize] = keys[a as usize] ^ keys[b as usize],
@@ -770,97 +845,109 @@ fn first_round<T: Transport>(
                 }
             }
         }
-        my_offset.push(offset);
-        my_share_sum.push(own_shares);
-        states.push(Garbling {
+        mine.my_offset.push(offset);
+        mine.own_shares.push(own_shares);
+        mine.states.push(Garbling {
             lambda,
             keys,
             own_lambda,
             output_lambda: Vec::new(),
         });
-        // One message per instance and link, so that no party holds every
-        // instance's shares at once.
-        for (p, msg) in out_msgs.iter_mut().enumerate() {
-            if p != me && !malicious {
-                net.send(p, to_bytes(msg))?;
-            }
-            msg.clear();
+    }
+    Ok(mine)
+}
+
+/// Without PRG zero sharing, the first t + 1 parties deal additive sharings
+/// of zero for every garbled-row value in round 1. Returns this party's part
+/// of what it dealt (the others' parts arrive later in the round).
+fn deal_zero_shares<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    prg: &mut Prg,
+) -> Result<Vec<u128>, RunError> {
+    let rows_per_instance = (4 * run.plan.ands + 2 * run.plan.buffers) * run.contributors;
+    let mut dealt_zero = vec![0u128; run.instances * rows_per_instance];
+    if run.me <= run.t {
+        let mut bytes = vec![0u8; 16 * dealt_zero.len()];
+        for p in (0..run.n).filter(|&p| p != run.me) {
+            prg.fill_bytes(&mut bytes);
+            xor_le_u128s(&mut dealt_zero, &bytes);
+            net.send(p, bytes.clone())?;
         }
     }
-    // Without PRG zero sharing, the first t + 1 parties deal additive
-    // sharings of zero for every garbled-row value, in this round.
-    let rows_per_instance = (4 * plan.ands + 2 * plan.buffers) * contributors;
-    let rows_len = instances * rows_per_instance;
-    let mut shared_rows_own: Vec<Gf128> = Vec::new();
-    let mut dealt_zero: Vec<u128> = Vec::new();
-    let dealt = opts.zero_sharing() && !opts.prg_zero_sharing;
-    if dealt {
-        dealt_zero = vec![0u128; rows_len];
-        if me <= t {
-            let mut bytes = vec![0u8; 16 * rows_len];
-            for p in (0..n).filter(|&p| p != me) {
-                prg.fill_bytes(&mut bytes);
-                for (z, c) in dealt_zero.iter_mut().zip(bytes.chunks_exact(16)) {
-                    let mut b = [0u8; 16];
-                    b.copy_from_slice(c);
-                    *z ^= u128::from_le_bytes(b);
-                }
-                net.send(p, bytes.clone())?;
-            }
-        }
+    Ok(dealt_zero)
+}
+
+/// The degree of the shared PRF values: that of χ·R.
+fn row_degree(run: &Run) -> usize {
+    match run.variant {
+        Variant::Bgw3 => 2 * run.t,
+        Variant::Bgw2 | Variant::Bgw2Mal => 3 * run.t,
     }
-    // Without reduced complexity, every contributor Shamir-shares its F²
-    // values and its output-wire zero keys, at the degree of χ·R.
-    let row_degree = match variant {
-        Variant::Bgw3 => 2 * t,
-        Variant::Bgw2 | Variant::Bgw2Mal => 3 * t,
-    };
+}
+
+/// Without reduced complexity, a contributor Shamir-shares its F² values of
+/// every row and its zero key of every AND output. Returns its own shares.
+fn share_prf_values<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    prg: &mut Prg,
+    states: &[Garbling],
+    my_offset: &[Gf128],
+) -> Result<Vec<Gf128>, RunError> {
+    let (plan, me, n, contributors) = (run.plan, run.me, run.n, run.contributors);
     let per_gate = 4 * contributors + 1;
-    if !opts.reduced_complexity && contributes {
-        let mut msgs: Vec<Vec<Gf128>> =
-            vec![Vec::with_capacity(instances * plan.ands * per_gate); n];
-        let mut values = Vec::with_capacity(4 * contributors);
-        for (inst, state) in states.iter().enumerate() {
-            let mut and_index = 0;
-            for s in &plan.steps {
-                let Step::And(a, b, o) = *s else { continue };
-                gate_prf(
-                    prf,
-                    (state.keys[a as usize], Some(state.keys[b as usize])),
-                    my_offset[inst].0,
-                    (inst, and_index),
-                    contributors,
-                    &mut values,
-                );
-                for &v in values
-                    .iter()
-                    .chain(std::iter::once(&state.keys[o as usize]))
-                {
-                    share_each(Gf128(v), row_degree, n, prg, |p, sh| msgs[p].push(sh));
-                }
-                and_index += 1;
+    let degree = row_degree(run);
+    let mut msgs: Vec<Vec<Gf128>> =
+        vec![Vec::with_capacity(run.instances * plan.ands * per_gate); n];
+    let mut values = Vec::with_capacity(4 * contributors);
+    for (inst, state) in states.iter().enumerate() {
+        for (and_index, (a, b, o)) in and_gates(plan).enumerate() {
+            gate_prf(
+                &run.prf,
+                (state.keys[a as usize], Some(state.keys[b as usize])),
+                my_offset[inst].0,
+                (inst, and_index),
+                contributors,
+                &mut values,
+            );
+            for &v in values
+                .iter()
+                .chain(std::iter::once(&state.keys[o as usize]))
+            {
+                share_each(Gf128(v), degree, n, prg, |p, sh| msgs[p].push(sh));
             }
         }
-        for (p, msg) in msgs.iter().enumerate() {
-            if p != me {
-                net.send(p, to_bytes(msg))?;
-            }
-        }
-        shared_rows_own = std::mem::take(&mut msgs[me]);
     }
-    // Per instance from party p: its AND λs, its input λs, its R if it contributes.
+    for (p, msg) in msgs.iter().enumerate() {
+        if p != me {
+            net.send(p, to_bytes(msg))?;
+        }
+    }
+    Ok(std::mem::take(&mut msgs[me]))
+}
+
+/// Every party's round-1 shares, per instance: its AND λs (summed), the λs
+/// of the input wires it owns, its R if it contributes.
+fn receive_lambda_shares<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    mine: &mut MyRandomness,
+    and_outputs: &[u32],
+) -> Result<(), RunError> {
+    let plan = run.plan;
     let per_instance =
-        |p: PartyId| plan.ands + plan.input_wires_of(p) + usize::from(p < contributors);
-    for p in (0..n).filter(|_| !malicious) {
+        |p: PartyId| plan.ands + plan.input_wires_of(p) + usize::from(p < run.contributors);
+    for p in 0..run.n {
         let owned: Vec<u32> = plan
             .inputs
             .iter()
             .filter(|(o, _)| *o == p)
             .flat_map(|(_, w)| w.iter().copied())
             .collect();
-        for (inst, state) in states.iter_mut().enumerate() {
-            let values = if p == me {
-                std::mem::take(&mut my_share_sum[inst])
+        for (inst, state) in mine.states.iter_mut().enumerate() {
+            let values = if p == run.me {
+                std::mem::take(&mut mine.own_shares[inst])
             } else {
                 from_bytes(&net.recv(p, 16 * per_instance(p))?)
             };
@@ -870,65 +957,40 @@ fn first_round<T: Transport>(
             for (i, &w) in owned.iter().enumerate() {
                 state.lambda[w as usize] = values[plan.ands + i];
             }
-            if p < contributors {
-                offset_shares[inst].push(values[per_instance(p) - 1]);
+            if p < run.contributors {
+                mine.offset_shares[inst].push(values[per_instance(p) - 1]);
             }
         }
     }
-    if dealt {
-        for d in (0..=t).filter(|&d| d != me) {
-            let bytes = net.recv(d, 16 * rows_len)?;
-            for (z, c) in dealt_zero.iter_mut().zip(bytes.chunks_exact(16)) {
-                let mut b = [0u8; 16];
-                b.copy_from_slice(c);
-                *z ^= u128::from_le_bytes(b);
-            }
-        }
-    }
-    // Shares of Σ_i F_i per row, and of k^j_{w,0} per gate and j.
-    let mut row_shares: Vec<Gf128> = Vec::new();
-    let mut key_shares: Vec<Gf128> = Vec::new();
-    if !opts.reduced_complexity {
-        row_shares = vec![Gf128::ZERO; rows_len];
-        key_shares = vec![Gf128::ZERO; instances * plan.ands * contributors];
-        for p in 0..contributors {
-            let values = if p == me {
-                std::mem::take(&mut shared_rows_own)
-            } else {
-                from_bytes(&net.recv(p, 16 * instances * plan.ands * per_gate)?)
-            };
-            for (g, chunk) in values.chunks_exact(per_gate).enumerate() {
-                for (r, &v) in chunk[..4 * contributors].iter().enumerate() {
-                    row_shares[g * 4 * contributors + r] += v;
-                }
-                key_shares[g * contributors + p] = chunk[4 * contributors];
-            }
-        }
-    }
-    for state in states.iter_mut() {
-        // Free gates: λ follows (constants have λ = 0).
-        for s in &plan.steps {
-            match *s {
-                Step::Xor(a, b, o) => {
-                    state.lambda[o as usize] = state.lambda[a as usize] + state.lambda[b as usize];
-                }
-                Step::Inv(a, o) | Step::Copy(a, o) => {
-                    state.lambda[o as usize] = state.lambda[a as usize];
-                }
-                Step::Const(o) => state.lambda[o as usize] = Gf128::ZERO,
-                Step::And(..) | Step::Buffer(..) => {}
-            }
-        }
-    }
+    Ok(())
+}
 
-    Ok(Independent {
-        states,
-        my_offset,
-        offset_shares,
-        dealt_zero,
-        row_shares,
-        key_shares,
-    })
+/// Sums the contributors' shared PRF values: shares of Σ_i F_i per row and
+/// of k^j_{w,0} per gate and contributor j.
+fn receive_prf_shares<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    mut own: Vec<Gf128>,
+) -> Result<(Vec<Gf128>, Vec<Gf128>), RunError> {
+    let (ands, contributors, instances) = (run.plan.ands, run.contributors, run.instances);
+    let per_gate = 4 * contributors + 1;
+    let rows_len = instances * (4 * ands + 2 * run.plan.buffers) * contributors;
+    let mut row_shares = vec![Gf128::ZERO; rows_len];
+    let mut key_shares = vec![Gf128::ZERO; instances * ands * contributors];
+    for p in 0..contributors {
+        let values = if p == run.me {
+            std::mem::take(&mut own)
+        } else {
+            from_bytes(&net.recv(p, 16 * instances * ands * per_gate)?)
+        };
+        for (g, chunk) in values.chunks_exact(per_gate).enumerate() {
+            for (r, &v) in chunk[..4 * contributors].iter().enumerate() {
+                row_shares[g * 4 * contributors + r] += v;
+            }
+            key_shares[g * contributors + p] = chunk[4 * contributors];
+        }
+    }
+    Ok((row_shares, key_shares))
 }
 
 /// Phase `dependent` begins: λ_u·λ_v per AND gate, degree-reduced (round 2)
@@ -948,12 +1010,8 @@ fn degree_reduction<T: Transport>(
     let products: Vec<Vec<Gf128>> = states
         .iter()
         .map(|s| {
-            plan.steps
-                .iter()
-                .filter_map(|st| match *st {
-                    Step::And(a, b, _) => Some(s.lambda[a as usize] * s.lambda[b as usize]),
-                    _ => None,
-                })
+            and_gates(plan)
+                .map(|(a, b, _)| s.lambda[a as usize] * s.lambda[b as usize])
                 .collect()
         })
         .collect();
@@ -1000,10 +1058,8 @@ fn garbled_rows<T: Transport>(
     zero: &mut [Option<Prg>],
 ) -> Result<Vec<u128>, RunError> {
     let (plan, me, instances, opts) = (run.plan, run.me, run.instances, run.opts);
-    let (contributors, constants, prf) = (run.contributors, &run.constants, &run.prf);
-    let (contributes, malicious) = (me < contributors, run.variant.is_malicious());
-    let rows_per_instance = (4 * plan.ands + 2 * plan.buffers) * contributors;
-    let rows_len = instances * rows_per_instance;
+    let malicious = run.variant.is_malicious();
+    let rows_per_instance = (4 * plan.ands + 2 * plan.buffers) * run.contributors;
     let Independent {
         states,
         my_offset,
@@ -1012,153 +1068,37 @@ fn garbled_rows<T: Transport>(
         row_shares,
         key_shares,
     } = independent;
-    // Round 3: additive shares of the garbled rows (and output λ shares) to the evaluator.
-    let c_me = constants[me];
-    // c_me·[R^j]: the share conversion folded into the offset, once per instance.
-    let scaled_offsets: Vec<Vec<Gf128>> = offset_shares
-        .iter()
-        .map(|r| r.iter().map(|&x| x * c_me).collect())
-        .collect();
-    // This party's additive share of one instance's garbled rows (per AND
-    // gate, (α, β), j; then per buffer gate, α, j); the evaluator's sums.
+    let shamir = (!opts.reduced_complexity).then_some((&row_shares[..], &key_shares[..]));
+    let mut scratch = RowScratch::default();
     let mut rows_msg: Vec<u128> = Vec::with_capacity(rows_per_instance);
-    let mut rows: Vec<u128> = Vec::with_capacity(if me == EVALUATOR { rows_len } else { 0 });
+    let mut rows: Vec<u128> = Vec::with_capacity(if me == EVALUATOR {
+        instances * rows_per_instance
+    } else {
+        0
+    });
     let mut output_lambdas: Vec<Vec<bool>> = Vec::with_capacity(instances);
-    let mut prf_in: Vec<u128> = Vec::with_capacity(4 * contributors);
-    let mut and_prf: Vec<u128> = Vec::new();
-    // χ·S terms of every AND gate and contributor j, computed in batches:
-    // (λ_uv + λ_w)·S_j, λ_u·S_j and λ_v·S_j (block k·C + j of `scaled`).
-    let mut factors: [Vec<Gf128>; 3] = Default::default();
-    let mut scaled = vec![Gf128::ZERO; 3 * contributors * plan.ands];
     for (inst, state) in states.iter().enumerate() {
-        rows_msg.clear();
-        for f in factors.iter_mut() {
-            f.clear();
-        }
-        for (g, (a, b, o)) in plan
-            .steps
+        // c_me·[R^j]: the share conversion folded into the offset.
+        let offsets: Vec<Gf128> = offset_shares[inst]
             .iter()
-            .filter_map(|s| match *s {
-                Step::And(a, b, o) => Some((a, b, o)),
-                _ => None,
-            })
-            .enumerate()
-        {
-            let l = &state.lambda;
-            factors[0].push(products[inst][g] + l[o as usize]);
-            factors[1].push(l[a as usize]);
-            factors[2].push(l[b as usize]);
-        }
-        for (k, f) in factors.iter().enumerate() {
-            for j in 0..contributors {
-                let at = (k * contributors + j) * plan.ands;
-                Gf128::scale(&mut scaled[at..at + plan.ands], f, scaled_offsets[inst][j]);
-            }
-        }
-        let offset = my_offset[inst].0;
-        // This contributor's F² values of every AND gate, in one AES batch.
-        and_prf.clear();
-        if opts.reduced_complexity && contributes {
-            for (g, (a, b)) in plan
-                .steps
-                .iter()
-                .filter_map(|s| match *s {
-                    Step::And(a, b, _) => Some((a, b)),
-                    _ => None,
-                })
-                .enumerate()
-            {
-                let keys = (state.keys[a as usize], Some(state.keys[b as usize]));
-                gate_prf_inputs(keys, offset, (inst, g), contributors, &mut and_prf);
-            }
-            prf.apply(&mut and_prf);
-        }
-        let mut and_index = 0;
-        let mut buffer_index = 0;
-        for s in &plan.steps {
-            if let Step::Buffer(input, o) = *s {
-                // Equation (2): rows χ_α·R^j with χ_α = λ_in ⊕ α ⊕ λ_out
-                // (λ_out a sharing of 0); only the reduced-complexity form.
-                if contributes {
-                    gate_prf(
-                        prf,
-                        (state.keys[input as usize], None),
-                        offset,
-                        (inst, plan.ands + buffer_index),
-                        contributors,
-                        &mut prf_in,
-                    );
-                }
-                let chi = state.lambda[input as usize] + state.lambda[o as usize];
-                let base_at = rows_msg.len();
-                rows_msg.resize(base_at + 2 * contributors, 0);
-                for j in 0..contributors {
-                    let s = scaled_offsets[inst][j];
-                    let base = (chi * s).0;
-                    for alpha in 0..2 {
-                        let row = alpha * contributors + j;
-                        let mut v = if alpha == 1 { base ^ s.0 } else { base };
-                        if contributes {
-                            v ^= prf_in[row];
-                            if me == j {
-                                v ^= state.keys[o as usize];
-                            }
-                        }
-                        rows_msg[base_at + row] = v;
-                    }
-                }
-                buffer_index += 1;
-                continue;
-            }
-            let Step::And(_, _, o) = *s else { continue };
-            let local = opts.reduced_complexity && contributes;
-            let prf_in: &[u128] = if local {
-                &and_prf[and_index * 4 * contributors..]
-            } else {
-                &[]
-            };
-            let gate = inst * plan.ands + and_index;
-            // χ_αβ·S = (λ_uv + λ_w)·S + β·(λ_u·S) + α·(λ_v·S) + αβ·S with
-            // S = c_me·[R^j]: three multiplications per j instead of four.
-            let base_at = rows_msg.len();
-            rows_msg.resize(base_at + 4 * contributors, 0);
-            for j in 0..contributors {
-                let s = scaled_offsets[inst][j];
-                let term = |k: usize| scaled[(k * contributors + j) * plan.ands + and_index].0;
-                let (base, with_a, with_b) = (term(0), term(1), term(2));
-                let chi = [
-                    base,
-                    base ^ with_a,
-                    base ^ with_b,
-                    base ^ with_a ^ with_b ^ s.0,
-                ];
-                for (ab, &v) in chi.iter().enumerate() {
-                    let row = ab * contributors + j;
-                    let mut v = v;
-                    if local {
-                        v ^= prf_in[row];
-                        if me == j {
-                            v ^= state.keys[o as usize];
-                        }
-                    } else if !opts.reduced_complexity {
-                        // Shamir shares of Σ F and k^j, converted like χ·R.
-                        v ^= ((row_shares[gate * 4 * contributors + row]
-                            + key_shares[gate * contributors + j])
-                            * c_me)
-                            .0;
-                    }
-                    rows_msg[base_at + row] = v;
-                }
-            }
-            and_index += 1;
-        }
+            .map(|&x| x * run.constants[me])
+            .collect();
+        let rows_of = InstanceRows {
+            run,
+            inst,
+            state,
+            offsets: &offsets,
+            my_offset: my_offset[inst].0,
+            shamir,
+        };
+        rows_msg.clear();
+        rows_of.push(&products[inst], &mut scratch, &mut rows_msg);
         // Zero masks: pairwise PRG streams drawn in the same order by both
-        // ends, or the dealt sharings of round 1.
-        if !opts.zero_sharing() {
-            // The rows are (converted) Shamir shares of fresh random polynomials.
-        } else if opts.prg_zero_sharing {
+        // ends, or the dealt sharings of round 1. Without zero sharing the
+        // rows are (converted) Shamir shares of fresh random polynomials.
+        if opts.zero_sharing() && opts.prg_zero_sharing {
             apply_zero_masks(&mut rows_msg, zero);
-        } else {
+        } else if opts.zero_sharing() {
             let dealt = &dealt_zero[inst * rows_per_instance..(inst + 1) * rows_per_instance];
             for (v, z) in rows_msg.iter_mut().zip(dealt) {
                 *v ^= z;
@@ -1167,7 +1107,7 @@ fn garbled_rows<T: Transport>(
         // Output λ shares, made additive like the rows (malicious: they are 0).
         if !malicious {
             for &w in plan.outputs.iter().flatten() {
-                rows_msg.push((state.lambda[w as usize] * constants[me]).0);
+                rows_msg.push((state.lambda[w as usize] * run.constants[me]).0);
             }
         }
         // Instance by instance, so that only the evaluator holds the whole
@@ -1175,19 +1115,7 @@ fn garbled_rows<T: Transport>(
         if sum_at_evaluator(net, &mut rows_msg, opts.hypercube)? {
             let (sum, out_l) = rows_msg.split_at(rows_per_instance);
             rows.extend_from_slice(sum);
-            output_lambdas.push(
-                out_l
-                    .iter()
-                    .map(|l| match l {
-                        0 => Ok(false),
-                        1 => Ok(true),
-                        _ => Err(RunError::abort(
-                            "an output permutation bit reconstructs to neither 0 nor 1",
-                            None,
-                        )),
-                    })
-                    .collect::<Result<Vec<bool>, _>>()?,
-            );
+            output_lambdas.push(permutation_bits(out_l)?);
         }
     }
     std::mem::take(dealt_zero);
@@ -1202,8 +1130,208 @@ fn garbled_rows<T: Transport>(
         // Not needed online; freed so that the online phase reuses the memory.
         state.lambda = Vec::new();
     }
-
     Ok(rows)
+}
+
+/// Reconstructed output permutation bits, which must be bits.
+fn permutation_bits(values: &[u128]) -> Result<Vec<bool>, RunError> {
+    values
+        .iter()
+        .map(|l| match l {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(RunError::abort(
+                "an output permutation bit reconstructs to neither 0 nor 1",
+                None,
+            )),
+        })
+        .collect()
+}
+
+/// Buffers reused from instance to instance while computing rows.
+#[derive(Default)]
+struct RowScratch {
+    /// (λ_uv + λ_w), λ_u and λ_v of every AND gate.
+    factors: [Vec<Gf128>; 3],
+    /// Those factors times c_me·[R^j] (block k·C + j holds factor k, contributor j).
+    scaled: Vec<Gf128>,
+    /// This contributor's F² values of every AND gate.
+    and_prf: Vec<u128>,
+    /// A buffer gate's F² values.
+    buffer_prf: Vec<u128>,
+}
+
+/// One party's additive share of one instance's garbled rows.
+struct InstanceRows<'a> {
+    run: &'a Run<'a>,
+    inst: usize,
+    state: &'a Garbling,
+    /// c_me·[R^j] per contributor j.
+    offsets: &'a [Gf128],
+    /// This party's own R (0 unless it contributes).
+    my_offset: u128,
+    /// Without reduced complexity: the Shamir shares of Σ F per row and of
+    /// k^j per gate (see [`receive_prf_shares`]).
+    shamir: Option<(&'a [Gf128], &'a [Gf128])>,
+}
+
+impl InstanceRows<'_> {
+    /// Appends the rows: per AND gate (α, β) and j, then per buffer gate α and j.
+    fn push(&self, products: &[Gf128], scratch: &mut RowScratch, rows: &mut Vec<u128>) {
+        let (plan, contributors) = (self.run.plan, self.run.contributors);
+        self.chi_terms(products, scratch);
+        let contributes = self.run.me < contributors;
+        scratch.and_prf.clear();
+        if self.shamir.is_none() && contributes {
+            // Every AND gate's F² values in one AES batch.
+            for (g, (a, b)) in and_gates(plan).map(|(a, b, _)| (a, b)).enumerate() {
+                let keys = (
+                    self.state.keys[a as usize],
+                    Some(self.state.keys[b as usize]),
+                );
+                gate_prf_inputs(
+                    keys,
+                    self.my_offset,
+                    (self.inst, g),
+                    contributors,
+                    &mut scratch.and_prf,
+                );
+            }
+            self.run.prf.apply(&mut scratch.and_prf);
+        }
+        let (mut and_index, mut buffer_index) = (0, 0);
+        for s in &plan.steps {
+            match *s {
+                Step::And(_, _, o) => {
+                    self.push_and(and_index, o, scratch, rows);
+                    and_index += 1;
+                }
+                Step::Buffer(input, o) => {
+                    self.push_buffer(buffer_index, input, o, &mut scratch.buffer_prf, rows);
+                    buffer_index += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// χ·S terms of every AND gate and contributor j, in batches:
+    /// (λ_uv + λ_w)·S_j, λ_u·S_j and λ_v·S_j.
+    fn chi_terms(&self, products: &[Gf128], scratch: &mut RowScratch) {
+        let (ands, contributors) = (self.run.plan.ands, self.run.contributors);
+        let l = &self.state.lambda;
+        for f in scratch.factors.iter_mut() {
+            f.clear();
+        }
+        for (g, (a, b, o)) in and_gates(self.run.plan).enumerate() {
+            scratch.factors[0].push(products[g] + l[o as usize]);
+            scratch.factors[1].push(l[a as usize]);
+            scratch.factors[2].push(l[b as usize]);
+        }
+        scratch.scaled.resize(3 * contributors * ands, Gf128::ZERO);
+        for (k, f) in scratch.factors.iter().enumerate() {
+            for j in 0..contributors {
+                let at = (k * contributors + j) * ands;
+                Gf128::scale(&mut scratch.scaled[at..at + ands], f, self.offsets[j]);
+            }
+        }
+    }
+
+    /// The four rows per contributor of AND gate `and_index` with output `o`.
+    fn push_and(&self, and_index: usize, o: u32, scratch: &RowScratch, rows: &mut Vec<u128>) {
+        let (me, contributors, ands) = (self.run.me, self.run.contributors, self.run.plan.ands);
+        let local = self.shamir.is_none() && me < contributors;
+        let prf: &[u128] = if local {
+            &scratch.and_prf[and_index * 4 * contributors..]
+        } else {
+            &[]
+        };
+        let gate = self.inst * ands + and_index;
+        let c_me = self.run.constants[me];
+        // χ_αβ·S = (λ_uv + λ_w)·S + β·(λ_u·S) + α·(λ_v·S) + αβ·S with
+        // S = c_me·[R^j]: three multiplications per j instead of four.
+        let base_at = rows.len();
+        rows.resize(base_at + 4 * contributors, 0);
+        for j in 0..contributors {
+            let s = self.offsets[j];
+            let term = |k: usize| scratch.scaled[(k * contributors + j) * ands + and_index].0;
+            let (base, with_a, with_b) = (term(0), term(1), term(2));
+            let chi = [
+                base,
+                base ^ with_a,
+                base ^ with_b,
+                base ^ with_a ^ with_b ^ s.0,
+            ];
+            for (ab, &v) in chi.iter().enumerate() {
+                let row = ab * contributors + j;
+                let mut v = v;
+                if local {
+                    v ^= prf[row];
+                    if me == j {
+                        v ^= self.state.keys[o as usize];
+                    }
+                } else if let Some((row_shares, key_shares)) = self.shamir {
+                    // Shamir shares of Σ F and k^j, converted like χ·R.
+                    v ^= ((row_shares[gate * 4 * contributors + row]
+                        + key_shares[gate * contributors + j])
+                        * c_me)
+                        .0;
+                }
+                rows[base_at + row] = v;
+            }
+        }
+    }
+
+    /// Equation (2): the two rows per contributor of a buffer gate, χ_α·R^j
+    /// with χ_α = λ_in ⊕ α ⊕ λ_out (λ_out a sharing of 0); only the
+    /// reduced-complexity form.
+    fn push_buffer(
+        &self,
+        buffer_index: usize,
+        input: u32,
+        o: u32,
+        prf: &mut Vec<u128>,
+        rows: &mut Vec<u128>,
+    ) {
+        let (me, contributors) = (self.run.me, self.run.contributors);
+        let contributes = me < contributors;
+        if contributes {
+            gate_prf(
+                &self.run.prf,
+                (self.state.keys[input as usize], None),
+                self.my_offset,
+                (self.inst, self.run.plan.ands + buffer_index),
+                contributors,
+                prf,
+            );
+        }
+        let chi = self.state.lambda[input as usize] + self.state.lambda[o as usize];
+        let base_at = rows.len();
+        rows.resize(base_at + 2 * contributors, 0);
+        for j in 0..contributors {
+            let s = self.offsets[j];
+            let base = (chi * s).0;
+            for alpha in 0..2 {
+                let row = alpha * contributors + j;
+                let mut v = if alpha == 1 { base ^ s.0 } else { base };
+                if contributes {
+                    v ^= prf[row];
+                    if me == j {
+                        v ^= self.state.keys[o as usize];
+                    }
+                }
+                rows[base_at + row] = v;
+            }
+        }
+    }
+}
+
+/// The AND gates of a plan in step order: (input, input, output).
+fn and_gates(plan: &Plan) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+    plan.steps.iter().filter_map(|s| match *s {
+        Step::And(a, b, o) => Some((a, b, o)),
+        _ => None,
+    })
 }
 
 /// Malicious round 1 by the linear-preprocessing functionalities, for one
@@ -1320,13 +1448,6 @@ fn sum_at_evaluator<T: Transport>(
     hypercube: bool,
 ) -> Result<bool, RunError> {
     let (me, n) = (net.party(), net.parties());
-    let absorb = |acc: &mut [u128], bytes: &[u8]| {
-        for (a, c) in acc.iter_mut().zip(bytes.chunks_exact(16)) {
-            let mut b = [0u8; 16];
-            b.copy_from_slice(c);
-            *a ^= u128::from_le_bytes(b);
-        }
-    };
     if !hypercube {
         if me != EVALUATOR {
             net.send(EVALUATOR, u128s_to_bytes(acc))?;
@@ -1334,7 +1455,7 @@ fn sum_at_evaluator<T: Transport>(
         }
         for p in 1..n {
             let bytes = net.recv(p, 16 * acc.len())?;
-            absorb(acc, &bytes);
+            xor_le_u128s(acc, &bytes);
         }
         return Ok(true);
     }
@@ -1346,7 +1467,7 @@ fn sum_at_evaluator<T: Transport>(
         }
         if me % (2 * step) == 0 && me + step < n {
             let bytes = net.recv(me + step, 16 * acc.len())?;
-            absorb(acc, &bytes);
+            xor_le_u128s(acc, &bytes);
         }
         step *= 2;
     }
@@ -1361,68 +1482,20 @@ fn apply_zero_masks(values: &mut [u128], streams: &mut [Option<Prg>]) {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The online phase (three rounds, four with the malicious confirmation).
 fn online<T: Transport>(
+    run: &Run,
     net: &mut T,
-    plan: &Plan,
-    states: &mut [Garbling],
+    states: &[Garbling],
     rows: &[u128],
-    instances: usize,
     own_inputs: &[(usize, BitMatrix)],
-    contributors: usize,
     offsets: &[Gf128],
-    prf: &DoubleKeyPrf,
-    malicious: bool,
     everyone_learns: bool,
 ) -> Result<Vec<BitMatrix>, RunError> {
-    let (me, n) = (net.party(), net.parties());
+    let (plan, me, instances, contributors) = (run.plan, run.me, run.instances, run.contributors);
+    let malicious = run.variant.is_malicious();
     net.set_phase(Phase::Online);
-    // Round A: masked inputs e = x ⊕ λ from their owners to the contributors.
-    let mut external: Vec<Vec<bool>> = vec![vec![false; plan.wires]; instances];
-    let mut mine: Vec<bool> = Vec::new();
-    for (inst, state) in states.iter().enumerate() {
-        let mut k = 0;
-        for (index, (owner, wires)) in plan.inputs.iter().enumerate() {
-            if *owner != me {
-                continue;
-            }
-            let (_, m) = own_inputs
-                .iter()
-                .find(|(i, _)| *i == index)
-                .expect("checked: every owned input is given");
-            for (col, &w) in wires.iter().enumerate() {
-                let (lw, l) = state.own_lambda[k];
-                debug_assert_eq!(lw, w);
-                k += 1;
-                let e = m.get(inst, col) ^ l;
-                external[inst][w as usize] = e;
-                mine.push(e);
-            }
-        }
-    }
-    let packed = pack_bits(&mine);
-    for p in 0..contributors {
-        if p != me && !packed.is_empty() {
-            net.send(p, packed.clone())?;
-        }
-    }
-    if me < contributors {
-        for p in (0..n).filter(|&p| p != me) {
-            let count = plan.input_wires_of(p) * instances;
-            if count == 0 {
-                continue;
-            }
-            let bits = unpack_bits(&net.recv(p, count.div_ceil(8))?, count);
-            let mut it = bits.into_iter();
-            for ext in external.iter_mut() {
-                for (_, wires) in plan.inputs.iter().filter(|(o, _)| *o == p) {
-                    for &w in wires {
-                        ext[w as usize] = it.next().expect("counted");
-                    }
-                }
-            }
-        }
-    }
+    let mut external = exchange_masked_inputs(run, net, states, own_inputs)?;
     if me >= contributors {
         if malicious {
             return confirm_outputs(net, plan, instances, contributors, None);
@@ -1455,127 +1528,22 @@ fn online<T: Transport>(
     let per_inst = plan.all_input_wires() + plan.consts.len();
     let mut keys_from: Vec<Vec<u128>> = vec![input_keys];
     for p in 1..contributors {
-        let bytes = net.recv(p, 16 * per_inst * instances)?;
-        keys_from.push(
-            bytes
-                .chunks_exact(16)
-                .map(|c| {
-                    let mut b = [0u8; 16];
-                    b.copy_from_slice(c);
-                    u128::from_le_bytes(b)
-                })
-                .collect(),
-        );
+        keys_from.push(le_u128s(&net.recv(p, 16 * per_inst * instances)?).collect());
     }
     // Evaluation, instance by instance.
     let mut results: Vec<Vec<bool>> = Vec::with_capacity(instances);
     let mut output_keys: Vec<Vec<u128>> = vec![Vec::new(); contributors];
-    let mut prf_in: Vec<u128> = Vec::with_capacity(contributors * contributors);
+    let mut evaluator = Evaluator {
+        run,
+        keys: vec![0u128; plan.wires * contributors],
+        prf_in: Vec::with_capacity(contributors * contributors),
+    };
     let rows_per_instance = (4 * plan.ands + 2 * plan.buffers) * contributors;
-    // Every contributor's key per wire, reused from instance to instance.
-    let mut keys = vec![0u128; plan.wires * contributors];
     for (inst, state) in states.iter().enumerate() {
-        let rows = &rows[inst * rows_per_instance..(inst + 1) * rows_per_instance];
         let ext = &mut external[inst];
-        let keys = &mut keys;
-        let mut k = inst * per_inst;
-        for (_, wires) in &plan.inputs {
-            for &w in wires {
-                for j in 0..contributors {
-                    keys[w as usize * contributors + j] = keys_from[j][k];
-                }
-                k += 1;
-            }
-        }
-        for &(w, v) in &plan.consts {
-            for j in 0..contributors {
-                keys[w as usize * contributors + j] = keys_from[j][k];
-            }
-            ext[w as usize] = v;
-            k += 1;
-        }
-        let mut and_index = 0;
-        let mut buffer_index = 0;
-        // The evaluator's own key tells the external value, or that a row was forged.
-        let external_of = |w: u32, key: u128, gate: usize| {
-            if key == state.keys[w as usize] {
-                Ok(false)
-            } else if key == state.keys[w as usize] ^ offsets[inst].0 {
-                Ok(true)
-            } else {
-                Err(RunError::abort(
-                    format!("garbled gate {gate} of instance {inst} decrypts to neither of the evaluator's keys"),
-                    None,
-                ))
-            }
-        };
-        let mut batches = plan.and_batches.iter().peekable();
-        let mut at = 0;
-        while at < plan.steps.len() {
-            // An AND layer: every F² value of the layer in one AES batch.
-            if let Some(batch) = batches.next_if(|b| b.start == at) {
-                let layer = &plan.steps[batch.clone()];
-                prf_in.clear();
-                for (k, s) in layer.iter().enumerate() {
-                    let Step::And(a, b, _) = *s else { continue };
-                    let at = (inst, and_index + k);
-                    push_eval_inputs(keys, (a, Some(b)), at, contributors, &mut prf_in);
-                }
-                prf.apply(&mut prf_in);
-                for (k, s) in layer.iter().enumerate() {
-                    let Step::And(a, b, o) = *s else { continue };
-                    let (ea, eb) = (ext[a as usize], ext[b as usize]);
-                    let gate = and_index + k;
-                    let row = (gate * 4 + usize::from(ea) * 2 + usize::from(eb)) * contributors;
-                    let values = &prf_in[k * contributors * contributors..];
-                    open_row(&rows[row..], values, o, contributors, keys);
-                    ext[o as usize] = external_of(o, keys[o as usize * contributors], gate)?;
-                }
-                and_index += layer.len();
-                at = batch.end;
-                continue;
-            }
-            let s = &plan.steps[at];
-            at += 1;
-            match *s {
-                Step::Buffer(a, o) => {
-                    let e = ext[a as usize];
-                    let gate = plan.ands + buffer_index;
-                    prf_in.clear();
-                    push_eval_inputs(keys, (a, None), (inst, gate), contributors, &mut prf_in);
-                    prf.apply(&mut prf_in);
-                    let row = (4 * plan.ands + 2 * buffer_index + usize::from(e)) * contributors;
-                    open_row(&rows[row..], &prf_in, o, contributors, keys);
-                    ext[o as usize] = external_of(o, keys[o as usize * contributors], gate)?;
-                    buffer_index += 1;
-                }
-                Step::Xor(a, b, o) => {
-                    ext[o as usize] = ext[a as usize] ^ ext[b as usize];
-                    for j in 0..contributors {
-                        keys[o as usize * contributors + j] = keys[a as usize * contributors + j]
-                            ^ keys[b as usize * contributors + j];
-                    }
-                }
-                Step::Inv(a, o) => {
-                    ext[o as usize] = !ext[a as usize];
-                    for j in 0..contributors {
-                        keys[o as usize * contributors + j] = keys[a as usize * contributors + j];
-                    }
-                }
-                Step::Copy(a, o) => {
-                    ext[o as usize] = ext[a as usize];
-                    for j in 0..contributors {
-                        keys[o as usize * contributors + j] = keys[a as usize * contributors + j];
-                    }
-                }
-                Step::Const(..) => {}
-                Step::And(..) => {
-                    return Err(RunError::Internal(
-                        "an AND gate outside the AND layers".into(),
-                    ))
-                }
-            }
-        }
+        evaluator.load_inputs(inst, &keys_from, ext);
+        let rows = &rows[inst * rows_per_instance..(inst + 1) * rows_per_instance];
+        evaluator.evaluate(inst, state, offsets[inst].0, rows, ext)?;
         let bits: Vec<bool> = plan
             .outputs
             .iter()
@@ -1587,7 +1555,7 @@ fn online<T: Transport>(
         if malicious {
             for &w in plan.outputs.iter().flatten() {
                 for (j, out) in output_keys.iter_mut().enumerate() {
-                    out.push(keys[w as usize * contributors + j]);
+                    out.push(evaluator.keys[w as usize * contributors + j]);
                 }
             }
         }
@@ -1603,12 +1571,221 @@ fn online<T: Transport>(
     let flat: Vec<bool> = results.concat();
     if everyone_learns {
         let packed = pack_bits(&flat);
-        for p in 1..n {
+        for p in 1..run.n {
             net.send(p, packed.clone())?;
         }
     }
     net.stop_clock();
     Ok(matrices(plan, &flat, instances))
+}
+
+/// Round A: masked inputs e = x ⊕ λ from their owners to the contributors.
+/// Returns the external value of every wire known so far, per instance.
+fn exchange_masked_inputs<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    states: &[Garbling],
+    own_inputs: &[(usize, BitMatrix)],
+) -> Result<Vec<Vec<bool>>, RunError> {
+    let (plan, me, instances, contributors) = (run.plan, run.me, run.instances, run.contributors);
+    let mut external: Vec<Vec<bool>> = vec![vec![false; plan.wires]; instances];
+    let mut mine: Vec<bool> = Vec::new();
+    for (inst, state) in states.iter().enumerate() {
+        let mut k = 0;
+        for (index, (owner, wires)) in plan.inputs.iter().enumerate() {
+            if *owner != me {
+                continue;
+            }
+            let (_, m) = own_inputs
+                .iter()
+                .find(|(i, _)| *i == index)
+                .expect("checked: every owned input is given");
+            for (col, &w) in wires.iter().enumerate() {
+                let (lw, l) = state.own_lambda[k];
+                debug_assert_eq!(lw, w);
+                k += 1;
+                let e = m.get(inst, col) ^ l;
+                external[inst][w as usize] = e;
+                mine.push(e);
+            }
+        }
+    }
+    let packed = pack_bits(&mine);
+    for p in 0..contributors {
+        if p != me && !packed.is_empty() {
+            net.send(p, packed.clone())?;
+        }
+    }
+    if me < contributors {
+        for p in (0..run.n).filter(|&p| p != me) {
+            let count = plan.input_wires_of(p) * instances;
+            if count == 0 {
+                continue;
+            }
+            let bits = unpack_bits(&net.recv(p, count.div_ceil(8))?, count);
+            let mut it = bits.into_iter();
+            for ext in external.iter_mut() {
+                for (_, wires) in plan.inputs.iter().filter(|(o, _)| *o == p) {
+                    for &w in wires {
+                        ext[w as usize] = it.next().expect("counted");
+                    }
+                }
+            }
+        }
+    }
+    Ok(external)
+}
+
+/// The evaluator's decryption of the garbled circuit.
+struct Evaluator<'a> {
+    run: &'a Run<'a>,
+    /// Every contributor's key per wire (wire-major), reused across instances.
+    keys: Vec<u128>,
+    /// PRF inputs of one AND layer or buffer gate.
+    prf_in: Vec<u128>,
+}
+
+impl Evaluator<'_> {
+    /// The contributors' keys of the input wires and constants of one
+    /// instance; constants' external values are their values.
+    fn load_inputs(&mut self, inst: usize, keys_from: &[Vec<u128>], ext: &mut [bool]) {
+        let (plan, contributors) = (self.run.plan, self.run.contributors);
+        let per_inst = plan.all_input_wires() + plan.consts.len();
+        let wires = plan.inputs.iter().flat_map(|(_, w)| w.iter().copied());
+        let consts = plan.consts.iter().map(|&(w, _)| w);
+        for (k, w) in wires.chain(consts).enumerate() {
+            for j in 0..contributors {
+                self.keys[w as usize * contributors + j] = keys_from[j][inst * per_inst + k];
+            }
+        }
+        for &(w, v) in &plan.consts {
+            ext[w as usize] = v;
+        }
+    }
+
+    /// Walks the steps of one instance: AND layers decrypted in one AES batch
+    /// each, buffer gates one by one, free gates by free XOR.
+    fn evaluate(
+        &mut self,
+        inst: usize,
+        state: &Garbling,
+        offset: u128,
+        rows: &[u128],
+        ext: &mut [bool],
+    ) -> Result<(), RunError> {
+        let (plan, contributors) = (self.run.plan, self.run.contributors);
+        // The evaluator's own key tells the external value, or that a row was forged.
+        let external_of = |w: u32, key: u128, gate: usize| {
+            if key == state.keys[w as usize] {
+                Ok(false)
+            } else if key == state.keys[w as usize] ^ offset {
+                Ok(true)
+            } else {
+                Err(RunError::abort(
+                    format!("garbled gate {gate} of instance {inst} decrypts to neither of the evaluator's keys"),
+                    None,
+                ))
+            }
+        };
+        let (mut and_index, mut buffer_index) = (0, 0);
+        let mut batches = plan.and_batches.iter().peekable();
+        let mut at = 0;
+        while at < plan.steps.len() {
+            if let Some(batch) = batches.next_if(|b| b.start == at) {
+                let layer = &plan.steps[batch.clone()];
+                self.open_and_layer(inst, and_index, layer, rows, ext)?;
+                for (k, s) in layer.iter().enumerate() {
+                    if let Step::And(_, _, o) = *s {
+                        let key = self.keys[o as usize * contributors];
+                        ext[o as usize] = external_of(o, key, and_index + k)?;
+                    }
+                }
+                and_index += layer.len();
+                at = batch.end;
+                continue;
+            }
+            let step = plan.steps[at];
+            at += 1;
+            if let Step::Buffer(a, o) = step {
+                let gate = plan.ands + buffer_index;
+                self.prf_in.clear();
+                push_eval_inputs(
+                    &self.keys,
+                    (a, None),
+                    (inst, gate),
+                    contributors,
+                    &mut self.prf_in,
+                );
+                self.run.prf.apply(&mut self.prf_in);
+                let e = ext[a as usize];
+                let row = (4 * plan.ands + 2 * buffer_index + usize::from(e)) * contributors;
+                open_row(&rows[row..], &self.prf_in, o, contributors, &mut self.keys);
+                ext[o as usize] = external_of(o, self.keys[o as usize * contributors], gate)?;
+                buffer_index += 1;
+            } else {
+                self.free_step(step, ext)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens the row (e_a, e_b) of every AND gate of one layer, with all F²
+    /// values of the layer in one AES batch.
+    fn open_and_layer(
+        &mut self,
+        inst: usize,
+        first_and: usize,
+        layer: &[Step],
+        rows: &[u128],
+        ext: &[bool],
+    ) -> Result<(), RunError> {
+        let contributors = self.run.contributors;
+        self.prf_in.clear();
+        for (k, s) in layer.iter().enumerate() {
+            let Step::And(a, b, _) = *s else {
+                return Err(RunError::Internal("a free gate inside an AND layer".into()));
+            };
+            let at = (inst, first_and + k);
+            push_eval_inputs(&self.keys, (a, Some(b)), at, contributors, &mut self.prf_in);
+        }
+        self.run.prf.apply(&mut self.prf_in);
+        for (k, s) in layer.iter().enumerate() {
+            let Step::And(a, b, o) = *s else { continue };
+            let (ea, eb) = (ext[a as usize], ext[b as usize]);
+            let gate = first_and + k;
+            let row = (gate * 4 + usize::from(ea) * 2 + usize::from(eb)) * contributors;
+            let values = &self.prf_in[k * contributors * contributors..];
+            open_row(&rows[row..], values, o, contributors, &mut self.keys);
+        }
+        Ok(())
+    }
+
+    /// A free gate: external values and keys follow from the inputs.
+    fn free_step(&mut self, step: Step, ext: &mut [bool]) -> Result<(), RunError> {
+        let c = self.run.contributors;
+        let keys = &mut self.keys;
+        match step {
+            Step::Xor(a, b, o) => {
+                ext[o as usize] = ext[a as usize] ^ ext[b as usize];
+                for j in 0..c {
+                    keys[o as usize * c + j] = keys[a as usize * c + j] ^ keys[b as usize * c + j];
+                }
+            }
+            Step::Inv(a, o) | Step::Copy(a, o) => {
+                ext[o as usize] = ext[a as usize] ^ matches!(step, Step::Inv(..));
+                for j in 0..c {
+                    keys[o as usize * c + j] = keys[a as usize * c + j];
+                }
+            }
+            Step::Const(..) => {}
+            Step::And(..) | Step::Buffer(..) => {
+                return Err(RunError::Internal(
+                    "a garbled gate outside the AND layers".into(),
+                ))
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The evaluator's F² inputs for one garbled gate, appended: for every
@@ -1659,11 +1836,7 @@ fn check_output_keys<T: Transport>(
 ) -> Result<Vec<bool>, RunError> {
     let per = plan.output_wires();
     let bytes = net.recv(EVALUATOR, 16 * per * instances)?;
-    let mut keys = bytes.chunks_exact(16).map(|c| {
-        let mut b = [0u8; 16];
-        b.copy_from_slice(c);
-        u128::from_le_bytes(b)
-    });
+    let mut keys = le_u128s(&bytes);
     let mut bits = Vec::with_capacity(per * instances);
     for (inst, state) in states.iter().enumerate() {
         for (k, &w) in plan.outputs.iter().flatten().enumerate() {

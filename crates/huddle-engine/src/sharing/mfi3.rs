@@ -61,213 +61,286 @@ impl Variant for MfiVariant {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let me = core.me;
-        let w = s.w;
         let groups = layer.by_fan_in();
-        // Randomness, drawn group by group in a fixed order on each key.
-        let mut rand = Vec::with_capacity(groups.len());
-        for &(l, gates) in &groups {
+        let rand = draw_randomness(core, ch, &groups, s.w);
+        let layer = FanInGroups {
+            program,
+            groups: &groups,
+            rand: &rand,
+        };
+        if core.me == HELPER {
+            layer.helper::<R>(ch, s)
+        } else {
+            layer.evaluator::<R>(core.me, ch, s)
+        }
+    }
+}
+
+/// One fan-in group's correlated randomness, one element per gate and word
+/// (empty at the party that lacks the key).
+enum GroupRandomness {
+    /// 2-input: m_c (K01); m_a, m_b (K02).
+    Two {
+        mc: Vec<u64>,
+        ma: Vec<u64>,
+        mb: Vec<u64>,
+    },
+    /// l-input: r (K02) and r' (K01), one per subset; rho1 (K01), rho2 (K02).
+    Many {
+        r: Vec<u64>,
+        rho1: Vec<u64>,
+        r2: Vec<u64>,
+        rho2: Vec<u64>,
+    },
+}
+
+/// Randomness drawn group by group in a fixed order on each key.
+fn draw_randomness(
+    core: &mut Core,
+    ch: &mut Channel,
+    groups: &[(usize, &[MulGate])],
+    w: usize,
+) -> Vec<GroupRandomness> {
+    let me = core.me;
+    let mut d = |k: usize, count: usize| -> Vec<u64> {
+        match k {
+            _ if me != HELPER && me != k => Vec::new(),
+            1 => ch.draw(core.k01(), count),
+            _ => ch.draw(core.k02(), count),
+        }
+    };
+    groups
+        .iter()
+        .map(|&(l, gates)| {
             let n = gates.len() * w;
-            let has = |k: usize| me == HELPER || me == k;
-            let mut d = |k: usize, count: usize| -> Vec<u64> {
-                if !has(k) {
-                    return Vec::new();
-                }
-                if k == 1 {
-                    ch.draw(core.k01(), count)
-                } else {
-                    ch.draw(core.k02(), count)
-                }
-            };
-            rand.push(if l == 2 {
-                // m_c (K01); m_a, m_b (K02)
+            if l == 2 {
                 let mc = d(1, n);
                 let ma = d(2, n);
                 let mb = d(2, n);
-                [mc, ma, mb, Vec::new()]
+                GroupRandomness::Two { mc, ma, mb }
             } else {
                 let q = elements_per_party(l) * n;
-                // r (K02), rho1 (K01), r' (K01), rho2 (K02)
                 let r = d(2, q);
                 let rho1 = d(1, n);
                 let r2 = d(1, q);
                 let rho2 = d(2, n);
-                [r, rho1, r2, rho2]
-            });
-        }
-        match me {
-            HELPER => {
-                let (mut to1, mut to2) = (Vec::new(), Vec::new());
-                let mut outs: Vec<(Vec<u64>, Vec<u64>)> = Vec::new();
-                for (&(l, gates), r) in groups.iter().zip(&rand) {
-                    if l == 2 {
-                        let [mc, ma, mb, _] = r;
-                        let v3 = two_input_terms(program, gates, s, w, |x1, x2, y1, y2| {
-                            R::sub(R::add(R::mul(x1, y2), R::mul(y1, x2)), R::mul(x2, y2))
-                        });
-                        to1.extend(v3.iter().zip(mb).map(|(&v, &m)| R::add(v, m)));
-                        let first: Vec<u64> = (0..v3.len())
-                            .map(|k| R::sub(R::sub(mc[k], v3[k]), mb[k]))
-                            .collect();
-                        let second: Vec<u64> =
-                            ma.iter().zip(mb).map(|(&a, &b)| R::add(a, b)).collect();
-                        outs.push((first, second));
-                    } else {
-                        let [r, rho1, r2, rho2] = r;
-                        let q = elements_per_party(l);
-                        let mut mu1p = vec![0u64; gates.len() * w];
-                        let mut mu2p = vec![0u64; gates.len() * w];
-                        for (gi, g) in gates.iter().enumerate() {
-                            let ops = program.operands(g);
-                            let mu1 = s.gather(0, ops);
-                            let mu2 = s.gather(1, ops);
-                            let block = gi * q * w..(gi + 1) * q * w;
-                            for j in 0..w {
-                                let k = gi * w + j;
-                                // mu2' = E + rho1, E = sum r_I N1(not I) + sum mu2_i N1(not i)
-                                let e = combine::<R>(
-                                    l,
-                                    &r[block.clone()],
-                                    w,
-                                    j,
-                                    &mu1,
-                                    |i| mu2[i][j],
-                                    false,
-                                );
-                                mu2p[k] = R::add(e, rho1[k]);
-                                let e2 = combine::<R>(
-                                    l,
-                                    &r2[block.clone()],
-                                    w,
-                                    j,
-                                    &mu2,
-                                    |i| mu1[i][j],
-                                    false,
-                                );
-                                mu1p[k] = R::add(e2, rho2[k]);
-                            }
-                        }
-                        to1.extend_from_slice(&mu1p);
-                        to2.extend_from_slice(&mu2p);
-                        outs.push((mu1p, mu2p));
-                    }
+                GroupRandomness::Many { r, rho1, r2, rho2 }
+            }
+        })
+        .collect()
+}
+
+/// One layer's gates grouped by fan-in, with their randomness.
+struct FanInGroups<'a> {
+    program: &'a Program,
+    groups: &'a [(usize, &'a [MulGate])],
+    rand: &'a [GroupRandomness],
+}
+
+impl FanInGroups<'_> {
+    /// P0: computes both parties' corrections locally, sends them, and sets
+    /// its own shares; it receives nothing.
+    fn helper<R: Arith>(&self, ch: &mut Channel, s: &mut Shares) -> Result<(), RunError> {
+        let w = s.w;
+        let (mut to1, mut to2) = (Vec::new(), Vec::new());
+        let mut outs: Vec<(Vec<u64>, Vec<u64>)> = Vec::new();
+        for (&(l, gates), r) in self.groups.iter().zip(self.rand) {
+            match r {
+                GroupRandomness::Two { mc, ma, mb } => {
+                    let v3 = two_input_terms(self.program, gates, s, w, |x1, x2, y1, y2| {
+                        R::sub(R::add(R::mul(x1, y2), R::mul(y1, x2)), R::mul(x2, y2))
+                    });
+                    to1.extend(v3.iter().zip(mb).map(|(&v, &m)| R::add(v, m)));
+                    let first: Vec<u64> = (0..v3.len())
+                        .map(|k| R::sub(R::sub(mc[k], v3[k]), mb[k]))
+                        .collect();
+                    let second: Vec<u64> = ma.iter().zip(mb).map(|(&a, &b)| R::add(a, b)).collect();
+                    outs.push((first, second));
                 }
-                ch.send(1, &to1)?;
-                ch.send(2, &to2)?;
-                for (&(_, gates), (a, b)) in groups.iter().zip(&outs) {
-                    set_outputs(s, gates, a, b);
+                GroupRandomness::Many { r, rho1, r2, rho2 } => {
+                    let (mu1p, mu2p) = self.helper_masks::<R>(l, gates, s, [r, rho1, r2, rho2]);
+                    to1.extend_from_slice(&mu1p);
+                    to2.extend_from_slice(&mu2p);
+                    outs.push((mu1p, mu2p));
                 }
             }
-            _ => {
-                let other = 3 - me;
-                // P1: values w = v + mu2 (comp 0), own mask mu1 (comp 1); P2: u, mu2.
-                let mut msg = Vec::new();
-                let mut local: Vec<Vec<u64>> = Vec::new(); // v1 / v2 for 2-input groups
-                for (&(l, gates), r) in groups.iter().zip(&rand) {
-                    if l == 2 {
-                        let [mc, ma, _, _] = r;
-                        let v = if me == 1 {
-                            two_input_terms(program, gates, s, w, |w1, _, w2, _| R::mul(w1, w2))
-                        } else {
-                            two_input_terms(program, gates, s, w, |u1, m1, u2, m2| {
-                                R::neg(R::add(R::mul(u1, m2), R::mul(u2, m1)))
-                            })
-                        };
-                        let mask = if me == 1 { mc } else { ma };
-                        msg.extend(v.iter().zip(mask).map(|(&v, &m)| R::add(v, m)));
-                        local.push(v);
+        }
+        ch.send(1, &to1)?;
+        ch.send(2, &to2)?;
+        for (&(_, gates), (a, b)) in self.groups.iter().zip(&outs) {
+            set_outputs(s, gates, a, b);
+        }
+        Ok(())
+    }
+
+    /// P0's new masks of l-input gates: mu2' = E + rho1 with E = sum r_I
+    /// N1(not I) + sum mu2_i N1(not i), and mu1' symmetrically.
+    fn helper_masks<R: Arith>(
+        &self,
+        l: usize,
+        gates: &[MulGate],
+        s: &Shares,
+        [r, rho1, r2, rho2]: [&Vec<u64>; 4],
+    ) -> (Vec<u64>, Vec<u64>) {
+        let (w, q) = (s.w, elements_per_party(l));
+        let mut mu1p = vec![0u64; gates.len() * w];
+        let mut mu2p = vec![0u64; gates.len() * w];
+        for (gi, g) in gates.iter().enumerate() {
+            let ops = self.program.operands(g);
+            let mu1 = s.gather(0, ops);
+            let mu2 = s.gather(1, ops);
+            let block = gi * q * w..(gi + 1) * q * w;
+            for j in 0..w {
+                let k = gi * w + j;
+                let e = combine::<R>(l, &r[block.clone()], w, j, &mu1, |i| mu2[i][j], false);
+                mu2p[k] = R::add(e, rho1[k]);
+                let e2 = combine::<R>(l, &r2[block.clone()], w, j, &mu2, |i| mu1[i][j], false);
+                mu1p[k] = R::add(e2, rho2[k]);
+            }
+        }
+        (mu1p, mu2p)
+    }
+
+    /// P1 and P2: one message to each other, then the corrections from P0.
+    /// P1 holds values w = v + mu2 (component 0) and its mask mu1; P2 u and mu2.
+    fn evaluator<R: Arith>(
+        &self,
+        me: usize,
+        ch: &mut Channel,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let w = s.w;
+        let other = 3 - me;
+        let mut msg = Vec::new();
+        let mut local: Vec<Vec<u64>> = Vec::new(); // v1 / v2 for 2-input groups
+        for (&(l, gates), r) in self.groups.iter().zip(self.rand) {
+            match r {
+                GroupRandomness::Two { mc, ma, .. } => {
+                    let v = if me == 1 {
+                        two_input_terms(self.program, gates, s, w, |w1, _, w2, _| R::mul(w1, w2))
                     } else {
-                        let q = elements_per_party(l);
-                        // P1 masks with r' (K01), P2 with r (K02).
-                        let masks = if me == 1 { &r[2] } else { &r[0] };
-                        let start = msg.len();
-                        msg.resize(start + gates.len() * q * w, 0);
-                        let subsets = subsets(l);
-                        let mut prod = vec![0u64; 1 << l];
-                        for (gi, g) in gates.iter().enumerate() {
-                            let vals = s.gather(0, program.operands(g));
-                            #[allow(clippy::needless_range_loop)] // j indexes every operand
-                            for j in 0..w {
-                                products::<R>(&mut prod, |i| vals[i][j]);
-                                for (si, &m) in subsets.iter().enumerate() {
-                                    let k = (gi * q + si) * w + j;
-                                    msg[start + k] = R::add(prod[m], masks[k]);
-                                }
-                            }
-                        }
-                        local.push(Vec::new());
-                    }
+                        two_input_terms(self.program, gates, s, w, |u1, m1, u2, m2| {
+                            R::neg(R::add(R::mul(u1, m2), R::mul(u2, m1)))
+                        })
+                    };
+                    let mask = if me == 1 { mc } else { ma };
+                    msg.extend(v.iter().zip(mask).map(|(&v, &m)| R::add(v, m)));
+                    local.push(v);
                 }
-                ch.send(other, &msg)?;
-                let theirs = ch.recv(other, msg.len())?;
-                let from_helper_len: usize = groups
-                    .iter()
-                    .filter(|&&(l, _)| me == 1 || l > 2)
-                    .map(|&(_, g)| g.len() * w)
-                    .sum();
-                let helper_msg = ch.recv(HELPER, from_helper_len)?;
-                let (mut at, mut at_helper) = (0, 0);
-                for ((&(l, gates), r), v) in groups.iter().zip(&rand).zip(&local) {
-                    let n = gates.len() * w;
-                    if l == 2 {
-                        let [mc, ma, mb, _] = r;
-                        let from_other = &theirs[at..at + n];
-                        at += n;
-                        let (first, second): (Vec<u64>, Vec<u64>) = if me == 1 {
-                            let c3 = &helper_msg[at_helper..at_helper + n];
-                            at_helper += n;
-                            (0..n)
-                                .map(|k| {
-                                    (
-                                        R::add(R::add(v[k], from_other[k]), c3[k]),
-                                        R::sub(mc[k], c3[k]),
-                                    )
-                                })
-                                .unzip()
-                        } else {
-                            (0..n)
-                                .map(|k| {
-                                    (
-                                        R::sub(R::add(from_other[k], v[k]), mb[k]),
-                                        R::add(ma[k], mb[k]),
-                                    )
-                                })
-                                .unzip()
-                        };
-                        set_outputs(s, gates, &first, &second);
-                    } else {
-                        let q = elements_per_party(l);
-                        let from_other = &theirs[at..at + gates.len() * q * w];
-                        at += gates.len() * q * w;
-                        let mask_p = &helper_msg[at_helper..at_helper + n];
+                GroupRandomness::Many { r, r2, .. } => {
+                    // P1 masks with r' (K01), P2 with r (K02).
+                    let masks = if me == 1 { r2 } else { r };
+                    self.push_subset_products::<R>(l, gates, s, masks, &mut msg);
+                    local.push(Vec::new());
+                }
+            }
+        }
+        ch.send(other, &msg)?;
+        let theirs = ch.recv(other, msg.len())?;
+        let from_helper_len: usize = self
+            .groups
+            .iter()
+            .filter(|&&(l, _)| me == 1 || l > 2)
+            .map(|&(_, g)| g.len() * w)
+            .sum();
+        let helper_msg = ch.recv(HELPER, from_helper_len)?;
+        let (mut at, mut at_helper) = (0, 0);
+        for ((&(l, gates), r), v) in self.groups.iter().zip(self.rand).zip(&local) {
+            let n = gates.len() * w;
+            match r {
+                GroupRandomness::Two { mc, ma, mb } => {
+                    let from_other = &theirs[at..at + n];
+                    at += n;
+                    let (first, second): (Vec<u64>, Vec<u64>) = if me == 1 {
+                        let c3 = &helper_msg[at_helper..at_helper + n];
                         at_helper += n;
-                        let rho = if me == 1 { &r[1] } else { &r[3] };
-                        let mut first = vec![0u64; n];
-                        for (gi, g) in gates.iter().enumerate() {
-                            let ops = program.operands(g);
-                            let vals = s.gather(0, ops);
-                            let own = s.gather(1, ops);
-                            let block = &from_other[gi * q * w..(gi + 1) * q * w];
-                            for j in 0..w {
-                                let k = gi * w + j;
-                                let a = combine::<R>(
-                                    l,
-                                    block,
-                                    w,
-                                    j,
-                                    &own,
-                                    |i| R::add(vals[i][j], own[i][j]),
-                                    true,
-                                );
-                                first[k] = R::add(a, rho[k]);
-                            }
-                        }
-                        set_outputs(s, gates, &first, mask_p);
-                    }
+                        (0..n)
+                            .map(|k| {
+                                (
+                                    R::add(R::add(v[k], from_other[k]), c3[k]),
+                                    R::sub(mc[k], c3[k]),
+                                )
+                            })
+                            .unzip()
+                    } else {
+                        (0..n)
+                            .map(|k| {
+                                (
+                                    R::sub(R::add(from_other[k], v[k]), mb[k]),
+                                    R::add(ma[k], mb[k]),
+                                )
+                            })
+                            .unzip()
+                    };
+                    set_outputs(s, gates, &first, &second);
+                }
+                GroupRandomness::Many { rho1, rho2, .. } => {
+                    let q = elements_per_party(l);
+                    let from_other = &theirs[at..at + gates.len() * q * w];
+                    at += gates.len() * q * w;
+                    let mask_p = &helper_msg[at_helper..at_helper + n];
+                    at_helper += n;
+                    let rho = if me == 1 { rho1 } else { rho2 };
+                    let first = self.masked_products::<R>(l, gates, s, from_other, rho);
+                    set_outputs(s, gates, &first, mask_p);
                 }
             }
         }
         Ok(())
+    }
+
+    /// The masked products over every subset of at least two operands, the
+    /// message P1 or P2 sends for l-input gates.
+    fn push_subset_products<R: Arith>(
+        &self,
+        l: usize,
+        gates: &[MulGate],
+        s: &Shares,
+        masks: &[u64],
+        msg: &mut Vec<u64>,
+    ) {
+        let (w, q) = (s.w, elements_per_party(l));
+        let start = msg.len();
+        msg.resize(start + gates.len() * q * w, 0);
+        let subsets = subsets(l);
+        let mut prod = vec![0u64; 1 << l];
+        for (gi, g) in gates.iter().enumerate() {
+            let vals = s.gather(0, self.program.operands(g));
+            #[allow(clippy::needless_range_loop)] // j indexes every operand
+            for j in 0..w {
+                products::<R>(&mut prod, |i| vals[i][j]);
+                for (si, &m) in subsets.iter().enumerate() {
+                    let k = (gi * q + si) * w + j;
+                    msg[start + k] = R::add(prod[m], masks[k]);
+                }
+            }
+        }
+    }
+
+    /// P1's t + mu2' (or P2's t + mu1') of l-input gates from the other's
+    /// subset products: A + rho.
+    fn masked_products<R: Arith>(
+        &self,
+        l: usize,
+        gates: &[MulGate],
+        s: &Shares,
+        from_other: &[u64],
+        rho: &[u64],
+    ) -> Vec<u64> {
+        let (w, q) = (s.w, elements_per_party(l));
+        let mut first = vec![0u64; gates.len() * w];
+        for (gi, g) in gates.iter().enumerate() {
+            let ops = self.program.operands(g);
+            let vals = s.gather(0, ops);
+            let own = s.gather(1, ops);
+            let block = &from_other[gi * q * w..(gi + 1) * q * w];
+            for j in 0..w {
+                let single = |i: usize| R::add(vals[i][j], own[i][j]);
+                let a = combine::<R>(l, block, w, j, &own, single, true);
+                first[gi * w + j] = R::add(a, rho[gi * w + j]);
+            }
+        }
+        first
     }
 }
 
