@@ -825,16 +825,7 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
             b.and(wh, wl)
         })
         .collect();
-    let mut d_linear = [0u8; 4];
-    for (i, &img) in image.iter().enumerate() {
-        let (h, l) = (img >> 4, img & 15);
-        let v = t.mul16(t.nu, t.mul16(h, h)) ^ t.mul16(l, l);
-        for (k, mask) in d_linear.iter_mut().enumerate() {
-            if v >> k & 1 == 1 {
-                *mask |= 1 << i;
-            }
-        }
-    }
+    let d_linear = d_linear_masks(t, &image);
     let d: Vec<WireId> = (0..4)
         .map(|k| {
             let mut acc = lin.wire(&mut b, d_linear[k]);
@@ -926,7 +917,30 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
         }
     }
 
-    // Back to AES's representation, then the affine map.
+    let s = to_aes_output(&mut b, t, &out);
+    b.output("s", s);
+    b.finish()
+}
+
+/// The linear part of d = ν h^2 + l^2 as masks over x, one per bit of d
+/// (squaring is linear in characteristic 2).
+fn d_linear_masks(t: &Tower, image: &[u8; 8]) -> [u8; 4] {
+    let mut masks = [0u8; 4];
+    for (i, &img) in image.iter().enumerate() {
+        let (h, l) = (img >> 4, img & 15);
+        let v = t.mul16(t.nu, t.mul16(h, h)) ^ t.mul16(l, l);
+        for (k, mask) in masks.iter_mut().enumerate() {
+            if v >> k & 1 == 1 {
+                *mask |= 1 << i;
+            }
+        }
+    }
+    masks
+}
+
+/// The inverse `out` (tower bits) back in AES's representation, then the
+/// S-box's affine map.
+fn to_aes_output(b: &mut Builder, t: &Tower, out: &[Option<WireId>; 8]) -> Vec<WireId> {
     let mut column = [0u8; 8];
     for x in 0..=255u8 {
         let img = t.map(x);
@@ -934,12 +948,12 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
             column[img.trailing_zeros() as usize] = affine_linear(x);
         }
     }
-    let s: Vec<WireId> = (0..8)
+    (0..8)
         .map(|j| {
             let mut acc = None;
             for (k, &col) in column.iter().enumerate() {
                 if col >> j & 1 == 1 {
-                    acc = xor_opt(&mut b, acc, out[k]);
+                    acc = xor_opt(b, acc, out[k]);
                 }
             }
             let acc = acc.expect("the S-box has no constant output bit");
@@ -949,9 +963,7 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
                 acc
             }
         })
-        .collect();
-    b.output("s", s);
-    b.finish()
+        .collect()
 }
 
 /// The S-box circuit of the given depth: the cheapest representation

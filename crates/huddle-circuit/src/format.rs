@@ -90,6 +90,52 @@ pub fn read_circuit_file(path: &std::path::Path, format: Format) -> Result<Circu
 /// Reads a circuit from `input`.
 pub fn read_circuit_with(input: impl BufRead, options: ReadOptions) -> Result<Circuit, ReadError> {
     let mut t = Tokens::new(input);
+    let header = read_header(&mut t, &options)?;
+    let Header {
+        line: header_line,
+        ring,
+        gates,
+        wires,
+        inputs,
+        outputs,
+    } = header;
+    let mut asm = CircuitAssembler::new(wires, ring, inputs).map_err(|e| ReadError::Model {
+        line: header_line,
+        source: e,
+    })?;
+    asm.reserve(gates.min(1 << 20) as usize);
+    read_gates(&mut t, &mut asm, gates, wires, ring)?;
+    check_claims(&t, &asm, wires, header_line)?;
+    // Outputs are the last wires, value 0 first.
+    let output_wires: u64 = outputs.iter().map(|v| u64::from(v.wires)).sum();
+    let mut next = wires - output_wires;
+    let mut outs = Vec::with_capacity(outputs.len());
+    for spec in outputs {
+        let list: Vec<WireId> = (next..next + u64::from(spec.wires))
+            .map(|w| w as WireId)
+            .collect();
+        next += u64::from(spec.wires);
+        outs.push((spec, list));
+    }
+    asm.finish(outs).map_err(|e| ReadError::Model {
+        line: t.line(),
+        source: e,
+    })
+}
+
+/// What a file's header declares, checked against the limits and the file's
+/// length but not yet against its gates.
+struct Header {
+    line: usize,
+    ring: Option<RingWidth>,
+    gates: u64,
+    wires: u64,
+    inputs: Vec<ValueSpec>,
+    outputs: Vec<ValueSpec>,
+}
+
+/// Reads the optional `ring K` line, the counts and the value widths.
+fn read_header<R: BufRead>(t: &mut Tokens<R>, options: &ReadOptions) -> Result<Header, ReadError> {
     if !t.advance()? {
         return Err(ReadError::Truncated {
             line: 0,
@@ -111,12 +157,12 @@ pub fn read_circuit_with(input: impl BufRead, options: ReadOptions) -> Result<Ci
     } else {
         None
     };
-    let header_line = t.line();
+    let line = t.line();
     let gates = t.number("the gate count")?;
     let wires = t.next_number("the wire count")?;
     if wires > options.max_wires {
         return Err(ReadError::Syntax {
-            line: header_line,
+            line,
             cause: format!(
                 "the header declares {wires} wires, above the limit of {}",
                 options.max_wires
@@ -138,27 +184,7 @@ pub fn read_circuit_with(input: impl BufRead, options: ReadOptions) -> Result<Ci
                 cause: "the old Bristol format has no rings".into(),
             });
         }
-        let nums = second
-            .iter()
-            .map(|tok| parse_u64(tok, second_line, "an old-format header count"))
-            .collect::<Result<Vec<_>, _>>()?;
-        if nums.len() != 3 {
-            return Err(ReadError::Syntax {
-                line: second_line,
-                cause: format!(
-                    "the old Bristol header needs 3 counts `<n1> <n2> <n3>`, found {}",
-                    nums.len()
-                ),
-            });
-        }
-        let mut ins = vec![width_spec(nums[0], Domain::Bit, "input", 0, second_line)?];
-        if nums[1] > 0 {
-            ins.push(width_spec(nums[1], Domain::Bit, "input", 1, second_line)?);
-        }
-        (
-            ins,
-            vec![width_spec(nums[2], Domain::Bit, "output", 0, second_line)?],
-        )
+        old_bristol_values(&second, second_line)?
     } else {
         // Token-based from here: the line-2 lookahead first, then the stream.
         let mut lookahead = second.into_iter();
@@ -184,7 +210,7 @@ pub fn read_circuit_with(input: impl BufRead, options: ReadOptions) -> Result<Ci
         // Each gate output is spelled with at least two bytes ("7 ").
         if wires.saturating_sub(input_wires) > len / 2 + 1 {
             return Err(ReadError::Syntax {
-                line: header_line,
+                line,
                 cause: format!(
                     "the header declares {wires} wires, more than a {len}-byte file can write"
                 ),
@@ -194,18 +220,58 @@ pub fn read_circuit_with(input: impl BufRead, options: ReadOptions) -> Result<Ci
     let output_wires: u64 = outputs.iter().map(|v| u64::from(v.wires)).sum();
     if output_wires > wires {
         return Err(ReadError::Syntax {
-            line: header_line,
+            line,
             cause: format!(
                 "the outputs need {output_wires} wires, but the header declares {wires}"
             ),
         });
     }
-    let mut asm = CircuitAssembler::new(wires, ring, inputs).map_err(|e| ReadError::Model {
-        line: header_line,
-        source: e,
-    })?;
-    asm.reserve(gates.min(1 << 20) as usize);
+    Ok(Header {
+        line,
+        ring,
+        gates,
+        wires,
+        inputs,
+        outputs,
+    })
+}
 
+/// The old format's `<n1> <n2> <n3>`: one or two inputs, one output.
+fn old_bristol_values(
+    tokens: &[Vec<u8>],
+    line: usize,
+) -> Result<(Vec<ValueSpec>, Vec<ValueSpec>), ReadError> {
+    let nums = tokens
+        .iter()
+        .map(|tok| parse_u64(tok, line, "an old-format header count"))
+        .collect::<Result<Vec<_>, _>>()?;
+    if nums.len() != 3 {
+        return Err(ReadError::Syntax {
+            line,
+            cause: format!(
+                "the old Bristol header needs 3 counts `<n1> <n2> <n3>`, found {}",
+                nums.len()
+            ),
+        });
+    }
+    let mut ins = vec![width_spec(nums[0], Domain::Bit, "input", 0, line)?];
+    if nums[1] > 0 {
+        ins.push(width_spec(nums[1], Domain::Bit, "input", 1, line)?);
+    }
+    Ok((
+        ins,
+        vec![width_spec(nums[2], Domain::Bit, "output", 0, line)?],
+    ))
+}
+
+/// Reads exactly `gates` gate lines into `asm`, each checked as it arrives.
+fn read_gates<R: BufRead>(
+    t: &mut Tokens<R>,
+    asm: &mut CircuitAssembler,
+    gates: u64,
+    wires: u64,
+    ring: Option<RingWidth>,
+) -> Result<(), ReadError> {
     let mut nums: Vec<u64> = Vec::new();
     let mut wire_buf: Vec<WireId> = Vec::new();
     let mut seen = 0u64;
@@ -259,11 +325,20 @@ pub fn read_circuit_with(input: impl BufRead, options: ReadOptions) -> Result<Ci
             expected: format!("{gates} gates, found {seen}"),
         });
     }
-    // Claims checked against what the file showed before anything is
-    // allocated per wire: every gate output was spelled out (the assembler
-    // counted them), and inputs beyond what the file's gates could read are
-    // refused (a B-byte file names at most B/2 wires; unread input wires up to
-    // UNREAD_INPUT_SLACK are tolerated).
+    Ok(())
+}
+
+/// The header's claims checked against what the file showed, before anything
+/// is allocated per wire: every gate output was spelled out (the assembler
+/// counted them), and inputs beyond what the file's gates could read are
+/// refused (a B-byte file names at most B/2 wires; unread input wires up to
+/// UNREAD_INPUT_SLACK are tolerated).
+fn check_claims<R: BufRead>(
+    t: &Tokens<R>,
+    asm: &CircuitAssembler,
+    wires: u64,
+    header_line: usize,
+) -> Result<(), ReadError> {
     if asm.written() != wires {
         return Err(ReadError::Model {
             line: t.line(),
@@ -285,20 +360,7 @@ pub fn read_circuit_with(input: impl BufRead, options: ReadOptions) -> Result<Ci
             ),
         });
     }
-    // Outputs are the last wires, value 0 first.
-    let mut next = wires - output_wires;
-    let mut outs = Vec::with_capacity(outputs.len());
-    for spec in outputs {
-        let list: Vec<WireId> = (next..next + u64::from(spec.wires))
-            .map(|w| w as WireId)
-            .collect();
-        next += u64::from(spec.wires);
-        outs.push((spec, list));
-    }
-    asm.finish(outs).map_err(|e| ReadError::Model {
-        line: t.line(),
-        source: e,
-    })
+    Ok(())
 }
 
 /// Where a gate line carries a literal among its inputs.

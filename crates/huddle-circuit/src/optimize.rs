@@ -240,7 +240,24 @@ pub fn optimize(
         depth: vec![0; n],
         forms: vec![Vec::new(); n],
     };
-    // Copies alias their source; constants are forms without anchors.
+    let alias = collect_forms(&mut r, circuit)?;
+    let chosen = choose_forms(&r, circuit, &alias, target);
+    let out = rebuild(&r, circuit, &alias, &chosen, max_fan_in);
+    // Never worse: keep the input when the search found nothing shallower.
+    if Layering::of(&out).depth < Layering::of(circuit).depth {
+        Ok(out)
+    } else {
+        Ok(circuit.clone())
+    }
+}
+
+/// Forward over the gates: every wire's candidate forms (XORs of AND
+/// monomials over anchor wires) with their depths and costs. Returns each
+/// wire's alias (copies alias their source).
+fn collect_forms(r: &mut Rewriter, circuit: &Circuit) -> Result<Vec<WireId>, String> {
+    let n = circuit.num_wires();
+
+    // Constants are forms without anchors.
     let mut alias: Vec<WireId> = (0..n as WireId).collect();
     let one: Vec<Monomial> = vec![Rc::from([].as_slice())];
     for g in circuit.gates() {
@@ -276,7 +293,7 @@ pub fn optimize(
             }
             Op::And => {
                 let direct = r.form(vec![union(&ins, &[])]);
-                let candidates = and_candidates(&r, &ins);
+                let candidates = and_candidates(r, &ins);
                 r.settle(outs[0], direct, candidates);
             }
             Op::Mand => {
@@ -284,17 +301,26 @@ pub fn optimize(
                 for (i, &o) in outs.iter().enumerate() {
                     let pair = [ins[i], ins[k + i]];
                     let direct = r.form(vec![union(&pair, &[])]);
-                    let candidates = and_candidates(&r, &pair);
+                    let candidates = and_candidates(r, &pair);
                     r.settle(o, direct, candidates);
                 }
             }
             other => return Err(format!("{} gate in a Boolean circuit", other.name())),
         }
     }
+    Ok(alias)
+}
 
-    // From the outputs back: each needed wire takes its cheapest form that
-    // still meets the depth its users require of it, and passes the
-    // requirement on to its anchors (one less under a multi-input AND).
+/// From the outputs back: each needed wire takes its cheapest form that
+/// still meets the depth its users require of it, and passes the requirement
+/// on to its anchors (one less under a multi-input AND). `None` = not needed.
+fn choose_forms(
+    r: &Rewriter,
+    circuit: &Circuit,
+    alias: &[WireId],
+    target: Option<u32>,
+) -> Vec<Option<usize>> {
+    let n = circuit.num_wires();
     let goal = circuit
         .outputs()
         .iter()
@@ -333,7 +359,19 @@ pub fn optimize(
             }
         }
     }
+    chosen
+}
 
+/// The chosen forms written out with `Builder` (multi-input ANDs within
+/// `max_fan_in`).
+fn rebuild(
+    r: &Rewriter,
+    circuit: &Circuit,
+    alias: &[WireId],
+    chosen: &[Option<usize>],
+    max_fan_in: usize,
+) -> Circuit {
+    let n = circuit.num_wires();
     let mut b = Builder::boolean(max_fan_in);
     let mut wire: Vec<Option<WireId>> = vec![None; n];
     for v in circuit.inputs() {
@@ -379,13 +417,7 @@ pub fn optimize(
             .collect();
         b.output(&v.name, ws);
     }
-    let out = b.finish();
-    // Never worse: keep the input when the search found nothing shallower.
-    if Layering::of(&out).depth < Layering::of(circuit).depth {
-        Ok(out)
-    } else {
-        Ok(circuit.clone())
-    }
+    b.finish()
 }
 
 /// Products of the inputs' offers: every combination for two inputs, else
