@@ -34,8 +34,9 @@ pub enum PreprocessArg {
 /// The run options `huddle local` and `huddle party` share.
 #[derive(Args)]
 pub struct RunArgs {
-    /// The protocol: ttp, replicated, astra, trio, mfi3 (3 parties), or the
-    /// garbling protocols bgw3 (from 3 parties), bgw2 and bgw2-mal (from 4).
+    /// The protocol: ttp, replicated, astra, trio, mfi3 (3 parties), quad,
+    /// quad-het (4 parties, malicious), or the garbling protocols bgw3 (from
+    /// 3 parties), bgw2 and bgw2-mal (from 4). `huddle protocols` lists them.
     #[arg(long, default_value = "ttp", value_parser = parse_protocol)]
     protocol: Protocol,
     /// The circuit file.

@@ -494,6 +494,8 @@ fn protocols_lists_every_protocol_with_its_security() {
             "astra",
             "trio",
             "mfi3",
+            "quad",
+            "quad-het",
             "bgw3",
             "bgw2",
             "bgw2-mal"

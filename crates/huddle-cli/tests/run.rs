@@ -284,6 +284,22 @@ fn local_refuses_bad_requests_before_communicating() {
             vec![
                 "local",
                 "--protocol",
+                "quad5",
+                "--circuit",
+                c,
+                "--input",
+                "1",
+                "--input",
+                "1",
+                "--input",
+                "1",
+            ],
+            "unknown protocol `quad5`",
+        ),
+        (
+            vec![
+                "local",
+                "--protocol",
                 "quad",
                 "--circuit",
                 c,
@@ -294,7 +310,7 @@ fn local_refuses_bad_requests_before_communicating() {
                 "--input",
                 "1",
             ],
-            "unknown protocol `quad`",
+            "quad is a 4-party protocol, but the run has 3 parties",
         ),
         (
             vec!["local", "--circuit", c, "--input", "1"],

@@ -189,7 +189,7 @@ pub fn run_party(
     own_inputs: &[(usize, BitMatrix)],
     supply: Option<garble::LinearSupply>,
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
-    use sharing::{astra::Astra, mfi3::Mfi3, replicated::Replicated, trio::Trio};
+    use sharing::{astra::Astra, mfi3::Mfi3, quad::Quad, replicated::Replicated, trio::Trio};
     if net.parties() != request.parties() {
         return Err(ttp::RunError::Input(format!(
             "the request is for {} parties, the network has {}",
@@ -208,6 +208,8 @@ pub fn run_party(
         Protocol::Astra => sharing::run(|| Astra::new(me, pre), net, c, i, o, options),
         Protocol::Trio => sharing::run(|| Trio::new(me, pre), net, c, i, o, options),
         Protocol::Mfi3 => sharing::run(|| Mfi3::new(me, pre), net, c, i, o, options),
+        Protocol::Quad => sharing::run(|| Quad::new(me, false), net, c, i, o, options),
+        Protocol::QuadHet => sharing::run(|| Quad::new(me, true), net, c, i, o, options),
         Protocol::Bgw3 => garble::run_with_supply(net, Variant::Bgw3, c, i, o, options, supply),
         Protocol::Bgw2 => garble::run_with_supply(net, Variant::Bgw2, c, i, o, options, supply),
         Protocol::Bgw2Mal => {

@@ -23,6 +23,8 @@ pub enum Protocol {
     Astra,
     Trio,
     Mfi3,
+    Quad,
+    QuadHet,
     Bgw3,
     Bgw2,
     Bgw2Mal,
@@ -91,7 +93,7 @@ pub struct Descriptor {
     pub family: Family,
 }
 
-const DESCRIPTORS: [Descriptor; 8] = [
+const DESCRIPTORS: [Descriptor; 10] = [
     Descriptor {
         protocol: Protocol::Ttp,
         name: "ttp",
@@ -153,6 +155,30 @@ const DESCRIPTORS: [Descriptor; 8] = [
         family: Family::Sharing,
     },
     Descriptor {
+        protocol: Protocol::Quad,
+        name: "quad",
+        summary: "Quad 4PC (Harth-Kitzerow-Carle), one malicious party, 2 offline + 3 online elements, compare-view checks",
+        parties: PartyRule::Exactly(4),
+        max_fan_in: Some(2),
+        separate_preprocessing: false,
+        preprocessing: true,
+        security: Security::MaliciousSelectiveAbort,
+        rings: true,
+        family: Family::Sharing,
+    },
+    Descriptor {
+        protocol: Protocol::QuadHet,
+        name: "quad-het",
+        summary: "Quad-Het 4PC (Harth-Kitzerow-Carle), P3 silent while multiplying, online traffic on P1-P2 and P2->P0 only",
+        parties: PartyRule::Exactly(4),
+        max_fan_in: Some(2),
+        separate_preprocessing: false,
+        preprocessing: true,
+        security: Security::MaliciousSelectiveAbort,
+        rings: true,
+        family: Family::Sharing,
+    },
+    Descriptor {
         protocol: Protocol::Bgw3,
         name: "bgw3",
         summary: "multiparty garbling BGW3_opt (Ben-Efraim-Omri), t < n/2, 3 offline + 3 online rounds",
@@ -191,12 +217,14 @@ const DESCRIPTORS: [Descriptor; 8] = [
 ];
 
 impl Protocol {
-    pub const ALL: [Protocol; 8] = [
+    pub const ALL: [Protocol; 10] = [
         Protocol::Ttp,
         Protocol::Replicated,
         Protocol::Astra,
         Protocol::Trio,
         Protocol::Mfi3,
+        Protocol::Quad,
+        Protocol::QuadHet,
         Protocol::Bgw3,
         Protocol::Bgw2,
         Protocol::Bgw2Mal,
@@ -390,7 +418,7 @@ mod tests {
             assert_eq!(p.descriptor().protocol, p);
             assert_eq!(Protocol::parse(p.name()).expect("parses"), p);
         }
-        assert!(Protocol::parse("quad").is_err());
+        assert!(Protocol::parse("quad4").is_err());
     }
 
     #[test]

@@ -54,7 +54,7 @@ fn settings() -> Vec<Setting> {
         let counts = match d.parties {
             PartyRule::Exactly(k) => vec![k],
             // The TTP is a baseline: any count of two or more.
-            PartyRule::AtLeast(_) if d.family == Family::Clear => vec![2, 3, 5],
+            PartyRule::AtLeast(_) if d.family == Family::Clear => vec![2, 3, 4, 5],
             PartyRule::AtLeast(k) => vec![k, k + 1, 7],
         };
         let mut schedules = vec![Preprocess::Interleaved];

@@ -22,8 +22,10 @@ pub mod helper;
 pub mod lanes;
 pub mod mfi3;
 pub mod program;
+pub mod quad;
 pub mod replicated;
 pub mod trio;
+pub mod verify;
 
 use crate::ttp::RunError;
 use arith::{Arith, Bits, Ring};
@@ -142,6 +144,11 @@ impl<'a> Channel<'a> {
 
     pub fn party(&self) -> PartyId {
         self.net.party()
+    }
+
+    /// Bytes per share word on the wire.
+    pub fn word_bytes(&self) -> usize {
+        self.word_bytes
     }
 
     pub fn set_phase(&mut self, phase: Phase) {
@@ -438,6 +445,11 @@ pub trait Sharing {
         shares: &Shares,
         to: Option<PartyId>,
     ) -> Result<Option<Vec<u64>>, RunError>;
+    /// For the malicious protocols: compares views (phase `verify`) after
+    /// the last layer and before `reveal` sends anything.
+    fn verify(&mut self, _ch: &mut Channel) -> Result<(), RunError> {
+        Ok(())
+    }
 }
 
 /// Runs every step of `program` from the current shares: linear steps
@@ -669,6 +681,7 @@ fn slice<P: Sharing, R: Arith>(
     if protocol.evaluates_online() {
         evaluate::<P, R>(protocol, ch, program, shares)?;
     }
+    protocol.verify(ch)?;
     let out_slots: Vec<u32> = program.outputs.iter().flatten().copied().collect();
     protocol.reveal::<R>(ch, &out_slots, shares, inputs.reveal_to)
 }
@@ -775,7 +788,7 @@ pub(crate) fn agree_key(
 }
 
 /// Keys travel as full 64-bit words whatever the share domain.
-fn send_raw(ch: &mut Channel, to: PartyId, words: &[u64]) -> Result<(), RunError> {
+pub(crate) fn send_raw(ch: &mut Channel, to: PartyId, words: &[u64]) -> Result<(), RunError> {
     let saved = ch.word_bytes;
     ch.word_bytes = 8;
     let r = ch.send(to, words);
@@ -783,10 +796,41 @@ fn send_raw(ch: &mut Channel, to: PartyId, words: &[u64]) -> Result<(), RunError
     r
 }
 
-fn recv_raw(ch: &mut Channel, from: PartyId, n: usize) -> Result<Vec<u64>, RunError> {
+pub(crate) fn recv_raw(ch: &mut Channel, from: PartyId, n: usize) -> Result<Vec<u64>, RunError> {
     let saved = ch.word_bytes;
     ch.word_bytes = 8;
     let r = ch.recv(from, n);
     ch.word_bytes = saved;
     r
+}
+
+/// A 128-bit key for the parties `holders`: `chooser` samples it and sends
+/// it to the others. Returns the key's stream and its raw bytes (for a
+/// consistency check among the receivers).
+pub(crate) fn share_key(
+    ch: &mut Channel,
+    chooser: PartyId,
+    holders: &[PartyId],
+) -> Result<(huddle_core::Prg, [u8; 16]), RunError> {
+    let me = ch.party();
+    let key = if me == chooser {
+        let mut entropy = ch.randomness.draw(me, ch.next_draw)?;
+        ch.next_draw += 1;
+        let key = entropy.next_seed();
+        let words = [
+            u64::from_le_bytes(key[..8].try_into().expect("8 bytes")),
+            u64::from_le_bytes(key[8..].try_into().expect("8 bytes")),
+        ];
+        for &p in holders.iter().filter(|&&p| p != me) {
+            send_raw(ch, p, &words)?;
+        }
+        key
+    } else {
+        let words = recv_raw(ch, chooser, 2)?;
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&words[0].to_le_bytes());
+        key[8..].copy_from_slice(&words[1].to_le_bytes());
+        key
+    };
+    Ok((huddle_core::Prg::from_seed(key), key))
 }

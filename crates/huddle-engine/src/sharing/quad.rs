@@ -1,0 +1,772 @@
+//! Quad and Quad-Het (Harth-Kitzerow and Carle, Section VI, Figures 5 and 6):
+//! four parties, one of them possibly malicious, security with abort.
+//!
+//! Sharing of a value a, with masks x1 (key K013: P0, P1, P3), x2 (K023:
+//! P0, P2, P3), u (K123: P1, P2, P3) and x0 = x1 + x2:
+//!
+//! | party | component 0 | component 1 |
+//! |---|---|---|
+//! | P0 | a + u  | x0 |
+//! | P1 | a + x0 | x1 |
+//! | P2 | a + x0 | x2 |
+//! | P3 | u      | x0 |
+//!
+//! Linear gates act on both components; a public constant goes to component 0
+//! of P0, P1 and P2.
+//!
+//! **Multiplication** c = ab (a: x, u; b: y, v; c: z1, z2, w, z0 = z1 + z2).
+//! Keys are drawn per layer in this order: K013 z1 then r013; K023 z2; K123
+//! w then r123. Preprocessing: P0 -> P2 m0 = z0 + x0 y0 + r013 (both
+//! variants); Quad only: P3 -> P0 m3 = x0 (y0 - v) - y0 u - w + r123. Online:
+//! P1 -> P2 m1 = a0 y1 + b0 x1 + r013, P2 -> P1 m20 = a0 y2 + b0 x2 - m0,
+//! both get c0 = a0 b0 - m1 - m20 = ab + z0.
+//! - Quad: P2 -> P0 m21 = a0 b0 + r123; P0 gets
+//!   cw = m21 - (a_u y0 + b_v x0 + m3) = ab + w. Checks: m21 (P0, P1), m0 (P2, P3), ab + z0 + w (P0, P1,
+//!   P2): cw + z0 at P0, c0 + w at P1 and P2.
+//! - Quad-Het: P2 -> P0 m21 = c0 + w and m22 = m1 + m20 + r123; P0 gets
+//!   cw = m21 - z0 and v3 = m22 - (a_u y0 + b_v x0), which P3 computes as
+//!   x0 y0 - u y0 - v x0 - z0 + r123 in preprocessing. P3 sends nothing.
+//!   Checks: m21 and m22 (P0, P1), v3 (P0, P3), m0 (P2, P3). P0 needs its
+//!   values only for the checks, so its link from P2 may lag.
+//!
+//! **Inputs** (the paper's): the dealer A draws x1 from K_{A,0,1,3}, x2 from
+//! K_{A,0,2,3} and u from K_{A,1,2,3} (K013, K023, K123, or the all-party key
+//! where A completes the set) and sends a + u + x0 to those of P0, P1, P2
+//! that are not A; P0, P1 and P2 compare their views of it.
+//!
+//! **Reveal** (ours; the paper's costs a second round of comparisons): every
+//! receiver gets the one missing component from one holder and a digest of
+//! it from another, so that one of the two is honest: P0 and P3 get a + x0
+//! (from P1 and P2 respectively, the digest from the other), P1 and P2 get
+//! x0 (from P0 and P3 respectively, the digest from the other).
+//!
+//! **Order**: every compare-view digest is exchanged in phase `verify` after
+//! the last layer and before any reveal message; a party sends its reveal
+//! messages only if its own checks passed, and everyone's verdict travels
+//! with the reveal ([`verify::settle`]), and again after it: an honest party
+//! outputs only when every party reports success.
+
+use super::arith::Arith;
+use super::program::{Layer, Program};
+use super::verify::{self, ViewSpec, Views};
+use super::{
+    learns, recv_raw, send_raw, share_key, Channel, ConstantRule, InputValues, Shares, Sharing,
+};
+use crate::ttp::RunError;
+use huddle_core::Prg;
+use huddle_net::{PartyId, Phase};
+
+/// The four keys, by the parties that hold them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    K013 = 0,
+    K023 = 1,
+    K123 = 2,
+    All = 3,
+}
+
+const HOLDERS: [&[PartyId]; 4] = [&[0, 1, 3], &[0, 2, 3], &[1, 2, 3], &[0, 1, 2, 3]];
+
+/// Who chooses each key (and sends it to the other holders).
+const CHOOSERS: [PartyId; 4] = [0, 0, 1, 0];
+
+/// The setup check: the receivers of each key compare its digest.
+static KEY_VIEWS: [ViewSpec; 4] = [
+    ViewSpec {
+        check: "key K013 as received by P1 and P3",
+        members: &[1, 3],
+    },
+    ViewSpec {
+        check: "key K023 as received by P2 and P3",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "key K123 as received by P2 and P3",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "all-party key as received by P1, P2 and P3",
+        members: &[1, 2, 3],
+    },
+];
+
+// Indices into QUAD_VIEWS / HET_VIEWS; the same for both where shared.
+const V_INPUT: usize = 0;
+const V_M0: usize = 1;
+const V_M21: usize = 2;
+/// Quad: ab + z0 + w at P0, P1, P2. Quad-Het: v3 at P0 and P3.
+const V_PRODUCT: usize = 3;
+/// Reveal checks (no running digest: the verifier's digest comes with the value).
+const V_REVEAL: [usize; 4] = [4, 5, 6, 7];
+
+static QUAD_VIEWS: [ViewSpec; 8] = [
+    ViewSpec {
+        check: "input a + u + x0 (P0, P1, P2)",
+        members: &[0, 1, 2],
+    },
+    ViewSpec {
+        check: "m0 from P0 (P2, P3)",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "m21 from P2 (P0, P1)",
+        members: &[0, 1],
+    },
+    ViewSpec {
+        check: "product ab + z0 + w, covering m1, m20 and m3 (P0, P1, P2)",
+        members: &[0, 1, 2],
+    },
+    ViewSpec {
+        check: "output a + x0 from P1 to P0, digest from P2",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output x0 from P0 to P1, digest from P3",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output x0 from P3 to P2, digest from P0",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output a + x0 from P2 to P3, digest from P1",
+        members: &[],
+    },
+];
+
+static HET_VIEWS: [ViewSpec; 8] = [
+    ViewSpec {
+        check: "input a + u + x0 (P0, P1, P2)",
+        members: &[0, 1, 2],
+    },
+    ViewSpec {
+        check: "m0 from P0 (P2, P3)",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "m21 and m22 from P2 (P0, P1)",
+        members: &[0, 1],
+    },
+    ViewSpec {
+        check: "v3, covering m1 and m20 (P0, P3)",
+        members: &[0, 3],
+    },
+    ViewSpec {
+        check: "output a + x0 from P1 to P0, digest from P2",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output x0 from P0 to P1, digest from P3",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output x0 from P3 to P2, digest from P0",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output a + x0 from P2 to P3, digest from P1",
+        members: &[],
+    },
+];
+
+/// For each receiver of a reveal: (sender, verifier, component sent).
+/// Component 0 is a + x0 (at P1, P2), component 1 is x0 (at P0, P3).
+const REVEAL_ROUTES: [(PartyId, PartyId, usize); 4] = [(1, 2, 0), (0, 3, 1), (3, 0, 1), (2, 1, 0)];
+
+pub struct Quad {
+    me: PartyId,
+    het: bool,
+    keys: [Option<Prg>; 4],
+    views: Option<Views>,
+}
+
+impl Quad {
+    /// Quad (`het` false) or Quad-Het (`het` true) for party `me`.
+    pub fn new(me: PartyId, het: bool) -> Self {
+        Quad {
+            me,
+            het,
+            keys: [None, None, None, None],
+            views: None,
+        }
+    }
+
+    fn key(&mut self, k: Key) -> &mut Prg {
+        self.keys[k as usize]
+            .as_mut()
+            .expect("setup runs first and this party holds the key")
+    }
+
+    fn views(&mut self) -> &mut Views {
+        self.views.as_mut().expect("setup runs first")
+    }
+
+    fn specs(&self) -> &'static [ViewSpec] {
+        if self.het {
+            &HET_VIEWS
+        } else {
+            &QUAD_VIEWS
+        }
+    }
+
+    /// The key dealer `a`'s masks x1, x2, u come from (K_{A,0,1,3} etc.).
+    fn input_keys(a: PartyId) -> [Key; 3] {
+        let pick = |set: Key| {
+            if HOLDERS[set as usize].contains(&a) {
+                set
+            } else {
+                Key::All
+            }
+        };
+        [pick(Key::K013), pick(Key::K023), pick(Key::K123)]
+    }
+}
+
+impl Sharing for Quad {
+    fn name(&self) -> &'static str {
+        if self.het {
+            "quad-het"
+        } else {
+            "quad"
+        }
+    }
+
+    fn parties(&self) -> usize {
+        4
+    }
+
+    fn constant_rule(&self) -> ConstantRule {
+        if self.me == 3 {
+            ConstantRule::None
+        } else {
+            ConstantRule::Add(0)
+        }
+    }
+
+    /// Each key's chooser sends it to the other holders, who compare digests.
+    fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        let me = self.me;
+        let mut check = Views::new(me, 8, &KEY_VIEWS);
+        // The keys this party chooses first, then those it receives: one round.
+        let mine = |k: &usize| CHOOSERS[*k] == me;
+        let order = (0..4).filter(mine).chain((0..4).filter(|k| !mine(k)));
+        for k in order {
+            let holders = HOLDERS[k];
+            if !holders.contains(&me) {
+                continue;
+            }
+            let (prg, raw) = share_key(ch, CHOOSERS[k], holders)?;
+            self.keys[k] = Some(prg);
+            let words = [
+                u64::from_le_bytes(raw[..8].try_into().expect("8 bytes")),
+                u64::from_le_bytes(raw[8..].try_into().expect("8 bytes")),
+            ];
+            check.absorb(k, &words);
+        }
+        check.exchange(ch)?;
+        verify::settle(ch, &check, 4)?;
+        self.views = Some(Views::new(me, ch.word_bytes(), self.specs()));
+        Ok(())
+    }
+
+    fn share_inputs<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        inputs: &InputValues,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let me = self.me;
+        let w = s.w;
+        // At P1 and P2: u of every input value, to take off the masked value.
+        let mut us: Vec<Option<Vec<u64>>> = vec![None; inputs.slots.len()];
+        // At a dealer: a + u + x0 of its values, in input order.
+        let mut masked_out: Vec<u64> = Vec::new();
+        for (idx, slots) in inputs.slots.iter().enumerate() {
+            let dealer = inputs.owners[idx];
+            let n = slots.len() * w;
+            let keys = Self::input_keys(dealer);
+            let mut draw = |k: Key| -> Option<Vec<u64>> {
+                HOLDERS[k as usize]
+                    .contains(&me)
+                    .then(|| ch.draw(self.key(k), n))
+            };
+            let (x1, x2, u) = (draw(keys[0]), draw(keys[1]), draw(keys[2]));
+            let x0: Option<Vec<u64>> = match (&x1, &x2) {
+                (Some(a), Some(b)) => Some(a.iter().zip(b).map(|(&a, &b)| R::add(a, b)).collect()),
+                _ => None,
+            };
+            // Components known without the masked value: P0 x0, P1 x1,
+            // P2 x2, P3 (u, x0).
+            let mask = |m: &Option<Vec<u64>>, what: &str| -> Result<Vec<u64>, RunError> {
+                m.clone()
+                    .ok_or_else(|| RunError::Internal(format!("party {me} lacks {what}")))
+            };
+            let (c0, c1) = match me {
+                0 => (None, mask(&x0, "x0")?),
+                1 => (None, mask(&x1, "x1")?),
+                2 => (None, mask(&x2, "x2")?),
+                _ => (Some(mask(&u, "u")?), mask(&x0, "x0")?),
+            };
+            for (j, &slot) in slots.iter().enumerate() {
+                let r = j * w..(j + 1) * w;
+                s.set(1, slot, &c1[r.clone()]);
+                if let Some(c0) = &c0 {
+                    s.set(0, slot, &c0[r]);
+                }
+            }
+            if dealer == me {
+                let v = inputs.own[idx]
+                    .as_ref()
+                    .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
+                let (u, x0) = (mask(&u, "u")?, mask(&x0, "x0")?);
+                masked_out.extend((0..n).map(|j| R::add(R::add(v[j], u[j]), x0[j])));
+            }
+            if me == 1 || me == 2 {
+                us[idx] = u;
+            }
+        }
+        for to in (0..3).filter(|&p| p != me) {
+            ch.send(to, &masked_out)?;
+        }
+        if me == 3 {
+            return Ok(());
+        }
+        for dealer in 0..4 {
+            let values: Vec<usize> = (0..inputs.slots.len())
+                .filter(|&i| inputs.owners[i] == dealer)
+                .collect();
+            let count: usize = values.iter().map(|&i| inputs.slots[i].len()).sum();
+            if count == 0 {
+                continue;
+            }
+            let masked = if dealer == me {
+                std::mem::take(&mut masked_out)
+            } else {
+                ch.recv(dealer, count * w)?
+            };
+            self.views().absorb(V_INPUT, &masked);
+            // P0 takes off x0 (its component 1), P1 and P2 take off u.
+            let mut at = 0;
+            for &i in &values {
+                for (j, &slot) in inputs.slots[i].iter().enumerate() {
+                    let m = &masked[at..at + w];
+                    at += w;
+                    let c0: Vec<u64> = if me == 0 {
+                        let x0 = s.get(1, slot);
+                        (0..w).map(|k| R::sub(m[k], x0[k])).collect()
+                    } else {
+                        let u = &us[i].as_ref().ok_or_else(|| {
+                            RunError::Internal(format!("party {me} lacks u of input {i}"))
+                        })?[j * w..(j + 1) * w];
+                        (0..w).map(|k| R::sub(m[k], u[k])).collect()
+                    };
+                    s.set(0, slot, &c0);
+                }
+            }
+            if dealer != me {
+                ch.recycle(masked);
+            }
+        }
+        Ok(())
+    }
+
+    fn multiply<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        if self.het {
+            self.multiply_het::<R>(ch, program, layer, s)
+        } else {
+            self.multiply_quad::<R>(ch, program, layer, s)
+        }
+    }
+
+    fn verify(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        ch.set_phase(Phase::Verify);
+        self.views().exchange(ch)?;
+        ch.set_phase(Phase::Online);
+        Ok(())
+    }
+
+    fn reveal<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        slots: &[u32],
+        s: &Shares,
+        to: Option<PartyId>,
+    ) -> Result<Option<Vec<u64>>, RunError> {
+        let me = self.me;
+        let wb = ch.word_bytes();
+        let n = slots.len() * s.w;
+        let views = self.views.as_mut().expect("setup runs first");
+        let ok = views.failed().is_none();
+        // With the verdict, the reveal messages of a party whose checks passed.
+        verify::tell(ch, views, 4)?;
+        for (receiver, &(sender, verifier, component)) in REVEAL_ROUTES.iter().enumerate() {
+            if !learns(receiver, to) || !ok {
+                continue;
+            }
+            if me == sender {
+                ch.send(receiver, &s.concat(component, slots))?;
+            } else if me == verifier {
+                let label = views.check(V_REVEAL[receiver]);
+                send_raw(
+                    ch,
+                    receiver,
+                    &verify::digest(&s.concat(component, slots), wb, label),
+                )?;
+            }
+        }
+        verify::hear(ch, views, 4)?;
+        let mut opened = None;
+        if learns(me, to) {
+            let (sender, verifier, _) = REVEAL_ROUTES[me];
+            let theirs = ch.recv(sender, n)?;
+            let label = views.check(V_REVEAL[me]);
+            let digest = recv_raw(ch, verifier, 4)?;
+            if verify::digest(&theirs, wb, label)[..] != digest[..] {
+                views.fail(V_REVEAL[me], verifier);
+            }
+            // P0, P3 hold x0 and got a + x0; P1, P2 hold a + x0 and got x0.
+            let (value, mask) = if me == 0 || me == 3 {
+                (theirs, s.concat(1, slots))
+            } else {
+                (s.concat(0, slots), theirs)
+            };
+            opened = Some(
+                value
+                    .iter()
+                    .zip(&mask)
+                    .map(|(&v, &m)| R::sub(v, m))
+                    .collect(),
+            );
+        }
+        ch.set_phase(Phase::Verify);
+        verify::settle(ch, views, 4)?;
+        Ok(opened)
+    }
+}
+
+/// The operand slots of every gate of a layer: (a, b, out).
+fn operands(program: &Program, layer: &Layer) -> Vec<(u32, u32, u32)> {
+    layer
+        .gates
+        .iter()
+        .map(|g| {
+            let ops = program.operands(g);
+            (ops[0], ops[1], g.out)
+        })
+        .collect()
+}
+
+impl Quad {
+    /// Figure 5.
+    fn multiply_quad<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let w = s.w;
+        let gates = operands(program, layer);
+        let n = gates.len() * w;
+        match self.me {
+            0 => {
+                let z1 = ch.draw(self.key(Key::K013), n);
+                let r013 = ch.draw(self.key(Key::K013), n);
+                let z2 = ch.draw(self.key(Key::K023), n);
+                // m0 = z0 + x0 y0 + r013, to P2 in preprocessing.
+                let mut m0 = ch.buffer(n);
+                for (gi, &(a, b, _)) in gates.iter().enumerate() {
+                    let (x0, y0) = (s.get(1, a), s.get(1, b));
+                    for j in 0..w {
+                        let k = gi * w + j;
+                        let z0 = R::add(z1[k], z2[k]);
+                        m0[k] = R::add(R::add(z0, R::mul(x0[j], y0[j])), r013[k]);
+                    }
+                }
+                ch.send_in(Phase::Offline, 2, &m0)?;
+                let m3 = ch.recv(3, n)?;
+                let m21 = ch.recv(2, n)?;
+                self.views().absorb(V_M21, &m21);
+                // cw = m21 - (a_u y0 + b_v x0 + m3); new share (cw, z0).
+                let mut cw = m0; // reused
+                for (gi, &(a, b, _)) in gates.iter().enumerate() {
+                    let (au, x0, bv, y0) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
+                    for j in 0..w {
+                        let k = gi * w + j;
+                        let cpw = R::add(R::mul(au[j], y0[j]), R::mul(bv[j], x0[j]));
+                        cw[k] = R::sub(m21[k], R::add(cpw, m3[k]));
+                    }
+                }
+                let views = self.views.as_mut().expect("setup runs first");
+                views.absorb_with(V_PRODUCT, n, |k| R::add(cw[k], R::add(z1[k], z2[k])));
+                for (gi, &(_, _, out)) in gates.iter().enumerate() {
+                    let (cw, z1, z2) = (&cw[gi * w..][..w], &z1[gi * w..][..w], &z2[gi * w..][..w]);
+                    s.write(out, |j| (cw[j], R::add(z1[j], z2[j])));
+                }
+                for v in [z1, r013, z2, cw, m3, m21] {
+                    ch.recycle(v);
+                }
+            }
+            1 => {
+                let z1 = ch.draw(self.key(Key::K013), n);
+                let r013 = ch.draw(self.key(Key::K013), n);
+                let wm = ch.draw(self.key(Key::K123), n);
+                let r123 = ch.draw(self.key(Key::K123), n);
+                // m1 = a0 y1 + b0 x1 + r013; c'0 = a0 b0.
+                let mut m1 = r013;
+                let mut c0 = ch.buffer(n);
+                for (gi, &(a, b, _)) in gates.iter().enumerate() {
+                    let (a0, x1, b0, y1) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
+                    for j in 0..w {
+                        let k = gi * w + j;
+                        m1[k] = R::add(R::add(R::mul(a0[j], y1[j]), R::mul(b0[j], x1[j])), m1[k]);
+                        c0[k] = R::mul(a0[j], b0[j]);
+                    }
+                }
+                ch.send(2, &m1)?;
+                let views = self.views.as_mut().expect("setup runs first");
+                views.absorb_with(V_M21, n, |k| R::add(c0[k], r123[k]));
+                let m20 = ch.recv(2, n)?;
+                for k in 0..n {
+                    c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
+                }
+                let views = self.views.as_mut().expect("setup runs first");
+                views.absorb_with(V_PRODUCT, n, |k| R::add(c0[k], wm[k]));
+                for (gi, &(_, _, out)) in gates.iter().enumerate() {
+                    let (c0, z1) = (&c0[gi * w..][..w], &z1[gi * w..][..w]);
+                    s.write(out, |j| (c0[j], z1[j]));
+                }
+                for v in [z1, m1, wm, r123, c0, m20] {
+                    ch.recycle(v);
+                }
+            }
+            2 => {
+                let z2 = ch.draw(self.key(Key::K023), n);
+                let wm = ch.draw(self.key(Key::K123), n);
+                let r123 = ch.draw(self.key(Key::K123), n);
+                let mut m20 = ch.recv(0, n)?; // m0, then m20 in place
+                self.views().absorb(V_M0, &m20);
+                let mut c0 = ch.buffer(n);
+                for (gi, &(a, b, _)) in gates.iter().enumerate() {
+                    let (a0, x2, b0, y2) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
+                    for j in 0..w {
+                        let k = gi * w + j;
+                        let t = R::add(R::mul(a0[j], y2[j]), R::mul(b0[j], x2[j]));
+                        m20[k] = R::sub(t, m20[k]);
+                        c0[k] = R::mul(a0[j], b0[j]);
+                    }
+                }
+                ch.send(1, &m20)?;
+                // m21 = a0 b0 + r123 to P0 (checked with P1).
+                let mut m21 = r123;
+                for k in 0..n {
+                    m21[k] = R::add(c0[k], m21[k]);
+                }
+                ch.send(0, &m21)?;
+                let m1 = ch.recv(1, n)?;
+                for k in 0..n {
+                    c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
+                }
+                let views = self.views.as_mut().expect("setup runs first");
+                views.absorb_with(V_PRODUCT, n, |k| R::add(c0[k], wm[k]));
+                for (gi, &(_, _, out)) in gates.iter().enumerate() {
+                    let (c0, z2) = (&c0[gi * w..][..w], &z2[gi * w..][..w]);
+                    s.write(out, |j| (c0[j], z2[j]));
+                }
+                for v in [z2, wm, m21, m20, c0, m1] {
+                    ch.recycle(v);
+                }
+            }
+            _ => {
+                let z1 = ch.draw(self.key(Key::K013), n);
+                let r013 = ch.draw(self.key(Key::K013), n);
+                let z2 = ch.draw(self.key(Key::K023), n);
+                let wm = ch.draw(self.key(Key::K123), n);
+                let r123 = ch.draw(self.key(Key::K123), n);
+                // m0 (checked with P2) and m3 = x0 (y0 - v) - y0 u - w + r123 to P0.
+                let mut m0 = r013;
+                let mut m3 = r123;
+                for (gi, &(a, b, _)) in gates.iter().enumerate() {
+                    let (u, x0, v, y0) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
+                    for j in 0..w {
+                        let k = gi * w + j;
+                        let z0 = R::add(z1[k], z2[k]);
+                        m0[k] = R::add(R::add(z0, R::mul(x0[j], y0[j])), m0[k]);
+                        let t = R::sub(R::mul(x0[j], R::sub(y0[j], v[j])), R::mul(y0[j], u[j]));
+                        m3[k] = R::add(R::sub(t, wm[k]), m3[k]);
+                    }
+                }
+                self.views().absorb(V_M0, &m0);
+                ch.send_in(Phase::Offline, 0, &m3)?;
+                for (gi, &(_, _, out)) in gates.iter().enumerate() {
+                    let (wm, z1, z2) = (&wm[gi * w..][..w], &z1[gi * w..][..w], &z2[gi * w..][..w]);
+                    s.write(out, |j| (wm[j], R::add(z1[j], z2[j])));
+                }
+                for v in [z1, m0, z2, wm, m3] {
+                    ch.recycle(v);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Figure 6.
+    fn multiply_het<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let w = s.w;
+        let gates = operands(program, layer);
+        let n = gates.len() * w;
+        match self.me {
+            0 => {
+                let z1 = ch.draw(self.key(Key::K013), n);
+                let r013 = ch.draw(self.key(Key::K013), n);
+                let z2 = ch.draw(self.key(Key::K023), n);
+                let mut m0 = r013;
+                for (gi, &(a, b, _)) in gates.iter().enumerate() {
+                    let (x0, y0) = (s.get(1, a), s.get(1, b));
+                    for j in 0..w {
+                        let k = gi * w + j;
+                        let z0 = R::add(z1[k], z2[k]);
+                        m0[k] = R::add(R::add(z0, R::mul(x0[j], y0[j])), m0[k]);
+                    }
+                }
+                ch.send_in(Phase::Offline, 2, &m0)?;
+                // m21 and m22 in one message from P2.
+                let m2 = ch.recv(2, 2 * n)?;
+                let (m21, m22) = m2.split_at(n);
+                let views = self.views.as_mut().expect("setup runs first");
+                views.absorb(V_M21, m21);
+                views.absorb(V_M21, m22);
+                // v3 = m22 - (a_u y0 + b_v x0), checked with P3; cw = m21 - z0.
+                let mut v3 = m0; // reused
+                for (gi, &(a, b, _)) in gates.iter().enumerate() {
+                    let (au, x0, bv, y0) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
+                    for j in 0..w {
+                        let k = gi * w + j;
+                        let cpw = R::add(R::mul(au[j], y0[j]), R::mul(bv[j], x0[j]));
+                        v3[k] = R::sub(m22[k], cpw);
+                    }
+                }
+                views.absorb(V_PRODUCT, &v3);
+                for (gi, &(_, _, out)) in gates.iter().enumerate() {
+                    let r = gi * w..(gi + 1) * w;
+                    let (m21, z1, z2) = (&m21[r.clone()], &z1[r.clone()], &z2[r]);
+                    s.write(out, |j| {
+                        let z0 = R::add(z1[j], z2[j]);
+                        (R::sub(m21[j], z0), z0)
+                    });
+                }
+                for v in [z1, z2, v3, m2] {
+                    ch.recycle(v);
+                }
+            }
+            1 => {
+                let z1 = ch.draw(self.key(Key::K013), n);
+                let r013 = ch.draw(self.key(Key::K013), n);
+                let wm = ch.draw(self.key(Key::K123), n);
+                let r123 = ch.draw(self.key(Key::K123), n);
+                let mut m1 = r013;
+                let mut c0 = ch.buffer(n);
+                for (gi, &(a, b, _)) in gates.iter().enumerate() {
+                    let (a0, x1, b0, y1) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
+                    for j in 0..w {
+                        let k = gi * w + j;
+                        m1[k] = R::add(R::add(R::mul(a0[j], y1[j]), R::mul(b0[j], x1[j])), m1[k]);
+                        c0[k] = R::mul(a0[j], b0[j]);
+                    }
+                }
+                ch.send(2, &m1)?;
+                let m20 = ch.recv(2, n)?;
+                for k in 0..n {
+                    c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
+                }
+                // m21 = c0 + w and m22 = m1 + m20 + r123, as P2 sends them to P0.
+                let views = self.views.as_mut().expect("setup runs first");
+                views.absorb_with(V_M21, n, |k| R::add(c0[k], wm[k]));
+                views.absorb_with(V_M21, n, |k| R::add(R::add(m1[k], m20[k]), r123[k]));
+                for (gi, &(_, _, out)) in gates.iter().enumerate() {
+                    let (c0, z1) = (&c0[gi * w..][..w], &z1[gi * w..][..w]);
+                    s.write(out, |j| (c0[j], z1[j]));
+                }
+                for v in [z1, m1, wm, r123, c0, m20] {
+                    ch.recycle(v);
+                }
+            }
+            2 => {
+                let z2 = ch.draw(self.key(Key::K023), n);
+                let wm = ch.draw(self.key(Key::K123), n);
+                let r123 = ch.draw(self.key(Key::K123), n);
+                let mut m20 = ch.recv(0, n)?; // m0, then m20 in place
+                self.views().absorb(V_M0, &m20);
+                let mut c0 = ch.buffer(n);
+                for (gi, &(a, b, _)) in gates.iter().enumerate() {
+                    let (a0, x2, b0, y2) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
+                    for j in 0..w {
+                        let k = gi * w + j;
+                        let t = R::add(R::mul(a0[j], y2[j]), R::mul(b0[j], x2[j]));
+                        m20[k] = R::sub(t, m20[k]);
+                        c0[k] = R::mul(a0[j], b0[j]);
+                    }
+                }
+                ch.send(1, &m20)?;
+                let m1 = ch.recv(1, n)?;
+                let mut m2 = ch.buffer(2 * n);
+                for k in 0..n {
+                    c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
+                    m2[k] = R::add(c0[k], wm[k]);
+                    m2[n + k] = R::add(R::add(m1[k], m20[k]), r123[k]);
+                }
+                ch.send(0, &m2)?;
+                for (gi, &(_, _, out)) in gates.iter().enumerate() {
+                    let (c0, z2) = (&c0[gi * w..][..w], &z2[gi * w..][..w]);
+                    s.write(out, |j| (c0[j], z2[j]));
+                }
+                for v in [z2, wm, r123, m20, c0, m1, m2] {
+                    ch.recycle(v);
+                }
+            }
+            _ => {
+                let z1 = ch.draw(self.key(Key::K013), n);
+                let r013 = ch.draw(self.key(Key::K013), n);
+                let z2 = ch.draw(self.key(Key::K023), n);
+                let wm = ch.draw(self.key(Key::K123), n);
+                let r123 = ch.draw(self.key(Key::K123), n);
+                // m0 (checked with P2) and v3 = x0 (y0 - v) - y0 u - z0 + r123 (with P0).
+                let mut m0 = r013;
+                let mut v3 = r123;
+                for (gi, &(a, b, _)) in gates.iter().enumerate() {
+                    let (u, x0, v, y0) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
+                    for j in 0..w {
+                        let k = gi * w + j;
+                        let z0 = R::add(z1[k], z2[k]);
+                        m0[k] = R::add(R::add(z0, R::mul(x0[j], y0[j])), m0[k]);
+                        let t = R::sub(R::mul(x0[j], R::sub(y0[j], v[j])), R::mul(y0[j], u[j]));
+                        v3[k] = R::add(R::sub(t, z0), v3[k]);
+                    }
+                }
+                let views = self.views.as_mut().expect("setup runs first");
+                views.absorb(V_M0, &m0);
+                views.absorb(V_PRODUCT, &v3);
+                for (gi, &(_, _, out)) in gates.iter().enumerate() {
+                    let (wm, z1, z2) = (&wm[gi * w..][..w], &z1[gi * w..][..w], &z2[gi * w..][..w]);
+                    s.write(out, |j| (wm[j], R::add(z1[j], z2[j])));
+                }
+                for v in [z1, m0, z2, wm, v3] {
+                    ch.recycle(v);
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,327 @@
+//! Compare-view verification (Π_CV, Harth-Kitzerow–Carle Figure 3) for the
+//! maliciously secure protocols: parties that must hold the same values hash
+//! them as they go and compare digests before anything is revealed.
+//!
+//! A *view* is a named check and its members, declared once by the protocol
+//! in the same order at every party. Each member absorbs the values of the
+//! view, in the same order, into a running SHA-256 (the exact encoding that
+//! travels: k/8 bytes per ring element, reduced mod 2^k; 8 per Boolean word).
+//! [`Views::exchange`] sends every member's digest to every other member (one
+//! message per pair of parties), compares, and starts a new epoch.
+//!
+//! A failed check must stop *every* honest party, not only the two that see
+//! it, or a cheater could make one honest party abort while others output.
+//! So every party tells every other one its verdict ([`settle`]): a party
+//! outputs only if all parties, itself included, report success. (A
+//! malicious party can still lie in its own verdict to some parties only;
+//! without broadcast that is inherent, see the protocol table.)
+
+use super::{recv_raw, send_raw, Channel};
+use crate::ttp::RunError;
+use huddle_net::PartyId;
+use sha2::{Digest, Sha256};
+
+/// A SHA-256 digest as four little-endian words (how it travels).
+pub type DigestWords = [u64; 4];
+
+/// One declared check.
+pub struct ViewSpec {
+    /// What is compared, named in the abort.
+    pub check: &'static str,
+    pub members: &'static [PartyId],
+}
+
+struct View {
+    members: &'static [PartyId],
+    hasher: Sha256,
+}
+
+/// Where a view failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Index of the view in the declared list.
+    pub view: usize,
+    /// The member whose digest differed from ours.
+    pub peer: PartyId,
+}
+
+/// The views of one party (a non-member keeps no state for a view).
+pub struct Views {
+    me: PartyId,
+    word_bytes: usize,
+    specs: &'static [ViewSpec],
+    views: Vec<Option<View>>,
+    epoch: u64,
+    scratch: Vec<u8>,
+    /// The first failed check, kept until settled.
+    failed: Option<Mismatch>,
+}
+
+impl Views {
+    /// The views `specs` as seen by party `me`; values are encoded with
+    /// `word_bytes` bytes each.
+    pub fn new(me: PartyId, word_bytes: usize, specs: &'static [ViewSpec]) -> Views {
+        let mut v = Views {
+            me,
+            word_bytes,
+            specs,
+            views: Vec::new(),
+            epoch: 0,
+            scratch: Vec::new(),
+            failed: None,
+        };
+        v.views = (0..specs.len()).map(|i| v.fresh(i)).collect();
+        v
+    }
+
+    fn fresh(&self, i: usize) -> Option<View> {
+        let spec = &self.specs[i];
+        spec.members.contains(&self.me).then(|| {
+            let mut hasher = Sha256::new();
+            // Domain separation: which check, which epoch.
+            hasher.update(spec.check.as_bytes());
+            hasher.update([0]);
+            hasher.update(self.epoch.to_le_bytes());
+            View {
+                members: spec.members,
+                hasher,
+            }
+        })
+    }
+
+    /// Whether this party takes part in view `view`.
+    pub fn is_member(&self, view: usize) -> bool {
+        self.views[view].is_some()
+    }
+
+    /// Adds `words` to view `view` (nothing for a non-member).
+    pub fn absorb(&mut self, view: usize, words: &[u64]) {
+        let Some(v) = self.views[view].as_mut() else {
+            return;
+        };
+        encode(&mut self.scratch, words, self.word_bytes);
+        v.hasher.update(&self.scratch);
+    }
+
+    /// Adds the words `f(0..n)` to view `view`.
+    pub fn absorb_with(&mut self, view: usize, n: usize, f: impl Fn(usize) -> u64) {
+        let Some(v) = self.views[view].as_mut() else {
+            return;
+        };
+        let b = self.word_bytes;
+        self.scratch.clear();
+        self.scratch.reserve(n * b);
+        for j in 0..n {
+            self.scratch.extend_from_slice(&f(j).to_le_bytes()[..b]);
+        }
+        v.hasher.update(&self.scratch);
+    }
+
+    /// Exchanges every view's digest with its other members and compares.
+    /// A mismatch is remembered (see [`Views::failed`]) rather than returned
+    /// as an error, so that the party can still tell everyone ([`settle`]).
+    /// Starts a new epoch: values absorbed from now on are compared next time.
+    pub fn exchange(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        let digests: Vec<Option<DigestWords>> = self
+            .views
+            .iter_mut()
+            .map(|v| {
+                v.as_mut()
+                    .map(|v| to_words(&std::mem::take(&mut v.hasher).finalize()))
+            })
+            .collect();
+        let peers = self.peers();
+        for &p in &peers {
+            let words: Vec<u64> = self
+                .shared_with(p)
+                .flat_map(|i| digests[i].expect("member"))
+                .collect();
+            send_raw(ch, p, &words)?;
+        }
+        for &p in &peers {
+            let shared: Vec<usize> = self.shared_with(p).collect();
+            let theirs = recv_raw(ch, p, shared.len() * 4)?;
+            for (k, &i) in shared.iter().enumerate() {
+                if theirs[k * 4..k * 4 + 4] != digests[i].expect("member")[..]
+                    && self.failed.is_none()
+                {
+                    self.failed = Some(Mismatch { view: i, peer: p });
+                }
+            }
+        }
+        self.epoch += 1;
+        for i in 0..self.views.len() {
+            self.views[i] = self.fresh(i);
+        }
+        Ok(())
+    }
+
+    /// The first check that failed at this party, if any.
+    pub fn failed(&self) -> Option<Mismatch> {
+        self.failed
+    }
+
+    /// Records a failed check found outside the views (e.g. a value received
+    /// at reveal against a verifier's digest).
+    pub fn fail(&mut self, view: usize, peer: PartyId) {
+        if self.failed.is_none() {
+            self.failed = Some(Mismatch { view, peer });
+        }
+    }
+
+    /// The abort for a mismatch at this party.
+    pub fn abort(&self, m: Mismatch) -> RunError {
+        RunError::abort(
+            format!(
+                "compare-view check `{}` failed: party {}'s digest differs from party {}'s",
+                self.specs[m.view].check, m.peer, self.me
+            ),
+            None,
+        )
+    }
+
+    /// The other parties this one shares at least one view with.
+    fn peers(&self) -> Vec<PartyId> {
+        let mut peers: Vec<PartyId> = self
+            .views
+            .iter()
+            .flatten()
+            .flat_map(|v| v.members.iter().copied())
+            .filter(|&p| p != self.me)
+            .collect();
+        peers.sort_unstable();
+        peers.dedup();
+        peers
+    }
+
+    /// Indices of the views both this party and `peer` are members of.
+    fn shared_with(&self, peer: PartyId) -> impl Iterator<Item = usize> + '_ {
+        self.views
+            .iter()
+            .enumerate()
+            .filter(move |(_, v)| v.as_ref().is_some_and(|v| v.members.contains(&peer)))
+            .map(|(i, _)| i)
+    }
+
+    /// The name of view `view` (for messages).
+    pub fn check(&self, view: usize) -> &'static str {
+        self.specs[view].check
+    }
+
+    pub fn specs(&self) -> &'static [ViewSpec] {
+        self.specs
+    }
+}
+
+/// Writes `words` as `word_bytes` little-endian bytes each into `out`.
+fn encode(out: &mut Vec<u8>, words: &[u64], word_bytes: usize) {
+    out.clear();
+    out.reserve(words.len() * word_bytes);
+    if word_bytes == 8 {
+        for w in words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    } else {
+        for w in words {
+            out.extend_from_slice(&w.to_le_bytes()[..word_bytes]);
+        }
+    }
+}
+
+/// The digest of `words` as they travel (`word_bytes` each).
+pub fn digest(words: &[u64], word_bytes: usize, label: &str) -> DigestWords {
+    let mut bytes = Vec::new();
+    encode(&mut bytes, words, word_bytes);
+    let mut h = Sha256::new();
+    h.update(label.as_bytes());
+    h.update([0]);
+    h.update(&bytes);
+    to_words(&h.finalize())
+}
+
+fn to_words(d: &[u8]) -> DigestWords {
+    std::array::from_fn(|i| u64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().expect("8 bytes")))
+}
+
+/// A party's verdict as it travels: 0 for success, else 1 + the failed
+/// view's index.
+fn verdict_word(m: Option<Mismatch>) -> u64 {
+    m.map_or(0, |m| 1 + m.view as u64)
+}
+
+/// Every party tells every other one whether all its checks passed; returns
+/// an abort if any did not (its own failure first, else the first peer's
+/// report). With `parties` parties, one word per directed link.
+pub fn settle(ch: &mut Channel, views: &Views, parties: usize) -> Result<(), RunError> {
+    tell(ch, views, parties)?;
+    hear(ch, views, parties)
+}
+
+/// The first half of [`settle`]: this party's verdict to every other party
+/// (other messages of the same round may follow before [`hear`]).
+pub fn tell(ch: &mut Channel, views: &Views, parties: usize) -> Result<(), RunError> {
+    let me = ch.party();
+    let verdict = verdict_word(views.failed());
+    for p in (0..parties).filter(|&p| p != me) {
+        send_raw(ch, p, &[verdict])?;
+    }
+    Ok(())
+}
+
+/// The second half of [`settle`]: every other party's verdict.
+pub fn hear(ch: &mut Channel, views: &Views, parties: usize) -> Result<(), RunError> {
+    let me = ch.party();
+    let mut reports = Vec::new();
+    for p in (0..parties).filter(|&p| p != me) {
+        reports.push((p, recv_raw(ch, p, 1)?[0]));
+    }
+    if let Some(m) = views.failed() {
+        return Err(views.abort(m));
+    }
+    for (p, word) in reports {
+        if word != 0 {
+            let check = usize::try_from(word - 1)
+                .ok()
+                .and_then(|i| views.specs().get(i))
+                .map_or("an unknown check", |s| s.check);
+            return Err(RunError::abort(
+                format!("party {p} reports that compare-view check `{check}` failed"),
+                None,
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SPECS: [ViewSpec; 3] = [
+        ViewSpec {
+            check: "a",
+            members: &[0, 1],
+        },
+        ViewSpec {
+            check: "b",
+            members: &[0, 1, 2],
+        },
+        ViewSpec {
+            check: "c",
+            members: &[2, 3],
+        },
+    ];
+
+    #[test]
+    fn members_share_views_and_encodings_follow_the_wire() {
+        let v0 = Views::new(0, 4, &SPECS);
+        assert!(v0.is_member(0) && v0.is_member(1) && !v0.is_member(2));
+        assert_eq!(v0.peers(), vec![1, 2]);
+        assert_eq!(v0.shared_with(1).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(v0.shared_with(2).collect::<Vec<_>>(), vec![1]);
+        // Values equal mod 2^32 hash alike with 4-byte elements, and not with 8.
+        assert_eq!(digest(&[1 << 40 | 7], 4, "x"), digest(&[7], 4, "x"));
+        assert_ne!(digest(&[1 << 40 | 7], 8, "x"), digest(&[7], 8, "x"));
+        assert_ne!(digest(&[7], 4, "x"), digest(&[7], 4, "y"));
+    }
+}
