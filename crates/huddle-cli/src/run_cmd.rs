@@ -77,6 +77,21 @@ pub struct RunArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// Fault injection (quad, quad-het): this party deviates on purpose, to
+    /// show that the honest parties' checks catch it.
+    #[arg(long, value_name = "PARTY", requires = "fault")]
+    corrupt: Option<usize>,
+    /// How the corrupted party deviates: add-error, inconsistent, drop,
+    /// duplicate or bad-hash.
+    #[arg(long, value_name = "KIND", requires = "corrupt")]
+    fault: Option<String>,
+    /// Only messages of this type (`huddle protocols --json` lists them per
+    /// protocol); default: every message the party sends.
+    #[arg(long, value_name = "MESSAGE", requires = "corrupt")]
+    fault_at: Option<String>,
+    /// Seed of the injected errors' positions and values.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    fault_seed: u64,
 }
 
 fn parse_protocol(name: &str) -> Result<Protocol, String> {
@@ -102,7 +117,29 @@ impl RunArgs {
             share_memory: self.share_memory.clamp(1, 1 << 30) << 20,
             // Real runs always draw from the OS.
             randomness: huddle_engine::Randomness::Os,
+            fault: self.fault()?,
         })
+    }
+
+    /// The deviation `--corrupt`/`--fault`/`--fault-at` ask for.
+    fn fault(&self) -> Result<Option<huddle_engine::fault::Fault>, String> {
+        use huddle_engine::fault::{Fault, FaultKind};
+        let (Some(party), Some(kind)) = (self.corrupt, &self.fault) else {
+            return Ok(None);
+        };
+        let d = self.protocol.descriptor();
+        let message = match &self.fault_at {
+            Some(name) => {
+                Some(Fault::message_index(d.name, d.messages, name).map_err(|e| e.to_string())?)
+            }
+            None => None,
+        };
+        Ok(Some(Fault {
+            party,
+            kind: FaultKind::parse(kind).map_err(|e| e.to_string())?,
+            message,
+            seed: self.fault_seed,
+        }))
     }
 
     /// The validated request for `parties` parties, with the circuit.

@@ -5,6 +5,7 @@
 //! ([`sharing`]) with its protocols. Message sizes follow from the circuit
 //! and the batch alone, so every receive is exact and every byte is accounted.
 
+pub mod fault;
 pub mod garble;
 pub mod protocol;
 pub mod sharing;
@@ -71,6 +72,9 @@ pub struct RunOptions {
     pub linear: garble::linear::LinearChoice,
     /// Where fresh keys and masks come from (the OS, except in tests).
     pub randomness: Randomness,
+    /// A party that deviates on purpose (malicious protocols; tests and
+    /// demonstrations of their checks).
+    pub fault: Option<fault::Fault>,
 }
 
 /// Where a party's fresh randomness (keys, masks, a dealer's secret) comes
@@ -139,6 +143,7 @@ impl Default for RunOptions {
             garble: garble::Optimizations::default(),
             linear: garble::linear::LinearChoice::Auto,
             randomness: Randomness::Os,
+            fault: None,
         }
     }
 }

@@ -91,6 +91,9 @@ pub struct Descriptor {
     /// Whether it runs circuits over Z_2^k (else Boolean circuits only).
     pub rings: bool,
     pub family: Family,
+    /// The message types fault injection can target (malicious
+    /// secret-sharing protocols; empty elsewhere).
+    pub messages: &'static [crate::fault::MessageType],
 }
 
 const DESCRIPTORS: [Descriptor; 10] = [
@@ -105,6 +108,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
         security: Security::None,
         rings: true,
         family: Family::Clear,
+        messages: &[],
     },
     Descriptor {
         protocol: Protocol::Replicated,
@@ -117,6 +121,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
         security: Security::SemiHonest,
         rings: true,
         family: Family::Sharing,
+        messages: &[],
     },
     Descriptor {
         protocol: Protocol::Astra,
@@ -129,6 +134,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
         security: Security::SemiHonest,
         rings: true,
         family: Family::Sharing,
+        messages: &[],
     },
     Descriptor {
         protocol: Protocol::Trio,
@@ -141,6 +147,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
         security: Security::SemiHonest,
         rings: true,
         family: Family::Sharing,
+        messages: &[],
     },
     Descriptor {
         protocol: Protocol::Mfi3,
@@ -153,6 +160,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
         security: Security::SemiHonest,
         rings: true,
         family: Family::Sharing,
+        messages: &[],
     },
     Descriptor {
         protocol: Protocol::Quad,
@@ -165,6 +173,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
         security: Security::MaliciousSelectiveAbort,
         rings: true,
         family: Family::Sharing,
+        messages: &sharing::quad::QUAD_MESSAGES,
     },
     Descriptor {
         protocol: Protocol::QuadHet,
@@ -177,6 +186,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
         security: Security::MaliciousSelectiveAbort,
         rings: true,
         family: Family::Sharing,
+        messages: &sharing::quad::HET_MESSAGES,
     },
     Descriptor {
         protocol: Protocol::Bgw3,
@@ -189,6 +199,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
         security: Security::SemiHonest,
         rings: false,
         family: Family::Garbling(Variant::Bgw3),
+        messages: &[],
     },
     Descriptor {
         protocol: Protocol::Bgw2,
@@ -201,6 +212,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
         security: Security::SemiHonest,
         rings: false,
         family: Family::Garbling(Variant::Bgw2),
+        messages: &[],
     },
     Descriptor {
         protocol: Protocol::Bgw2Mal,
@@ -213,6 +225,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
         security: Security::MaliciousSelectiveAbort,
         rings: false,
         family: Family::Garbling(Variant::Bgw2Mal),
+        messages: &[],
     },
 ];
 
@@ -319,6 +332,9 @@ impl RunRequest {
             ));
         }
         crate::check_reveal_to(options.reveal_to, parties)?;
+        if let Some(fault) = options.fault {
+            fault.check(name, d.messages, parties)?;
+        }
         if options.threads == 0 {
             return err("--threads must be at least 1".into());
         }

@@ -92,6 +92,8 @@ pub struct Channel<'a> {
     next_draw: u64,
     spare_words: Vec<Vec<u64>>,
     spare_bytes: Vec<Vec<u8>>,
+    /// At a party corrupted on purpose: what it does to its messages.
+    fault: Option<crate::fault::ActiveFault>,
 }
 
 /// Buffers kept per kind.
@@ -113,7 +115,46 @@ impl<'a> Channel<'a> {
             next_draw: first_draw,
             spare_words: Vec::new(),
             spare_bytes: Vec::new(),
+            fault: None,
         }
+    }
+
+    /// Makes this party deviate as `fault` says (see [`crate::fault`]).
+    pub(crate) fn set_fault(&mut self, fault: crate::fault::ActiveFault) {
+        self.fault = Some(fault);
+    }
+
+    /// Sends a message of the protocol's message type `tag` (a corrupted
+    /// party's fault applies here; see [`crate::fault`]).
+    pub fn send_tagged(&mut self, tag: usize, to: PartyId, words: &[u64]) -> Result<(), RunError> {
+        use crate::fault::Action;
+        let Some(fault) = self.fault.as_mut() else {
+            return self.send(to, words);
+        };
+        let mut changed = words.to_vec();
+        match fault.apply(tag, to, &mut changed, self.word_bytes) {
+            Action::Send => self.send(to, &changed),
+            Action::Drop => Ok(()),
+            Action::Twice => {
+                self.send(to, &changed)?;
+                self.send(to, &changed)
+            }
+        }
+    }
+
+    /// [`send_tagged`](Self::send_tagged) under `phase`, then back to the current phase.
+    pub fn send_tagged_in(
+        &mut self,
+        phase: Phase,
+        tag: usize,
+        to: PartyId,
+        words: &[u64],
+    ) -> Result<(), RunError> {
+        let now = self.net.phase();
+        self.net.set_phase(phase);
+        let sent = self.send_tagged(tag, to, words);
+        self.net.set_phase(now);
+        sent
     }
 
     /// A buffer of `n` words with unspecified contents, for the caller to overwrite.
@@ -450,6 +491,11 @@ pub trait Sharing {
     fn verify(&mut self, _ch: &mut Channel) -> Result<(), RunError> {
         Ok(())
     }
+    /// For the malicious protocols: the types of message they send, which
+    /// fault injection can target (see [`crate::fault`]).
+    fn messages(&self) -> &'static [crate::fault::MessageType] {
+        &[]
+    }
 }
 
 /// Runs every step of `program` from the current shares: linear steps
@@ -544,6 +590,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         ring: circuit.ring().is_some(),
         reveal_to: options.reveal_to,
         randomness: options.randomness,
+        fault: options.fault,
     };
     crate::check_reveal_to(options.reveal_to, parties)?;
     let parts: Vec<(std::ops::Range<usize>, Option<Vec<u64>>)> = if lanes == 1 {
@@ -612,6 +659,7 @@ struct Lane<'a> {
     ring: bool,
     reveal_to: Option<PartyId>,
     randomness: crate::Randomness,
+    fault: Option<crate::fault::Fault>,
 }
 
 impl Lane<'_> {
@@ -626,7 +674,15 @@ impl Lane<'_> {
         ranges: &[std::ops::Range<usize>],
     ) -> Result<Vec<(std::ops::Range<usize>, Option<Vec<u64>>)>, RunError> {
         let first_draw = crate::draws::SHARING_KEYS + ((lane as u64) << 16);
+        let me = net.party();
         let mut ch = Channel::new(net, self.word_bytes, self.randomness, first_draw);
+        if let Some(fault) = self.fault.filter(|f| f.party == me) {
+            ch.set_fault(crate::fault::ActiveFault::new(
+                fault,
+                protocol.messages(),
+                lane,
+            ));
+        }
         ch.set_phase(Phase::Setup);
         protocol.setup(&mut ch)?;
         let mut out = Vec::with_capacity(ranges.len());
@@ -796,6 +852,20 @@ pub(crate) fn send_raw(ch: &mut Channel, to: PartyId, words: &[u64]) -> Result<(
     r
 }
 
+/// [`send_raw`] as a message of type `tag` (see [`Channel::send_tagged`]).
+pub(crate) fn send_raw_tagged(
+    ch: &mut Channel,
+    tag: usize,
+    to: PartyId,
+    words: &[u64],
+) -> Result<(), RunError> {
+    let saved = ch.word_bytes;
+    ch.word_bytes = 8;
+    let r = ch.send_tagged(tag, to, words);
+    ch.word_bytes = saved;
+    r
+}
+
 pub(crate) fn recv_raw(ch: &mut Channel, from: PartyId, n: usize) -> Result<Vec<u64>, RunError> {
     let saved = ch.word_bytes;
     ch.word_bytes = 8;
@@ -809,6 +879,7 @@ pub(crate) fn recv_raw(ch: &mut Channel, from: PartyId, n: usize) -> Result<Vec<
 /// consistency check among the receivers).
 pub(crate) fn share_key(
     ch: &mut Channel,
+    tag: usize,
     chooser: PartyId,
     holders: &[PartyId],
 ) -> Result<(huddle_core::Prg, [u8; 16]), RunError> {
@@ -822,7 +893,7 @@ pub(crate) fn share_key(
             u64::from_le_bytes(key[8..].try_into().expect("8 bytes")),
         ];
         for &p in holders.iter().filter(|&&p| p != me) {
-            send_raw(ch, p, &words)?;
+            send_raw_tagged(ch, tag, p, &words)?;
         }
         key
     } else {

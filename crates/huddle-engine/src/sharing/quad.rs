@@ -50,8 +50,10 @@ use super::arith::Arith;
 use super::program::{Layer, Program};
 use super::verify::{self, ViewSpec, Views};
 use super::{
-    learns, recv_raw, send_raw, share_key, Channel, ConstantRule, InputValues, Shares, Sharing,
+    learns, recv_raw, send_raw_tagged, share_key, Channel, ConstantRule, InputValues, Shares,
+    Sharing,
 };
+use crate::fault::MessageType;
 use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
@@ -173,6 +175,61 @@ static HET_VIEWS: [ViewSpec; 8] = [
 /// Component 0 is a + x0 (at P1, P2), component 1 is x0 (at P0, P3).
 const REVEAL_ROUTES: [(PartyId, PartyId, usize); 4] = [(1, 2, 0), (0, 3, 1), (3, 0, 1), (2, 1, 0)];
 
+/// Message types, for fault injection (indices into [`QUAD_MESSAGES`] and
+/// [`HET_MESSAGES`], the same in both).
+mod msg {
+    pub const KEY: usize = 0;
+    pub const INPUT: usize = 1;
+    pub const M0: usize = 2;
+    pub const M3: usize = 3;
+    pub const M1: usize = 4;
+    pub const M20: usize = 5;
+    pub const M21: usize = 6;
+    pub const M22: usize = 7;
+    pub const DIGEST: usize = 8;
+    pub const REVEAL: usize = 9;
+    pub const REVEAL_DIGEST: usize = 10;
+    pub const VERDICT: usize = 11;
+}
+
+const fn message(name: &'static str, senders: &'static [PartyId], digest: bool) -> MessageType {
+    MessageType {
+        name,
+        senders,
+        digest,
+    }
+}
+
+pub static QUAD_MESSAGES: [MessageType; 12] = [
+    message("key", &[0, 1], false),
+    message("input", &[0, 1, 2, 3], false),
+    message("m0", &[0], false),
+    message("m3", &[3], false),
+    message("m1", &[1], false),
+    message("m20", &[2], false),
+    message("m21", &[2], false),
+    message("m22", &[], false),
+    message("digest", &[0, 1, 2, 3], true),
+    message("reveal", &[0, 1, 2, 3], false),
+    message("reveal-digest", &[0, 1, 2, 3], true),
+    message("verdict", &[0, 1, 2, 3], false),
+];
+
+pub static HET_MESSAGES: [MessageType; 12] = [
+    message("key", &[0, 1], false),
+    message("input", &[0, 1, 2, 3], false),
+    message("m0", &[0], false),
+    message("m3", &[], false),
+    message("m1", &[1], false),
+    message("m20", &[2], false),
+    message("m21", &[2], false),
+    message("m22", &[2], false),
+    message("digest", &[0, 1, 2, 3], true),
+    message("reveal", &[0, 1, 2, 3], false),
+    message("reveal-digest", &[0, 1, 2, 3], true),
+    message("verdict", &[0, 1, 2, 3], false),
+];
+
 pub struct Quad {
     me: PartyId,
     het: bool,
@@ -255,7 +312,7 @@ impl Sharing for Quad {
             if !holders.contains(&me) {
                 continue;
             }
-            let (prg, raw) = share_key(ch, CHOOSERS[k], holders)?;
+            let (prg, raw) = share_key(ch, msg::KEY, CHOOSERS[k], holders)?;
             self.keys[k] = Some(prg);
             let words = [
                 u64::from_le_bytes(raw[..8].try_into().expect("8 bytes")),
@@ -263,8 +320,8 @@ impl Sharing for Quad {
             ];
             check.absorb(k, &words);
         }
-        check.exchange(ch)?;
-        verify::settle(ch, &check, 4)?;
+        check.exchange(ch, msg::DIGEST)?;
+        verify::settle(ch, &check, 4, msg::VERDICT)?;
         self.views = Some(Views::new(me, ch.word_bytes(), self.specs()));
         Ok(())
     }
@@ -326,7 +383,7 @@ impl Sharing for Quad {
             }
         }
         for to in (0..3).filter(|&p| p != me) {
-            ch.send(to, &masked_out)?;
+            ch.send_tagged(msg::INPUT, to, &masked_out)?;
         }
         if me == 3 {
             return Ok(());
@@ -384,9 +441,17 @@ impl Sharing for Quad {
         }
     }
 
+    fn messages(&self) -> &'static [MessageType] {
+        if self.het {
+            &HET_MESSAGES
+        } else {
+            &QUAD_MESSAGES
+        }
+    }
+
     fn verify(&mut self, ch: &mut Channel) -> Result<(), RunError> {
         ch.set_phase(Phase::Verify);
-        self.views().exchange(ch)?;
+        self.views().exchange(ch, msg::DIGEST)?;
         ch.set_phase(Phase::Online);
         Ok(())
     }
@@ -404,20 +469,17 @@ impl Sharing for Quad {
         let views = self.views.as_mut().expect("setup runs first");
         let ok = views.failed().is_none();
         // With the verdict, the reveal messages of a party whose checks passed.
-        verify::tell(ch, views, 4)?;
+        verify::tell(ch, views, 4, msg::VERDICT)?;
         for (receiver, &(sender, verifier, component)) in REVEAL_ROUTES.iter().enumerate() {
             if !learns(receiver, to) || !ok {
                 continue;
             }
             if me == sender {
-                ch.send(receiver, &s.concat(component, slots))?;
+                ch.send_tagged(msg::REVEAL, receiver, &s.concat(component, slots))?;
             } else if me == verifier {
                 let label = views.check(V_REVEAL[receiver]);
-                send_raw(
-                    ch,
-                    receiver,
-                    &verify::digest(&s.concat(component, slots), wb, label),
-                )?;
+                let digest = verify::digest(&s.concat(component, slots), wb, label);
+                send_raw_tagged(ch, msg::REVEAL_DIGEST, receiver, &digest)?;
             }
         }
         verify::hear(ch, views, 4)?;
@@ -445,7 +507,7 @@ impl Sharing for Quad {
             );
         }
         ch.set_phase(Phase::Verify);
-        verify::settle(ch, views, 4)?;
+        verify::settle(ch, views, 4, msg::VERDICT)?;
         Ok(opened)
     }
 }
@@ -489,7 +551,7 @@ impl Quad {
                         m0[k] = R::add(R::add(z0, R::mul(x0[j], y0[j])), r013[k]);
                     }
                 }
-                ch.send_in(Phase::Offline, 2, &m0)?;
+                ch.send_tagged_in(Phase::Offline, msg::M0, 2, &m0)?;
                 let m3 = ch.recv(3, n)?;
                 let m21 = ch.recv(2, n)?;
                 self.views().absorb(V_M21, &m21);
@@ -529,7 +591,7 @@ impl Quad {
                         c0[k] = R::mul(a0[j], b0[j]);
                     }
                 }
-                ch.send(2, &m1)?;
+                ch.send_tagged(msg::M1, 2, &m1)?;
                 let views = self.views.as_mut().expect("setup runs first");
                 views.absorb_with(V_M21, n, |k| R::add(c0[k], r123[k]));
                 let m20 = ch.recv(2, n)?;
@@ -562,13 +624,13 @@ impl Quad {
                         c0[k] = R::mul(a0[j], b0[j]);
                     }
                 }
-                ch.send(1, &m20)?;
+                ch.send_tagged(msg::M20, 1, &m20)?;
                 // m21 = a0 b0 + r123 to P0 (checked with P1).
                 let mut m21 = r123;
                 for k in 0..n {
                     m21[k] = R::add(c0[k], m21[k]);
                 }
-                ch.send(0, &m21)?;
+                ch.send_tagged(msg::M21, 0, &m21)?;
                 let m1 = ch.recv(1, n)?;
                 for k in 0..n {
                     c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
@@ -603,7 +665,7 @@ impl Quad {
                     }
                 }
                 self.views().absorb(V_M0, &m0);
-                ch.send_in(Phase::Offline, 0, &m3)?;
+                ch.send_tagged_in(Phase::Offline, msg::M3, 0, &m3)?;
                 for (gi, &(_, _, out)) in gates.iter().enumerate() {
                     let (wm, z1, z2) = (&wm[gi * w..][..w], &z1[gi * w..][..w], &z2[gi * w..][..w]);
                     s.write(out, |j| (wm[j], R::add(z1[j], z2[j])));
@@ -641,13 +703,12 @@ impl Quad {
                         m0[k] = R::add(R::add(z0, R::mul(x0[j], y0[j])), m0[k]);
                     }
                 }
-                ch.send_in(Phase::Offline, 2, &m0)?;
-                // m21 and m22 in one message from P2.
-                let m2 = ch.recv(2, 2 * n)?;
-                let (m21, m22) = m2.split_at(n);
+                ch.send_tagged_in(Phase::Offline, msg::M0, 2, &m0)?;
+                let m21 = ch.recv(2, n)?;
+                let m22 = ch.recv(2, n)?;
                 let views = self.views.as_mut().expect("setup runs first");
-                views.absorb(V_M21, m21);
-                views.absorb(V_M21, m22);
+                views.absorb(V_M21, &m21);
+                views.absorb(V_M21, &m22);
                 // v3 = m22 - (a_u y0 + b_v x0), checked with P3; cw = m21 - z0.
                 let mut v3 = m0; // reused
                 for (gi, &(a, b, _)) in gates.iter().enumerate() {
@@ -667,7 +728,7 @@ impl Quad {
                         (R::sub(m21[j], z0), z0)
                     });
                 }
-                for v in [z1, z2, v3, m2] {
+                for v in [z1, z2, v3, m21, m22] {
                     ch.recycle(v);
                 }
             }
@@ -686,7 +747,7 @@ impl Quad {
                         c0[k] = R::mul(a0[j], b0[j]);
                     }
                 }
-                ch.send(2, &m1)?;
+                ch.send_tagged(msg::M1, 2, &m1)?;
                 let m20 = ch.recv(2, n)?;
                 for k in 0..n {
                     c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
@@ -719,20 +780,22 @@ impl Quad {
                         c0[k] = R::mul(a0[j], b0[j]);
                     }
                 }
-                ch.send(1, &m20)?;
+                ch.send_tagged(msg::M20, 1, &m20)?;
                 let m1 = ch.recv(1, n)?;
-                let mut m2 = ch.buffer(2 * n);
+                let mut m21 = ch.buffer(n);
+                let mut m22 = r123; // r123, then m22 in place
                 for k in 0..n {
                     c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
-                    m2[k] = R::add(c0[k], wm[k]);
-                    m2[n + k] = R::add(R::add(m1[k], m20[k]), r123[k]);
+                    m21[k] = R::add(c0[k], wm[k]);
+                    m22[k] = R::add(R::add(m1[k], m20[k]), m22[k]);
                 }
-                ch.send(0, &m2)?;
+                ch.send_tagged(msg::M21, 0, &m21)?;
+                ch.send_tagged(msg::M22, 0, &m22)?;
                 for (gi, &(_, _, out)) in gates.iter().enumerate() {
                     let (c0, z2) = (&c0[gi * w..][..w], &z2[gi * w..][..w]);
                     s.write(out, |j| (c0[j], z2[j]));
                 }
-                for v in [z2, wm, r123, m20, c0, m1, m2] {
+                for v in [z2, wm, m21, m22, m20, c0, m1] {
                     ch.recycle(v);
                 }
             }

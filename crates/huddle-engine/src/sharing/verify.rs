@@ -16,7 +16,7 @@
 //! malicious party can still lie in its own verdict to some parties only;
 //! without broadcast that is inherent, see the protocol table.)
 
-use super::{recv_raw, send_raw, Channel};
+use super::{recv_raw, send_raw_tagged, Channel};
 use crate::ttp::RunError;
 use huddle_net::PartyId;
 use sha2::{Digest, Sha256};
@@ -121,7 +121,8 @@ impl Views {
     /// A mismatch is remembered (see [`Views::failed`]) rather than returned
     /// as an error, so that the party can still tell everyone ([`settle`]).
     /// Starts a new epoch: values absorbed from now on are compared next time.
-    pub fn exchange(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+    /// Digest messages go out as message type `tag`.
+    pub fn exchange(&mut self, ch: &mut Channel, tag: usize) -> Result<(), RunError> {
         let digests: Vec<Option<DigestWords>> = self
             .views
             .iter_mut()
@@ -136,7 +137,7 @@ impl Views {
                 .shared_with(p)
                 .flat_map(|i| digests[i].expect("member"))
                 .collect();
-            send_raw(ch, p, &words)?;
+            send_raw_tagged(ch, tag, p, &words)?;
         }
         for &p in &peers {
             let shared: Vec<usize> = self.shared_with(p).collect();
@@ -252,18 +253,18 @@ fn verdict_word(m: Option<Mismatch>) -> u64 {
 /// Every party tells every other one whether all its checks passed; returns
 /// an abort if any did not (its own failure first, else the first peer's
 /// report). With `parties` parties, one word per directed link.
-pub fn settle(ch: &mut Channel, views: &Views, parties: usize) -> Result<(), RunError> {
-    tell(ch, views, parties)?;
+pub fn settle(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Result<(), RunError> {
+    tell(ch, views, parties, tag)?;
     hear(ch, views, parties)
 }
 
 /// The first half of [`settle`]: this party's verdict to every other party
 /// (other messages of the same round may follow before [`hear`]).
-pub fn tell(ch: &mut Channel, views: &Views, parties: usize) -> Result<(), RunError> {
+pub fn tell(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Result<(), RunError> {
     let me = ch.party();
     let verdict = verdict_word(views.failed());
     for p in (0..parties).filter(|&p| p != me) {
-        send_raw(ch, p, &[verdict])?;
+        send_raw_tagged(ch, tag, p, &[verdict])?;
     }
     Ok(())
 }
