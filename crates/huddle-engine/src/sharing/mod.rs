@@ -822,37 +822,14 @@ pub(crate) fn agree_key(
     peer: PartyId,
     i_choose: bool,
 ) -> Result<huddle_core::Prg, RunError> {
-    use huddle_core::Prg;
-    if i_choose {
-        let me = ch.party();
-        let mut entropy = ch.randomness.draw(me, ch.next_draw)?;
-        ch.next_draw += 1;
-        let key = entropy.next_seed();
-        let words = [
-            u64::from_le_bytes(key[..8].try_into().expect("8 bytes")),
-            u64::from_le_bytes(key[8..].try_into().expect("8 bytes")),
-        ];
-        send_raw(ch, peer, &words)?;
-        Ok(Prg::from_seed(key))
-    } else {
-        let words = recv_raw(ch, peer, 2)?;
-        let mut key = [0u8; 16];
-        key[..8].copy_from_slice(&words[0].to_le_bytes());
-        key[8..].copy_from_slice(&words[1].to_le_bytes());
-        Ok(Prg::from_seed(key))
-    }
+    let me = ch.party();
+    let (chooser, other) = if i_choose { (me, peer) } else { (peer, me) };
+    // Untagged: the semi-honest protocols have no message types to fault.
+    Ok(share_key(ch, 0, chooser, &[chooser, other])?.0)
 }
 
-/// Keys travel as full 64-bit words whatever the share domain.
-pub(crate) fn send_raw(ch: &mut Channel, to: PartyId, words: &[u64]) -> Result<(), RunError> {
-    let saved = ch.word_bytes;
-    ch.word_bytes = 8;
-    let r = ch.send(to, words);
-    ch.word_bytes = saved;
-    r
-}
-
-/// [`send_raw`] as a message of type `tag` (see [`Channel::send_tagged`]).
+/// Keys, digests and verdicts travel as full 64-bit words whatever the share
+/// domain; sent as a message of type `tag` (see [`Channel::send_tagged`]).
 pub(crate) fn send_raw_tagged(
     ch: &mut Channel,
     tag: usize,
@@ -875,16 +852,17 @@ pub(crate) fn recv_raw(ch: &mut Channel, from: PartyId, n: usize) -> Result<Vec<
 }
 
 /// A 128-bit key for the parties `holders`: `chooser` samples it and sends
-/// it to the others. Returns the key's stream and its raw bytes (for a
-/// consistency check among the receivers).
+/// it (as message type `tag`) to the others. Returns the key's stream and
+/// the key as it travels, two words (for a consistency check among the
+/// receivers).
 pub(crate) fn share_key(
     ch: &mut Channel,
     tag: usize,
     chooser: PartyId,
     holders: &[PartyId],
-) -> Result<(huddle_core::Prg, [u8; 16]), RunError> {
+) -> Result<(huddle_core::Prg, [u64; 2]), RunError> {
     let me = ch.party();
-    let key = if me == chooser {
+    let words = if me == chooser {
         let mut entropy = ch.randomness.draw(me, ch.next_draw)?;
         ch.next_draw += 1;
         let key = entropy.next_seed();
@@ -895,13 +873,13 @@ pub(crate) fn share_key(
         for &p in holders.iter().filter(|&&p| p != me) {
             send_raw_tagged(ch, tag, p, &words)?;
         }
-        key
+        words
     } else {
-        let words = recv_raw(ch, chooser, 2)?;
-        let mut key = [0u8; 16];
-        key[..8].copy_from_slice(&words[0].to_le_bytes());
-        key[8..].copy_from_slice(&words[1].to_le_bytes());
-        key
+        let received = recv_raw(ch, chooser, 2)?;
+        [received[0], received[1]]
     };
-    Ok((huddle_core::Prg::from_seed(key), key))
+    let mut key = [0u8; 16];
+    key[..8].copy_from_slice(&words[0].to_le_bytes());
+    key[8..].copy_from_slice(&words[1].to_le_bytes());
+    Ok((huddle_core::Prg::from_seed(key), words))
 }

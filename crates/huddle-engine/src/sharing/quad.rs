@@ -312,12 +312,8 @@ impl Sharing for Quad {
             if !holders.contains(&me) {
                 continue;
             }
-            let (prg, raw) = share_key(ch, msg::KEY, CHOOSERS[k], holders)?;
+            let (prg, words) = share_key(ch, msg::KEY, CHOOSERS[k], holders)?;
             self.keys[k] = Some(prg);
-            let words = [
-                u64::from_le_bytes(raw[..8].try_into().expect("8 bytes")),
-                u64::from_le_bytes(raw[8..].try_into().expect("8 bytes")),
-            ];
             check.absorb(k, &words);
         }
         check.exchange(ch, msg::DIGEST)?;
@@ -434,10 +430,12 @@ impl Sharing for Quad {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        if self.het {
-            self.multiply_het::<R>(ch, program, layer, s)
-        } else {
-            self.multiply_quad::<R>(ch, program, layer, s)
+        let gates = operands(program, layer);
+        match self.me {
+            0 => self.multiply_p0::<R>(ch, &gates, s),
+            1 => self.multiply_p1::<R>(ch, &gates, s),
+            2 => self.multiply_p2::<R>(ch, &gates, s),
+            _ => self.multiply_p3::<R>(ch, &gates, s),
         }
     }
 
@@ -524,311 +522,234 @@ fn operands(program: &Program, layer: &Layer) -> Vec<(u32, u32, u32)> {
         .collect()
 }
 
+/// The products of a gate's operand components that the parties combine:
+/// for operands a (components a0, a1) and b (b0, b1) of any party, a0 b0,
+/// a1 b1, and the cross term a0 b1 + b0 a1 (at P0 a_u y0 + b_v x0, at P1
+/// a0 y1 + b0 x1, at P2 a0 y2 + b0 x2, at P3 u y0 + v x0).
+#[derive(Clone, Copy)]
+struct Products {
+    first: u64,
+    second: u64,
+    cross: u64,
+}
+
+/// Calls `f(k, products)` for word k of the layer (gate k / w, word k % w).
+/// Inlined, so the products a caller does not use are never computed.
+#[inline(always)]
+fn each_word<R: Arith>(s: &Shares, gates: &[(u32, u32, u32)], mut f: impl FnMut(usize, Products)) {
+    let w = s.w;
+    for (gi, &(a, b, _)) in gates.iter().enumerate() {
+        let (a0, a1, b0, b1) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
+        for j in 0..w {
+            f(
+                gi * w + j,
+                Products {
+                    first: R::mul(a0[j], b0[j]),
+                    second: R::mul(a1[j], b1[j]),
+                    cross: R::add(R::mul(a0[j], b1[j]), R::mul(b0[j], a1[j])),
+                },
+            );
+        }
+    }
+}
+
+/// Writes every gate's output share, word k from `f(k)`.
+fn write_outputs(s: &mut Shares, gates: &[(u32, u32, u32)], f: impl Fn(usize) -> (u64, u64)) {
+    let w = s.w;
+    for (gi, &(_, _, out)) in gates.iter().enumerate() {
+        s.write(out, |j| f(gi * w + j));
+    }
+}
+
+/// m0 = z0 + x0 y0 + r013, in place of r013 (P0 sends it, P3 checks it).
+fn m0_in_place<R: Arith>(
+    s: &Shares,
+    gates: &[(u32, u32, u32)],
+    z1: &[u64],
+    z2: &[u64],
+    r013: &mut [u64],
+) {
+    each_word::<R>(s, gates, |k, p| {
+        r013[k] = R::add(R::add(R::add(z1[k], z2[k]), p.second), r013[k]);
+    });
+}
+
 impl Quad {
-    /// Figure 5.
-    fn multiply_quad<R: Arith>(
+    /// P0: m0 in preprocessing; its share from m21 and (Quad) m3 or
+    /// (Quad-Het) m21 = c0 + w, with m22 for the v3 check.
+    fn multiply_p0<R: Arith>(
         &mut self,
         ch: &mut Channel,
-        program: &Program,
-        layer: &Layer,
+        gates: &[(u32, u32, u32)],
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let w = s.w;
-        let gates = operands(program, layer);
-        let n = gates.len() * w;
-        match self.me {
-            0 => {
-                let z1 = ch.draw(self.key(Key::K013), n);
-                let r013 = ch.draw(self.key(Key::K013), n);
-                let z2 = ch.draw(self.key(Key::K023), n);
-                // m0 = z0 + x0 y0 + r013, to P2 in preprocessing.
-                let mut m0 = ch.buffer(n);
-                for (gi, &(a, b, _)) in gates.iter().enumerate() {
-                    let (x0, y0) = (s.get(1, a), s.get(1, b));
-                    for j in 0..w {
-                        let k = gi * w + j;
-                        let z0 = R::add(z1[k], z2[k]);
-                        m0[k] = R::add(R::add(z0, R::mul(x0[j], y0[j])), r013[k]);
-                    }
-                }
-                ch.send_tagged_in(Phase::Offline, msg::M0, 2, &m0)?;
-                let m3 = ch.recv(3, n)?;
-                let m21 = ch.recv(2, n)?;
-                self.views().absorb(V_M21, &m21);
-                // cw = m21 - (a_u y0 + b_v x0 + m3); new share (cw, z0).
-                let mut cw = m0; // reused
-                for (gi, &(a, b, _)) in gates.iter().enumerate() {
-                    let (au, x0, bv, y0) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
-                    for j in 0..w {
-                        let k = gi * w + j;
-                        let cpw = R::add(R::mul(au[j], y0[j]), R::mul(bv[j], x0[j]));
-                        cw[k] = R::sub(m21[k], R::add(cpw, m3[k]));
-                    }
-                }
-                let views = self.views.as_mut().expect("setup runs first");
-                views.absorb_with(V_PRODUCT, n, |k| R::add(cw[k], R::add(z1[k], z2[k])));
-                for (gi, &(_, _, out)) in gates.iter().enumerate() {
-                    let (cw, z1, z2) = (&cw[gi * w..][..w], &z1[gi * w..][..w], &z2[gi * w..][..w]);
-                    s.write(out, |j| (cw[j], R::add(z1[j], z2[j])));
-                }
-                for v in [z1, r013, z2, cw, m3, m21] {
-                    ch.recycle(v);
-                }
+        let n = gates.len() * s.w;
+        let z1 = ch.draw(self.key(Key::K013), n);
+        let mut m0 = ch.draw(self.key(Key::K013), n); // r013, then m0
+        let z2 = ch.draw(self.key(Key::K023), n);
+        m0_in_place::<R>(s, gates, &z1, &z2, &mut m0);
+        ch.send_tagged_in(Phase::Offline, msg::M0, 2, &m0)?;
+        let mut own = m0; // reused: cw (Quad) or v3 (Quad-Het)
+        let z0 = |k: usize| R::add(z1[k], z2[k]);
+        if self.het {
+            let m21 = ch.recv(2, n)?;
+            let m22 = ch.recv(2, n)?;
+            // v3 = m22 - (a_u y0 + b_v x0), compared with P3's.
+            each_word::<R>(s, gates, |k, p| own[k] = R::sub(m22[k], p.cross));
+            let views = self.views.as_mut().expect("setup runs first");
+            views.absorb(V_M21, &m21);
+            views.absorb(V_M21, &m22);
+            views.absorb(V_PRODUCT, &own);
+            write_outputs(s, gates, |k| (R::sub(m21[k], z0(k)), z0(k)));
+            for v in [m21, m22] {
+                ch.recycle(v);
             }
-            1 => {
-                let z1 = ch.draw(self.key(Key::K013), n);
-                let r013 = ch.draw(self.key(Key::K013), n);
-                let wm = ch.draw(self.key(Key::K123), n);
-                let r123 = ch.draw(self.key(Key::K123), n);
-                // m1 = a0 y1 + b0 x1 + r013; c'0 = a0 b0.
-                let mut m1 = r013;
-                let mut c0 = ch.buffer(n);
-                for (gi, &(a, b, _)) in gates.iter().enumerate() {
-                    let (a0, x1, b0, y1) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
-                    for j in 0..w {
-                        let k = gi * w + j;
-                        m1[k] = R::add(R::add(R::mul(a0[j], y1[j]), R::mul(b0[j], x1[j])), m1[k]);
-                        c0[k] = R::mul(a0[j], b0[j]);
-                    }
-                }
-                ch.send_tagged(msg::M1, 2, &m1)?;
-                let views = self.views.as_mut().expect("setup runs first");
-                views.absorb_with(V_M21, n, |k| R::add(c0[k], r123[k]));
-                let m20 = ch.recv(2, n)?;
-                for k in 0..n {
-                    c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
-                }
-                let views = self.views.as_mut().expect("setup runs first");
-                views.absorb_with(V_PRODUCT, n, |k| R::add(c0[k], wm[k]));
-                for (gi, &(_, _, out)) in gates.iter().enumerate() {
-                    let (c0, z1) = (&c0[gi * w..][..w], &z1[gi * w..][..w]);
-                    s.write(out, |j| (c0[j], z1[j]));
-                }
-                for v in [z1, m1, wm, r123, c0, m20] {
-                    ch.recycle(v);
-                }
+        } else {
+            let m3 = ch.recv(3, n)?;
+            let m21 = ch.recv(2, n)?;
+            // cw = m21 - (a_u y0 + b_v x0 + m3) = ab + w.
+            each_word::<R>(s, gates, |k, p| {
+                own[k] = R::sub(m21[k], R::add(p.cross, m3[k]));
+            });
+            let views = self.views.as_mut().expect("setup runs first");
+            views.absorb(V_M21, &m21);
+            views.absorb_with(V_PRODUCT, n, |k| R::add(own[k], z0(k)));
+            write_outputs(s, gates, |k| (own[k], z0(k)));
+            for v in [m3, m21] {
+                ch.recycle(v);
             }
-            2 => {
-                let z2 = ch.draw(self.key(Key::K023), n);
-                let wm = ch.draw(self.key(Key::K123), n);
-                let r123 = ch.draw(self.key(Key::K123), n);
-                let mut m20 = ch.recv(0, n)?; // m0, then m20 in place
-                self.views().absorb(V_M0, &m20);
-                let mut c0 = ch.buffer(n);
-                for (gi, &(a, b, _)) in gates.iter().enumerate() {
-                    let (a0, x2, b0, y2) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
-                    for j in 0..w {
-                        let k = gi * w + j;
-                        let t = R::add(R::mul(a0[j], y2[j]), R::mul(b0[j], x2[j]));
-                        m20[k] = R::sub(t, m20[k]);
-                        c0[k] = R::mul(a0[j], b0[j]);
-                    }
-                }
-                ch.send_tagged(msg::M20, 1, &m20)?;
-                // m21 = a0 b0 + r123 to P0 (checked with P1).
-                let mut m21 = r123;
-                for k in 0..n {
-                    m21[k] = R::add(c0[k], m21[k]);
-                }
-                ch.send_tagged(msg::M21, 0, &m21)?;
-                let m1 = ch.recv(1, n)?;
-                for k in 0..n {
-                    c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
-                }
-                let views = self.views.as_mut().expect("setup runs first");
-                views.absorb_with(V_PRODUCT, n, |k| R::add(c0[k], wm[k]));
-                for (gi, &(_, _, out)) in gates.iter().enumerate() {
-                    let (c0, z2) = (&c0[gi * w..][..w], &z2[gi * w..][..w]);
-                    s.write(out, |j| (c0[j], z2[j]));
-                }
-                for v in [z2, wm, m21, m20, c0, m1] {
-                    ch.recycle(v);
-                }
-            }
-            _ => {
-                let z1 = ch.draw(self.key(Key::K013), n);
-                let r013 = ch.draw(self.key(Key::K013), n);
-                let z2 = ch.draw(self.key(Key::K023), n);
-                let wm = ch.draw(self.key(Key::K123), n);
-                let r123 = ch.draw(self.key(Key::K123), n);
-                // m0 (checked with P2) and m3 = x0 (y0 - v) - y0 u - w + r123 to P0.
-                let mut m0 = r013;
-                let mut m3 = r123;
-                for (gi, &(a, b, _)) in gates.iter().enumerate() {
-                    let (u, x0, v, y0) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
-                    for j in 0..w {
-                        let k = gi * w + j;
-                        let z0 = R::add(z1[k], z2[k]);
-                        m0[k] = R::add(R::add(z0, R::mul(x0[j], y0[j])), m0[k]);
-                        let t = R::sub(R::mul(x0[j], R::sub(y0[j], v[j])), R::mul(y0[j], u[j]));
-                        m3[k] = R::add(R::sub(t, wm[k]), m3[k]);
-                    }
-                }
-                self.views().absorb(V_M0, &m0);
-                ch.send_tagged_in(Phase::Offline, msg::M3, 0, &m3)?;
-                for (gi, &(_, _, out)) in gates.iter().enumerate() {
-                    let (wm, z1, z2) = (&wm[gi * w..][..w], &z1[gi * w..][..w], &z2[gi * w..][..w]);
-                    s.write(out, |j| (wm[j], R::add(z1[j], z2[j])));
-                }
-                for v in [z1, m0, z2, wm, m3] {
-                    ch.recycle(v);
-                }
-            }
+        }
+        for v in [z1, z2, own] {
+            ch.recycle(v);
         }
         Ok(())
     }
 
-    /// Figure 6.
-    fn multiply_het<R: Arith>(
+    /// P1: m1 to P2, m20 from it; c0 = a0 b0 - m1 - m20 = ab + z0.
+    fn multiply_p1<R: Arith>(
         &mut self,
         ch: &mut Channel,
-        program: &Program,
-        layer: &Layer,
+        gates: &[(u32, u32, u32)],
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let w = s.w;
-        let gates = operands(program, layer);
-        let n = gates.len() * w;
-        match self.me {
-            0 => {
-                let z1 = ch.draw(self.key(Key::K013), n);
-                let r013 = ch.draw(self.key(Key::K013), n);
-                let z2 = ch.draw(self.key(Key::K023), n);
-                let mut m0 = r013;
-                for (gi, &(a, b, _)) in gates.iter().enumerate() {
-                    let (x0, y0) = (s.get(1, a), s.get(1, b));
-                    for j in 0..w {
-                        let k = gi * w + j;
-                        let z0 = R::add(z1[k], z2[k]);
-                        m0[k] = R::add(R::add(z0, R::mul(x0[j], y0[j])), m0[k]);
-                    }
-                }
-                ch.send_tagged_in(Phase::Offline, msg::M0, 2, &m0)?;
-                let m21 = ch.recv(2, n)?;
-                let m22 = ch.recv(2, n)?;
-                let views = self.views.as_mut().expect("setup runs first");
-                views.absorb(V_M21, &m21);
-                views.absorb(V_M21, &m22);
-                // v3 = m22 - (a_u y0 + b_v x0), checked with P3; cw = m21 - z0.
-                let mut v3 = m0; // reused
-                for (gi, &(a, b, _)) in gates.iter().enumerate() {
-                    let (au, x0, bv, y0) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
-                    for j in 0..w {
-                        let k = gi * w + j;
-                        let cpw = R::add(R::mul(au[j], y0[j]), R::mul(bv[j], x0[j]));
-                        v3[k] = R::sub(m22[k], cpw);
-                    }
-                }
-                views.absorb(V_PRODUCT, &v3);
-                for (gi, &(_, _, out)) in gates.iter().enumerate() {
-                    let r = gi * w..(gi + 1) * w;
-                    let (m21, z1, z2) = (&m21[r.clone()], &z1[r.clone()], &z2[r]);
-                    s.write(out, |j| {
-                        let z0 = R::add(z1[j], z2[j]);
-                        (R::sub(m21[j], z0), z0)
-                    });
-                }
-                for v in [z1, z2, v3, m21, m22] {
-                    ch.recycle(v);
-                }
+        let n = gates.len() * s.w;
+        let z1 = ch.draw(self.key(Key::K013), n);
+        let mut m1 = ch.draw(self.key(Key::K013), n); // r013, then m1
+        let wm = ch.draw(self.key(Key::K123), n);
+        let r123 = ch.draw(self.key(Key::K123), n);
+        let mut c0 = ch.buffer(n);
+        each_word::<R>(s, gates, |k, p| {
+            m1[k] = R::add(p.cross, m1[k]);
+            c0[k] = p.first;
+        });
+        ch.send_tagged(msg::M1, 2, &m1)?;
+        if !self.het {
+            // Quad's m21 = a0 b0 + r123, as P2 sends it to P0.
+            self.views()
+                .absorb_with(V_M21, n, |k| R::add(c0[k], r123[k]));
+        }
+        let m20 = ch.recv(2, n)?;
+        for k in 0..n {
+            c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
+        }
+        let views = self.views.as_mut().expect("setup runs first");
+        if self.het {
+            // m21 = c0 + w and m22 = m1 + m20 + r123, as P2 sends them to P0.
+            views.absorb_with(V_M21, n, |k| R::add(c0[k], wm[k]));
+            views.absorb_with(V_M21, n, |k| R::add(R::add(m1[k], m20[k]), r123[k]));
+        } else {
+            views.absorb_with(V_PRODUCT, n, |k| R::add(c0[k], wm[k]));
+        }
+        write_outputs(s, gates, |k| (c0[k], z1[k]));
+        for v in [z1, m1, wm, r123, c0, m20] {
+            ch.recycle(v);
+        }
+        Ok(())
+    }
+
+    /// P2: m0 from P0, m20 to P1, m1 from it; c0 = ab + z0; then to P0 m21
+    /// (Quad: a0 b0 + r123, before the exchange; Quad-Het: c0 + w and m22).
+    fn multiply_p2<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        gates: &[(u32, u32, u32)],
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let n = gates.len() * s.w;
+        let z2 = ch.draw(self.key(Key::K023), n);
+        let wm = ch.draw(self.key(Key::K123), n);
+        let mut r123 = ch.draw(self.key(Key::K123), n);
+        let mut m20 = ch.recv(0, n)?; // m0, then m20
+        self.views().absorb(V_M0, &m20);
+        let mut c0 = ch.buffer(n);
+        each_word::<R>(s, gates, |k, p| {
+            m20[k] = R::sub(p.cross, m20[k]);
+            c0[k] = p.first;
+        });
+        ch.send_tagged(msg::M20, 1, &m20)?;
+        if !self.het {
+            let m21 = &mut r123; // r123, then m21 = a0 b0 + r123
+            for k in 0..n {
+                m21[k] = R::add(c0[k], m21[k]);
             }
-            1 => {
-                let z1 = ch.draw(self.key(Key::K013), n);
-                let r013 = ch.draw(self.key(Key::K013), n);
-                let wm = ch.draw(self.key(Key::K123), n);
-                let r123 = ch.draw(self.key(Key::K123), n);
-                let mut m1 = r013;
-                let mut c0 = ch.buffer(n);
-                for (gi, &(a, b, _)) in gates.iter().enumerate() {
-                    let (a0, x1, b0, y1) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
-                    for j in 0..w {
-                        let k = gi * w + j;
-                        m1[k] = R::add(R::add(R::mul(a0[j], y1[j]), R::mul(b0[j], x1[j])), m1[k]);
-                        c0[k] = R::mul(a0[j], b0[j]);
-                    }
-                }
-                ch.send_tagged(msg::M1, 2, &m1)?;
-                let m20 = ch.recv(2, n)?;
-                for k in 0..n {
-                    c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
-                }
-                // m21 = c0 + w and m22 = m1 + m20 + r123, as P2 sends them to P0.
-                let views = self.views.as_mut().expect("setup runs first");
-                views.absorb_with(V_M21, n, |k| R::add(c0[k], wm[k]));
-                views.absorb_with(V_M21, n, |k| R::add(R::add(m1[k], m20[k]), r123[k]));
-                for (gi, &(_, _, out)) in gates.iter().enumerate() {
-                    let (c0, z1) = (&c0[gi * w..][..w], &z1[gi * w..][..w]);
-                    s.write(out, |j| (c0[j], z1[j]));
-                }
-                for v in [z1, m1, wm, r123, c0, m20] {
-                    ch.recycle(v);
-                }
+            ch.send_tagged(msg::M21, 0, m21)?;
+        }
+        let m1 = ch.recv(1, n)?;
+        for k in 0..n {
+            c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
+        }
+        if self.het {
+            let mut m21 = ch.buffer(n);
+            let m22 = &mut r123; // r123, then m22 = m1 + m20 + r123
+            for k in 0..n {
+                m21[k] = R::add(c0[k], wm[k]);
+                m22[k] = R::add(R::add(m1[k], m20[k]), m22[k]);
             }
-            2 => {
-                let z2 = ch.draw(self.key(Key::K023), n);
-                let wm = ch.draw(self.key(Key::K123), n);
-                let r123 = ch.draw(self.key(Key::K123), n);
-                let mut m20 = ch.recv(0, n)?; // m0, then m20 in place
-                self.views().absorb(V_M0, &m20);
-                let mut c0 = ch.buffer(n);
-                for (gi, &(a, b, _)) in gates.iter().enumerate() {
-                    let (a0, x2, b0, y2) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
-                    for j in 0..w {
-                        let k = gi * w + j;
-                        let t = R::add(R::mul(a0[j], y2[j]), R::mul(b0[j], x2[j]));
-                        m20[k] = R::sub(t, m20[k]);
-                        c0[k] = R::mul(a0[j], b0[j]);
-                    }
-                }
-                ch.send_tagged(msg::M20, 1, &m20)?;
-                let m1 = ch.recv(1, n)?;
-                let mut m21 = ch.buffer(n);
-                let mut m22 = r123; // r123, then m22 in place
-                for k in 0..n {
-                    c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
-                    m21[k] = R::add(c0[k], wm[k]);
-                    m22[k] = R::add(R::add(m1[k], m20[k]), m22[k]);
-                }
-                ch.send_tagged(msg::M21, 0, &m21)?;
-                ch.send_tagged(msg::M22, 0, &m22)?;
-                for (gi, &(_, _, out)) in gates.iter().enumerate() {
-                    let (c0, z2) = (&c0[gi * w..][..w], &z2[gi * w..][..w]);
-                    s.write(out, |j| (c0[j], z2[j]));
-                }
-                for v in [z2, wm, m21, m22, m20, c0, m1] {
-                    ch.recycle(v);
-                }
-            }
-            _ => {
-                let z1 = ch.draw(self.key(Key::K013), n);
-                let r013 = ch.draw(self.key(Key::K013), n);
-                let z2 = ch.draw(self.key(Key::K023), n);
-                let wm = ch.draw(self.key(Key::K123), n);
-                let r123 = ch.draw(self.key(Key::K123), n);
-                // m0 (checked with P2) and v3 = x0 (y0 - v) - y0 u - z0 + r123 (with P0).
-                let mut m0 = r013;
-                let mut v3 = r123;
-                for (gi, &(a, b, _)) in gates.iter().enumerate() {
-                    let (u, x0, v, y0) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
-                    for j in 0..w {
-                        let k = gi * w + j;
-                        let z0 = R::add(z1[k], z2[k]);
-                        m0[k] = R::add(R::add(z0, R::mul(x0[j], y0[j])), m0[k]);
-                        let t = R::sub(R::mul(x0[j], R::sub(y0[j], v[j])), R::mul(y0[j], u[j]));
-                        v3[k] = R::add(R::sub(t, z0), v3[k]);
-                    }
-                }
-                let views = self.views.as_mut().expect("setup runs first");
-                views.absorb(V_M0, &m0);
-                views.absorb(V_PRODUCT, &v3);
-                for (gi, &(_, _, out)) in gates.iter().enumerate() {
-                    let (wm, z1, z2) = (&wm[gi * w..][..w], &z1[gi * w..][..w], &z2[gi * w..][..w]);
-                    s.write(out, |j| (wm[j], R::add(z1[j], z2[j])));
-                }
-                for v in [z1, m0, z2, wm, v3] {
-                    ch.recycle(v);
-                }
-            }
+            ch.send_tagged(msg::M21, 0, &m21)?;
+            ch.send_tagged(msg::M22, 0, m22)?;
+            ch.recycle(m21);
+        } else {
+            self.views()
+                .absorb_with(V_PRODUCT, n, |k| R::add(c0[k], wm[k]));
+        }
+        write_outputs(s, gates, |k| (c0[k], z2[k]));
+        for v in [z2, wm, r123, m20, c0, m1] {
+            ch.recycle(v);
+        }
+        Ok(())
+    }
+
+    /// P3: checks m0; Quad: m3 = x0 (y0 - v) - y0 u - w + r123 to P0;
+    /// Quad-Het: v3 = x0 (y0 - v) - y0 u - z0 + r123, compared with P0's.
+    fn multiply_p3<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        gates: &[(u32, u32, u32)],
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let n = gates.len() * s.w;
+        let z1 = ch.draw(self.key(Key::K013), n);
+        let mut m0 = ch.draw(self.key(Key::K013), n); // r013, then m0
+        let z2 = ch.draw(self.key(Key::K023), n);
+        let wm = ch.draw(self.key(Key::K123), n);
+        let mut t = ch.draw(self.key(Key::K123), n); // r123, then m3 or v3
+        m0_in_place::<R>(s, gates, &z1, &z2, &mut m0);
+        let het = self.het;
+        // x0 (y0 - v) - y0 u = x0 y0 - (u y0 + v x0).
+        each_word::<R>(s, gates, |k, p| {
+            let less = if het { R::add(z1[k], z2[k]) } else { wm[k] };
+            t[k] = R::add(R::sub(R::sub(p.second, p.cross), less), t[k]);
+        });
+        let views = self.views.as_mut().expect("setup runs first");
+        views.absorb(V_M0, &m0);
+        if het {
+            views.absorb(V_PRODUCT, &t);
+        } else {
+            ch.send_tagged_in(Phase::Offline, msg::M3, 0, &t)?;
+        }
+        write_outputs(s, gates, |k| (wm[k], R::add(z1[k], z2[k])));
+        for v in [z1, m0, z2, wm, t] {
+            ch.recycle(v);
         }
         Ok(())
     }
