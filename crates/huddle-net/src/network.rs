@@ -424,13 +424,62 @@ impl Network {
     pub fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
         let data = self.recv_any(from)?;
         if data.len() != len {
-            return Err(NetError::UnexpectedLength {
+            // A failure of the run like any other: peers learn who broke it.
+            return self.abort_on_error(Err(NetError::UnexpectedLength {
                 peer: from,
                 expected: len,
                 got: data.len(),
-            });
+            }));
         }
         Ok(data)
+    }
+
+    /// Ends this party's sending and checks that every peer's stream ends
+    /// too, with nothing after the last message the protocol read: a peer
+    /// that sent more (e.g. a duplicate of its last message) is an error
+    /// naming it. Costs one one-way latency; for protocols with security
+    /// against malicious parties, before they release outputs.
+    pub fn finish(&mut self) -> Result<(), NetError> {
+        for link in self.links.iter_mut().flatten() {
+            if let Some(Outbound::Writer { queue, .. }) = &link.out {
+                let _ = queue.send(Outgoing::End(Ending::Goodbye));
+            }
+            link.out = None;
+        }
+        for peer in 0..self.links.len() {
+            if self.links[peer].is_none() {
+                continue;
+            }
+            let end = match self.recv_inner(peer) {
+                Ok(_) => Err(NetError::Link {
+                    peer,
+                    cause: "a message after the protocol's last one".into(),
+                }),
+                // A peer that finished too: its goodbye, or (in memory, or a
+                // socket it already closed) the end of its stream; unless the
+                // error is another failure of the run that the wait reports.
+                Err(NetError::Departed { peer: p } | NetError::Disconnected { peer: p })
+                    if p == peer && self.alarm.get().is_none() =>
+                {
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            };
+            self.abort_on_error(end)?;
+        }
+        Ok(())
+    }
+
+    /// Records that this party stops because of `culprit` (a protocol check
+    /// pointed at it), so that its departure names the culprit to every peer
+    /// still waiting on it, as a transport failure would.
+    pub fn blame(&self, culprit: PartyId) {
+        if culprit != self.me && culprit < self.links.len() {
+            self.alarm.raise(NetError::Aborted {
+                culprit,
+                reporter: self.me,
+            });
+        }
     }
 
     /// Receives the next message from `from`, whatever its length.

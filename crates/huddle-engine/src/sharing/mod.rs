@@ -593,8 +593,56 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         fault: options.fault,
     };
     crate::check_reveal_to(options.reveal_to, parties)?;
-    let parts: Vec<(std::ops::Range<usize>, Option<Vec<u64>>)> = if lanes == 1 {
-        drop(probe);
+    let malicious = !probe.messages().is_empty();
+    drop(probe);
+    let parts = match run_lanes(&job, &make, net, lanes, &lane_ranges) {
+        Ok(parts) => parts,
+        Err(e) => {
+            if let RunError::Abort {
+                culprit: Some(c), ..
+            } = e
+            {
+                net.blame(c);
+            }
+            return Err(e);
+        }
+    };
+    if malicious {
+        // Nothing may follow the last message (a duplicate would go unread).
+        net.finish()?;
+    }
+    net.stop_clock();
+    if !learns(net.party(), options.reveal_to) {
+        return Ok(Vec::new());
+    }
+    // Every output wire's words over the whole batch, from the lanes' slices.
+    let out_wires: usize = program.outputs.iter().map(Vec::len).sum();
+    let mut words = vec![0u64; out_wires * total];
+    for (range, opened) in parts {
+        let opened =
+            opened.ok_or_else(|| RunError::Internal("an output slice is missing".into()))?;
+        let n = range.len();
+        for k in 0..out_wires {
+            words[k * total + range.start..][..n].copy_from_slice(&opened[k * n..][..n]);
+        }
+    }
+    Ok(from_wire_words(circuit, instances, total, &words))
+}
+
+/// A lane's slices with their opened output words.
+type LaneParts = Vec<(std::ops::Range<usize>, Option<Vec<u64>>)>;
+
+/// Runs `job` on `lanes` lanes (one thread each, a coordinator on this one
+/// when more than one), lane l on the word ranges `ranges(l)`.
+fn run_lanes<P: Sharing, F: Fn() -> P + Sync>(
+    job: &Lane,
+    make: &F,
+    net: &mut Network,
+    lanes: usize,
+    lane_ranges: &(dyn Fn(usize) -> Vec<std::ops::Range<usize>> + Sync),
+) -> Result<LaneParts, RunError> {
+    let parties = net.parties();
+    let parts: LaneParts = if lanes == 1 {
         job.run(make(), net, 0, &lane_ranges(0))?
     } else {
         let (coordinator, transports) = lanes::lanes(net.party(), parties, lanes);
@@ -629,22 +677,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         }
         parts
     };
-    net.stop_clock();
-    if !learns(net.party(), options.reveal_to) {
-        return Ok(Vec::new());
-    }
-    // Every output wire's words over the whole batch, from the lanes' slices.
-    let out_wires: usize = program.outputs.iter().map(Vec::len).sum();
-    let mut words = vec![0u64; out_wires * total];
-    for (range, opened) in parts {
-        let opened =
-            opened.ok_or_else(|| RunError::Internal("an output slice is missing".into()))?;
-        let n = range.len();
-        for k in 0..out_wires {
-            words[k * total + range.start..][..n].copy_from_slice(&opened[k * n..][..n]);
-        }
-    }
-    Ok(from_wire_words(circuit, instances, total, &words))
+    Ok(parts)
 }
 
 /// What every lane of a party evaluates.

@@ -466,21 +466,25 @@ impl Sharing for Quad {
         let n = slots.len() * s.w;
         let views = self.views.as_mut().expect("setup runs first");
         let ok = views.failed().is_none();
-        // With the verdict, the reveal messages of a party whose checks passed.
-        verify::tell(ch, views, 4, msg::VERDICT)?;
+        // With the verdict, the reveal messages of a party whose checks
+        // passed. Send failures wait until the verdicts are heard (see
+        // `verify::tell`): a peer that heard a failure may be gone already.
+        let mut sent = verify::tell(ch, views, 4, msg::VERDICT);
         for (receiver, &(sender, verifier, component)) in REVEAL_ROUTES.iter().enumerate() {
             if !learns(receiver, to) || !ok {
                 continue;
             }
             if me == sender {
-                ch.send_tagged(msg::REVEAL, receiver, &s.concat(component, slots))?;
+                let value = s.concat(component, slots);
+                sent = sent.and(ch.send_tagged(msg::REVEAL, receiver, &value));
             } else if me == verifier {
                 let label = views.check(V_REVEAL[receiver]);
                 let digest = verify::digest(&s.concat(component, slots), wb, label);
-                send_raw_tagged(ch, msg::REVEAL_DIGEST, receiver, &digest)?;
+                sent = sent.and(send_raw_tagged(ch, msg::REVEAL_DIGEST, receiver, &digest));
             }
         }
         verify::hear(ch, views, 4)?;
+        sent?;
         let mut opened = None;
         if learns(me, to) {
             let (sender, verifier, _) = REVEAL_ROUTES[me];

@@ -254,19 +254,26 @@ fn verdict_word(m: Option<Mismatch>) -> u64 {
 /// an abort if any did not (its own failure first, else the first peer's
 /// report). With `parties` parties, one word per directed link.
 pub fn settle(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Result<(), RunError> {
-    tell(ch, views, parties, tag)?;
-    hear(ch, views, parties)
+    let told = tell(ch, views, parties, tag);
+    hear(ch, views, parties)?;
+    told
 }
 
 /// The first half of [`settle`]: this party's verdict to every other party
 /// (other messages of the same round may follow before [`hear`]).
+///
+/// A peer may already have stopped (it heard a failure and left): a send
+/// that fails does not stop the others, and the caller reports it only
+/// after [`hear`], whose verdicts in the inbox name the root cause.
 pub fn tell(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Result<(), RunError> {
     let me = ch.party();
     let verdict = verdict_word(views.failed());
+    let mut told = Ok(());
     for p in (0..parties).filter(|&p| p != me) {
-        send_raw_tagged(ch, tag, p, &[verdict])?;
+        let sent = send_raw_tagged(ch, tag, p, &[verdict]);
+        told = told.and(sent);
     }
-    Ok(())
+    told
 }
 
 /// The second half of [`settle`]: every other party's verdict.
@@ -285,9 +292,11 @@ pub fn hear(ch: &mut Channel, views: &Views, parties: usize) -> Result<(), RunEr
                 .ok()
                 .and_then(|i| views.specs().get(i))
                 .map_or("an unknown check", |s| s.check);
+            // The culprit named to peers is the reporter: either it saw a
+            // real failure or it lies; both end the run.
             return Err(RunError::abort(
                 format!("party {p} reports that compare-view check `{check}` failed"),
-                None,
+                Some(p),
             ));
         }
     }
