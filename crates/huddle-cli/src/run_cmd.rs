@@ -35,8 +35,9 @@ pub enum PreprocessArg {
 #[derive(Args)]
 pub struct RunArgs {
     /// The protocol: ttp, replicated, astra, trio, mfi3 (3 parties), quad,
-    /// quad-het (4 parties, malicious), or the garbling protocols bgw3 (from
-    /// 3 parties), bgw2 and bgw2-mal (from 4). `huddle protocols` lists them.
+    /// quad-het, fantastic4, tetrad (4 parties, malicious), or the garbling
+    /// protocols bgw3 (from 3 parties), bgw2 and bgw2-mal (from 4).
+    /// `huddle protocols` lists them.
     #[arg(long, default_value = "ttp", value_parser = parse_protocol)]
     protocol: Protocol,
     /// The circuit file.
@@ -77,7 +78,7 @@ pub struct RunArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
-    /// Fault injection (quad, quad-het): this party deviates on purpose, to
+    /// Fault injection (quad, quad-het, fantastic4, tetrad): this party deviates on purpose, to
     /// show that the honest parties' checks catch it.
     #[arg(long, value_name = "PARTY", requires = "fault")]
     corrupt: Option<usize>,

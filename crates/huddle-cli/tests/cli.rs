@@ -496,6 +496,8 @@ fn protocols_lists_every_protocol_with_its_security() {
             "mfi3",
             "quad",
             "quad-het",
+            "fantastic4",
+            "tetrad",
             "bgw3",
             "bgw2",
             "bgw2-mal"

@@ -194,7 +194,10 @@ pub fn run_party(
     own_inputs: &[(usize, BitMatrix)],
     supply: Option<garble::LinearSupply>,
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
-    use sharing::{astra::Astra, mfi3::Mfi3, quad::Quad, replicated::Replicated, trio::Trio};
+    use sharing::{
+        astra::Astra, fantastic4::FantasticFour, mfi3::Mfi3, quad::Quad, replicated::Replicated,
+        tetrad::Tetrad, trio::Trio,
+    };
     if net.parties() != request.parties() {
         return Err(ttp::RunError::Input(format!(
             "the request is for {} parties, the network has {}",
@@ -215,6 +218,8 @@ pub fn run_party(
         Protocol::Mfi3 => sharing::run(|| Mfi3::new(me, pre), net, c, i, o, options),
         Protocol::Quad => sharing::run(|| Quad::new(me, false), net, c, i, o, options),
         Protocol::QuadHet => sharing::run(|| Quad::new(me, true), net, c, i, o, options),
+        Protocol::FantasticFour => sharing::run(|| FantasticFour::new(me), net, c, i, o, options),
+        Protocol::Tetrad => sharing::run(|| Tetrad::new(me), net, c, i, o, options),
         Protocol::Bgw3 => garble::run_with_supply(net, Variant::Bgw3, c, i, o, options, supply),
         Protocol::Bgw2 => garble::run_with_supply(net, Variant::Bgw2, c, i, o, options, supply),
         Protocol::Bgw2Mal => {

@@ -25,6 +25,8 @@ pub enum Protocol {
     Mfi3,
     Quad,
     QuadHet,
+    FantasticFour,
+    Tetrad,
     Bgw3,
     Bgw2,
     Bgw2Mal,
@@ -96,7 +98,7 @@ pub struct Descriptor {
     pub messages: &'static [crate::fault::MessageType],
 }
 
-const DESCRIPTORS: [Descriptor; 10] = [
+const DESCRIPTORS: [Descriptor; 12] = [
     Descriptor {
         protocol: Protocol::Ttp,
         name: "ttp",
@@ -189,6 +191,32 @@ const DESCRIPTORS: [Descriptor; 10] = [
         messages: &sharing::quad::HET_MESSAGES,
     },
     Descriptor {
+        protocol: Protocol::FantasticFour,
+        name: "fantastic4",
+        summary: "Fantastic Four 4PC (Dalskov-Escudero-Keller), one malicious party, 6 online elements, no preprocessing",
+        parties: PartyRule::Exactly(4),
+        max_fan_in: Some(2),
+        separate_preprocessing: false,
+        preprocessing: false,
+        security: Security::MaliciousSelectiveAbort,
+        rings: true,
+        family: Family::Sharing,
+        messages: &sharing::fantastic4::MESSAGES,
+    },
+    Descriptor {
+        protocol: Protocol::Tetrad,
+        name: "tetrad",
+        summary: "Tetrad 4PC (Koti-Patra-Rachuri-Suresh), one malicious party, P3 helper, 2 offline + 3 online elements",
+        parties: PartyRule::Exactly(4),
+        max_fan_in: Some(2),
+        separate_preprocessing: false,
+        preprocessing: true,
+        security: Security::MaliciousSelectiveAbort,
+        rings: true,
+        family: Family::Sharing,
+        messages: &sharing::tetrad::MESSAGES,
+    },
+    Descriptor {
         protocol: Protocol::Bgw3,
         name: "bgw3",
         summary: "multiparty garbling BGW3_opt (Ben-Efraim-Omri), t < n/2, 3 offline + 3 online rounds",
@@ -230,7 +258,7 @@ const DESCRIPTORS: [Descriptor; 10] = [
 ];
 
 impl Protocol {
-    pub const ALL: [Protocol; 10] = [
+    pub const ALL: [Protocol; 12] = [
         Protocol::Ttp,
         Protocol::Replicated,
         Protocol::Astra,
@@ -238,6 +266,8 @@ impl Protocol {
         Protocol::Mfi3,
         Protocol::Quad,
         Protocol::QuadHet,
+        Protocol::FantasticFour,
+        Protocol::Tetrad,
         Protocol::Bgw3,
         Protocol::Bgw2,
         Protocol::Bgw2Mal,

@@ -130,6 +130,13 @@ fn kinds(t: &MessageType) -> Vec<FaultKind> {
         .collect()
 }
 
+/// The protocols with checks to test: those that declare message types.
+fn malicious() -> impl Iterator<Item = Protocol> {
+    Protocol::ALL
+        .into_iter()
+        .filter(|p| !p.descriptor().messages.is_empty())
+}
+
 /// One faulted run of the table.
 struct Trial {
     protocol: Protocol,
@@ -214,10 +221,7 @@ fn every_injected_fault_makes_every_honest_party_abort() {
     let per_cell = trials();
     let mut prg = Prg::from_seed([21; 16]);
     let mut trials = Vec::new();
-    let malicious = Protocol::ALL
-        .into_iter()
-        .filter(|p| !p.descriptor().messages.is_empty());
-    for protocol in malicious {
+    for protocol in malicious() {
         let types = protocol.descriptor().messages;
         for corrupt in 0..PARTIES {
             for (tag, t) in types.iter().enumerate() {
@@ -323,7 +327,7 @@ fn every_injected_fault_makes_every_honest_party_abort() {
 #[test]
 fn without_a_fault_every_party_outputs_the_right_value() {
     let mut prg = Prg::from_seed([22; 16]);
-    for protocol in [Protocol::Quad, Protocol::QuadHet] {
+    for protocol in malicious() {
         for k in 0..4 {
             let circuit = circuit_for(k, &mut prg);
             let inputs = random_inputs(&circuit, &mut prg, 70);

@@ -11,19 +11,23 @@
 //! [`Channel`], which wraps any [`Transport`] (a `huddle_net::Network`, or a
 //! recording fake in unit tests).
 //!
-//! Every party holds two share components per wire (`Shares::c[0]`,
-//! `Shares::c[1]`); all protocols here fit that shape. Linear gates act on
-//! both components alike; adding a public constant touches the component
+//! Every party holds two or three share components per wire (`Shares::c`;
+//! how many is the protocol's [`Sharing::components`]: two for the 3-party
+//! protocols and Quad, three for Fantastic Four and Tetrad). Linear gates act
+//! on every component alike; adding a public constant touches the component
 //! named by the protocol's [`ConstantRule`].
 
 pub mod arith;
 pub mod astra;
+pub mod fantastic4;
 pub mod helper;
 pub mod lanes;
+pub mod malicious;
 pub mod mfi3;
 pub mod program;
 pub mod quad;
 pub mod replicated;
+pub mod tetrad;
 pub mod trio;
 pub mod verify;
 
@@ -273,29 +277,37 @@ pub enum ConstantRule {
     Sub(usize),
 }
 
-/// Both share components of every slot: slot s of component i is
-/// `c[i][s * w..(s + 1) * w]`.
+/// The share components of every slot: slot s of component i is
+/// `c[i][s * w..(s + 1) * w]`. Only the first `components` arenas are used
+/// (the others stay empty), so a 2-component protocol pays nothing for the third.
 pub struct Shares {
-    pub c: [Vec<u64>; 2],
+    pub c: [Vec<u64>; MAX_COMPONENTS],
     /// Words per slot: instances / 64 (rounded up) for Boolean circuits,
     /// instances for arithmetic ones.
     pub w: usize,
     slots: usize,
+    components: usize,
 }
 
+/// The most share components a protocol here holds per wire.
+pub const MAX_COMPONENTS: usize = 3;
+
 impl Shares {
-    fn new(slots: usize, w: usize) -> Self {
-        Shares {
-            c: [vec![0; slots * w], vec![0; slots * w]],
-            w,
+    fn new(slots: usize, w: usize, components: usize) -> Self {
+        let mut s = Shares {
+            c: Default::default(),
+            w: 0,
             slots,
-        }
+            components: components.clamp(1, MAX_COMPONENTS),
+        };
+        s.resize(w);
+        s
     }
 
     /// Reuses the arenas for `w` words per slot (contents unspecified).
     fn resize(&mut self, w: usize) {
         let len = self.slots * w;
-        for c in &mut self.c {
+        for c in &mut self.c[..self.components] {
             c.truncate(len);
             c.resize(len, 0);
         }
@@ -315,10 +327,25 @@ impl Shares {
     #[inline]
     pub fn write(&mut self, slot: u32, f: impl Fn(usize) -> (u64, u64)) {
         let at = slot as usize * self.w;
-        let [c0, c1] = &mut self.c;
+        let [c0, c1, _] = &mut self.c;
         let (c0, c1) = (&mut c0[at..at + self.w], &mut c1[at..at + self.w]);
         for (j, (a, b)) in c0.iter_mut().zip(c1.iter_mut()).enumerate() {
             (*a, *b) = f(j);
+        }
+    }
+
+    /// Writes the three components of `slot`, word j from `f(j)`.
+    #[inline]
+    pub fn write3(&mut self, slot: u32, f: impl Fn(usize) -> (u64, u64, u64)) {
+        let (at, w) = (slot as usize * self.w, self.w);
+        let [c0, c1, c2] = &mut self.c;
+        let (c0, c1, c2) = (
+            &mut c0[at..at + w],
+            &mut c1[at..at + w],
+            &mut c2[at..at + w],
+        );
+        for j in 0..w {
+            (c0[j], c1[j], c2[j]) = f(j);
         }
     }
 
@@ -339,7 +366,7 @@ impl Shares {
     /// Applies a linear step; `rule` says where this party adds constants.
     fn apply<R: Arith>(&mut self, step: &Linear, pool: &[u32], rule: ConstantRule) {
         let w = self.w;
-        for (i, comp) in self.c.iter_mut().enumerate() {
+        for (i, comp) in self.c[..self.components].iter_mut().enumerate() {
             let constant = match rule {
                 ConstantRule::Add(j) if j == i => Some(false),
                 ConstantRule::Sub(j) if j == i => Some(true),
@@ -444,6 +471,10 @@ pub trait Sharing {
         2
     }
     fn constant_rule(&self) -> ConstantRule;
+    /// Share components per wire at every party (at most [`MAX_COMPONENTS`]).
+    fn components(&self) -> usize {
+        2
+    }
     /// Key agreement (phase `setup`).
     fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError>;
     /// Called before each slice of the batch: forget per-slice state.
@@ -547,7 +578,8 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         None => (instances.div_ceil(64), 8),
     };
     // Slices of the batch (in words), each split among the lanes.
-    let slice = (options.share_memory / (program.slots.max(1) * 16)).max(1);
+    let slot_bytes = probe.components() * 8;
+    let slice = (options.share_memory / (program.slots.max(1) * slot_bytes)).max(1);
     let lanes = options.threads.clamp(1, total.max(1).min(slice));
     let io_bits: usize = (0..circuit.inputs().len())
         .map(|i| circuit.input_bits(i))
@@ -555,7 +587,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         .sum();
     crate::check_memory(
         &format!("{} on {instances} instances of this circuit", probe.name()),
-        program.slots as u128 * 16 * total.min(slice) as u128
+        program.slots as u128 * slot_bytes as u128 * total.min(slice) as u128
             + io_bits as u128 * 3 * instances as u128 / 8,
     )?;
     let slices: Vec<std::ops::Range<usize>> = (0..total.div_ceil(slice))
@@ -721,7 +753,7 @@ impl Lane<'_> {
         let mut out = Vec::with_capacity(ranges.len());
         // One allocation for every slice: fresh memory costs a page fault per page.
         let widest = ranges.iter().map(|r| r.len()).max().unwrap_or(0);
-        let mut shares = Shares::new(self.program.slots, widest);
+        let mut shares = Shares::new(self.program.slots, widest, protocol.components());
         for range in ranges {
             protocol.begin_batch();
             let n = range.len();

@@ -47,12 +47,10 @@
 //! outputs only when every party reports success.
 
 use super::arith::Arith;
+use super::malicious::{self, Route, SubsetKey, Tags};
 use super::program::{Layer, Program};
-use super::verify::{self, ViewSpec, Views};
-use super::{
-    learns, recv_raw, send_raw_tagged, share_key, Channel, ConstantRule, InputValues, Shares,
-    Sharing,
-};
+use super::verify::{ViewSpec, Views};
+use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
 use crate::ttp::RunError;
 use huddle_core::Prg;
@@ -69,8 +67,25 @@ enum Key {
 
 const HOLDERS: [&[PartyId]; 4] = [&[0, 1, 3], &[0, 2, 3], &[1, 2, 3], &[0, 1, 2, 3]];
 
-/// Who chooses each key (and sends it to the other holders).
-const CHOOSERS: [PartyId; 4] = [0, 0, 1, 0];
+/// The keys with who chooses each (and sends it to the other holders).
+static KEYS: [SubsetKey; 4] = [
+    SubsetKey {
+        holders: HOLDERS[0],
+        chooser: 0,
+    },
+    SubsetKey {
+        holders: HOLDERS[1],
+        chooser: 0,
+    },
+    SubsetKey {
+        holders: HOLDERS[2],
+        chooser: 1,
+    },
+    SubsetKey {
+        holders: HOLDERS[3],
+        chooser: 0,
+    },
+];
 
 /// The setup check: the receivers of each key compare its digest.
 static KEY_VIEWS: [ViewSpec; 4] = [
@@ -171,9 +186,25 @@ static HET_VIEWS: [ViewSpec; 8] = [
     },
 ];
 
-/// For each receiver of a reveal: (sender, verifier, component sent).
-/// Component 0 is a + x0 (at P1, P2), component 1 is x0 (at P0, P3).
-const REVEAL_ROUTES: [(PartyId, PartyId, usize); 4] = [(1, 2, 0), (0, 3, 1), (3, 0, 1), (2, 1, 0)];
+/// For each receiver of a reveal: the sender, the verifier and the
+/// component both hold it at. Component 0 is a + x0 (at P1, P2), component
+/// 1 is x0 (at P0, P3).
+static ROUTES: [Route; 4] = [
+    route(0, 1, 2, 0),
+    route(1, 0, 3, 1),
+    route(2, 3, 0, 1),
+    route(3, 2, 1, 0),
+];
+
+const fn route(receiver: usize, sender: PartyId, verifier: PartyId, component: usize) -> Route {
+    Route {
+        sender,
+        sent: component,
+        verifier,
+        vouched: component,
+        check: V_REVEAL[receiver],
+    }
+}
 
 /// Message types, for fault injection (indices into [`QUAD_MESSAGES`] and
 /// [`HET_MESSAGES`], the same in both).
@@ -230,10 +261,18 @@ pub static HET_MESSAGES: [MessageType; 12] = [
     message("verdict", &[0, 1, 2, 3], false),
 ];
 
+const TAGS: Tags = Tags {
+    key: msg::KEY,
+    digest: msg::DIGEST,
+    reveal: msg::REVEAL,
+    reveal_digest: msg::REVEAL_DIGEST,
+    verdict: msg::VERDICT,
+};
+
 pub struct Quad {
     me: PartyId,
     het: bool,
-    keys: [Option<Prg>; 4],
+    keys: Vec<Option<Prg>>,
     views: Option<Views>,
 }
 
@@ -243,7 +282,7 @@ impl Quad {
         Quad {
             me,
             het,
-            keys: [None, None, None, None],
+            keys: Vec::new(),
             views: None,
         }
     }
@@ -302,23 +341,8 @@ impl Sharing for Quad {
 
     /// Each key's chooser sends it to the other holders, who compare digests.
     fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
-        let me = self.me;
-        let mut check = Views::new(me, 8, &KEY_VIEWS);
-        // The keys this party chooses first, then those it receives: one round.
-        let mine = |k: &usize| CHOOSERS[*k] == me;
-        let order = (0..4).filter(mine).chain((0..4).filter(|k| !mine(k)));
-        for k in order {
-            let holders = HOLDERS[k];
-            if !holders.contains(&me) {
-                continue;
-            }
-            let (prg, words) = share_key(ch, msg::KEY, CHOOSERS[k], holders)?;
-            self.keys[k] = Some(prg);
-            check.absorb(k, &words);
-        }
-        check.exchange(ch, msg::DIGEST)?;
-        verify::settle(ch, &check, 4, msg::VERDICT)?;
-        self.views = Some(Views::new(me, ch.word_bytes(), self.specs()));
+        self.keys = malicious::setup_keys(ch, &KEYS, &KEY_VIEWS, &TAGS)?;
+        self.views = Some(Views::new(self.me, ch.word_bytes(), self.specs()));
         Ok(())
     }
 
@@ -448,10 +472,7 @@ impl Sharing for Quad {
     }
 
     fn verify(&mut self, ch: &mut Channel) -> Result<(), RunError> {
-        ch.set_phase(Phase::Verify);
-        self.views().exchange(ch, msg::DIGEST)?;
-        ch.set_phase(Phase::Online);
-        Ok(())
+        malicious::compare_views(ch, self.views(), &TAGS)
     }
 
     fn reveal<R: Arith>(
@@ -462,60 +483,26 @@ impl Sharing for Quad {
         to: Option<PartyId>,
     ) -> Result<Option<Vec<u64>>, RunError> {
         let me = self.me;
-        let wb = ch.word_bytes();
-        let n = slots.len() * s.w;
         let views = self.views.as_mut().expect("setup runs first");
-        let ok = views.failed().is_none();
-        // With the verdict, the reveal messages of a party whose checks
-        // passed. Send failures wait until the verdicts are heard (see
-        // `verify::tell`): a peer that heard a failure may be gone already.
-        let mut sent = verify::tell(ch, views, 4, msg::VERDICT);
-        for (receiver, &(sender, verifier, component)) in REVEAL_ROUTES.iter().enumerate() {
-            if !learns(receiver, to) || !ok {
-                continue;
-            }
-            if me == sender {
-                let value = s.concat(component, slots);
-                sent = sent.and(ch.send_tagged(msg::REVEAL, receiver, &value));
-            } else if me == verifier {
-                let label = views.check(V_REVEAL[receiver]);
-                let digest = verify::digest(&s.concat(component, slots), wb, label);
-                sent = sent.and(send_raw_tagged(ch, msg::REVEAL_DIGEST, receiver, &digest));
-            }
-        }
-        verify::hear(ch, views, 4)?;
-        sent?;
-        let mut opened = None;
-        if learns(me, to) {
-            let (sender, verifier, _) = REVEAL_ROUTES[me];
-            let theirs = ch.recv(sender, n)?;
-            let label = views.check(V_REVEAL[me]);
-            let digest = recv_raw(ch, verifier, 4)?;
-            if verify::digest(&theirs, wb, label)[..] != digest[..] {
-                views.fail(V_REVEAL[me], verifier);
-            }
+        let received = malicious::reveal_vouched(ch, views, &ROUTES, s, slots, to, &TAGS)?;
+        Ok(received.map(|theirs| {
             // P0, P3 hold x0 and got a + x0; P1, P2 hold a + x0 and got x0.
             let (value, mask) = if me == 0 || me == 3 {
                 (theirs, s.concat(1, slots))
             } else {
                 (s.concat(0, slots), theirs)
             };
-            opened = Some(
-                value
-                    .iter()
-                    .zip(&mask)
-                    .map(|(&v, &m)| R::sub(v, m))
-                    .collect(),
-            );
-        }
-        ch.set_phase(Phase::Verify);
-        verify::settle(ch, views, 4, msg::VERDICT)?;
-        Ok(opened)
+            value
+                .iter()
+                .zip(&mask)
+                .map(|(&v, &m)| R::sub(v, m))
+                .collect()
+        }))
     }
 }
 
 /// The operand slots of every gate of a layer: (a, b, out).
-fn operands(program: &Program, layer: &Layer) -> Vec<(u32, u32, u32)> {
+pub(crate) fn operands(program: &Program, layer: &Layer) -> Vec<(u32, u32, u32)> {
     layer
         .gates
         .iter()

@@ -1,0 +1,529 @@
+//! Fantastic Four (Dalskov, Escudero and Keller, USENIX Security 2021), as
+//! specified in `specs/fantastic-four-4pc.md`: four parties, one of them
+//! possibly malicious, security with abort, no preprocessing.
+//!
+//! A value x = x0 + x1 + x2 + x3; party Pi holds the three shares other than
+//! x_i, as components 0, 1, 2 = x_{i+1}, x_{i+2}, x_{i+3} (indices mod 4).
+//! Every share is held by three parties. Public constants go to x0.
+//!
+//! **Multiplication** (the spec's normative assignment, §5.3): the 16
+//! products x_j y_l are grouped into D_k = x_k y_k + x_k y_{k+1} + x_{k+1} y_k
+//! and E0 = x0 y2 + x2 y0, E1 = x1 y3 + x3 y1. In component terms every party
+//! Pi knows D_{i+1} (components 0, 1), D_{i+2} (1, 2) and the E term of
+//! components 0 and 2. Each of the six terms is known to two parties; one
+//! sends it, masked, to a third party that lacks it, and the other vouches
+//! for the message by hashing the same value (INP2). Per layer the keys
+//! give, in this order: K¬3 r1, r5; K¬2 r4, r6; K¬0 r2; K¬1 r3.
+//!
+//! | msg | value | sender → receiver | vouched for by |
+//! |---|---|---|---|
+//! | m1 | D2 − r1 | P0 → P3 | P1 |
+//! | m2 | D3 − r2 | P1 → P0 | P2 |
+//! | m3 | D0 − r3 | P2 → P1 | P3 |
+//! | m4 | D1 − r4 | P3 → P2 | P0 |
+//! | m5 | E1 − r5 | P0 → P3 | P2 |
+//! | m6 | E0 − r6 | P1 → P2 | P3 |
+//!
+//! **Inputs** (§3.2): dealer d, with a = d+1, b = d+2, c = d+3: x_d = 0, x_a
+//! and x_c from K¬a and K¬c, and d sends x_b = v − x_a − x_c to a and c, who
+//! compare their views of it.
+//!
+//! **Reveal** (§3.3): P_{i−1} sends x_i to P_i and P_{i+1} vouches for it.
+//! Every compare-view digest is exchanged before any reveal message.
+
+use super::arith::Arith;
+use super::malicious::{self, Route, SubsetKey, Tags};
+use super::program::{Layer, Program};
+use super::verify::{ViewSpec, Views};
+use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::fault::MessageType;
+use crate::ttp::RunError;
+use huddle_core::Prg;
+use huddle_net::PartyId;
+
+/// K¬j (index j): the key of every party but Pj, chosen by the first holder.
+static KEYS: [SubsetKey; 4] = [
+    SubsetKey {
+        holders: &[1, 2, 3],
+        chooser: 1,
+    },
+    SubsetKey {
+        holders: &[0, 2, 3],
+        chooser: 0,
+    },
+    SubsetKey {
+        holders: &[0, 1, 3],
+        chooser: 0,
+    },
+    SubsetKey {
+        holders: &[0, 1, 2],
+        chooser: 0,
+    },
+];
+
+static KEY_VIEWS: [ViewSpec; 4] = [
+    ViewSpec {
+        check: "key K¬0 as received by P2 and P3",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "key K¬1 as received by P2 and P3",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "key K¬2 as received by P1 and P3",
+        members: &[1, 3],
+    },
+    ViewSpec {
+        check: "key K¬3 as received by P1 and P2",
+        members: &[1, 2],
+    },
+];
+
+/// Views 0..4: inputs by dealer; 4..10: m1..m6; 10..14: reveal to P0..P3.
+const V_INPUT: usize = 0;
+const V_M: [usize; 6] = [4, 5, 6, 7, 8, 9];
+const V_REVEAL: usize = 10;
+
+static VIEWS: [ViewSpec; 14] = [
+    ViewSpec {
+        check: "input x2 from P0 (P1, P3)",
+        members: &[1, 3],
+    },
+    ViewSpec {
+        check: "input x3 from P1 (P2, P0)",
+        members: &[0, 2],
+    },
+    ViewSpec {
+        check: "input x0 from P2 (P3, P1)",
+        members: &[1, 3],
+    },
+    ViewSpec {
+        check: "input x1 from P3 (P0, P2)",
+        members: &[0, 2],
+    },
+    ViewSpec {
+        check: "m1 from P0 to P3, vouched for by P1",
+        members: &[1, 3],
+    },
+    ViewSpec {
+        check: "m2 from P1 to P0, vouched for by P2",
+        members: &[0, 2],
+    },
+    ViewSpec {
+        check: "m3 from P2 to P1, vouched for by P3",
+        members: &[1, 3],
+    },
+    ViewSpec {
+        check: "m4 from P3 to P2, vouched for by P0",
+        members: &[0, 2],
+    },
+    ViewSpec {
+        check: "m5 from P0 to P3, vouched for by P2",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "m6 from P1 to P2, vouched for by P3",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "output x0 from P3 to P0, digest from P1",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output x1 from P0 to P1, digest from P2",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output x2 from P1 to P2, digest from P3",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output x3 from P2 to P3, digest from P0",
+        members: &[],
+    },
+];
+
+/// P_i receives x_i from P_{i−1} (its component 0), vouched for by P_{i+1}
+/// (its component 2).
+static ROUTES: [Route; 4] = [
+    route(0, 3, 1),
+    route(1, 0, 2),
+    route(2, 1, 3),
+    route(3, 2, 0),
+];
+
+const fn route(receiver: usize, sender: PartyId, verifier: PartyId) -> Route {
+    Route {
+        sender,
+        sent: 0,
+        verifier,
+        vouched: 2,
+        check: V_REVEAL + receiver,
+    }
+}
+
+mod msg {
+    pub const KEY: usize = 0;
+    pub const INPUT: usize = 1;
+    /// m1..m6 are M + 0..M + 5.
+    pub const M: usize = 2;
+    pub const DIGEST: usize = 8;
+    pub const REVEAL: usize = 9;
+    pub const REVEAL_DIGEST: usize = 10;
+    pub const VERDICT: usize = 11;
+}
+
+const TAGS: Tags = Tags {
+    key: msg::KEY,
+    digest: msg::DIGEST,
+    reveal: msg::REVEAL,
+    reveal_digest: msg::REVEAL_DIGEST,
+    verdict: msg::VERDICT,
+};
+
+const fn message(name: &'static str, senders: &'static [PartyId], digest: bool) -> MessageType {
+    MessageType {
+        name,
+        senders,
+        digest,
+    }
+}
+
+pub static MESSAGES: [MessageType; 12] = [
+    message("key", &[0, 1], false),
+    message("input", &[0, 1, 2, 3], false),
+    message("m1", &[0], false),
+    message("m2", &[1], false),
+    message("m3", &[2], false),
+    message("m4", &[3], false),
+    message("m5", &[0], false),
+    message("m6", &[1], false),
+    message("digest", &[0, 1, 2, 3], true),
+    message("reveal", &[0, 1, 2, 3], false),
+    message("reveal-digest", &[0, 1, 2, 3], true),
+    message("verdict", &[0, 1, 2, 3], false),
+];
+
+pub struct FantasticFour {
+    me: PartyId,
+    keys: Vec<Option<Prg>>,
+    views: Option<Views>,
+}
+
+/// The component at which party `me` holds share `j` (None for j = me).
+fn component(me: PartyId, j: usize) -> Option<usize> {
+    (j != me).then(|| (j + 3 - me) % 4)
+}
+
+impl FantasticFour {
+    pub fn new(me: PartyId) -> Self {
+        FantasticFour {
+            me,
+            keys: Vec::new(),
+            views: None,
+        }
+    }
+
+    /// K¬j.
+    fn key(&mut self, j: usize) -> &mut Prg {
+        self.keys[j]
+            .as_mut()
+            .expect("setup runs first and this party holds the key")
+    }
+
+    fn holds(&self, j: usize) -> bool {
+        j != self.me
+    }
+
+    fn views(&mut self) -> &mut Views {
+        self.views.as_mut().expect("setup runs first")
+    }
+}
+
+/// The three terms every party computes for a gate's word: D_{i+1}, D_{i+2}
+/// and E (see the module documentation), from components 0, 1, 2.
+#[derive(Clone, Copy)]
+struct Terms {
+    d_low: u64,
+    d_high: u64,
+    e: u64,
+}
+
+/// Calls `f(k, terms)` for word k of the layer (gate k / w, word k % w).
+#[inline(always)]
+fn each_word<R: Arith>(s: &Shares, gates: &[(u32, u32, u32)], mut f: impl FnMut(usize, Terms)) {
+    let w = s.w;
+    for (gi, &(a, b, _)) in gates.iter().enumerate() {
+        let (x0, x1, x2) = (s.get(0, a), s.get(1, a), s.get(2, a));
+        let (y0, y1, y2) = (s.get(0, b), s.get(1, b), s.get(2, b));
+        for j in 0..w {
+            let d = |p: u64, q: u64, yp: u64, yq: u64| {
+                R::add(R::add(R::mul(p, yp), R::mul(p, yq)), R::mul(q, yp))
+            };
+            f(
+                gi * w + j,
+                Terms {
+                    d_low: d(x0[j], x1[j], y0[j], y1[j]),
+                    d_high: d(x1[j], x2[j], y1[j], y2[j]),
+                    e: R::add(R::mul(x0[j], y2[j]), R::mul(x2[j], y0[j])),
+                },
+            );
+        }
+    }
+}
+
+impl Sharing for FantasticFour {
+    fn name(&self) -> &'static str {
+        "fantastic4"
+    }
+
+    fn parties(&self) -> usize {
+        4
+    }
+
+    fn components(&self) -> usize {
+        3
+    }
+
+    fn constant_rule(&self) -> ConstantRule {
+        match component(self.me, 0) {
+            Some(c) => ConstantRule::Add(c),
+            None => ConstantRule::None,
+        }
+    }
+
+    fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        self.keys = malicious::setup_keys(ch, &KEYS, &KEY_VIEWS, &TAGS)?;
+        self.views = Some(Views::new(self.me, ch.word_bytes(), &VIEWS));
+        Ok(())
+    }
+
+    fn share_inputs<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        inputs: &InputValues,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let me = self.me;
+        let w = s.w;
+        // At a dealer: x_b of its values, in input order.
+        let mut sent: Vec<u64> = Vec::new();
+        for (idx, slots) in inputs.slots.iter().enumerate() {
+            let d = inputs.owners[idx];
+            let (a, b, c) = ((d + 1) % 4, (d + 2) % 4, (d + 3) % 4);
+            let n = slots.len() * w;
+            let xa = self.holds(a).then(|| ch.draw(self.key(a), n));
+            let xc = self.holds(c).then(|| ch.draw(self.key(c), n));
+            for (j, &slot) in slots.iter().enumerate() {
+                let r = j * w..(j + 1) * w;
+                if let (Some(k), Some(x)) = (component(me, a), &xa) {
+                    s.set(k, slot, &x[r.clone()]);
+                }
+                if let (Some(k), Some(x)) = (component(me, c), &xc) {
+                    s.set(k, slot, &x[r.clone()]);
+                }
+                if let Some(k) = component(me, d) {
+                    s.set(k, slot, &vec![0; w]);
+                }
+            }
+            if d == me {
+                let v = inputs.own[idx]
+                    .as_ref()
+                    .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
+                let (xa, xc) = (xa.as_ref(), xc.as_ref());
+                let (xa, xc) = xa.zip(xc).ok_or_else(|| {
+                    RunError::Internal(format!("dealer {me} lacks its input masks"))
+                })?;
+                let xb: Vec<u64> = (0..n).map(|k| R::sub(R::sub(v[k], xa[k]), xc[k])).collect();
+                let k = component(me, b).expect("the dealer holds x_b");
+                for (j, &slot) in slots.iter().enumerate() {
+                    s.set(k, slot, &xb[j * w..(j + 1) * w]);
+                }
+                sent.extend_from_slice(&xb);
+            }
+            for x in [xa, xc].into_iter().flatten() {
+                ch.recycle(x);
+            }
+        }
+        for to in [(me + 1) % 4, (me + 3) % 4] {
+            ch.send_tagged(msg::INPUT, to, &sent)?;
+        }
+        // From the dealers d = me - 1 (x_b is our component 1... see below) and d = me + 1.
+        for d in [(me + 3) % 4, (me + 1) % 4] {
+            let values: Vec<usize> = (0..inputs.slots.len())
+                .filter(|&i| inputs.owners[i] == d)
+                .collect();
+            let slots: Vec<u32> = values
+                .iter()
+                .flat_map(|&i| inputs.slots[i].iter().copied())
+                .collect();
+            if slots.is_empty() {
+                continue;
+            }
+            let xb = ch.recv(d, slots.len() * w)?;
+            self.views().absorb(V_INPUT + d, &xb);
+            let k = component(me, (d + 2) % 4).expect("a receiver holds x_b");
+            for (j, &slot) in slots.iter().enumerate() {
+                s.set(k, slot, &xb[j * w..(j + 1) * w]);
+            }
+            ch.recycle(xb);
+        }
+        Ok(())
+    }
+
+    fn multiply<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let gates = super::quad::operands(program, layer);
+        let n = gates.len() * s.w;
+        // Draws, in the fixed order, of the keys this party holds.
+        let mut draw = |this: &mut Self, j: usize, count: usize| -> Vec<Vec<u64>> {
+            if this.holds(j) {
+                (0..count).map(|_| ch.draw(this.key(j), n)).collect()
+            } else {
+                Vec::new()
+            }
+        };
+        let r15 = draw(self, 3, 2);
+        let r46 = draw(self, 2, 2);
+        let r2 = draw(self, 0, 1);
+        let r3 = draw(self, 1, 1);
+        let add3 = |a: u64, b: u64, c: u64| R::add(R::add(a, b), c);
+        // Every party masks its three terms: D_{i+1} − r_lo, D_{i+2} − r_hi
+        // and E − r_e, then sends, hashes or keeps each (module table).
+        let (r_lo, r_hi, r_e) = match self.me {
+            0 => (&r46[0], &r15[0], &r15[1]),
+            1 => (&r15[0], &r2[0], &r46[1]),
+            2 => (&r2[0], &r3[0], &r15[1]),
+            _ => (&r3[0], &r46[0], &r46[1]),
+        };
+        let (mut lo, mut hi, mut e) = (ch.buffer(n), ch.buffer(n), ch.buffer(n));
+        each_word::<R>(s, &gates, |k, t| {
+            lo[k] = R::sub(t.d_low, r_lo[k]);
+            hi[k] = R::sub(t.d_high, r_hi[k]);
+            e[k] = R::sub(t.e, r_e[k]);
+        });
+        let (r1, r5) = (drawn(&r15, 0), drawn(&r15, 1));
+        let (r4, r6) = (drawn(&r46, 0), drawn(&r46, 1));
+        let (r2v, r3v) = (drawn(&r2, 0), drawn(&r3, 0));
+        match self.me {
+            0 => {
+                ch.send_tagged(msg::M, 3, &hi)?; // m1
+                ch.send_tagged(msg::M + 4, 3, &e)?; // m5
+                self.views().absorb(V_M[3], &lo);
+                let m2 = ch.recv(1, n)?;
+                self.views().absorb(V_M[1], &m2);
+                write3(s, &gates, |k| {
+                    (
+                        add3(r3v[k], lo[k], e[k]),
+                        add3(hi[k], r4[k], r6[k]),
+                        add3(r1[k], m2[k], r5[k]),
+                    )
+                });
+                ch.recycle(m2);
+            }
+            1 => {
+                ch.send_tagged(msg::M + 1, 0, &hi)?; // m2
+                ch.send_tagged(msg::M + 5, 2, &e)?; // m6
+                self.views().absorb(V_M[0], &lo);
+                let m3 = ch.recv(2, n)?;
+                self.views().absorb(V_M[2], &m3);
+                write3(s, &gates, |k| {
+                    (
+                        add3(lo[k], r4[k], r6[k]),
+                        add3(r1[k], hi[k], r5[k]),
+                        add3(r2v[k], m3[k], e[k]),
+                    )
+                });
+                ch.recycle(m3);
+            }
+            2 => {
+                ch.send_tagged(msg::M + 2, 1, &hi)?; // m3
+                self.views().absorb(V_M[1], &lo);
+                self.views().absorb(V_M[4], &e);
+                let m4 = ch.recv(3, n)?;
+                let m6 = ch.recv(1, n)?;
+                self.views().absorb(V_M[3], &m4);
+                self.views().absorb(V_M[5], &m6);
+                write3(s, &gates, |k| {
+                    (
+                        add3(r1[k], lo[k], r5[k]),
+                        add3(r2v[k], hi[k], m6[k]),
+                        add3(r3v[k], m4[k], e[k]),
+                    )
+                });
+                ch.recycle(m4);
+                ch.recycle(m6);
+            }
+            _ => {
+                ch.send_tagged(msg::M + 3, 2, &hi)?; // m4
+                self.views().absorb(V_M[2], &lo);
+                self.views().absorb(V_M[5], &e);
+                let m1 = ch.recv(0, n)?;
+                let m5 = ch.recv(0, n)?;
+                self.views().absorb(V_M[0], &m1);
+                self.views().absorb(V_M[4], &m5);
+                write3(s, &gates, |k| {
+                    (
+                        add3(r2v[k], lo[k], e[k]),
+                        add3(r3v[k], hi[k], m5[k]),
+                        add3(m1[k], r4[k], r6[k]),
+                    )
+                });
+                ch.recycle(m1);
+                ch.recycle(m5);
+            }
+        }
+        for v in [lo, hi, e] {
+            ch.recycle(v);
+        }
+        for v in r15.into_iter().chain(r46).chain(r2).chain(r3) {
+            ch.recycle(v);
+        }
+        Ok(())
+    }
+
+    fn messages(&self) -> &'static [MessageType] {
+        &MESSAGES
+    }
+
+    fn verify(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        let views = self.views.as_mut().expect("setup runs first");
+        malicious::compare_views(ch, views, &TAGS)
+    }
+
+    fn reveal<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        slots: &[u32],
+        s: &Shares,
+        to: Option<PartyId>,
+    ) -> Result<Option<Vec<u64>>, RunError> {
+        let views = self.views.as_mut().expect("setup runs first");
+        let received = malicious::reveal_vouched(ch, views, &ROUTES, s, slots, to, &TAGS)?;
+        Ok(received.map(|x| {
+            let own: Vec<Vec<u64>> = (0..3).map(|k| s.concat(k, slots)).collect();
+            (0..x.len())
+                .map(|j| R::add(R::add(R::add(x[j], own[0][j]), own[1][j]), own[2][j]))
+                .collect()
+        }))
+    }
+}
+
+/// Draw `i` of a key, empty where this party does not hold the key.
+fn drawn(draws: &[Vec<u64>], i: usize) -> &[u64] {
+    draws.get(i).map_or(&[], |v| &v[..])
+}
+
+/// Writes every gate's three output components, word k from `f(k)`.
+fn write3(s: &mut Shares, gates: &[(u32, u32, u32)], f: impl Fn(usize) -> (u64, u64, u64)) {
+    let w = s.w;
+    for (gi, &(_, _, out)) in gates.iter().enumerate() {
+        s.write3(out, |j| f(gi * w + j));
+    }
+}

@@ -1,0 +1,132 @@
+//! What the maliciously secure 4-party protocols (Quad, Fantastic Four,
+//! Tetrad) have in common: keys for subsets of the parties, each chosen by
+//! one holder and checked by the others, and the reveal in which every value
+//! a party receives is vouched for by a digest from a second holder.
+
+use super::verify::{self, ViewSpec, Views};
+use super::{learns, recv_raw, send_raw_tagged, share_key, Channel, Shares};
+use crate::ttp::RunError;
+use huddle_core::Prg;
+use huddle_net::{PartyId, Phase};
+
+/// The four parties of every protocol here.
+pub const PARTIES: usize = 4;
+
+/// A key known to `holders` (and to nobody else), chosen by `chooser`.
+pub struct SubsetKey {
+    pub holders: &'static [PartyId],
+    pub chooser: PartyId,
+}
+
+/// The protocol's message types (indices into its fault-injection list) of
+/// the messages the helpers here send.
+pub struct Tags {
+    pub key: usize,
+    pub digest: usize,
+    pub reveal: usize,
+    pub reveal_digest: usize,
+    pub verdict: usize,
+}
+
+/// Agrees every key of `keys` this party holds: each chooser sends its keys
+/// first (one round), then the receivers of each key compare their digests
+/// of it in view `k` of `key_views` (members: the holders but the chooser),
+/// and every party's verdict settles the setup. Returns the keys by index.
+pub fn setup_keys(
+    ch: &mut Channel,
+    keys: &[SubsetKey],
+    key_views: &'static [ViewSpec],
+    tags: &Tags,
+) -> Result<Vec<Option<Prg>>, RunError> {
+    let me = ch.party();
+    let mut check = Views::new(me, 8, key_views);
+    let mut out: Vec<Option<Prg>> = keys.iter().map(|_| None).collect();
+    let mine = |k: &usize| keys[*k].chooser == me;
+    let order = (0..keys.len())
+        .filter(mine)
+        .chain((0..keys.len()).filter(|k| !mine(k)));
+    for k in order {
+        let key = &keys[k];
+        if !key.holders.contains(&me) {
+            continue;
+        }
+        let (prg, words) = share_key(ch, tags.key, key.chooser, key.holders)?;
+        out[k] = Some(prg);
+        check.absorb(k, &words);
+    }
+    check.exchange(ch, tags.digest)?;
+    verify::settle(ch, &check, PARTIES, tags.verdict)?;
+    Ok(out)
+}
+
+/// How one receiver gets the value it lacks: `sender` sends its share
+/// component `sent`, `verifier` sends a digest of its own copy, component
+/// `vouched`; `check` is the view (without members) named in an abort.
+pub struct Route {
+    pub sender: PartyId,
+    pub sent: usize,
+    pub verifier: PartyId,
+    pub vouched: usize,
+    pub check: usize,
+}
+
+/// Opens `slots` to `to` (None: every party) along `routes` (one per
+/// receiver): with its verdict every party sends its reveal messages if its
+/// own checks passed, hears everyone's verdict, takes the value it lacks and
+/// checks it against the verifier's digest, and settles once more, so that a
+/// failed reveal check stops every honest party. Returns the received words
+/// (the caller combines them with its own shares).
+///
+/// Send failures wait until the verdicts are heard (see [`verify::tell`]): a
+/// peer that heard a failure may be gone already.
+pub fn reveal_vouched(
+    ch: &mut Channel,
+    views: &mut Views,
+    routes: &[Route; PARTIES],
+    s: &Shares,
+    slots: &[u32],
+    to: Option<PartyId>,
+    tags: &Tags,
+) -> Result<Option<Vec<u64>>, RunError> {
+    let me = ch.party();
+    let wb = ch.word_bytes();
+    let ok = views.failed().is_none();
+    let mut sent = verify::tell(ch, views, PARTIES, tags.verdict);
+    for (receiver, r) in routes.iter().enumerate() {
+        if !learns(receiver, to) || !ok {
+            continue;
+        }
+        if me == r.sender {
+            let value = s.concat(r.sent, slots);
+            sent = sent.and(ch.send_tagged(tags.reveal, receiver, &value));
+        } else if me == r.verifier {
+            let label = views.check(r.check);
+            let digest = verify::digest(&s.concat(r.vouched, slots), wb, label);
+            sent = sent.and(send_raw_tagged(ch, tags.reveal_digest, receiver, &digest));
+        }
+    }
+    verify::hear(ch, views, PARTIES)?;
+    sent?;
+    let mut received = None;
+    if learns(me, to) {
+        let r = &routes[me];
+        let theirs = ch.recv(r.sender, slots.len() * s.w)?;
+        let digest = recv_raw(ch, r.verifier, 4)?;
+        if verify::digest(&theirs, wb, views.check(r.check))[..] != digest[..] {
+            views.fail(r.check, r.verifier);
+        }
+        received = Some(theirs);
+    }
+    ch.set_phase(Phase::Verify);
+    verify::settle(ch, views, PARTIES, tags.verdict)?;
+    Ok(received)
+}
+
+/// Compares every view's digests in phase `verify` (before any reveal).
+pub fn compare_views(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result<(), RunError> {
+    let now = ch.phase();
+    ch.set_phase(Phase::Verify);
+    views.exchange(ch, tags.digest)?;
+    ch.set_phase(now);
+    Ok(())
+}

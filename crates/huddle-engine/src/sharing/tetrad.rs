@@ -1,0 +1,524 @@
+//! Tetrad (Koti, Patra, Rachuri and Suresh, NDSS 2022), as specified in
+//! `specs/tetrad-4pc.md` (HPMPC's structure with its multiplication defect
+//! corrected): four parties, one of them possibly malicious, security with
+//! abort; P3 is the helper.
+//!
+//! A value v has masks λ1 (key K013), λ2 (K023), λ3 (K123) and the masked
+//! value m = v + λ1 + λ2 + λ3:
+//!
+//! | party | component 0 | component 1 | component 2 |
+//! |---|---|---|---|
+//! | P0 | m  | λ1 | λ2 |
+//! | P1 | m  | λ1 | λ3 |
+//! | P2 | m  | λ2 | λ3 |
+//! | P3 | λ1 | λ2 | λ3 |
+//!
+//! Linear gates act on every component; a public constant goes to m.
+//!
+//! **Multiplication** z = xy (§5). The nine mask products split into
+//! Γ_A = x1 y2 + x2 y1 + x1 y1 (P0, P3), Γ_B = x1 y3 + x3 y1 + x3 y3 (P1, P3)
+//! and Γ_C = x2 y3 + x3 y2 + x2 y2 (P2, P3). Per layer the keys give, in this
+//! order: K013 u1, λz1; K023 u2; K123 s, λz3. Preprocessing: P0 and P3 get
+//! λz2 = u1 + u2 − Γ_A − λz1; P3 sends t1 = w = s + Γ_B + Γ_C to P0 and
+//! t2 = λz2 to P2. Online: P1 sends t3 = y1 = Γ_B + u1 − (x1 m_y + m_x y1) to
+//! P2, P2 sends t4 = y2 = Γ_C + u2 − (x2 m_y + m_x y2) to P1; with y3 =
+//! −(x3 m_y + m_x y3) both get m_z = m_x m_y + y1 + y2 + y3 + λz3, and P2
+//! sends t5 = m_z to P0. Checks: λz2 (P0, P2), m_z (P0, P1), and the check
+//! value c (P0, P1, P2): y1 + y2 + s at P1 and P2, w + u1 + u2 − (x1 + x2) m_y
+//! − m_x (y1 + y2) at P0.
+//!
+//! **Inputs** (§3.2): the dealer draws every mask from a key it holds (the
+//! one it lacks is 0) and sends m to those of P0, P1, P2 that are not it,
+//! who compare their views.
+//!
+//! **Reveal** (§3.3): P3 sends λ3 to P0 (vouched for by P1), λ2 to P1 (by
+//! P0), λ1 to P2 (by P0); P0 sends m to P3 (by P1). Every compare-view
+//! digest is exchanged before any reveal message.
+
+use super::arith::Arith;
+use super::malicious::{self, Route, SubsetKey, Tags};
+use super::program::{Layer, Program};
+use super::verify::{ViewSpec, Views};
+use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::fault::MessageType;
+use crate::ttp::RunError;
+use huddle_core::Prg;
+use huddle_net::{PartyId, Phase};
+
+/// K013, K023, K123: the keys of λ1, λ2, λ3.
+static KEYS: [SubsetKey; 3] = [
+    SubsetKey {
+        holders: &[0, 1, 3],
+        chooser: 0,
+    },
+    SubsetKey {
+        holders: &[0, 2, 3],
+        chooser: 0,
+    },
+    SubsetKey {
+        holders: &[1, 2, 3],
+        chooser: 1,
+    },
+];
+
+static KEY_VIEWS: [ViewSpec; 3] = [
+    ViewSpec {
+        check: "key K013 as received by P1 and P3",
+        members: &[1, 3],
+    },
+    ViewSpec {
+        check: "key K023 as received by P2 and P3",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "key K123 as received by P2 and P3",
+        members: &[2, 3],
+    },
+];
+
+const V_INPUT: usize = 0;
+const V_LZ2: usize = 1;
+const V_MZ: usize = 2;
+const V_CHECK: usize = 3;
+const V_REVEAL: usize = 4;
+
+static VIEWS: [ViewSpec; 8] = [
+    ViewSpec {
+        check: "input m (P0, P1, P2)",
+        members: &[0, 1, 2],
+    },
+    ViewSpec {
+        check: "t2 = λz2 from P3 to P2, vouched for by P0",
+        members: &[0, 2],
+    },
+    ViewSpec {
+        check: "t5 = m_z from P2 to P0, vouched for by P1",
+        members: &[0, 1],
+    },
+    ViewSpec {
+        check: "check value c, covering t1, t3 and t4 (P0, P1, P2)",
+        members: &[0, 1, 2],
+    },
+    ViewSpec {
+        check: "output λ3 from P3 to P0, digest from P1",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output λ2 from P3 to P1, digest from P0",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output λ1 from P3 to P2, digest from P0",
+        members: &[],
+    },
+    ViewSpec {
+        check: "output m from P0 to P3, digest from P1",
+        members: &[],
+    },
+];
+
+static ROUTES: [Route; 4] = [
+    route(0, 3, 2, 1, 2),
+    route(1, 3, 1, 0, 2),
+    route(2, 3, 0, 0, 1),
+    route(3, 0, 0, 1, 0),
+];
+
+const fn route(
+    receiver: usize,
+    sender: PartyId,
+    sent: usize,
+    verifier: PartyId,
+    vouched: usize,
+) -> Route {
+    Route {
+        sender,
+        sent,
+        verifier,
+        vouched,
+        check: V_REVEAL + receiver,
+    }
+}
+
+mod msg {
+    pub const KEY: usize = 0;
+    pub const INPUT: usize = 1;
+    pub const T1: usize = 2;
+    pub const T2: usize = 3;
+    pub const T3: usize = 4;
+    pub const T4: usize = 5;
+    pub const T5: usize = 6;
+    pub const DIGEST: usize = 7;
+    pub const REVEAL: usize = 8;
+    pub const REVEAL_DIGEST: usize = 9;
+    pub const VERDICT: usize = 10;
+}
+
+const TAGS: Tags = Tags {
+    key: msg::KEY,
+    digest: msg::DIGEST,
+    reveal: msg::REVEAL,
+    reveal_digest: msg::REVEAL_DIGEST,
+    verdict: msg::VERDICT,
+};
+
+const fn message(name: &'static str, senders: &'static [PartyId], digest: bool) -> MessageType {
+    MessageType {
+        name,
+        senders,
+        digest,
+    }
+}
+
+pub static MESSAGES: [MessageType; 11] = [
+    message("key", &[0, 1], false),
+    message("input", &[0, 1, 2, 3], false),
+    message("t1", &[3], false),
+    message("t2", &[3], false),
+    message("t3", &[1], false),
+    message("t4", &[2], false),
+    message("t5", &[2], false),
+    message("digest", &[0, 1, 2, 3], true),
+    message("reveal", &[0, 3], false),
+    message("reveal-digest", &[0, 1], true),
+    message("verdict", &[0, 1, 2, 3], false),
+];
+
+pub struct Tetrad {
+    me: PartyId,
+    keys: Vec<Option<Prg>>,
+    views: Option<Views>,
+}
+
+impl Tetrad {
+    pub fn new(me: PartyId) -> Self {
+        Tetrad {
+            me,
+            keys: Vec::new(),
+            views: None,
+        }
+    }
+
+    /// The key of λ_{j+1}.
+    fn key(&mut self, j: usize) -> &mut Prg {
+        self.keys[j]
+            .as_mut()
+            .expect("setup runs first and this party holds the key")
+    }
+
+    fn holds(&self, j: usize) -> bool {
+        KEYS[j].holders.contains(&self.me)
+    }
+
+    /// The component at which this party holds λ_{j+1}.
+    fn mask_component(&self, j: usize) -> Option<usize> {
+        match (self.me, j) {
+            (3, j) => Some(j),
+            (0, 2) | (1, 1) | (2, 0) => None,
+            (0, j) => Some(1 + j),
+            (1, j) => Some(1 + j / 2),
+            (_, j) => Some(j),
+        }
+    }
+
+    fn views(&mut self) -> &mut Views {
+        self.views.as_mut().expect("setup runs first")
+    }
+}
+
+/// Per word of a layer, the products a party combines, from its components
+/// (a0, a1, a2) of x and (b0, b1, b2) of y:
+/// `square` = a1 b1 + a1 b2 + a2 b1 (P0: Γ_A; P1: x1 y1 + the Γ_B cross terms,
+/// see `gamma`), and the cross terms with component 0.
+#[derive(Clone, Copy, Default)]
+struct Products {
+    /// a0 b0: m_x m_y at P0, P1, P2.
+    first: u64,
+    /// a0 b1 + a1 b0 and a0 b2 + a2 b0: m times mask at P0..P2.
+    cross1: u64,
+    cross2: u64,
+    /// a1 b2 + a2 b1.
+    inner: u64,
+    /// a1 b1 and a2 b2.
+    diag1: u64,
+    diag2: u64,
+}
+
+#[inline(always)]
+fn each_word<R: Arith>(s: &Shares, gates: &[(u32, u32, u32)], mut f: impl FnMut(usize, Products)) {
+    let w = s.w;
+    for (gi, &(a, b, _)) in gates.iter().enumerate() {
+        let (x0, x1, x2) = (s.get(0, a), s.get(1, a), s.get(2, a));
+        let (y0, y1, y2) = (s.get(0, b), s.get(1, b), s.get(2, b));
+        for j in 0..w {
+            let cross = |p: u64, q: u64, yp: u64, yq: u64| R::add(R::mul(p, yq), R::mul(q, yp));
+            f(
+                gi * w + j,
+                Products {
+                    first: R::mul(x0[j], y0[j]),
+                    cross1: cross(x0[j], x1[j], y0[j], y1[j]),
+                    cross2: cross(x0[j], x2[j], y0[j], y2[j]),
+                    inner: cross(x1[j], x2[j], y1[j], y2[j]),
+                    diag1: R::mul(x1[j], y1[j]),
+                    diag2: R::mul(x2[j], y2[j]),
+                },
+            );
+        }
+    }
+}
+
+impl Sharing for Tetrad {
+    fn name(&self) -> &'static str {
+        "tetrad"
+    }
+
+    fn parties(&self) -> usize {
+        4
+    }
+
+    fn components(&self) -> usize {
+        3
+    }
+
+    fn constant_rule(&self) -> ConstantRule {
+        if self.me == 3 {
+            ConstantRule::None
+        } else {
+            ConstantRule::Add(0)
+        }
+    }
+
+    fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        self.keys = malicious::setup_keys(ch, &KEYS, &KEY_VIEWS, &TAGS)?;
+        self.views = Some(Views::new(self.me, ch.word_bytes(), &VIEWS));
+        Ok(())
+    }
+
+    fn share_inputs<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        inputs: &InputValues,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let me = self.me;
+        let w = s.w;
+        let mut sent: Vec<u64> = Vec::new();
+        for (idx, slots) in inputs.slots.iter().enumerate() {
+            let d = inputs.owners[idx];
+            let n = slots.len() * w;
+            // λ_{j+1}: drawn where the dealer holds its key, else 0.
+            let mut masks: [Option<Vec<u64>>; 3] = [None, None, None];
+            for (j, mask) in masks.iter_mut().enumerate() {
+                if !self.holds(j) {
+                    continue;
+                }
+                *mask = Some(if KEYS[j].holders.contains(&d) {
+                    ch.draw(self.key(j), n)
+                } else {
+                    vec![0; n]
+                });
+            }
+            for (j, mask) in masks.iter().enumerate() {
+                let (Some(k), Some(mask)) = (self.mask_component(j), mask) else {
+                    continue;
+                };
+                for (i, &slot) in slots.iter().enumerate() {
+                    s.set(k, slot, &mask[i * w..(i + 1) * w]);
+                }
+            }
+            if d == me {
+                let v = inputs.own[idx]
+                    .as_ref()
+                    .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
+                // The dealer holds the masks whose keys it holds; the others are 0.
+                let lambda = |j: usize, k: usize| masks[j].as_ref().map_or(0, |m| m[k]);
+                sent.extend((0..n).map(|k| {
+                    R::add(
+                        R::add(R::add(v[k], lambda(0, k)), lambda(1, k)),
+                        lambda(2, k),
+                    )
+                }));
+            }
+        }
+        for to in (0..3).filter(|&p| p != me) {
+            ch.send_tagged(msg::INPUT, to, &sent)?;
+        }
+        if me == 3 {
+            return Ok(());
+        }
+        for d in 0..4 {
+            let slots: Vec<u32> = (0..inputs.slots.len())
+                .filter(|&i| inputs.owners[i] == d)
+                .flat_map(|i| inputs.slots[i].iter().copied())
+                .collect();
+            if slots.is_empty() {
+                continue;
+            }
+            let m = if d == me {
+                std::mem::take(&mut sent)
+            } else {
+                ch.recv(d, slots.len() * w)?
+            };
+            self.views().absorb(V_INPUT, &m);
+            for (i, &slot) in slots.iter().enumerate() {
+                s.set(0, slot, &m[i * w..(i + 1) * w]);
+            }
+        }
+        Ok(())
+    }
+
+    fn multiply<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let gates = super::quad::operands(program, layer);
+        let n = gates.len() * s.w;
+        let me = self.me;
+        let mut draw = |this: &mut Self, j: usize| this.holds(j).then(|| ch.draw(this.key(j), n));
+        let u1 = draw(self, 0);
+        let lz1 = draw(self, 0);
+        let u2 = draw(self, 1);
+        let sv = draw(self, 2);
+        let lz3 = draw(self, 2);
+        let mut p = vec![Products::default(); n];
+        each_word::<R>(s, &gates, |k, q| p[k] = q);
+        let (u1, lz1, u2, sv, lz3) = (held(&u1), held(&lz1), held(&u2), held(&sv), held(&lz3));
+        let add = R::add;
+        let sub = R::sub;
+        match me {
+            3 => {
+                // Components (λ1, λ2, λ3): Γ_A from 0, 1; Γ_B from 0, 2; Γ_C from 1, 2.
+                // With a0 b0 = x1 y1, cross1 = x1 y2 + x2 y1, cross2 = x1 y3 + x3 y1,
+                // inner = x2 y3 + x3 y2, diag1 = x2 y2, diag2 = x3 y3.
+                let gamma_a = |q: &Products| add(q.cross1, q.first);
+                let gamma_b = |q: &Products| add(q.cross2, q.diag2);
+                let gamma_c = |q: &Products| add(q.inner, q.diag1);
+                let lz2: Vec<u64> = (0..n)
+                    .map(|k| sub(sub(add(u1[k], u2[k]), gamma_a(&p[k])), lz1[k]))
+                    .collect();
+                let wv: Vec<u64> = (0..n)
+                    .map(|k| add(add(sv[k], gamma_b(&p[k])), gamma_c(&p[k])))
+                    .collect();
+                ch.send_tagged_in(Phase::Offline, msg::T1, 0, &wv)?;
+                ch.send_tagged_in(Phase::Offline, msg::T2, 2, &lz2)?;
+                write3(s, &gates, |k| (lz1[k], lz2[k], lz3[k]));
+            }
+            0 => {
+                // Components (m, λ1, λ2): Γ_A = inner + diag1.
+                let lz2: Vec<u64> = (0..n)
+                    .map(|k| sub(sub(add(u1[k], u2[k]), add(p[k].inner, p[k].diag1)), lz1[k]))
+                    .collect();
+                let wv = ch.recv(3, n)?;
+                let mz = ch.recv(2, n)?;
+                // c = w + u1 + u2 − (x1 + x2) m_y − m_x (y1 + y2).
+                let views = self.views();
+                views.absorb(V_LZ2, &lz2);
+                views.absorb(V_MZ, &mz);
+                views.absorb_with(V_CHECK, n, |k| {
+                    sub(add(add(wv[k], u1[k]), u2[k]), add(p[k].cross1, p[k].cross2))
+                });
+                write3(s, &gates, |k| (mz[k], lz1[k], lz2[k]));
+                for v in [wv, mz] {
+                    ch.recycle(v);
+                }
+            }
+            1 => {
+                // Components (m, λ1, λ3): Γ_B = inner + diag2; y1 from cross1,
+                // y3 = −cross2.
+                let y1: Vec<u64> = (0..n)
+                    .map(|k| sub(add(add(p[k].inner, p[k].diag2), u1[k]), p[k].cross1))
+                    .collect();
+                ch.send_tagged(msg::T3, 2, &y1)?;
+                let y2 = ch.recv(2, n)?;
+                let mz: Vec<u64> = (0..n)
+                    .map(|k| {
+                        let y = sub(add(y1[k], y2[k]), p[k].cross2);
+                        add(add(p[k].first, y), lz3[k])
+                    })
+                    .collect();
+                let views = self.views();
+                views.absorb(V_MZ, &mz);
+                views.absorb_with(V_CHECK, n, |k| add(add(y1[k], y2[k]), sv[k]));
+                write3(s, &gates, |k| (mz[k], lz1[k], lz3[k]));
+                ch.recycle(y2);
+            }
+            _ => {
+                // Components (m, λ2, λ3): Γ_C = inner + diag1; y2 from cross1,
+                // y3 = −cross2.
+                let y2: Vec<u64> = (0..n)
+                    .map(|k| sub(add(add(p[k].inner, p[k].diag1), u2[k]), p[k].cross1))
+                    .collect();
+                ch.send_tagged(msg::T4, 1, &y2)?;
+                let lz2 = ch.recv(3, n)?;
+                let y1 = ch.recv(1, n)?;
+                let mz: Vec<u64> = (0..n)
+                    .map(|k| {
+                        let y = sub(add(y1[k], y2[k]), p[k].cross2);
+                        add(add(p[k].first, y), lz3[k])
+                    })
+                    .collect();
+                ch.send_tagged(msg::T5, 0, &mz)?;
+                let views = self.views();
+                views.absorb(V_LZ2, &lz2);
+                views.absorb_with(V_CHECK, n, |k| add(add(y1[k], y2[k]), sv[k]));
+                write3(s, &gates, |k| (mz[k], lz2[k], lz3[k]));
+                for v in [lz2, y1] {
+                    ch.recycle(v);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn messages(&self) -> &'static [MessageType] {
+        &MESSAGES
+    }
+
+    fn verify(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        let views = self.views.as_mut().expect("setup runs first");
+        malicious::compare_views(ch, views, &TAGS)
+    }
+
+    fn reveal<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        slots: &[u32],
+        s: &Shares,
+        to: Option<PartyId>,
+    ) -> Result<Option<Vec<u64>>, RunError> {
+        let me = self.me;
+        let views = self.views.as_mut().expect("setup runs first");
+        let received = malicious::reveal_vouched(ch, views, &ROUTES, s, slots, to, &TAGS)?;
+        Ok(received.map(|x| {
+            let own: Vec<Vec<u64>> = (0..3).map(|k| s.concat(k, slots)).collect();
+            (0..x.len())
+                .map(|j| {
+                    let held = R::add(own[1][j], own[2][j]);
+                    if me == 3 {
+                        // x = m, own = (λ1, λ2, λ3).
+                        R::sub(R::sub(x[j], own[0][j]), held)
+                    } else {
+                        // x = the missing mask, own = (m, two masks).
+                        R::sub(R::sub(own[0][j], held), x[j])
+                    }
+                })
+                .collect()
+        }))
+    }
+}
+
+/// A draw of a key this party holds (empty for one it does not hold).
+fn held(v: &Option<Vec<u64>>) -> &[u64] {
+    v.as_deref().unwrap_or(&[])
+}
+
+/// Writes every gate's three output components, word k from `f(k)`.
+fn write3(s: &mut Shares, gates: &[(u32, u32, u32)], f: impl Fn(usize) -> (u64, u64, u64)) {
+    let w = s.w;
+    for (gi, &(_, _, out)) in gates.iter().enumerate() {
+        s.write3(out, |j| f(gi * w + j));
+    }
+}
