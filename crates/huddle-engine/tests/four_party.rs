@@ -1,0 +1,230 @@
+//! The 4-party malicious protocols against their tables: exact bytes per
+//! directed link and phase per multiplication (Harth-Kitzerow–Carle Table I
+//! and the specifications of Fantastic Four and Tetrad), verification traffic
+//! that does not grow with the circuit, and online rounds = multiplicative
+//! depth + a constant for inputs, checks and outputs. (Their outputs on
+//! every circuit are checked by the conformance suite, their checks by
+//! `tests/faults.rs`.)
+
+use huddle_circuit::random::random_inputs;
+use huddle_circuit::{Circuit, CircuitAssembler, Op, PlainEvaluator, ValueSpec};
+use huddle_core::{Prg, RingWidth};
+use huddle_engine::RunOptions;
+use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
+use std::time::Duration;
+
+mod common;
+use common::local;
+
+const PARTIES: usize = 4;
+
+/// Per multiplication, elements on each directed link `[from][to]` in the
+/// preprocessing (offline) and online phases.
+struct Table {
+    protocol: &'static str,
+    offline: [[u64; 4]; 4],
+    online: [[u64; 4]; 4],
+}
+
+fn link(entries: &[(usize, usize, u64)]) -> [[u64; 4]; 4] {
+    let mut m = [[0; 4]; 4];
+    for &(f, t, e) in entries {
+        m[f][t] = e;
+    }
+    m
+}
+
+fn tables() -> Vec<Table> {
+    vec![
+        // Quad: m0 P0 -> P2 and m3 P3 -> P0 offline; m1, m20, m21 online.
+        Table {
+            protocol: "quad",
+            offline: link(&[(0, 2, 1), (3, 0, 1)]),
+            online: link(&[(1, 2, 1), (2, 1, 1), (2, 0, 1)]),
+        },
+        // Quad-Het: P3 silent; m21 and m22 both on P2 -> P0.
+        Table {
+            protocol: "quad-het",
+            offline: link(&[(0, 2, 1)]),
+            online: link(&[(1, 2, 1), (2, 1, 1), (2, 0, 2)]),
+        },
+        // Fantastic Four: m1, m5 P0 -> P3; m2 P1 -> P0; m3 P2 -> P1; m4 P3 -> P2; m6 P1 -> P2.
+        Table {
+            protocol: "fantastic4",
+            offline: [[0; 4]; 4],
+            online: link(&[(0, 3, 2), (1, 0, 1), (2, 1, 1), (3, 2, 1), (1, 2, 1)]),
+        },
+        // Tetrad: t1 P3 -> P0, t2 P3 -> P2 offline; t3, t4, t5 online.
+        Table {
+            protocol: "tetrad",
+            offline: link(&[(3, 0, 1), (3, 2, 1)]),
+            online: link(&[(1, 2, 1), (2, 1, 1), (2, 0, 1)]),
+        },
+    ]
+}
+
+/// Inputs x, y, z of `n` wires (owned by P0, P1, P2); `products` per g of
+/// x_g y_g (and x_g z_g if 2), all summed into one output wire: the output
+/// and inputs are the same whatever `products` is.
+fn summed_products(n: u32, products: u32, ring: Option<RingWidth>) -> Circuit {
+    let spec = |name: &str, w: u32| match ring {
+        None => ValueSpec::bits(name, w),
+        Some(_) => ValueSpec::ring(name, w),
+    };
+    let wires = u64::from(3 * n + 2 * products * n - 1);
+    let mut asm =
+        CircuitAssembler::new(wires, ring, vec![spec("x", n), spec("y", n), spec("z", n)])
+            .expect("valid");
+    let (mul, add) = match ring {
+        None => (Op::And, Op::Xor),
+        Some(_) => (Op::Mul, Op::Add),
+    };
+    let mut next = 3 * n;
+    let mut terms = Vec::new();
+    for g in 0..n {
+        for (k, other) in [n + g, 2 * n + g].into_iter().enumerate() {
+            if k as u32 >= products {
+                continue;
+            }
+            asm.push(mul, &[g, other], &[next]).expect("product");
+            terms.push(next);
+            next += 1;
+        }
+    }
+    let mut sum = terms[0];
+    for &t in &terms[1..] {
+        asm.push(add, &[sum, t], &[next]).expect("sum");
+        sum = next;
+        next += 1;
+    }
+    asm.finish(vec![(spec("out", 1), vec![sum])])
+        .expect("valid")
+}
+
+/// Runs `c` on `instances` random instances under `protocol` (every party's
+/// output checked) and returns the merged accounting.
+fn accounting_of(protocol: &str, c: &Circuit, instances: usize) -> Accounting {
+    let inputs = random_inputs(c, &mut Prg::from_seed([31; 16]), instances);
+    let nets = memory_networks(PARTIES, &NetProfile::lan(), Duration::from_secs(60));
+    let results = local(protocol, nets, c, &inputs, RunOptions::default())
+        .unwrap_or_else(|e| panic!("{protocol}: {e}"));
+    let want = PlainEvaluator::new(c).evaluate(&inputs).expect("plaintext");
+    let mut acc = Accounting::default();
+    for r in &results {
+        assert_eq!(r.outputs, want, "{protocol}");
+        acc.merge(&r.accounting);
+    }
+    acc
+}
+
+fn bytes(acc: &Accounting, phase: Phase) -> [[u64; 4]; 4] {
+    let mut m = [[0; 4]; 4];
+    for (f, row) in m.iter_mut().enumerate() {
+        for (t, b) in row.iter_mut().enumerate() {
+            *b = acc.link(phase, f, t).bytes;
+        }
+    }
+    m
+}
+
+fn element_bytes(ring: Option<RingWidth>, instances: usize) -> u64 {
+    match ring {
+        None => instances.div_ceil(64) as u64 * 8,
+        Some(r) => instances as u64 * u64::from(r.bits() / 8),
+    }
+}
+
+#[test]
+fn exact_bytes_per_link_and_phase_per_multiplication() {
+    let (n, instances) = (40u32, 200usize);
+    for ring in [None, Some(RingWidth::W16), Some(RingWidth::W64)] {
+        let one = summed_products(n, 1, ring);
+        let two = summed_products(n, 2, ring);
+        // The second circuit has n more multiplications, nothing else more.
+        let e = u64::from(n) * element_bytes(ring, instances);
+        for t in tables() {
+            let (a, b) = (
+                accounting_of(t.protocol, &one, instances),
+                accounting_of(t.protocol, &two, instances),
+            );
+            for (phase, per_mult) in [(Phase::Offline, t.offline), (Phase::Online, t.online)] {
+                let (ba, bb) = (bytes(&a, phase), bytes(&b, phase));
+                for f in 0..PARTIES {
+                    for to in 0..PARTIES {
+                        assert_eq!(
+                            bb[f][to] - ba[f][to],
+                            per_mult[f][to] * e,
+                            "{} {ring:?} {phase:?} {f}->{to}",
+                            t.protocol
+                        );
+                    }
+                }
+            }
+            // Total: Quad 5, Quad-Het 5, Fantastic Four 6, Tetrad 5 elements.
+            let total: u64 = t.offline.iter().chain(&t.online).flatten().sum();
+            let expected = if t.protocol == "fantastic4" { 6 } else { 5 };
+            assert_eq!(total, expected, "{}", t.protocol);
+            // Verification: the same digests and verdicts however large the circuit.
+            for phase in [Phase::Setup, Phase::Verify] {
+                assert_eq!(
+                    bytes(&a, phase),
+                    bytes(&b, phase),
+                    "{} {phase:?}",
+                    t.protocol
+                );
+            }
+            // And SHA-256 digests only: a digest (32 bytes) or verdict (8
+            // bytes) per message, whatever the batch.
+            let verify = b.phase_total(Phase::Verify);
+            assert_eq!(
+                verify.bytes % 8,
+                0,
+                "{}: digests and verdicts are whole words",
+                t.protocol
+            );
+            assert!(verify.bytes <= 12 * (6 * 32 + 2 * 8), "{}", t.protocol);
+        }
+    }
+}
+
+/// A chain of d multiplications x * y_0 * y_1 ...; x owned by P0, y by P1.
+fn chain(d: u32, ring: Option<RingWidth>) -> Circuit {
+    let spec = |name: &str, w: u32| match ring {
+        None => ValueSpec::bits(name, w),
+        Some(_) => ValueSpec::ring(name, w),
+    };
+    let mut asm =
+        CircuitAssembler::new(u64::from(1 + d + d), ring, vec![spec("x", 1), spec("y", d)])
+            .expect("valid");
+    let op = if ring.is_some() { Op::Mul } else { Op::And };
+    let mut acc_wire = 0;
+    for j in 0..d {
+        let out = 1 + d + j;
+        asm.push(op, &[acc_wire, 1 + j], &[out]).expect("product");
+        acc_wire = out;
+    }
+    asm.finish(vec![(spec("z", 1), vec![acc_wire])])
+        .expect("valid")
+}
+
+#[test]
+fn online_rounds_are_the_depth_plus_inputs_and_output() {
+    // Inputs 1 round, reveal 1; Quad-Het's P0 lags one round behind P2 at the end.
+    for (protocol, extra) in [
+        ("quad", 2),
+        ("quad-het", 3),
+        ("fantastic4", 2),
+        ("tetrad", 3),
+    ] {
+        for ring in [None, Some(RingWidth::W64)] {
+            for d in [1u32, 4, 9] {
+                let acc = accounting_of(protocol, &chain(d, ring), 64);
+                assert_eq!(
+                    acc.rounds(Phase::Online),
+                    d + extra,
+                    "{protocol} {ring:?} depth {d}"
+                );
+            }
+        }
+    }
+}
