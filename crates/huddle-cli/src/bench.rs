@@ -57,6 +57,9 @@ pub enum BenchCommand {
         share_memory: usize,
         #[arg(long)]
         circuits: Option<PathBuf>,
+        /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
+        #[arg(long, default_value = "lan")]
+        net: String,
     },
     /// Multiparty garbling (bgw3, bgw2, bgw2-mal) on AES-128 and SHA-256 for several
     /// party counts: seconds per phase, bytes and AND gates per second.
@@ -107,6 +110,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             repeat,
             share_memory,
             circuits,
+            net,
         } => crate::bench_protocols::run(
             json,
             crate::bench_protocols::Setup {
@@ -116,6 +120,8 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
                 only: protocol,
                 repeat: repeat.max(1),
                 share_memory: share_memory.max(1) << 20,
+                net: huddle_net::NetProfile::named(&net).map_err(|e| e.to_string())?,
+                ttp_parties: 3,
             },
             circuits,
         ),

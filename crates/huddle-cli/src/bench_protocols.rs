@@ -62,6 +62,7 @@ fn time_run(
 ) -> Result<Timing, String> {
     let (tcp, threads) = (setup.tcp, setup.threads);
     let parties = match protocol.descriptor().parties {
+        _ if protocol == Protocol::Ttp => setup.ttp_parties,
         PartyRule::Exactly(n) => n,
         PartyRule::AtLeast(n) => n.max(3),
     };
@@ -72,9 +73,9 @@ fn time_run(
             protocol: protocol.name().into(),
             circuit: huddle_engine::circuit_hash(circuit),
         };
-        local_networks(parties, false, hs, NetProfile::lan(), timeout).map_err(|e| e.to_string())?
+        local_networks(parties, false, hs, setup.net.clone(), timeout).map_err(|e| e.to_string())?
     } else {
-        memory_networks(parties, &NetProfile::lan(), timeout)
+        memory_networks(parties, &setup.net, timeout)
     };
     let options = huddle_engine::RunOptions {
         threads,
@@ -109,6 +110,11 @@ pub struct Setup {
     /// Runs per measurement (median reported).
     pub repeat: usize,
     pub share_memory: usize,
+    /// The emulated network of every run.
+    pub net: NetProfile,
+    /// Parties of the TTP baseline: those of the protocol benchmarked
+    /// (`only`), else 3.
+    pub ttp_parties: usize,
 }
 
 /// The median wall time (and its run's online rounds) of `repeat` runs.
@@ -127,7 +133,7 @@ fn median_run(
 
 pub fn run(
     as_json: bool,
-    setup: Setup,
+    mut setup: Setup,
     circuits: Option<std::path::PathBuf>,
 ) -> Result<(), String> {
     let (batch, tcp, threads) = (setup.batch, setup.tcp, setup.threads);
@@ -137,6 +143,10 @@ pub fn run(
         .map(Protocol::parse)
         .transpose()
         .map_err(|e| e.to_string())?;
+    setup.ttp_parties = match only.map(|p| p.descriptor().parties) {
+        Some(PartyRule::Exactly(n)) => n,
+        _ => 3,
+    };
     let mut prg = Prg::from_seed([21; 16]);
     let mut report = Map::new();
     let mut lines = Vec::new();
@@ -200,11 +210,12 @@ pub fn run(
         lines.push(line);
     }
     let header = format!(
-        "huddle bench protocols ({}, all parties on this machine, {threads} thread(s) each, \
+        "huddle bench protocols ({}, network {}, all parties on this machine, {threads} thread(s) each, \
          median of {} run(s); \
          ANDs: {width} x {depth} layers x {batch} instances; mults: {mwidth} x {mdepth} x \
          {ring_batch}; AES: {aes_batch} blocks; times include setup, input sharing and output)",
         if tcp { "loopback TCP" } else { "in memory" },
+        setup.net.name,
         setup.repeat
     );
     crate::bench::print_report(as_json, &header, report, &lines)

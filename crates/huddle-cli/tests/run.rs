@@ -500,11 +500,22 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
     let c = adder(&dir);
     // Three parties for every protocol with t = 1 at three; four for bgw2
     // and bgw2-mal (t = 1: PRSS keys agreed over TLS, outputs confirmed by two
-    // key contributors).
+    // key contributors) and the 4-party malicious protocols (their streams
+    // checked to end after the last message over real sockets).
     let mut cfg = dir.join("parties.toml");
     for (n, protocols) in [
         (3, &["ttp", "trio", "mfi3", "bgw3"][..]),
-        (4, &["bgw2", "bgw2-mal"][..]),
+        (
+            4,
+            &[
+                "bgw2",
+                "bgw2-mal",
+                "quad",
+                "quad-het",
+                "fantastic4",
+                "tetrad",
+            ][..],
+        ),
     ] {
         let out = dir.join(format!("n{n}"));
         let o = run(&[

@@ -766,6 +766,9 @@ pub(crate) fn stream_link(
                     }),
                 };
                 let last = item.is_err();
+                // A goodbye ends only the peer's side: ours may still be
+                // writing its last frames (see `Network::finish`).
+                let goodbye = matches!(item, Err(NetError::Departed { .. }));
                 if let Ok(d) = &item {
                     queued.add(d.data.len());
                 }
@@ -777,7 +780,9 @@ pub(crate) fn stream_link(
                 if deliver.send(item).is_err() || last {
                     // Nobody reads this link any more: close it, so the peer
                     // notices at once instead of blocking on a full socket.
-                    close_on_error();
+                    if !goodbye {
+                        close_on_error();
+                    }
                     break;
                 }
             }
