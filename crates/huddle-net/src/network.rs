@@ -456,12 +456,12 @@ impl Network {
                     cause: "a message after the protocol's last one".into(),
                 }),
                 // A peer that finished too: its goodbye, or (in memory, or a
-                // socket it already closed) the end of its stream; unless the
-                // error is another failure of the run that the wait reports.
+                // socket it already closed) the end of its stream; unless
+                // another party failed meanwhile (then that root cause).
                 Err(NetError::Departed { peer: p } | NetError::Disconnected { peer: p })
-                    if p == peer && self.alarm.get().is_none() =>
+                    if p == peer =>
                 {
-                    Ok(())
+                    self.alarm.get().map_or(Ok(()), Err)
                 }
                 Err(e) => Err(e),
             };
