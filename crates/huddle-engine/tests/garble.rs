@@ -694,9 +694,13 @@ fn malicious_garbling_aborts_or_is_right_never_wrong() {
             if let Some(p) = case.must_abort {
                 assert!(
                     matches!(results[p], Err(RunError::Abort { .. })),
-                    "{} (trial {trial}): party {p} did not abort: {:?}",
+                    "{} (trial {trial}): party {p} did not abort: {:?} (every party: {:?})",
                     case.name,
-                    results[p].as_ref().err()
+                    results[p].as_ref().err(),
+                    results
+                        .iter()
+                        .map(|r| r.as_ref().err().map(ToString::to_string))
+                        .collect::<Vec<_>>()
                 );
             }
             aborted += usize::from(any_abort);
