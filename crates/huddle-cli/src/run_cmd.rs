@@ -93,6 +93,12 @@ pub struct RunArgs {
     /// Seed of the injected errors' positions and values.
     #[arg(long, default_value_t = 0, value_name = "N")]
     fault_seed: u64,
+    /// Malicious protocols (quad, quad-het, fantastic4, tetrad): also compare
+    /// views after every N multiplication layers, so that a deviation stops
+    /// the run early (costs two rounds per check); default: once, before any
+    /// output.
+    #[arg(long, value_name = "N")]
+    verify_every: Option<usize>,
 }
 
 fn parse_protocol(name: &str) -> Result<Protocol, String> {
@@ -119,6 +125,7 @@ impl RunArgs {
             // Real runs always draw from the OS.
             randomness: huddle_engine::Randomness::Os,
             fault: self.fault()?,
+            verify_every: self.verify_every,
         })
     }
 

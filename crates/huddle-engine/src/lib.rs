@@ -75,6 +75,11 @@ pub struct RunOptions {
     /// A party that deviates on purpose (malicious protocols; tests and
     /// demonstrations of their checks).
     pub fault: Option<fault::Fault>,
+    /// Malicious secret-sharing protocols: also compare views (and settle
+    /// verdicts) after every this many multiplication layers, so that a
+    /// deviation stops the run early instead of at the end (None: once,
+    /// before any output).
+    pub verify_every: Option<usize>,
 }
 
 /// Where a party's fresh randomness (keys, masks, a dealer's secret) comes
@@ -144,6 +149,7 @@ impl Default for RunOptions {
             linear: garble::linear::LinearChoice::Auto,
             randomness: Randomness::Os,
             fault: None,
+            verify_every: None,
         }
     }
 }

@@ -365,6 +365,15 @@ impl RunRequest {
         if let Some(fault) = options.fault {
             fault.check(name, d.messages, parties)?;
         }
+        match options.verify_every {
+            Some(0) => return err("--verify-every must be at least 1 (layers)".into()),
+            Some(_) if d.messages.is_empty() || d.family != Family::Sharing => {
+                return err(format!(
+                    "{name} has no compare-view checks; --verify-every applies to quad, quad-het, fantastic4 and tetrad"
+                ))
+            }
+            _ => {}
+        }
         if options.threads == 0 {
             return err("--threads must be at least 1".into());
         }

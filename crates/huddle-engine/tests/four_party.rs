@@ -228,3 +228,144 @@ fn online_rounds_are_the_depth_plus_inputs_and_output() {
         }
     }
 }
+
+/// Every party's result and counters, each party on its own thread.
+fn run_each(
+    protocol: &str,
+    c: &Circuit,
+    options: RunOptions,
+) -> Vec<(Result<Vec<huddle_circuit::BitMatrix>, String>, Accounting)> {
+    let inputs = random_inputs(c, &mut Prg::from_seed([32; 16]), 64);
+    let request = common::request(protocol, PARTIES, c, options).expect("valid request");
+    let nets = memory_networks(PARTIES, &NetProfile::lan(), Duration::from_secs(60));
+    std::thread::scope(|s| {
+        let handles: Vec<_> = nets
+            .into_iter()
+            .map(|mut net| {
+                let (request, inputs) = (&request, &inputs);
+                s.spawn(move || {
+                    let me = net.party();
+                    let own: Vec<(usize, huddle_circuit::BitMatrix)> = (0..c.inputs().len())
+                        .filter(|&i| c.owner(i, PARTIES) == me)
+                        .map(|i| (i, inputs[i].clone()))
+                        .collect();
+                    let r = huddle_engine::run(request, &mut net, c, 64, &own)
+                        .map_err(|e| e.to_string());
+                    (r, net.accounting().clone())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("party thread"))
+            .collect()
+    })
+}
+
+fn merged(runs: &[(Result<Vec<huddle_circuit::BitMatrix>, String>, Accounting)]) -> Accounting {
+    let mut acc = Accounting::default();
+    for (_, a) in runs {
+        acc.merge(a);
+    }
+    acc
+}
+
+#[test]
+fn verify_every_n_layers_adds_one_constant_check_per_n_layers() {
+    let c = chain(8, None);
+    for protocol in ["quad", "quad-het", "fantastic4", "tetrad"] {
+        let with = |n: Option<usize>| {
+            let runs = run_each(
+                protocol,
+                &c,
+                RunOptions {
+                    verify_every: n,
+                    ..RunOptions::default()
+                },
+            );
+            for (r, _) in &runs {
+                assert!(r.is_ok(), "{protocol} every {n:?}: {r:?}");
+            }
+            merged(&runs).phase_total(Phase::Verify).bytes
+        };
+        let base = with(None);
+        // Checkpoints after layers n, 2n, .. before the last (the final check follows it).
+        let (every1, every3) = (with(Some(1)) - base, with(Some(3)) - base);
+        assert!(every1 > 0, "{protocol}");
+        assert_eq!(every1 % 7, 0, "{protocol}: 7 checkpoints of equal size");
+        assert_eq!(every3, 2 * (every1 / 7), "{protocol}: 2 checkpoints");
+    }
+}
+
+#[test]
+fn a_checkpoint_stops_a_deviation_before_the_rest_of_the_circuit() {
+    let c = chain(8, Some(RingWidth::W64));
+    for protocol in ["quad", "fantastic4", "tetrad"] {
+        let p: huddle_engine::Protocol = protocol.parse().expect("protocol");
+        // The first online multiplication message of the protocol, sent by party 1 or 2.
+        let (sender, tag) = p
+            .descriptor()
+            .messages
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| {
+                let online = ["m1", "m2", "m3", "t3"].contains(&t.name);
+                online.then(|| (t.senders[0], i))
+            })
+            .expect("a multiplication message");
+        let fault = huddle_engine::fault::Fault {
+            party: sender,
+            kind: huddle_engine::fault::FaultKind::AddError,
+            message: Some(tag),
+            seed: 5,
+        };
+        let online_bytes = |every: Option<usize>| {
+            let runs = run_each(
+                protocol,
+                &c,
+                RunOptions {
+                    fault: Some(fault),
+                    verify_every: every,
+                    ..RunOptions::default()
+                },
+            );
+            for (q, (r, _)) in runs.iter().enumerate() {
+                if q != sender {
+                    let e = r.as_ref().expect_err("an honest party aborts");
+                    assert!(e.contains("abort"), "{protocol} party {q}: {e}");
+                }
+            }
+            merged(&runs).phase_total(Phase::Online).bytes
+        };
+        // Checked after every layer, the run stops after the first: at
+        // least 6 of the 8 layers' messages (3 or more elements of 64 x 8
+        // bytes each) are never sent, unlike in the run checked at the end.
+        let (early, late) = (online_bytes(Some(1)), online_bytes(None));
+        assert!(
+            late >= early + 6 * 3 * 64 * 8,
+            "{protocol}: {early} vs {late} online bytes"
+        );
+    }
+}
+
+#[test]
+fn verify_every_is_refused_where_it_means_nothing() {
+    let c = chain(2, None);
+    let every = |n| RunOptions {
+        verify_every: Some(n),
+        ..RunOptions::default()
+    };
+    assert!(common::request("quad", 4, &c, every(2)).is_ok());
+    for (protocol, parties, n) in [
+        ("quad", 4, 0),
+        ("trio", 3, 1),
+        ("ttp", 4, 1),
+        ("bgw2-mal", 4, 1),
+    ] {
+        let e = common::request(protocol, parties, &c, every(n)).expect_err("refused");
+        assert!(
+            matches!(e, huddle_engine::ttp::RunError::Input(_)),
+            "{protocol} every {n}: {e}"
+        );
+    }
+}

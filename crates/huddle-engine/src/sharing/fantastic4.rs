@@ -488,6 +488,11 @@ impl Sharing for FantasticFour {
         Ok(())
     }
 
+    fn checkpoint(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        let views = self.views.as_mut().expect("setup runs first");
+        malicious::checkpoint(ch, views, &TAGS)
+    }
+
     fn messages(&self) -> &'static [MessageType] {
         &MESSAGES
     }

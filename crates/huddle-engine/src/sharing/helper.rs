@@ -274,7 +274,7 @@ impl<V: Variant> Sharing for Helper<V> {
         match self.core.me {
             HELPER => {
                 self.draw_input_masks(inputs, s);
-                evaluate::<Self, R>(self, ch, program, s)?;
+                evaluate::<Self, R>(self, ch, program, s, None)?;
                 self.send_output_masks(ch, &out_slots, s, inputs.reveal_to)?;
                 self.core.ran_ahead = true;
                 Ok(())

@@ -130,3 +130,15 @@ pub fn compare_views(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result
     ch.set_phase(now);
     Ok(())
 }
+
+/// A checkpoint between layers (`--verify-every`): the views so far are
+/// compared and every party's verdict settled, in phase `verify`; a
+/// failure stops every honest party here.
+pub fn checkpoint(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result<(), RunError> {
+    let now = ch.phase();
+    ch.set_phase(Phase::Verify);
+    views.exchange(ch, tags.digest)?;
+    verify::settle(ch, views, PARTIES, tags.verdict)?;
+    ch.set_phase(now);
+    Ok(())
+}

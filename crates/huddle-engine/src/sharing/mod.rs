@@ -522,6 +522,12 @@ pub trait Sharing {
     fn verify(&mut self, _ch: &mut Channel) -> Result<(), RunError> {
         Ok(())
     }
+    /// For the malicious protocols, between layers (`--verify-every`):
+    /// compares the views so far and settles every party's verdict, so that
+    /// a deviation stops the run here.
+    fn checkpoint(&mut self, _ch: &mut Channel) -> Result<(), RunError> {
+        Ok(())
+    }
     /// For the malicious protocols: the types of message they send, which
     /// fault injection can target (see [`crate::fault`]).
     fn messages(&self) -> &'static [crate::fault::MessageType] {
@@ -531,17 +537,28 @@ pub trait Sharing {
 
 /// Runs every step of `program` from the current shares: linear steps
 /// locally, each layer through `multiply`.
+/// With `verify_every` = Some(n), the protocol's checkpoint runs after
+/// every n-th layer (not after the last: `verify` follows it anyway).
 pub fn evaluate<P: Sharing, R: Arith>(
     protocol: &mut P,
     ch: &mut Channel,
     program: &Program,
     shares: &mut Shares,
+    verify_every: Option<usize>,
 ) -> Result<(), RunError> {
     let rule = protocol.constant_rule();
+    let mut done = 0;
     for step in &program.steps {
         match step {
             Step::Linear(l) => shares.apply::<R>(l, &program.pool, rule),
-            Step::Layer(i) => protocol.multiply::<R>(ch, program, &program.layers[*i], shares)?,
+            Step::Layer(i) => {
+                protocol.multiply::<R>(ch, program, &program.layers[*i], shares)?;
+                done += 1;
+                let due = verify_every.is_some_and(|n| done % n == 0);
+                if due && done < program.layers.len() {
+                    protocol.checkpoint(ch)?;
+                }
+            }
         }
     }
     Ok(())
@@ -623,6 +640,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         reveal_to: options.reveal_to,
         randomness: options.randomness,
         fault: options.fault,
+        verify_every: options.verify_every,
     };
     crate::check_reveal_to(options.reveal_to, parties)?;
     let malicious = !probe.messages().is_empty();
@@ -725,6 +743,7 @@ struct Lane<'a> {
     reveal_to: Option<PartyId>,
     randomness: crate::Randomness,
     fault: Option<crate::fault::Fault>,
+    verify_every: Option<usize>,
 }
 
 impl Lane<'_> {
@@ -777,9 +796,23 @@ impl Lane<'_> {
             };
             shares.resize(n);
             let opened = if self.ring {
-                slice::<P, Ring>(&mut protocol, &mut ch, self.program, &inputs, &mut shares)?
+                slice::<P, Ring>(
+                    &mut protocol,
+                    &mut ch,
+                    self.program,
+                    &inputs,
+                    &mut shares,
+                    self.verify_every,
+                )?
             } else {
-                slice::<P, Bits>(&mut protocol, &mut ch, self.program, &inputs, &mut shares)?
+                slice::<P, Bits>(
+                    &mut protocol,
+                    &mut ch,
+                    self.program,
+                    &inputs,
+                    &mut shares,
+                    self.verify_every,
+                )?
             };
             out.push((range.clone(), opened));
         }
@@ -794,13 +827,14 @@ fn slice<P: Sharing, R: Arith>(
     program: &Program,
     inputs: &InputValues,
     shares: &mut Shares,
+    verify_every: Option<usize>,
 ) -> Result<Option<Vec<u64>>, RunError> {
     ch.set_phase(Phase::Offline);
     protocol.preprocess::<R>(ch, program, inputs, shares)?;
     ch.set_phase(Phase::Online);
     protocol.share_inputs::<R>(ch, inputs, shares)?;
     if protocol.evaluates_online() {
-        evaluate::<P, R>(protocol, ch, program, shares)?;
+        evaluate::<P, R>(protocol, ch, program, shares, verify_every)?;
     }
     protocol.verify(ch)?;
     let out_slots: Vec<u32> = program.outputs.iter().flatten().copied().collect();

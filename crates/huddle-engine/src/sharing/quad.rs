@@ -463,6 +463,11 @@ impl Sharing for Quad {
         }
     }
 
+    fn checkpoint(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        let views = self.views();
+        malicious::checkpoint(ch, views, &TAGS)
+    }
+
     fn messages(&self) -> &'static [MessageType] {
         if self.het {
             &HET_MESSAGES

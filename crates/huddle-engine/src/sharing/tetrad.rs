@@ -473,6 +473,11 @@ impl Sharing for Tetrad {
         Ok(())
     }
 
+    fn checkpoint(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        let views = self.views.as_mut().expect("setup runs first");
+        malicious::checkpoint(ch, views, &TAGS)
+    }
+
     fn messages(&self) -> &'static [MessageType] {
         &MESSAGES
     }
