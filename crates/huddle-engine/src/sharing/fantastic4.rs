@@ -32,7 +32,7 @@
 //! Every compare-view digest is exchanged before any reveal message.
 
 use super::arith::Arith;
-use super::malicious::{self, Route, SubsetKey, Tags};
+use super::malicious::{self, message, write3, Route, SubsetKey, Tags};
 use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
@@ -181,14 +181,6 @@ const TAGS: Tags = Tags {
     reveal_digest: msg::REVEAL_DIGEST,
     verdict: msg::VERDICT,
 };
-
-const fn message(name: &'static str, senders: &'static [PartyId], digest: bool) -> MessageType {
-    MessageType {
-        name,
-        senders,
-        digest,
-    }
-}
 
 pub static MESSAGES: [MessageType; 12] = [
     message("key", &[0, 1], false),
@@ -523,12 +515,4 @@ impl Sharing for FantasticFour {
 /// Draw `i` of a key, empty where this party does not hold the key.
 fn drawn(draws: &[Vec<u64>], i: usize) -> &[u64] {
     draws.get(i).map_or(&[], |v| &v[..])
-}
-
-/// Writes every gate's three output components, word k from `f(k)`.
-fn write3(s: &mut Shares, gates: &[(u32, u32, u32)], f: impl Fn(usize) -> (u64, u64, u64)) {
-    let w = s.w;
-    for (gi, &(_, _, out)) in gates.iter().enumerate() {
-        s.write3(out, |j| f(gi * w + j));
-    }
 }

@@ -5,6 +5,7 @@
 
 use super::verify::{self, ViewSpec, Views};
 use super::{learns, recv_raw, send_raw_tagged, share_key, Channel, Shares};
+use crate::fault::MessageType;
 use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
@@ -141,4 +142,22 @@ pub fn checkpoint(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result<()
     verify::settle(ch, views, PARTIES, tags.verdict)?;
     ch.set_phase(now);
     Ok(())
+}
+
+/// A row of a protocol's message-type list (see [`crate::fault`]).
+pub const fn message(name: &'static str, senders: &'static [PartyId], digest: bool) -> MessageType {
+    MessageType {
+        name,
+        senders,
+        digest,
+    }
+}
+
+/// Writes every gate's three output components (protocols with three
+/// components per slot), word k of the layer from `f(k)`.
+pub fn write3(s: &mut Shares, gates: &[(u32, u32, u32)], f: impl Fn(usize) -> (u64, u64, u64)) {
+    let w = s.w;
+    for (gi, &(_, _, out)) in gates.iter().enumerate() {
+        s.write3(out, |j| f(gi * w + j));
+    }
 }

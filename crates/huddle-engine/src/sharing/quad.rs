@@ -47,7 +47,7 @@
 //! outputs only when every party reports success.
 
 use super::arith::Arith;
-use super::malicious::{self, Route, SubsetKey, Tags};
+use super::malicious::{self, message, Route, SubsetKey, Tags};
 use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
@@ -221,14 +221,6 @@ mod msg {
     pub const REVEAL: usize = 9;
     pub const REVEAL_DIGEST: usize = 10;
     pub const VERDICT: usize = 11;
-}
-
-const fn message(name: &'static str, senders: &'static [PartyId], digest: bool) -> MessageType {
-    MessageType {
-        name,
-        senders,
-        digest,
-    }
 }
 
 pub static QUAD_MESSAGES: [MessageType; 12] = [
