@@ -341,24 +341,12 @@ impl Sharing for FantasticFour {
         for to in [(me + 1) % 4, (me + 3) % 4] {
             ch.send_tagged(msg::INPUT, to, &sent)?;
         }
-        // From the dealers d = me - 1 (x_b is our component 1... see below) and d = me + 1.
+        // x_b from the dealers d = me - 1 and d = me + 1, compared with
+        // the other receiver.
         for d in [(me + 3) % 4, (me + 1) % 4] {
-            let values: Vec<usize> = (0..inputs.slots.len())
-                .filter(|&i| inputs.owners[i] == d)
-                .collect();
-            let slots: Vec<u32> = values
-                .iter()
-                .flat_map(|&i| inputs.slots[i].iter().copied())
-                .collect();
-            if slots.is_empty() {
-                continue;
-            }
-            let xb = ch.recv(d, slots.len() * w)?;
-            self.views().absorb(V_INPUT + d, &xb);
             let k = component(me, (d + 2) % 4).expect("a receiver holds x_b");
-            for (j, &slot) in slots.iter().enumerate() {
-                s.set(k, slot, &xb[j * w..(j + 1) * w]);
-            }
+            let xb = inputs.receive(ch, d, k, s)?;
+            self.views().absorb(V_INPUT + d, &xb);
             ch.recycle(xb);
         }
         Ok(())

@@ -432,25 +432,37 @@ pub struct InputValues<'a> {
 }
 
 impl InputValues<'_> {
+    /// The slots of every input value `from` deals, in input order.
+    pub fn dealt_by(&self, from: PartyId) -> Vec<u32> {
+        (0..self.slots.len())
+            .filter(|&i| self.owners[i] == from)
+            .flat_map(|i| self.slots[i].iter().copied())
+            .collect()
+    }
+
+    /// Writes `values` (one element per wire of every input value `from`
+    /// deals, in input order) into component `component` of their slots.
+    pub fn set_dealt(&self, from: PartyId, component: usize, s: &mut Shares, values: &[u64]) {
+        let w = s.w;
+        for (k, slot) in self.dealt_by(from).into_iter().enumerate() {
+            s.set(component, slot, &values[k * w..(k + 1) * w]);
+        }
+    }
+
     /// Receives from `from` one element per wire of every input value it
-    /// deals, in input order, into component `component` of their slots.
+    /// deals, in input order, into component `component` of their slots;
+    /// returns the words received (for the malicious protocols' views).
     pub fn receive(
         &self,
         ch: &mut Channel,
         from: PartyId,
         component: usize,
         s: &mut Shares,
-    ) -> Result<(), RunError> {
-        let slots: Vec<u32> = (0..self.slots.len())
-            .filter(|&i| self.owners[i] == from)
-            .flat_map(|i| self.slots[i].iter().copied())
-            .collect();
-        let w = s.w;
-        let values = ch.recv(from, slots.len() * w)?;
-        for (k, &slot) in slots.iter().enumerate() {
-            s.set(component, slot, &values[k * w..(k + 1) * w]);
-        }
-        Ok(())
+    ) -> Result<Vec<u64>, RunError> {
+        let count = self.dealt_by(from).len() * s.w;
+        let values = ch.recv(from, count)?;
+        self.set_dealt(from, component, s, &values);
+        Ok(values)
     }
 }
 

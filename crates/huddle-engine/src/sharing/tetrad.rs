@@ -338,23 +338,16 @@ impl Sharing for Tetrad {
         if me == 3 {
             return Ok(());
         }
+        // m of every dealer's values, in dealer order, into the view.
         for d in 0..4 {
-            let slots: Vec<u32> = (0..inputs.slots.len())
-                .filter(|&i| inputs.owners[i] == d)
-                .flat_map(|i| inputs.slots[i].iter().copied())
-                .collect();
-            if slots.is_empty() {
-                continue;
-            }
             let m = if d == me {
+                inputs.set_dealt(me, 0, s, &sent);
                 std::mem::take(&mut sent)
             } else {
-                ch.recv(d, slots.len() * w)?
+                inputs.receive(ch, d, 0, s)?
             };
             self.views().absorb(V_INPUT, &m);
-            for (i, &slot) in slots.iter().enumerate() {
-                s.set(0, slot, &m[i * w..(i + 1) * w]);
-            }
+            ch.recycle(m);
         }
         Ok(())
     }
