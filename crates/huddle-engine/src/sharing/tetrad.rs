@@ -222,7 +222,7 @@ impl Tetrad {
 /// (a0, a1, a2) of x and (b0, b1, b2) of y:
 /// `square` = a1 b1 + a1 b2 + a2 b1 (P0: Γ_A; P1: x1 y1 + the Γ_B cross terms,
 /// see `gamma`), and the cross terms with component 0.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Products {
     /// a0 b0: m_x m_y at P0, P1, P2.
     first: u64,
@@ -368,92 +368,87 @@ impl Sharing for Tetrad {
         let u2 = draw(self, 1);
         let sv = draw(self, 2);
         let lz3 = draw(self, 2);
-        let mut p = vec![Products::default(); n];
-        each_word::<R>(s, &gates, |k, q| p[k] = q);
-        let (u1, lz1, u2, sv, lz3) = (held(&u1), held(&lz1), held(&u2), held(&sv), held(&lz3));
-        let add = R::add;
-        let sub = R::sub;
+        let draws = [u1, lz1, u2, sv, lz3];
+        let [u1, lz1, u2, sv, lz3] = draws.each_ref().map(held);
+        let (add, sub) = (R::add, R::sub);
+        // One pass over the layer's products fills `a` (and `b`) with what
+        // this party sends or keeps; the received values are combined after.
+        let (mut a, mut b) = (ch.buffer(n), ch.buffer(n));
         match me {
             3 => {
-                // Components (λ1, λ2, λ3): Γ_A from 0, 1; Γ_B from 0, 2; Γ_C from 1, 2.
-                // With a0 b0 = x1 y1, cross1 = x1 y2 + x2 y1, cross2 = x1 y3 + x3 y1,
-                // inner = x2 y3 + x3 y2, diag1 = x2 y2, diag2 = x3 y3.
-                let gamma_a = |q: &Products| add(q.cross1, q.first);
-                let gamma_b = |q: &Products| add(q.cross2, q.diag2);
-                let gamma_c = |q: &Products| add(q.inner, q.diag1);
-                let lz2: Vec<u64> = (0..n)
-                    .map(|k| sub(sub(add(u1[k], u2[k]), gamma_a(&p[k])), lz1[k]))
-                    .collect();
-                let wv: Vec<u64> = (0..n)
-                    .map(|k| add(add(sv[k], gamma_b(&p[k])), gamma_c(&p[k])))
-                    .collect();
-                ch.send_tagged_in(Phase::Offline, msg::T1, 0, &wv)?;
-                ch.send_tagged_in(Phase::Offline, msg::T2, 2, &lz2)?;
-                write3(s, &gates, |k| (lz1[k], lz2[k], lz3[k]));
+                // Components (λ1, λ2, λ3): first = x1 y1, cross1 = x1 y2 + x2 y1,
+                // cross2 = x1 y3 + x3 y1, inner = x2 y3 + x3 y2, diag1 = x2 y2,
+                // diag2 = x3 y3. a = λz2 = u1 + u2 − Γ_A − λz1, b = w = s + Γ_B + Γ_C.
+                each_word::<R>(s, &gates, |k, q| {
+                    let gamma_a = add(q.cross1, q.first);
+                    let (gamma_b, gamma_c) = (add(q.cross2, q.diag2), add(q.inner, q.diag1));
+                    a[k] = sub(sub(add(u1[k], u2[k]), gamma_a), lz1[k]);
+                    b[k] = add(add(sv[k], gamma_b), gamma_c);
+                });
+                ch.send_tagged_in(Phase::Offline, msg::T1, 0, &b)?;
+                ch.send_tagged_in(Phase::Offline, msg::T2, 2, &a)?;
+                write3(s, &gates, |k| (lz1[k], a[k], lz3[k]));
             }
             0 => {
-                // Components (m, λ1, λ2): Γ_A = inner + diag1.
-                let lz2: Vec<u64> = (0..n)
-                    .map(|k| sub(sub(add(u1[k], u2[k]), add(p[k].inner, p[k].diag1)), lz1[k]))
-                    .collect();
+                // Components (m, λ1, λ2): Γ_A = inner + diag1; a = λz2, b =
+                // c − w = u1 + u2 − (x1 + x2) m_y − m_x (y1 + y2).
+                each_word::<R>(s, &gates, |k, q| {
+                    a[k] = sub(sub(add(u1[k], u2[k]), add(q.inner, q.diag1)), lz1[k]);
+                    b[k] = sub(add(u1[k], u2[k]), add(q.cross1, q.cross2));
+                });
                 let wv = ch.recv(3, n)?;
                 let mz = ch.recv(2, n)?;
-                // c = w + u1 + u2 − (x1 + x2) m_y − m_x (y1 + y2).
                 let views = self.views();
-                views.absorb(V_LZ2, &lz2);
+                views.absorb(V_LZ2, &a);
                 views.absorb(V_MZ, &mz);
-                views.absorb_with(V_CHECK, n, |k| {
-                    sub(add(add(wv[k], u1[k]), u2[k]), add(p[k].cross1, p[k].cross2))
-                });
-                write3(s, &gates, |k| (mz[k], lz1[k], lz2[k]));
+                views.absorb_with(V_CHECK, n, |k| add(wv[k], b[k]));
+                write3(s, &gates, |k| (mz[k], lz1[k], a[k]));
                 for v in [wv, mz] {
                     ch.recycle(v);
                 }
             }
-            1 => {
-                // Components (m, λ1, λ3): Γ_B = inner + diag2; y1 from cross1,
-                // y3 = −cross2.
-                let y1: Vec<u64> = (0..n)
-                    .map(|k| sub(add(add(p[k].inner, p[k].diag2), u1[k]), p[k].cross1))
-                    .collect();
-                ch.send_tagged(msg::T3, 2, &y1)?;
-                let y2 = ch.recv(2, n)?;
-                let mz: Vec<u64> = (0..n)
-                    .map(|k| {
-                        let y = sub(add(y1[k], y2[k]), p[k].cross2);
-                        add(add(p[k].first, y), lz3[k])
-                    })
-                    .collect();
-                let views = self.views();
-                views.absorb(V_MZ, &mz);
-                views.absorb_with(V_CHECK, n, |k| add(add(y1[k], y2[k]), sv[k]));
-                write3(s, &gates, |k| (mz[k], lz1[k], lz3[k]));
-                ch.recycle(y2);
-            }
             _ => {
-                // Components (m, λ2, λ3): Γ_C = inner + diag1; y2 from cross1,
-                // y3 = −cross2.
-                let y2: Vec<u64> = (0..n)
-                    .map(|k| sub(add(add(p[k].inner, p[k].diag1), u2[k]), p[k].cross1))
-                    .collect();
-                ch.send_tagged(msg::T4, 1, &y2)?;
-                let lz2 = ch.recv(3, n)?;
-                let y1 = ch.recv(1, n)?;
-                let mz: Vec<u64> = (0..n)
-                    .map(|k| {
-                        let y = sub(add(y1[k], y2[k]), p[k].cross2);
-                        add(add(p[k].first, y), lz3[k])
-                    })
-                    .collect();
-                ch.send_tagged(msg::T5, 0, &mz)?;
+                // P1, components (m, λ1, λ3): a = y1 = Γ_B + u1 − cross1 with
+                // Γ_B = inner + diag2. P2, components (m, λ2, λ3): a = y2 =
+                // Γ_C + u2 − cross1 with Γ_C = inner + diag1. Both: b = m_x m_y
+                // + y3 = first − cross2.
+                let p1 = me == 1;
+                each_word::<R>(s, &gates, |k, q| {
+                    let (diag, u) = if p1 {
+                        (q.diag2, u1[k])
+                    } else {
+                        (q.diag1, u2[k])
+                    };
+                    a[k] = sub(add(add(q.inner, diag), u), q.cross1);
+                    b[k] = sub(q.first, q.cross2);
+                });
+                let (tag, peer) = if p1 { (msg::T3, 2) } else { (msg::T4, 1) };
+                ch.send_tagged(tag, peer, &a)?;
+                let lz2 = (!p1).then(|| ch.recv(3, n)).transpose()?;
+                let theirs = ch.recv(peer, n)?;
+                // m_z = m_x m_y + y1 + y2 + y3 + λz3, in place of b.
+                for k in 0..n {
+                    b[k] = add(add(b[k], add(a[k], theirs[k])), lz3[k]);
+                }
+                if !p1 {
+                    ch.send_tagged(msg::T5, 0, &b)?;
+                }
                 let views = self.views();
-                views.absorb(V_LZ2, &lz2);
-                views.absorb_with(V_CHECK, n, |k| add(add(y1[k], y2[k]), sv[k]));
-                write3(s, &gates, |k| (mz[k], lz2[k], lz3[k]));
-                for v in [lz2, y1] {
+                match &lz2 {
+                    Some(lz2) => views.absorb(V_LZ2, lz2),
+                    None => views.absorb(V_MZ, &b),
+                }
+                views.absorb_with(V_CHECK, n, |k| add(add(a[k], theirs[k]), sv[k]));
+                let lz = lz2.as_deref().unwrap_or(lz1);
+                write3(s, &gates, |k| (b[k], lz[k], lz3[k]));
+                ch.recycle(theirs);
+                if let Some(v) = lz2 {
                     ch.recycle(v);
                 }
             }
+        }
+        for v in [a, b].into_iter().chain(draws.into_iter().flatten()) {
+            ch.recycle(v);
         }
         Ok(())
     }
