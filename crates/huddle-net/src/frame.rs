@@ -83,7 +83,9 @@ pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, Frame
     }
     // The length is the peer's claim: memory grows with the bytes that
     // actually arrive (doubling past the first chunk), not with the claim.
-    let mut payload = Vec::with_capacity(len.min(FIRST_CHUNK));
+    // A buffer of past messages costs nothing whatever the claim.
+    let mut payload =
+        crate::pool::take(len).unwrap_or_else(|| Vec::with_capacity(len.min(FIRST_CHUNK)));
     r.take(len as u64)
         .read_to_end(&mut payload)
         .map_err(FrameError::Io)?;

@@ -17,6 +17,7 @@ pub mod config;
 mod connect;
 mod frame;
 pub mod network;
+mod pool;
 pub mod profile;
 pub mod tls;
 
@@ -75,6 +76,7 @@ pub use accounting::{Accounting, LinkStats, Phase};
 pub use config::{NetworkConfig, PartyConfig};
 pub use connect::{connect, local_networks, ConnectOptions, Handshake, Transport};
 pub use network::{memory_networks, message_buffer, LinkLimits, NetError, Network, STAMP_BYTES};
+pub use pool::recycle as recycle_buffer;
 pub use profile::{LinkShape, NetProfile};
 
 /// Index of a party, 0-based.

@@ -295,8 +295,10 @@ pub(crate) fn split_stamp(data: &mut Vec<u8>) -> Result<(Phase, u32), String> {
 /// An empty message buffer with room for `len` payload bytes and the
 /// trailer, so that sending it never reallocates (a copy of the whole
 /// message into fresh memory).
+/// Taken from the buffers of past messages where one is large enough (see
+/// [`recycle_buffer`](crate::recycle_buffer)).
 pub fn message_buffer(len: usize) -> Vec<u8> {
-    Vec::with_capacity(len + STAMP_BYTES)
+    crate::pool::take(len + STAMP_BYTES).unwrap_or_else(|| Vec::with_capacity(len + STAMP_BYTES))
 }
 
 /// One party's view of the network.
@@ -823,6 +825,7 @@ fn write_loop(w: &mut impl Write, queue: &Receiver<Outgoing>) -> std::io::Result
                     }
                 }
                 write_frame(w, &d.data)?;
+                crate::pool::recycle(d.data);
             }
             Outgoing::End(Ending::Goodbye) => {
                 write_goodbye(w)?;

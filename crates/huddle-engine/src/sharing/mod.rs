@@ -84,9 +84,10 @@ impl Transport for Network {
 /// Messages of share words: each word travels as `word_bytes` little-endian
 /// bytes (8 for bitsliced Boolean words, k/8 for elements of Z_2^k).
 ///
-/// It also keeps the large buffers of past rounds for the next ones (words
-/// drawn or received, bytes received become bytes sent): a round's buffers
-/// are megabytes, and fresh ones cost the kernel a page fault per 4 KiB.
+/// It also keeps the large word buffers of past rounds for the next ones
+/// (byte buffers go back to the transport's pool, see
+/// [`huddle_net::recycle_buffer`]): a round's buffers are megabytes, and
+/// fresh ones cost the kernel a page fault per 4 KiB.
 pub struct Channel<'a> {
     net: &'a mut dyn Transport,
     word_bytes: usize,
@@ -95,12 +96,11 @@ pub struct Channel<'a> {
     randomness: crate::Randomness,
     next_draw: u64,
     spare_words: Vec<Vec<u64>>,
-    spare_bytes: Vec<Vec<u8>>,
     /// At a party corrupted on purpose: what it does to its messages.
     fault: Option<crate::fault::ActiveFault>,
 }
 
-/// Buffers kept per kind.
+/// Word buffers kept.
 const SPARE: usize = 16;
 
 impl<'a> Channel<'a> {
@@ -118,7 +118,6 @@ impl<'a> Channel<'a> {
             randomness,
             next_draw: first_draw,
             spare_words: Vec::new(),
-            spare_bytes: Vec::new(),
             fault: None,
         }
     }
@@ -207,10 +206,7 @@ impl<'a> Channel<'a> {
     /// Sends `words` (the transport drops an empty message; both sides know its size).
     pub fn send(&mut self, to: PartyId, words: &[u64]) -> Result<(), RunError> {
         let b = self.word_bytes;
-        let mut bytes = self.spare_bytes.pop().unwrap_or_default();
-        bytes.clear();
-        // Room for the transport's trailer, so it does not reallocate.
-        bytes.reserve(words.len() * b + 16);
+        let mut bytes = huddle_net::message_buffer(words.len() * b);
         match b {
             8 => bytes.extend(words.iter().flat_map(|w| w.to_le_bytes())),
             4 => bytes.extend(words.iter().flat_map(|&w| (w as u32).to_le_bytes())),
@@ -259,9 +255,7 @@ impl<'a> Channel<'a> {
                 }
             }
         }
-        if self.spare_bytes.len() < SPARE {
-            self.spare_bytes.push(bytes);
-        }
+        huddle_net::recycle_buffer(bytes);
         Ok(out)
     }
 }

@@ -1,0 +1,117 @@
+//! Message buffers kept for reuse across rounds.
+//!
+//! A round's messages are megabytes, and memory fresh from the kernel costs a
+//! page fault and a zeroing per page: in a layer-by-layer protocol that is
+//! as much work as the protocol's own arithmetic. So a buffer, once written
+//! to a socket (or read by the protocol), comes back here, and the next
+//! message (sent, or read from a socket) takes it. One pool per process,
+//! shared by every endpoint and link thread, because buffers travel between
+//! them: a party that receives more messages than it sends hands its surplus
+//! to its link threads' next reads, and in-memory links pass the buffer itself
+//! from one endpoint to the other.
+
+use std::sync::Mutex;
+
+/// Buffers held at most, and bytes held at most: enough for every message of
+/// a round of a few parties in one process, bounded so that a long-lived
+/// process does not keep a large batch's memory forever.
+const KEEP_BUFFERS: usize = 32;
+const KEEP_BYTES: usize = 512 << 20;
+/// Smaller buffers are cheap to allocate (the allocator reuses them itself).
+const SMALLEST_KEPT: usize = 64 << 10;
+
+struct Pool {
+    buffers: Vec<Vec<u8>>,
+    bytes: usize,
+}
+
+impl Pool {
+    const fn new() -> Pool {
+        Pool {
+            buffers: Vec::new(),
+            bytes: 0,
+        }
+    }
+
+    fn take(&mut self, capacity: usize) -> Option<Vec<u8>> {
+        if capacity < SMALLEST_KEPT {
+            return None;
+        }
+        let at = self
+            .buffers
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.capacity() >= capacity)
+            .min_by_key(|(_, b)| b.capacity())
+            .map(|(i, _)| i)?;
+        let buffer = self.buffers.swap_remove(at);
+        self.bytes -= buffer.capacity();
+        Some(buffer)
+    }
+
+    fn put(&mut self, mut buffer: Vec<u8>) {
+        let capacity = buffer.capacity();
+        if capacity < SMALLEST_KEPT
+            || self.buffers.len() >= KEEP_BUFFERS
+            || self.bytes + capacity > KEEP_BYTES
+        {
+            return;
+        }
+        buffer.clear();
+        self.bytes += capacity;
+        self.buffers.push(buffer);
+    }
+}
+
+static POOL: Mutex<Pool> = Mutex::new(Pool::new());
+
+/// An empty buffer with room for at least `capacity` bytes, if the pool has
+/// one (the smallest that fits).
+pub(crate) fn take(capacity: usize) -> Option<Vec<u8>> {
+    POOL.lock().ok()?.take(capacity)
+}
+
+/// Gives a message buffer back for later messages (contents are discarded).
+pub fn recycle(buffer: Vec<u8>) {
+    if let Ok(mut pool) = POOL.lock() {
+        pool.put(buffer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_buffer_is_taken_again_empty_smallest_first_within_the_bounds() {
+        let mut pool = Pool::new();
+        let sizes = [3 * SMALLEST_KEPT, 2 * SMALLEST_KEPT];
+        let mut at = Vec::new();
+        for n in sizes {
+            let mut b = Vec::with_capacity(n);
+            b.extend_from_slice(&[7u8; 100]);
+            at.push(b.as_ptr());
+            pool.put(b);
+        }
+        // The smallest that fits, emptied.
+        let b = pool.take(SMALLEST_KEPT + 1).expect("a kept buffer");
+        assert_eq!((b.as_ptr(), b.len()), (at[1], 0));
+        assert!(pool.take(3 * SMALLEST_KEPT + 1).is_none());
+        assert_eq!(
+            pool.take(3 * SMALLEST_KEPT).map(|b| b.as_ptr()),
+            Some(at[0])
+        );
+        assert_eq!(pool.bytes, 0);
+        // Small buffers are not kept; the count and byte bounds hold.
+        pool.put(Vec::with_capacity(SMALLEST_KEPT - 1));
+        assert!(pool.buffers.is_empty());
+        for _ in 0..KEEP_BUFFERS + 5 {
+            pool.put(Vec::with_capacity(SMALLEST_KEPT));
+        }
+        assert_eq!(pool.buffers.len(), KEEP_BUFFERS);
+        let mut pool = Pool::new();
+        pool.put(Vec::with_capacity(KEEP_BYTES)); // never touched: no memory used
+        pool.put(Vec::with_capacity(SMALLEST_KEPT));
+        assert_eq!((pool.buffers.len(), pool.bytes), (1, KEEP_BYTES));
+    }
+}
