@@ -60,6 +60,13 @@ pub enum BenchCommand {
         /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
         #[arg(long, default_value = "lan")]
         net: String,
+        /// Marginal rates: the gates of extra layers (twice the depth) or the
+        /// extra AES blocks (twice the batch) over the extra time. This cancels
+        /// what a run pays once (setup, input sharing, outputs, the fixed
+        /// rounds of verification): the multiplication throughput that the
+        /// papers report.
+        #[arg(long)]
+        marginal: bool,
     },
     /// Multiparty garbling (bgw3, bgw2, bgw2-mal) on AES-128 and SHA-256 for several
     /// party counts: seconds per phase, bytes and AND gates per second.
@@ -111,6 +118,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             share_memory,
             circuits,
             net,
+            marginal,
         } => crate::bench_protocols::run(
             json,
             crate::bench_protocols::Setup {
@@ -122,6 +130,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
                 share_memory: share_memory.max(1) << 20,
                 net: huddle_net::NetProfile::named(&net).map_err(|e| e.to_string())?,
                 ttp_parties: 3,
+                marginal,
             },
             circuits,
         ),

@@ -115,6 +115,35 @@ pub struct Setup {
     /// Parties of the TTP baseline: those of the protocol benchmarked
     /// (`only`), else 3.
     pub ttp_parties: usize,
+    /// Report marginal rates (see `huddle bench protocols --help`).
+    pub marginal: bool,
+}
+
+/// Work per second: `work` over `time`, or with `marginal` the extra work
+/// of the larger run (`work` again) over its extra time, from `run(false)`
+/// (the plain run) and `run(true)` (the doubled one). The plain run's rounds.
+fn rate(
+    work: f64,
+    marginal: bool,
+    run: impl Fn(bool) -> Result<Timing, String>,
+) -> Result<(f64, u32), String> {
+    if !marginal {
+        let base = run(false)?;
+        return Ok((work / base.wall.as_secs_f64(), base.rounds));
+    }
+    // The doubled run first: a process's first run also pays for memory
+    // fresh from the kernel, which would flatter the difference.
+    let doubled = run(true)?;
+    let base = run(false)?;
+    let extra = doubled.wall.saturating_sub(base.wall).as_secs_f64();
+    if extra <= 0.0 {
+        return Err(format!(
+            "the doubled run took no longer ({:?} against {:?}): too noisy a machine \
+             for marginal rates; use --repeat",
+            doubled.wall, base.wall
+        ));
+    }
+    Ok((work / extra, base.rounds))
 }
 
 /// The median wall time (and its run's online rounds) of `repeat` runs.
@@ -151,16 +180,24 @@ pub fn run(
     let mut report = Map::new();
     let mut lines = Vec::new();
     let (width, depth) = (1024u32, 64u32);
-    let ands = product_layers(width, depth, None);
-    let and_inputs = random_inputs(&ands, &mut prg, batch);
+    // With --marginal, also twice as deep (ANDs, mults) or twice the batch (AES).
+    let deeper = |d: u32| if setup.marginal { 2 * d } else { d };
+    let ands = [
+        product_layers(width, depth, None),
+        product_layers(width, deeper(depth), None),
+    ];
+    let and_inputs = random_inputs(&ands[0], &mut prg, batch);
     // Ring elements are one per instance: fewer instances for the same work.
     let ring_batch = (batch / 16).max(64);
     let (mwidth, mdepth) = (256u32, 32u32);
-    let mults: Vec<(RingWidth, Circuit, Vec<BitMatrix>)> = [RingWidth::W32, RingWidth::W64]
+    let mults: Vec<(RingWidth, [Circuit; 2], Vec<BitMatrix>)> = [RingWidth::W32, RingWidth::W64]
         .into_iter()
         .map(|r| {
-            let c = product_layers(mwidth, mdepth, Some(r));
-            let inputs = random_inputs(&c, &mut prg, ring_batch);
+            let c = [
+                product_layers(mwidth, mdepth, Some(r)),
+                product_layers(mwidth, deeper(mdepth), Some(r)),
+            ];
+            let inputs = random_inputs(&c[0], &mut prg, ring_batch);
             (r, c, inputs)
         })
         .collect();
@@ -176,34 +213,49 @@ pub fn run(
         .transpose()
         .map_err(|e| e.to_string())?;
     let aes_batch = batch;
-    let aes_inputs = aes.as_ref().map(|c| random_inputs(c, &mut prg, aes_batch));
+    let aes_batches = [
+        aes_batch,
+        if setup.marginal {
+            2 * aes_batch
+        } else {
+            aes_batch
+        },
+    ];
+    let aes_inputs = aes
+        .as_ref()
+        .map(|c| aes_batches.map(|b| random_inputs(c, &mut prg, b)));
     let chosen = Protocol::ALL
         .into_iter()
         // Garbling has its own benchmark (`huddle bench garble`).
         .filter(|p| p.garbling().is_none())
+        // The TTP has no per-layer cost to measure at the margin.
+        .filter(|&p| !(setup.marginal && p == Protocol::Ttp))
         .filter(|&p| p == Protocol::Ttp || only.is_none_or(|o| o == p));
     for protocol in chosen {
         let info = protocol.descriptor();
         let mut entry = Map::new();
-        let t = median_run(protocol, &ands, &and_inputs, &setup)?;
         let gates = f64::from(width * depth) * batch as f64;
-        let rate = gates / t.wall.as_secs_f64();
-        entry.insert("and_gates_per_second".into(), json!(rate));
-        let mut line = format!("{:<11} {:.3e} AND/s", info.name, rate);
+        let (rate_and, _) = rate(gates, setup.marginal, |twice| {
+            median_run(protocol, &ands[usize::from(twice)], &and_inputs, &setup)
+        })?;
+        entry.insert("and_gates_per_second".into(), json!(rate_and));
+        let mut line = format!("{:<11} {:.3e} AND/s", info.name, rate_and);
         for (r, c, inputs) in &mults {
-            let t = median_run(protocol, c, inputs, &setup)?;
-            let rate = f64::from(mwidth * mdepth) * ring_batch as f64 / t.wall.as_secs_f64();
-            entry.insert(format!("mult{}_per_second", r.bits()), json!(rate));
-            line.push_str(&format!(", {rate:.3e} mult{}/s", r.bits()));
+            let work = f64::from(mwidth * mdepth) * ring_batch as f64;
+            let (rate_mult, _) = rate(work, setup.marginal, |twice| {
+                median_run(protocol, &c[usize::from(twice)], inputs, &setup)
+            })?;
+            entry.insert(format!("mult{}_per_second", r.bits()), json!(rate_mult));
+            line.push_str(&format!(", {rate_mult:.3e} mult{}/s", r.bits()));
         }
         if let (Some(c), Some(inputs)) = (&aes, &aes_inputs) {
-            let t = median_run(protocol, c, inputs, &setup)?;
-            let blocks = aes_batch as f64 / t.wall.as_secs_f64();
+            let (blocks, rounds) = rate(aes_batch as f64, setup.marginal, |twice| {
+                median_run(protocol, c, &inputs[usize::from(twice)], &setup)
+            })?;
             entry.insert("aes128_blocks_per_second".into(), json!(blocks));
-            entry.insert("aes128_online_rounds".into(), json!(t.rounds));
+            entry.insert("aes128_online_rounds".into(), json!(rounds));
             line.push_str(&format!(
-                ", {blocks:.3e} AES-128 blocks/s ({} rounds)",
-                t.rounds
+                ", {blocks:.3e} AES-128 blocks/s ({rounds} rounds)"
             ));
         }
         report.insert(info.name.into(), Value::Object(entry));
@@ -213,10 +265,16 @@ pub fn run(
         "huddle bench protocols ({}, network {}, all parties on this machine, {threads} thread(s) each, \
          median of {} run(s); \
          ANDs: {width} x {depth} layers x {batch} instances; mults: {mwidth} x {mdepth} x \
-         {ring_batch}; AES: {aes_batch} blocks; times include setup, input sharing and output)",
+         {ring_batch}; AES: {aes_batch} blocks; {})",
         if tcp { "loopback TCP" } else { "in memory" },
         setup.net.name,
-        setup.repeat
+        setup.repeat,
+        if setup.marginal {
+            "marginal rates: extra gates of twice the depth, extra AES blocks of twice the batch, \
+             over the extra time"
+        } else {
+            "times include setup, input sharing and output"
+        }
     );
     crate::bench::print_report(as_json, &header, report, &lines)
 }
