@@ -119,6 +119,30 @@ pub struct Setup {
     pub marginal: bool,
 }
 
+/// A workload (`make(1)`) and, for marginal rates only, its doubled
+/// version (`make(2)`: twice the depth or the batch).
+struct Doubled<T> {
+    base: T,
+    doubled: Option<T>,
+}
+
+impl<T> Doubled<T> {
+    fn new(marginal: bool, mut make: impl FnMut(u32) -> T) -> Doubled<T> {
+        Doubled {
+            base: make(1),
+            doubled: marginal.then(|| make(2)),
+        }
+    }
+
+    /// The doubled workload when `twice` (asked only for marginal rates).
+    fn get(&self, twice: bool) -> &T {
+        match (twice, &self.doubled) {
+            (true, Some(d)) => d,
+            _ => &self.base,
+        }
+    }
+}
+
 /// Work per second: `work` over `time`, or with `marginal` the extra work
 /// of the larger run (`work` again) over its extra time, from `run(false)`
 /// (the plain run) and `run(true)` (the doubled one). The plain run's rounds.
@@ -181,26 +205,21 @@ pub fn run(
     let mut lines = Vec::new();
     let (width, depth) = (1024u32, 64u32);
     // With --marginal, also twice as deep (ANDs, mults) or twice the batch (AES).
-    let deeper = |d: u32| if setup.marginal { 2 * d } else { d };
-    let ands = [
-        product_layers(width, depth, None),
-        product_layers(width, deeper(depth), None),
-    ];
-    let and_inputs = random_inputs(&ands[0], &mut prg, batch);
+    let marginal = setup.marginal;
+    let ands = Doubled::new(marginal, |k| product_layers(width, k * depth, None));
+    let and_inputs = random_inputs(&ands.base, &mut prg, batch);
     // Ring elements are one per instance: fewer instances for the same work.
     let ring_batch = (batch / 16).max(64);
     let (mwidth, mdepth) = (256u32, 32u32);
-    let mults: Vec<(RingWidth, [Circuit; 2], Vec<BitMatrix>)> = [RingWidth::W32, RingWidth::W64]
-        .into_iter()
-        .map(|r| {
-            let c = [
-                product_layers(mwidth, mdepth, Some(r)),
-                product_layers(mwidth, deeper(mdepth), Some(r)),
-            ];
-            let inputs = random_inputs(&c[0], &mut prg, ring_batch);
-            (r, c, inputs)
-        })
-        .collect();
+    let mults: Vec<(RingWidth, Doubled<Circuit>, Vec<BitMatrix>)> =
+        [RingWidth::W32, RingWidth::W64]
+            .into_iter()
+            .map(|r| {
+                let c = Doubled::new(marginal, |k| product_layers(mwidth, k * mdepth, Some(r)));
+                let inputs = random_inputs(&c.base, &mut prg, ring_batch);
+                (r, c, inputs)
+            })
+            .collect();
     let dir = circuits.or_else(|| {
         std::env::current_dir()
             .ok()
@@ -213,17 +232,11 @@ pub fn run(
         .transpose()
         .map_err(|e| e.to_string())?;
     let aes_batch = batch;
-    let aes_batches = [
-        aes_batch,
-        if setup.marginal {
-            2 * aes_batch
-        } else {
-            aes_batch
-        },
-    ];
-    let aes_inputs = aes
-        .as_ref()
-        .map(|c| aes_batches.map(|b| random_inputs(c, &mut prg, b)));
+    let aes_inputs = aes.as_ref().map(|c| {
+        Doubled::new(marginal, |k| {
+            random_inputs(c, &mut prg, k as usize * aes_batch)
+        })
+    });
     let chosen = Protocol::ALL
         .into_iter()
         // Garbling has its own benchmark (`huddle bench garble`).
@@ -236,21 +249,21 @@ pub fn run(
         let mut entry = Map::new();
         let gates = f64::from(width * depth) * batch as f64;
         let (rate_and, _) = rate(gates, setup.marginal, |twice| {
-            median_run(protocol, &ands[usize::from(twice)], &and_inputs, &setup)
+            median_run(protocol, ands.get(twice), &and_inputs, &setup)
         })?;
         entry.insert("and_gates_per_second".into(), json!(rate_and));
         let mut line = format!("{:<11} {:.3e} AND/s", info.name, rate_and);
         for (r, c, inputs) in &mults {
             let work = f64::from(mwidth * mdepth) * ring_batch as f64;
             let (rate_mult, _) = rate(work, setup.marginal, |twice| {
-                median_run(protocol, &c[usize::from(twice)], inputs, &setup)
+                median_run(protocol, c.get(twice), inputs, &setup)
             })?;
             entry.insert(format!("mult{}_per_second", r.bits()), json!(rate_mult));
             line.push_str(&format!(", {rate_mult:.3e} mult{}/s", r.bits()));
         }
         if let (Some(c), Some(inputs)) = (&aes, &aes_inputs) {
             let (blocks, rounds) = rate(aes_batch as f64, setup.marginal, |twice| {
-                median_run(protocol, c, &inputs[usize::from(twice)], &setup)
+                median_run(protocol, c, inputs.get(twice), &setup)
             })?;
             entry.insert("aes128_blocks_per_second".into(), json!(blocks));
             entry.insert("aes128_online_rounds".into(), json!(rounds));

@@ -294,9 +294,8 @@ pub(crate) fn split_stamp(data: &mut Vec<u8>) -> Result<(Phase, u32), String> {
 
 /// An empty message buffer with room for `len` payload bytes and the
 /// trailer, so that sending it never reallocates (a copy of the whole
-/// message into fresh memory).
-/// Taken from the buffers of past messages where one is large enough (see
-/// [`recycle_buffer`](crate::recycle_buffer)).
+/// message into fresh memory); one of past messages' buffers where one is
+/// large enough (see [`recycle_buffer`](crate::recycle_buffer)).
 pub fn message_buffer(len: usize) -> Vec<u8> {
     crate::pool::take(len + STAMP_BYTES).unwrap_or_else(|| Vec::with_capacity(len + STAMP_BYTES))
 }

@@ -307,17 +307,13 @@ impl Sharing for FantasticFour {
             let n = slots.len() * w;
             let xa = self.holds(a).then(|| ch.draw(self.key(a), n));
             let xc = self.holds(c).then(|| ch.draw(self.key(c), n));
-            for (j, &slot) in slots.iter().enumerate() {
-                let r = j * w..(j + 1) * w;
-                if let (Some(k), Some(x)) = (component(me, a), &xa) {
-                    s.set(k, slot, &x[r.clone()]);
+            for (j, x) in [(a, &xa), (c, &xc)] {
+                if let (Some(k), Some(x)) = (component(me, j), x) {
+                    s.set_slots(k, slots, x);
                 }
-                if let (Some(k), Some(x)) = (component(me, c), &xc) {
-                    s.set(k, slot, &x[r.clone()]);
-                }
-                if let Some(k) = component(me, d) {
-                    s.set(k, slot, &vec![0; w]);
-                }
+            }
+            if let Some(k) = component(me, d) {
+                s.zero_slots(k, slots);
             }
             if d == me {
                 let v = inputs.own[idx]
@@ -329,9 +325,7 @@ impl Sharing for FantasticFour {
                 })?;
                 let xb: Vec<u64> = (0..n).map(|k| R::sub(R::sub(v[k], xa[k]), xc[k])).collect();
                 let k = component(me, b).expect("the dealer holds x_b");
-                for (j, &slot) in slots.iter().enumerate() {
-                    s.set(k, slot, &xb[j * w..(j + 1) * w]);
-                }
+                s.set_slots(k, slots, &xb);
                 sent.extend_from_slice(&xb);
             }
             for x in [xa, xc].into_iter().flatten() {

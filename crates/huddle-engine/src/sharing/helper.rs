@@ -308,7 +308,6 @@ impl<V: Variant> Sharing for Helper<V> {
         if !self.core.ran_ahead {
             self.draw_input_masks(inputs, s);
         }
-        let w = s.w;
         // Step (b): the dealer sends the masked values the others lack.
         let mut to = [Vec::new(), Vec::new()]; // to P1, to P2
         for (idx, slots) in inputs.slots.iter().enumerate() {
@@ -327,9 +326,7 @@ impl<V: Variant> Sharing for Helper<V> {
             for (i, out) in to.iter_mut().enumerate() {
                 let value = Self::masked::<R>(i, v, &mu1, &mu2);
                 if me == i + 1 {
-                    for (j, &slot) in slots.iter().enumerate() {
-                        s.set(0, slot, &value[j * w..(j + 1) * w]);
-                    }
+                    s.set_slots(0, slots, &value);
                 } else {
                     out.extend(value);
                 }

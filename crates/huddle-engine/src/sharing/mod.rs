@@ -317,6 +317,23 @@ impl Shares {
         self.c[component][slot as usize * w..][..w].copy_from_slice(words);
     }
 
+    /// Writes `words` (`w` words per slot, in the order of `slots`) into
+    /// component `component` of `slots`.
+    pub fn set_slots(&mut self, component: usize, slots: &[u32], words: &[u64]) {
+        let w = self.w;
+        for (j, &slot) in slots.iter().enumerate() {
+            self.set(component, slot, &words[j * w..(j + 1) * w]);
+        }
+    }
+
+    /// Sets component `component` of `slots` to zero.
+    pub fn zero_slots(&mut self, component: usize, slots: &[u32]) {
+        let w = self.w;
+        for &slot in slots {
+            self.c[component][slot as usize * w..][..w].fill(0);
+        }
+    }
+
     /// Writes both components of `slot`, word j from `f(j)`.
     #[inline]
     pub fn write(&mut self, slot: u32, f: impl Fn(usize) -> (u64, u64)) {
@@ -437,10 +454,7 @@ impl InputValues<'_> {
     /// Writes `values` (one element per wire of every input value `from`
     /// deals, in input order) into component `component` of their slots.
     pub fn set_dealt(&self, from: PartyId, component: usize, s: &mut Shares, values: &[u64]) {
-        let w = s.w;
-        for (k, slot) in self.dealt_by(from).into_iter().enumerate() {
-            s.set(component, slot, &values[k * w..(k + 1) * w]);
-        }
+        s.set_slots(component, &self.dealt_by(from), values);
     }
 
     /// Receives from `from` one element per wire of every input value it

@@ -110,9 +110,7 @@ impl Sharing for Replicated {
                     },
                     n,
                 );
-                for (j, &slot) in slots.iter().enumerate() {
-                    s.set(0, slot, &x[j * w..(j + 1) * w]);
-                }
+                s.set_slots(0, slots, &x);
             }
         }
         ch.send(prev, &to_prev)?;

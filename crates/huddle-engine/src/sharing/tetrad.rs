@@ -314,9 +314,7 @@ impl Sharing for Tetrad {
                 let (Some(k), Some(mask)) = (self.mask_component(j), mask) else {
                     continue;
                 };
-                for (i, &slot) in slots.iter().enumerate() {
-                    s.set(k, slot, &mask[i * w..(i + 1) * w]);
-                }
+                s.set_slots(k, slots, mask);
             }
             if d == me {
                 let v = inputs.own[idx]
