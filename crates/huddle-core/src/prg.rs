@@ -85,29 +85,84 @@ impl Prg {
         out = self.words_from_buffer(out);
         if cfg!(target_endian = "little") && self.used == BUFFER_BLOCKS * 16 {
             let blocks = out.len() / 2;
-            for chunk in out[..2 * blocks].chunks_mut(2 * BUFFER_BLOCKS) {
-                for pair in chunk.chunks_exact_mut(2) {
-                    let c = self.next_counter;
-                    (pair[0], pair[1]) = (c as u64, (c >> 64) as u64);
-                    self.next_counter = c.wrapping_add(1);
-                }
-                // SAFETY: a `Block` is 16 bytes with alignment 1 (a
-                // transparent `[u8; 16]`), and `chunk` is 16 bytes per pair of
-                // words, exclusively borrowed for this call. On a
-                // little-endian target each pair holds its counter's
-                // little-endian bytes, and the encrypted bytes read back as
-                // the stream's words.
-                let as_blocks = unsafe {
-                    std::slice::from_raw_parts_mut(
-                        chunk.as_mut_ptr().cast::<Block>(),
-                        chunk.len() / 2,
-                    )
-                };
-                self.cipher.encrypt_blocks(as_blocks);
-            }
+            self.encrypt_counters_into(self.next_counter, &mut out[..2 * blocks]);
+            self.next_counter = self.next_counter.wrapping_add(blocks as u128);
             out = &mut out[2 * blocks..];
         }
         self.words_from_buffer(out);
+    }
+
+    /// Bytes of the stream handed out so far.
+    pub fn position(&self) -> u128 {
+        (self.next_counter * 16) - (BUFFER_BLOCKS * 16 - self.used) as u128
+    }
+
+    /// Continues the stream at byte `position` (forward or back).
+    pub fn seek(&mut self, position: u128) {
+        self.next_counter = position / 16;
+        self.used = BUFFER_BLOCKS * 16;
+        let within = (position % 16) as usize;
+        if within != 0 {
+            self.refill();
+            self.used = within;
+        }
+    }
+
+    /// The little-endian words of the stream from byte `position` on, as
+    /// `fill_u64` would give them there, without moving this generator:
+    /// lets a caller read a long draw piece by piece, in any order.
+    pub fn words_at(&self, position: u128, mut out: &mut [u64]) {
+        if out.is_empty() {
+            return;
+        }
+        if position % 8 != 0 || cfg!(target_endian = "big") {
+            let mut other = self.clone();
+            other.seek(position);
+            other.fill_u64(out);
+            return;
+        }
+        let mut block = position / 16;
+        if position % 16 == 8 {
+            out[0] = self.block_words(block)[1];
+            out = &mut out[1..];
+            block += 1;
+        }
+        let pairs = out.len() / 2;
+        self.encrypt_counters_into(block, &mut out[..2 * pairs]);
+        if out.len() % 2 == 1 {
+            out[2 * pairs] = self.block_words(block + pairs as u128)[0];
+        }
+    }
+
+    /// The two little-endian words of block `counter` of the stream.
+    fn block_words(&self, counter: u128) -> [u64; 2] {
+        let mut block = Block::from(counter.to_le_bytes());
+        self.cipher.encrypt_block(&mut block);
+        let lo: [u8; 8] = block[..8].try_into().expect("8 bytes of a 16-byte block");
+        let hi: [u8; 8] = block[8..].try_into().expect("8 bytes of a 16-byte block");
+        [u64::from_le_bytes(lo), u64::from_le_bytes(hi)]
+    }
+
+    /// Blocks `first`, `first + 1`, ... of the stream encrypted straight into
+    /// `words` (an even number, two per block; little-endian targets only).
+    fn encrypt_counters_into(&self, first: u128, words: &mut [u64]) {
+        debug_assert!(words.len() % 2 == 0 && cfg!(target_endian = "little"));
+        let mut counter = first;
+        for chunk in words.chunks_mut(2 * BUFFER_BLOCKS) {
+            for pair in chunk.chunks_exact_mut(2) {
+                (pair[0], pair[1]) = (counter as u64, (counter >> 64) as u64);
+                counter = counter.wrapping_add(1);
+            }
+            // SAFETY: a `Block` is 16 bytes with alignment 1 (a transparent
+            // `[u8; 16]`), and `chunk` is 16 bytes per pair of words,
+            // exclusively borrowed for this call. On a little-endian target
+            // each pair holds its counter's little-endian bytes, and the
+            // encrypted bytes read back as the stream's words.
+            let as_blocks = unsafe {
+                std::slice::from_raw_parts_mut(chunk.as_mut_ptr().cast::<Block>(), chunk.len() / 2)
+            };
+            self.cipher.encrypt_blocks(as_blocks);
+        }
     }
 
     /// Fills `out` from the buffer (refilling it) until `out` is full or, at
@@ -296,6 +351,53 @@ mod tests {
         let mut prg = Prg::from_seed([3; 16]);
         prg.fill_u64(&mut words);
         assert_eq!(words[1].to_le_bytes(), whole[8..16]);
+    }
+
+    #[test]
+    fn words_at_and_seek_read_the_stream_anywhere() {
+        let mut whole = vec![0u64; 1500];
+        Prg::from_seed([7; 16]).fill_u64(&mut whole);
+        let mut prg = Prg::from_seed([7; 16]);
+        let mut first = vec![0u64; 333];
+        prg.fill_u64(&mut first);
+        assert_eq!(prg.position(), 333 * 8);
+        for (start, len) in [
+            (0, 1),
+            (0, 1000),
+            (1, 2),
+            (1, 513),
+            (333, 600),
+            (998, 501),
+            (5, 0),
+        ] {
+            let mut got = vec![0u64; len];
+            prg.words_at(8 * start as u128, &mut got);
+            assert_eq!(
+                got,
+                whole[start..start + len],
+                "words at {start}, {len} of them"
+            );
+        }
+        // Reading elsewhere did not move it; seeking does.
+        let mut next = vec![0u64; 10];
+        prg.fill_u64(&mut next);
+        assert_eq!(next, whole[333..343]);
+        for to in [0usize, 17, 512, 513, 1000] {
+            prg.seek(8 * to as u128);
+            assert_eq!(prg.position(), 8 * to as u128);
+            let mut got = vec![0u64; 300];
+            prg.fill_u64(&mut got);
+            assert_eq!(got, whole[to..to + 300], "after seeking to word {to}");
+        }
+        // Byte offsets that are not whole words.
+        let mut bytes = vec![0u8; 64];
+        Prg::from_seed([7; 16]).fill_bytes(&mut bytes);
+        let mut odd = [0u64; 3];
+        prg.words_at(3, &mut odd);
+        for (k, w) in odd.iter().enumerate() {
+            let b: [u8; 8] = bytes[3 + 8 * k..11 + 8 * k].try_into().expect("8 bytes");
+            assert_eq!(*w, u64::from_le_bytes(b));
+        }
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod helper;
 pub mod lanes;
 pub mod malicious;
 pub mod mfi3;
+pub mod pieces;
 pub mod program;
 pub mod quad;
 pub mod replicated;

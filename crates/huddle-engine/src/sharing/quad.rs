@@ -48,6 +48,7 @@
 
 use super::arith::Arith;
 use super::malicious::{self, message, Route, SubsetKey, Tags};
+use super::pieces::{pieces, LayerDraws, LayerGates, PIECE_WORDS};
 use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
@@ -55,6 +56,7 @@ use crate::fault::MessageType;
 use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
+use std::ops::Range;
 
 /// The four keys, by the parties that hold them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -446,12 +448,12 @@ impl Sharing for Quad {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let gates = operands(program, layer);
+        let layer = LayerGates::new(program, layer, s.w);
         match self.me {
-            0 => self.multiply_p0::<R>(ch, &gates, s),
-            1 => self.multiply_p1::<R>(ch, &gates, s),
-            2 => self.multiply_p2::<R>(ch, &gates, s),
-            _ => self.multiply_p3::<R>(ch, &gates, s),
+            0 => self.multiply_p0::<R>(ch, &layer, s),
+            1 => self.multiply_p1::<R>(ch, &layer, s),
+            2 => self.multiply_p2::<R>(ch, &layer, s),
+            _ => self.multiply_p3::<R>(ch, &layer, s),
         }
     }
 
@@ -521,16 +523,25 @@ struct Products {
     cross: u64,
 }
 
-/// Calls `f(k, products)` for word k of the layer (gate k / w, word k % w).
+/// Calls `f(i, products)` for word i of the piece `piece` of the layer.
 /// Inlined, so the products a caller does not use are never computed.
 #[inline(always)]
-fn each_word<R: Arith>(s: &Shares, gates: &[(u32, u32, u32)], mut f: impl FnMut(usize, Products)) {
-    let w = s.w;
-    for (gi, &(a, b, _)) in gates.iter().enumerate() {
-        let (a0, a1, b0, b1) = (s.get(0, a), s.get(1, a), s.get(0, b), s.get(1, b));
-        for j in 0..w {
+fn each_word_in<R: Arith>(
+    s: &Shares,
+    layer: &LayerGates,
+    piece: Range<usize>,
+    mut f: impl FnMut(usize, Products),
+) {
+    for seg in layer.segments(piece) {
+        let words = seg.words;
+        let (a0, a1) = (
+            &s.get(0, seg.a)[words.clone()],
+            &s.get(1, seg.a)[words.clone()],
+        );
+        let (b0, b1) = (&s.get(0, seg.b)[words.clone()], &s.get(1, seg.b)[words]);
+        for j in 0..a0.len() {
             f(
-                gi * w + j,
+                seg.at + j,
                 Products {
                     first: R::mul(a0[j], b0[j]),
                     second: R::mul(a1[j], b1[j]),
@@ -541,74 +552,99 @@ fn each_word<R: Arith>(s: &Shares, gates: &[(u32, u32, u32)], mut f: impl FnMut(
     }
 }
 
-/// Writes every gate's output share, word k from `f(k)`.
-fn write_outputs(s: &mut Shares, gates: &[(u32, u32, u32)], f: impl Fn(usize) -> (u64, u64)) {
-    let w = s.w;
-    for (gi, &(_, _, out)) in gates.iter().enumerate() {
-        s.write(out, |j| f(gi * w + j));
-    }
+/// One key of this party, read without moving it (see [`LayerDraws`]).
+fn key(keys: &[Option<Prg>], k: Key) -> &Prg {
+    keys[k as usize]
+        .as_ref()
+        .expect("setup runs first and this party holds the key")
 }
 
-/// m0 = z0 + x0 y0 + r013, in place of r013 (P0 sends it, P3 checks it).
-fn m0_in_place<R: Arith>(
-    s: &Shares,
-    gates: &[(u32, u32, u32)],
-    z1: &[u64],
-    z2: &[u64],
-    r013: &mut [u64],
-) {
-    each_word::<R>(s, gates, |k, p| {
-        r013[k] = R::add(R::add(R::add(z1[k], z2[k]), p.second), r013[k]);
-    });
+fn key_mut(keys: &mut [Option<Prg>], k: Key) -> &mut Prg {
+    keys[k as usize]
+        .as_mut()
+        .expect("setup runs first and this party holds the key")
 }
 
+/// A piece's worth of words, on the stack.
+type Piece = [u64; PIECE_WORDS];
+
+// Each party's multiplication runs piece by piece (see `pieces`): masks are
+// read from the keys' streams where whole-layer draws would have put them
+// (K013: z1 then r013; K023: z2; K123: w then r123), provisional outputs are
+// written before the messages arrive, and every view absorbs its values in
+// the same order as at its other members.
 impl Quad {
     /// P0: m0 in preprocessing; its share from m21 and (Quad) m3 or
     /// (Quad-Het) m21 = c0 + w, with m22 for the v3 check.
     fn multiply_p0<R: Arith>(
         &mut self,
         ch: &mut Channel,
-        gates: &[(u32, u32, u32)],
+        layer: &LayerGates,
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let n = gates.len() * s.w;
-        let z1 = ch.draw(self.key(Key::K013), n);
-        let mut m0 = ch.draw(self.key(Key::K013), n); // r013, then m0
-        let z2 = ch.draw(self.key(Key::K023), n);
-        m0_in_place::<R>(s, gates, &z1, &z2, &mut m0);
+        let n = layer.words();
+        let (k013, k023) = (key(&self.keys, Key::K013), key(&self.keys, Key::K023));
+        let (d013, d023) = (LayerDraws::new(k013, n, 2), LayerDraws::new(k023, n, 1));
+        let mut m0 = ch.buffer(n);
+        let (mut z0, mut z2, mut r): (Piece, Piece, Piece) =
+            ([0; PIECE_WORDS], [0; PIECE_WORDS], [0; PIECE_WORDS]);
+        for piece in pieces(n) {
+            d013.read(k013, 0, piece.clone(), &mut z0);
+            d023.read(k023, 0, piece.clone(), &mut z2);
+            d013.read(k013, 1, piece.clone(), &mut r);
+            for i in 0..piece.len() {
+                z0[i] = R::add(z0[i], z2[i]);
+            }
+            // m0 = z0 + x0 y0 + r013 (P3 checks it).
+            let m0 = &mut m0[piece.clone()];
+            each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                m0[i] = R::add(R::add(z0[i], p.second), r[i]);
+            });
+            layer.update_outputs(s, piece, |i, c0, _| (c0, z0[i]));
+        }
+        d013.finish(key_mut(&mut self.keys, Key::K013));
+        d023.finish(key_mut(&mut self.keys, Key::K023));
         ch.send_tagged_in(Phase::Offline, msg::M0, 2, &m0)?;
-        let mut own = m0; // reused: cw (Quad) or v3 (Quad-Het)
-        let z0 = |k: usize| R::add(z1[k], z2[k]);
+        ch.recycle(m0);
+        let views = self.views.as_mut().expect("setup runs first");
+        let mut own: Piece = [0; PIECE_WORDS]; // v3 (Quad-Het) or cw (Quad)
         if self.het {
             let m21 = ch.recv(2, n)?;
             let m22 = ch.recv(2, n)?;
-            // v3 = m22 - (a_u y0 + b_v x0), compared with P3's.
-            each_word::<R>(s, gates, |k, p| own[k] = R::sub(m22[k], p.cross));
-            let views = self.views.as_mut().expect("setup runs first");
             views.absorb(V_M21, &m21);
-            views.absorb(V_M21, &m22);
-            views.absorb(V_PRODUCT, &own);
-            write_outputs(s, gates, |k| (R::sub(m21[k], z0(k)), z0(k)));
+            for piece in pieces(n) {
+                // v3 = m22 - (a_u y0 + b_v x0), compared with P3's.
+                let (m21, m22) = (&m21[piece.clone()], &m22[piece.clone()]);
+                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                    own[i] = R::sub(m22[i], p.cross);
+                });
+                views.absorb(V_M21, m22);
+                views.absorb(V_PRODUCT, &own[..piece.len()]);
+                layer.update_outputs(s, piece, |i, _, z0| (R::sub(m21[i], z0), z0));
+            }
             for v in [m21, m22] {
                 ch.recycle(v);
             }
         } else {
             let m3 = ch.recv(3, n)?;
             let m21 = ch.recv(2, n)?;
-            // cw = m21 - (a_u y0 + b_v x0 + m3) = ab + w.
-            each_word::<R>(s, gates, |k, p| {
-                own[k] = R::sub(m21[k], R::add(p.cross, m3[k]));
-            });
-            let views = self.views.as_mut().expect("setup runs first");
-            views.absorb(V_M21, &m21);
-            views.absorb_with(V_PRODUCT, n, |k| R::add(own[k], z0(k)));
-            write_outputs(s, gates, |k| (own[k], z0(k)));
+            for piece in pieces(n) {
+                // cw = m21 - (a_u y0 + b_v x0 + m3) = ab + w.
+                let (m3, m21) = (&m3[piece.clone()], &m21[piece.clone()]);
+                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                    own[i] = R::sub(m21[i], R::add(p.cross, m3[i]));
+                });
+                views.absorb(V_M21, m21);
+                layer.update_outputs(s, piece.clone(), |i, _, z0| {
+                    let cw = own[i];
+                    own[i] = R::add(cw, z0);
+                    (cw, z0)
+                });
+                views.absorb(V_PRODUCT, &own[..piece.len()]);
+            }
             for v in [m3, m21] {
                 ch.recycle(v);
             }
-        }
-        for v in [z1, z2, own] {
-            ch.recycle(v);
         }
         Ok(())
     }
@@ -617,39 +653,57 @@ impl Quad {
     fn multiply_p1<R: Arith>(
         &mut self,
         ch: &mut Channel,
-        gates: &[(u32, u32, u32)],
+        layer: &LayerGates,
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let n = gates.len() * s.w;
-        let z1 = ch.draw(self.key(Key::K013), n);
-        let mut m1 = ch.draw(self.key(Key::K013), n); // r013, then m1
-        let wm = ch.draw(self.key(Key::K123), n);
-        let r123 = ch.draw(self.key(Key::K123), n);
-        let mut c0 = ch.buffer(n);
-        each_word::<R>(s, gates, |k, p| {
-            m1[k] = R::add(p.cross, m1[k]);
-            c0[k] = p.first;
-        });
-        ch.send_tagged(msg::M1, 2, &m1)?;
-        if !self.het {
-            // Quad's m21 = a0 b0 + r123, as P2 sends it to P0.
-            self.views()
-                .absorb_with(V_M21, n, |k| R::add(c0[k], r123[k]));
-        }
-        let m20 = ch.recv(2, n)?;
-        for k in 0..n {
-            c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
-        }
+        let (n, het) = (layer.words(), self.het);
+        let (k013, k123) = (key(&self.keys, Key::K013), key(&self.keys, Key::K123));
+        let (d013, d123) = (LayerDraws::new(k013, n, 2), LayerDraws::new(k123, n, 2));
         let views = self.views.as_mut().expect("setup runs first");
-        if self.het {
-            // m21 = c0 + w and m22 = m1 + m20 + r123, as P2 sends them to P0.
-            views.absorb_with(V_M21, n, |k| R::add(c0[k], wm[k]));
-            views.absorb_with(V_M21, n, |k| R::add(R::add(m1[k], m20[k]), r123[k]));
-        } else {
-            views.absorb_with(V_PRODUCT, n, |k| R::add(c0[k], wm[k]));
+        let mut m1 = ch.buffer(n);
+        let (mut z1, mut r, mut c): (Piece, Piece, Piece) =
+            ([0; PIECE_WORDS], [0; PIECE_WORDS], [0; PIECE_WORDS]);
+        for piece in pieces(n) {
+            d013.read(k013, 0, piece.clone(), &mut z1);
+            d013.read(k013, 1, piece.clone(), &mut r);
+            let m1 = &mut m1[piece.clone()];
+            each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                m1[i] = R::add(p.cross, r[i]);
+                c[i] = p.first;
+            });
+            if !het {
+                // Quad's m21 = a0 b0 + r123, as P2 sends it to P0.
+                d123.read(k123, 1, piece.clone(), &mut r);
+                views.absorb_with(V_M21, piece.len(), |i| R::add(c[i], r[i]));
+            }
+            layer.update_outputs(s, piece, |i, _, _| (c[i], z1[i]));
         }
-        write_outputs(s, gates, |k| (c0[k], z1[k]));
-        for v in [z1, m1, wm, r123, c0, m20] {
+        ch.send_tagged(msg::M1, 2, &m1)?;
+        let m20 = ch.recv(2, n)?;
+        let mut wm: Piece = [0; PIECE_WORDS];
+        for piece in pieces(n) {
+            let (m1, m20) = (&m1[piece.clone()], &m20[piece.clone()]);
+            layer.update_outputs(s, piece.clone(), |i, a0b0, z1| {
+                c[i] = R::sub(R::sub(a0b0, m1[i]), m20[i]);
+                (c[i], z1)
+            });
+            d123.read(k123, 0, piece.clone(), &mut wm);
+            // Quad: the product ab + z0 + w. Quad-Het: m21 = c0 + w, as P2
+            // sends it to P0.
+            let view = if het { V_M21 } else { V_PRODUCT };
+            views.absorb_with(view, piece.len(), |i| R::add(c[i], wm[i]));
+        }
+        if het {
+            // m22 = m1 + m20 + r123, as P2 sends it to P0 after all of m21.
+            for piece in pieces(n) {
+                d123.read(k123, 1, piece.clone(), &mut r);
+                let (m1, m20) = (&m1[piece.clone()], &m20[piece.clone()]);
+                views.absorb_with(V_M21, piece.len(), |i| R::add(R::add(m1[i], m20[i]), r[i]));
+            }
+        }
+        d013.finish(key_mut(&mut self.keys, Key::K013));
+        d123.finish(key_mut(&mut self.keys, Key::K123));
+        for v in [m1, m20] {
             ch.recycle(v);
         }
         Ok(())
@@ -660,48 +714,70 @@ impl Quad {
     fn multiply_p2<R: Arith>(
         &mut self,
         ch: &mut Channel,
-        gates: &[(u32, u32, u32)],
+        layer: &LayerGates,
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let n = gates.len() * s.w;
-        let z2 = ch.draw(self.key(Key::K023), n);
-        let wm = ch.draw(self.key(Key::K123), n);
-        let mut r123 = ch.draw(self.key(Key::K123), n);
+        let (n, het) = (layer.words(), self.het);
+        let (k023, k123) = (key(&self.keys, Key::K023), key(&self.keys, Key::K123));
+        let (d023, d123) = (LayerDraws::new(k023, n, 1), LayerDraws::new(k123, n, 2));
+        let views = self.views.as_mut().expect("setup runs first");
         let mut m20 = ch.recv(0, n)?; // m0, then m20
-        self.views().absorb(V_M0, &m20);
-        let mut c0 = ch.buffer(n);
-        each_word::<R>(s, gates, |k, p| {
-            m20[k] = R::sub(p.cross, m20[k]);
-            c0[k] = p.first;
-        });
-        ch.send_tagged(msg::M20, 1, &m20)?;
-        if !self.het {
-            let m21 = &mut r123; // r123, then m21 = a0 b0 + r123
-            for k in 0..n {
-                m21[k] = R::add(c0[k], m21[k]);
+        let mut m21 = ch.buffer(if het { 0 } else { n });
+        let (mut z2, mut r, mut c): (Piece, Piece, Piece) =
+            ([0; PIECE_WORDS], [0; PIECE_WORDS], [0; PIECE_WORDS]);
+        for piece in pieces(n) {
+            let m20 = &mut m20[piece.clone()];
+            views.absorb(V_M0, m20);
+            each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                m20[i] = R::sub(p.cross, m20[i]);
+                c[i] = p.first;
+            });
+            if !het {
+                // m21 = a0 b0 + r123.
+                d123.read(k123, 1, piece.clone(), &mut r);
+                for (i, m) in m21[piece.clone()].iter_mut().enumerate() {
+                    *m = R::add(c[i], r[i]);
+                }
             }
-            ch.send_tagged(msg::M21, 0, m21)?;
+            d023.read(k023, 0, piece.clone(), &mut z2);
+            layer.update_outputs(s, piece, |i, _, _| (c[i], z2[i]));
+        }
+        ch.send_tagged(msg::M20, 1, &m20)?;
+        if !het {
+            ch.send_tagged(msg::M21, 0, &m21)?;
         }
         let m1 = ch.recv(1, n)?;
-        for k in 0..n {
-            c0[k] = R::sub(R::sub(c0[k], m1[k]), m20[k]);
+        let mut m22 = ch.buffer(if het { n } else { 0 });
+        if het {
+            m21 = ch.buffer(n);
         }
-        if self.het {
-            let mut m21 = ch.buffer(n);
-            let m22 = &mut r123; // r123, then m22 = m1 + m20 + r123
-            for k in 0..n {
-                m21[k] = R::add(c0[k], wm[k]);
-                m22[k] = R::add(R::add(m1[k], m20[k]), m22[k]);
+        let mut wm: Piece = [0; PIECE_WORDS];
+        for piece in pieces(n) {
+            let (m1, m20p) = (&m1[piece.clone()], &m20[piece.clone()]);
+            layer.update_outputs(s, piece.clone(), |i, a0b0, z2| {
+                c[i] = R::sub(R::sub(a0b0, m1[i]), m20p[i]);
+                (c[i], z2)
+            });
+            d123.read(k123, 0, piece.clone(), &mut wm);
+            if het {
+                // m21 = c0 + w and m22 = m1 + m20 + r123.
+                d123.read(k123, 1, piece.clone(), &mut r);
+                let (m21, m22) = (&mut m21[piece.clone()], &mut m22[piece.clone()]);
+                for i in 0..piece.len() {
+                    m21[i] = R::add(c[i], wm[i]);
+                    m22[i] = R::add(R::add(m1[i], m20p[i]), r[i]);
+                }
+            } else {
+                views.absorb_with(V_PRODUCT, piece.len(), |i| R::add(c[i], wm[i]));
             }
-            ch.send_tagged(msg::M21, 0, &m21)?;
-            ch.send_tagged(msg::M22, 0, m22)?;
-            ch.recycle(m21);
-        } else {
-            self.views()
-                .absorb_with(V_PRODUCT, n, |k| R::add(c0[k], wm[k]));
         }
-        write_outputs(s, gates, |k| (c0[k], z2[k]));
-        for v in [z2, wm, r123, m20, c0, m1] {
+        d023.finish(key_mut(&mut self.keys, Key::K023));
+        d123.finish(key_mut(&mut self.keys, Key::K123));
+        if het {
+            ch.send_tagged(msg::M21, 0, &m21)?;
+            ch.send_tagged(msg::M22, 0, &m22)?;
+        }
+        for v in [m20, m21, m22, m1] {
             ch.recycle(v);
         }
         Ok(())
@@ -712,33 +788,57 @@ impl Quad {
     fn multiply_p3<R: Arith>(
         &mut self,
         ch: &mut Channel,
-        gates: &[(u32, u32, u32)],
+        layer: &LayerGates,
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let n = gates.len() * s.w;
-        let z1 = ch.draw(self.key(Key::K013), n);
-        let mut m0 = ch.draw(self.key(Key::K013), n); // r013, then m0
-        let z2 = ch.draw(self.key(Key::K023), n);
-        let wm = ch.draw(self.key(Key::K123), n);
-        let mut t = ch.draw(self.key(Key::K123), n); // r123, then m3 or v3
-        m0_in_place::<R>(s, gates, &z1, &z2, &mut m0);
-        let het = self.het;
-        // x0 (y0 - v) - y0 u = x0 y0 - (u y0 + v x0).
-        each_word::<R>(s, gates, |k, p| {
-            let less = if het { R::add(z1[k], z2[k]) } else { wm[k] };
-            t[k] = R::add(R::sub(R::sub(p.second, p.cross), less), t[k]);
-        });
+        let (n, het) = (layer.words(), self.het);
+        let (k013, k023, k123) = (
+            key(&self.keys, Key::K013),
+            key(&self.keys, Key::K023),
+            key(&self.keys, Key::K123),
+        );
+        let (d013, d023, d123) = (
+            LayerDraws::new(k013, n, 2),
+            LayerDraws::new(k023, n, 1),
+            LayerDraws::new(k123, n, 2),
+        );
         let views = self.views.as_mut().expect("setup runs first");
-        views.absorb(V_M0, &m0);
-        if het {
-            views.absorb(V_PRODUCT, &t);
-        } else {
-            ch.send_tagged_in(Phase::Offline, msg::M3, 0, &t)?;
+        let mut m3 = ch.buffer(if het { 0 } else { n });
+        let [mut z0, mut z2, mut r013, mut wm, mut r123, mut m0, mut v3]: [Piece; 7] =
+            [[0; PIECE_WORDS]; 7];
+        for piece in pieces(n) {
+            d013.read(k013, 0, piece.clone(), &mut z0);
+            d023.read(k023, 0, piece.clone(), &mut z2);
+            d013.read(k013, 1, piece.clone(), &mut r013);
+            d123.read(k123, 0, piece.clone(), &mut wm);
+            d123.read(k123, 1, piece.clone(), &mut r123);
+            for i in 0..piece.len() {
+                z0[i] = R::add(z0[i], z2[i]);
+            }
+            let t = if het {
+                &mut v3[..]
+            } else {
+                &mut m3[piece.clone()]
+            };
+            // x0 (y0 - v) - y0 u = x0 y0 - (u y0 + v x0).
+            each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                m0[i] = R::add(R::add(z0[i], p.second), r013[i]);
+                let less = if het { z0[i] } else { wm[i] };
+                t[i] = R::add(R::sub(R::sub(p.second, p.cross), less), r123[i]);
+            });
+            views.absorb(V_M0, &m0[..piece.len()]);
+            if het {
+                views.absorb(V_PRODUCT, &v3[..piece.len()]);
+            }
+            layer.update_outputs(s, piece, |i, _, _| (wm[i], z0[i]));
         }
-        write_outputs(s, gates, |k| (wm[k], R::add(z1[k], z2[k])));
-        for v in [z1, m0, z2, wm, t] {
-            ch.recycle(v);
+        d013.finish(key_mut(&mut self.keys, Key::K013));
+        d023.finish(key_mut(&mut self.keys, Key::K023));
+        d123.finish(key_mut(&mut self.keys, Key::K123));
+        if !het {
+            ch.send_tagged_in(Phase::Offline, msg::M3, 0, &m3)?;
         }
+        ch.recycle(m3);
         Ok(())
     }
 }

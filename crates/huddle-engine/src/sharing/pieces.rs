@@ -1,0 +1,200 @@
+//! A multiplication layer computed in cache-sized pieces.
+//!
+//! A layer of a large batch is megabytes per array, and a protocol touches
+//! several arrays per word (operands, drawn masks, messages, outputs). Made
+//! one array at a time, every pass goes through main memory; made piece by
+//! piece, a piece's masks and partial results stay in the L2 cache and only
+//! the messages and the shares themselves travel to memory. The messages and
+//! the order of every draw and every hashed view stay exactly as if whole
+//! arrays had been made: a piece reads its masks from the key's stream at the
+//! place the whole draw would have put them ([`LayerDraws`]).
+//!
+//! The schedule never lets a layer's outputs share a slot with its operands
+//! (see `program`), so a piece may write provisional outputs before the
+//! layer's messages arrive and finish them afterwards.
+
+use super::program::{Layer, Program};
+use super::Shares;
+use huddle_core::Prg;
+use std::ops::Range;
+
+/// Words per piece: a handful of arrays this long fit in L2 with room to spare.
+pub const PIECE_WORDS: usize = 2048;
+
+/// The word ranges of a layer of `n` words, piece by piece.
+pub fn pieces(n: usize) -> impl Iterator<Item = Range<usize>> {
+    (0..n)
+        .step_by(PIECE_WORDS)
+        .map(move |start| start..n.min(start + PIECE_WORDS))
+}
+
+/// The gates of a multiplication layer: operand slots a, b and output slot
+/// per gate. Word k of the layer is word k % w of gate k / w.
+pub struct LayerGates {
+    pub gates: Vec<(u32, u32, u32)>,
+    pub w: usize,
+}
+
+/// A run of words of one gate inside a piece: the gate, the words of its
+/// slot, and where they start in the piece.
+pub struct Segment {
+    pub a: u32,
+    pub b: u32,
+    pub out: u32,
+    pub words: Range<usize>,
+    pub at: usize,
+}
+
+impl LayerGates {
+    pub fn new(program: &Program, layer: &Layer, w: usize) -> Self {
+        let gates = layer
+            .gates
+            .iter()
+            .map(|g| {
+                let ops = program.operands(g);
+                (ops[0], ops[1], g.out)
+            })
+            .collect();
+        LayerGates { gates, w }
+    }
+
+    /// Words in the layer.
+    pub fn words(&self) -> usize {
+        self.gates.len() * self.w
+    }
+
+    /// The segments of the piece `piece` (a range of the layer's words).
+    pub fn segments(&self, piece: Range<usize>) -> impl Iterator<Item = Segment> + '_ {
+        let w = self.w.max(1);
+        let first = piece.start / w;
+        let last = piece.end.div_ceil(w);
+        (first..last.min(self.gates.len())).map(move |g| {
+            let (a, b, out) = self.gates[g];
+            let (from, to) = (piece.start.max(g * w), piece.end.min((g + 1) * w));
+            Segment {
+                a,
+                b,
+                out,
+                words: from - g * w..to - g * w,
+                at: from - piece.start,
+            }
+        })
+    }
+
+    /// Replaces two components of the output shares in `piece`: word i of
+    /// the piece becomes `f(i, old0, old1)`.
+    #[inline(always)]
+    pub fn update_outputs(
+        &self,
+        s: &mut Shares,
+        piece: Range<usize>,
+        mut f: impl FnMut(usize, u64, u64) -> (u64, u64),
+    ) {
+        for seg in self.segments(piece) {
+            let at = seg.out as usize * s.w;
+            let [c0, c1, _] = &mut s.c;
+            let (c0, c1) = (
+                &mut c0[at + seg.words.start..at + seg.words.end],
+                &mut c1[at + seg.words.start..at + seg.words.end],
+            );
+            for (i, (x, y)) in c0.iter_mut().zip(c1.iter_mut()).enumerate() {
+                (*x, *y) = f(seg.at + i, *x, *y);
+            }
+        }
+    }
+}
+
+/// One layer's draws from one key, read piece by piece: part p (from 0) of
+/// `n` words is what the (p+1)-th whole draw of `n` words would have given.
+pub struct LayerDraws {
+    start: u128,
+    n: usize,
+    parts: usize,
+}
+
+impl LayerDraws {
+    /// The next `parts` draws of `n` words from `prg`.
+    pub fn new(prg: &Prg, n: usize, parts: usize) -> Self {
+        LayerDraws {
+            start: prg.position(),
+            n,
+            parts,
+        }
+    }
+
+    /// Words `piece` of part `part` into `out` (as long as the piece).
+    pub fn read(&self, prg: &Prg, part: usize, piece: Range<usize>, out: &mut [u64]) {
+        debug_assert!(part < self.parts && piece.end <= self.n);
+        let word = (part * self.n + piece.start) as u128;
+        prg.words_at(self.start + 8 * word, &mut out[..piece.len()]);
+    }
+
+    /// Moves `prg` past all the parts, where whole draws would have left it.
+    pub fn finish(self, prg: &mut Prg) {
+        prg.seek(self.start + 8 * (self.parts * self.n) as u128);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_cover_the_layer_once_in_order() {
+        for n in [0, 1, PIECE_WORDS - 1, PIECE_WORDS, 3 * PIECE_WORDS + 5] {
+            let all: Vec<usize> = pieces(n).flatten().collect();
+            assert_eq!(all, (0..n).collect::<Vec<_>>(), "n = {n}");
+            assert!(pieces(n).all(|p| p.len() <= PIECE_WORDS && !p.is_empty()));
+        }
+    }
+
+    #[test]
+    fn segments_map_piece_words_to_gate_words() {
+        for w in [1, 3, 700, 5000] {
+            let layer = LayerGates {
+                gates: (0..7).map(|g| (g, g + 100, g + 200)).collect(),
+                w,
+            };
+            let n = layer.words();
+            let mut seen = Vec::new();
+            for piece in pieces(n) {
+                let mut next = 0;
+                for seg in layer.segments(piece.clone()) {
+                    assert_eq!(seg.at, next, "segments tile the piece");
+                    next += seg.words.len();
+                    let g = seg.out as usize - 200;
+                    assert_eq!((seg.a, seg.b), (g as u32, g as u32 + 100));
+                    seen.extend(seg.words.map(|j| g * w + j));
+                }
+                assert_eq!(next, piece.len());
+            }
+            assert_eq!(seen, (0..n).collect::<Vec<_>>(), "w = {w}");
+        }
+    }
+
+    #[test]
+    fn piecewise_draws_equal_whole_draws() {
+        let mut whole = Prg::from_seed([3; 16]);
+        let mut pieced = whole.clone();
+        for n in [5, 1, 2 * PIECE_WORDS + 3, 4] {
+            let parts: Vec<Vec<u64>> = (0..2)
+                .map(|_| {
+                    let mut v = vec![0; n];
+                    whole.fill_u64(&mut v);
+                    v
+                })
+                .collect();
+            let draws = LayerDraws::new(&pieced, n, 2);
+            for part in [1, 0] {
+                let mut got = vec![0; n];
+                for piece in pieces(n) {
+                    draws.read(&pieced, part, piece.clone(), &mut got[piece]);
+                }
+                assert_eq!(got, parts[part], "n = {n}, part {part}");
+            }
+            draws.finish(&mut pieced);
+            assert_eq!(pieced.position(), whole.position());
+        }
+        assert_eq!(pieced.next_u64(), whole.next_u64());
+    }
+}
