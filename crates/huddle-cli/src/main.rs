@@ -20,6 +20,22 @@ mod run_cmd;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Turns transparent huge pages off for this process. mimalloc asks for them
+/// on its large regions, and then every first touch zeroes 2 MiB and freed
+/// memory given back to the system is zeroed again when reused: a party's
+/// run of AES-128 on 102,400 blocks spent more time in the kernel clearing
+/// pages (3.6 GB for 0.5 GB resident) than computing, and its time varied
+/// twofold from run to run. With 4 KiB pages it is steady and faster at the
+/// median (see the benchmarks in ARCHITECTURE.md).
+fn no_transparent_huge_pages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes plain integer arguments and touches
+    // no memory of ours; a failure (an old kernel) only leaves THP as it was.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
 /// huddle runs secure multiparty computation: parties that do not trust each
 /// other compute a function (a circuit) of their private inputs and learn
 /// only the output.
@@ -61,6 +77,7 @@ enum NetCommand {
 }
 
 fn main() -> ExitCode {
+    no_transparent_huge_pages();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Circuit(cmd) => circuit_cmd::run(cmd).map_err(Failure::from),

@@ -122,6 +122,14 @@ impl LayerDraws {
         }
     }
 
+    /// The next `parts` draws of `n` words from `prg`, which moves past them
+    /// (to be read later).
+    pub fn reserve(prg: &mut Prg, n: usize, parts: usize) -> Self {
+        let draws = LayerDraws::new(prg, n, parts);
+        prg.seek(draws.start + 8 * (parts * n) as u128);
+        draws
+    }
+
     /// Words `piece` of part `part` into `out` (as long as the piece).
     pub fn read(&self, prg: &Prg, part: usize, piece: Range<usize>, out: &mut [u64]) {
         debug_assert!(part < self.parts && piece.end <= self.n);

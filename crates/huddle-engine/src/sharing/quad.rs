@@ -281,12 +281,6 @@ impl Quad {
         }
     }
 
-    fn key(&mut self, k: Key) -> &mut Prg {
-        self.keys[k as usize]
-            .as_mut()
-            .expect("setup runs first and this party holds the key")
-    }
-
     fn views(&mut self) -> &mut Views {
         self.views.as_mut().expect("setup runs first")
     }
@@ -348,58 +342,84 @@ impl Sharing for Quad {
     ) -> Result<(), RunError> {
         let me = self.me;
         let w = s.w;
-        // At P1 and P2: u of every input value, to take off the masked value.
-        let mut us: Vec<Option<Vec<u64>>> = vec![None; inputs.slots.len()];
-        // At a dealer: a + u + x0 of its values, in input order.
-        let mut masked_out: Vec<u64> = Vec::new();
+        // Per input value: where its masks x1, x2, u lie in their keys'
+        // streams (None where this party lacks the key). Read back slot by
+        // slot, so no whole-input mask is ever held.
+        let mut masks: Vec<[Option<(Key, LayerDraws)>; 3]> = Vec::new();
+        for (idx, slots) in inputs.slots.iter().enumerate() {
+            let n = slots.len() * w;
+            let keys = Self::input_keys(inputs.owners[idx]);
+            masks.push(keys.map(|k| {
+                let prg = self.keys[k as usize].as_mut()?;
+                Some((k, LayerDraws::reserve(prg, n, 1)))
+            }));
+        }
+        let lacks = |what: &str| RunError::Internal(format!("party {me} lacks {what}"));
+        // A mask's words for slot j of an input value (`m`: 0 x1, 1 x2, 2 u).
+        let read = |keys: &[Option<Prg>],
+                    masks: &[Option<(Key, LayerDraws)>; 3],
+                    m: usize,
+                    j: usize,
+                    out: &mut [u64]|
+         -> Result<(), RunError> {
+            let (k, draws) = masks[m]
+                .as_ref()
+                .ok_or_else(|| lacks(["x1", "x2", "u"][m]))?;
+            draws.read(key(keys, *k), 0, j * w..(j + 1) * w, out);
+            Ok(())
+        };
+        // Components known without the masked value: P0 x0, P1 x1, P2 x2,
+        // P3 (u, x0); at a dealer also a + u + x0 of its values, in input order.
+        let own_words: usize = (0..inputs.slots.len())
+            .filter(|&i| inputs.owners[i] == me)
+            .map(|i| inputs.slots[i].len() * w)
+            .sum();
+        let mut masked_out = ch.buffer(own_words);
+        let (mut x1, mut x2, mut u) = (vec![0; w], vec![0; w], vec![0; w]);
+        let mut at = 0;
         for (idx, slots) in inputs.slots.iter().enumerate() {
             let dealer = inputs.owners[idx];
-            let n = slots.len() * w;
-            let keys = Self::input_keys(dealer);
-            let mut draw = |k: Key| -> Option<Vec<u64>> {
-                HOLDERS[k as usize]
-                    .contains(&me)
-                    .then(|| ch.draw(self.key(k), n))
-            };
-            let (x1, x2, u) = (draw(keys[0]), draw(keys[1]), draw(keys[2]));
-            let x0: Option<Vec<u64>> = match (&x1, &x2) {
-                (Some(a), Some(b)) => Some(a.iter().zip(b).map(|(&a, &b)| R::add(a, b)).collect()),
-                _ => None,
-            };
-            // Components known without the masked value: P0 x0, P1 x1,
-            // P2 x2, P3 (u, x0).
-            let mask = |m: &Option<Vec<u64>>, what: &str| -> Result<Vec<u64>, RunError> {
-                m.clone()
-                    .ok_or_else(|| RunError::Internal(format!("party {me} lacks {what}")))
-            };
-            let (c0, c1) = match me {
-                0 => (None, mask(&x0, "x0")?),
-                1 => (None, mask(&x1, "x1")?),
-                2 => (None, mask(&x2, "x2")?),
-                _ => (Some(mask(&u, "u")?), mask(&x0, "x0")?),
-            };
             for (j, &slot) in slots.iter().enumerate() {
-                let r = j * w..(j + 1) * w;
-                s.set(1, slot, &c1[r.clone()]);
-                if let Some(c0) = &c0 {
-                    s.set(0, slot, &c0[r]);
+                let [c0, c1, _] = &mut s.c;
+                let (c0, c1) = (
+                    &mut c0[slot as usize * w..][..w],
+                    &mut c1[slot as usize * w..][..w],
+                );
+                let mine = &masks[idx];
+                match me {
+                    1 => read(&self.keys, mine, 0, j, c1)?,
+                    2 => read(&self.keys, mine, 1, j, c1)?,
+                    _ => {
+                        read(&self.keys, mine, 0, j, &mut x1)?;
+                        read(&self.keys, mine, 1, j, &mut x2)?;
+                        for k in 0..w {
+                            c1[k] = R::add(x1[k], x2[k]);
+                        }
+                        if me == 3 {
+                            read(&self.keys, mine, 2, j, c0)?;
+                        }
+                    }
                 }
-            }
-            if dealer == me {
-                let v = inputs.own[idx]
-                    .as_ref()
-                    .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
-                let (u, x0) = (mask(&u, "u")?, mask(&x0, "x0")?);
-                masked_out.extend((0..n).map(|j| R::add(R::add(v[j], u[j]), x0[j])));
-            }
-            if me == 1 || me == 2 {
-                us[idx] = u;
+                if dealer == me {
+                    let v = inputs.own[idx]
+                        .as_ref()
+                        .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
+                    let v = &v[j * w..(j + 1) * w];
+                    read(&self.keys, mine, 0, j, &mut x1)?;
+                    read(&self.keys, mine, 1, j, &mut x2)?;
+                    read(&self.keys, mine, 2, j, &mut u)?;
+                    for (k, out) in masked_out[at..at + w].iter_mut().enumerate() {
+                        *out = R::add(R::add(v[k], u[k]), R::add(x1[k], x2[k]));
+                    }
+                    at += w;
+                }
             }
         }
         for to in (0..3).filter(|&p| p != me) {
             ch.send_tagged(msg::INPUT, to, &masked_out)?;
         }
         if me == 3 {
+            ch.recycle(masked_out);
             return Ok(());
         }
         for dealer in 0..4 {
@@ -422,21 +442,20 @@ impl Sharing for Quad {
                 for (j, &slot) in inputs.slots[i].iter().enumerate() {
                     let m = &masked[at..at + w];
                     at += w;
-                    let c0: Vec<u64> = if me == 0 {
-                        let x0 = s.get(1, slot);
-                        (0..w).map(|k| R::sub(m[k], x0[k])).collect()
+                    let [c0, c1, _] = &mut s.c;
+                    let c0 = &mut c0[slot as usize * w..][..w];
+                    let off = if me == 0 {
+                        &c1[slot as usize * w..][..w]
                     } else {
-                        let u = &us[i].as_ref().ok_or_else(|| {
-                            RunError::Internal(format!("party {me} lacks u of input {i}"))
-                        })?[j * w..(j + 1) * w];
-                        (0..w).map(|k| R::sub(m[k], u[k])).collect()
+                        read(&self.keys, &masks[i], 2, j, &mut u)?;
+                        &u[..]
                     };
-                    s.set(0, slot, &c0);
+                    for k in 0..w {
+                        c0[k] = R::sub(m[k], off[k]);
+                    }
                 }
             }
-            if dealer != me {
-                ch.recycle(masked);
-            }
+            ch.recycle(masked);
         }
         Ok(())
     }
