@@ -587,6 +587,23 @@ fn key_mut(keys: &mut [Option<Prg>], k: Key) -> &mut Prg {
 /// A piece's worth of words, on the stack.
 type Piece = [u64; PIECE_WORDS];
 
+/// At P1 and P2, after the exchange: c0 = a0 b0 - m1 - m20 = ab + z0 over
+/// the provisional a0 b0 in the output slots, and into `c` for the views.
+fn finish_c0<R: Arith>(
+    layer: &LayerGates,
+    s: &mut Shares,
+    piece: Range<usize>,
+    m1: &[u64],
+    m20: &[u64],
+    c: &mut Piece,
+) {
+    let (m1, m20) = (&m1[piece.clone()], &m20[piece.clone()]);
+    layer.update_outputs(s, piece, |i, a0b0, own| {
+        c[i] = R::sub(R::sub(a0b0, m1[i]), m20[i]);
+        (c[i], own)
+    });
+}
+
 // Each party's multiplication runs piece by piece (see `pieces`): masks are
 // read from the keys' streams where whole-layer draws would have put them
 // (K013: z1 then r013; K023: z2; K123: w then r123), provisional outputs are
@@ -701,11 +718,7 @@ impl Quad {
         let m20 = ch.recv(2, n)?;
         let mut wm: Piece = [0; PIECE_WORDS];
         for piece in pieces(n) {
-            let (m1, m20) = (&m1[piece.clone()], &m20[piece.clone()]);
-            layer.update_outputs(s, piece.clone(), |i, a0b0, z1| {
-                c[i] = R::sub(R::sub(a0b0, m1[i]), m20[i]);
-                (c[i], z1)
-            });
+            finish_c0::<R>(layer, s, piece.clone(), &m1, &m20, &mut c);
             d123.read(k123, 0, piece.clone(), &mut wm);
             // Quad: the product ab + z0 + w. Quad-Het: m21 = c0 + w, as P2
             // sends it to P0.
@@ -772,11 +785,8 @@ impl Quad {
         }
         let mut wm: Piece = [0; PIECE_WORDS];
         for piece in pieces(n) {
+            finish_c0::<R>(layer, s, piece.clone(), &m1, &m20, &mut c);
             let (m1, m20p) = (&m1[piece.clone()], &m20[piece.clone()]);
-            layer.update_outputs(s, piece.clone(), |i, a0b0, z2| {
-                c[i] = R::sub(R::sub(a0b0, m1[i]), m20p[i]);
-                (c[i], z2)
-            });
             d123.read(k123, 0, piece.clone(), &mut wm);
             if het {
                 // m21 = c0 + w and m22 = m1 + m20 + r123.
