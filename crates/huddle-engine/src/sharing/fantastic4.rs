@@ -353,7 +353,7 @@ impl Sharing for FantasticFour {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let gates = super::quad::operands(program, layer);
+        let gates = super::pieces::operands(program, layer);
         let n = gates.len() * s.w;
         // Draws, in the fixed order, of the keys this party holds.
         let mut draw = |this: &mut Self, j: usize, count: usize| -> Vec<Vec<u64>> {

@@ -35,6 +35,18 @@ pub struct LayerGates {
     pub w: usize,
 }
 
+/// The operand slots of every gate of a layer: (a, b, out).
+pub(crate) fn operands(program: &Program, layer: &Layer) -> Vec<(u32, u32, u32)> {
+    layer
+        .gates
+        .iter()
+        .map(|g| {
+            let ops = program.operands(g);
+            (ops[0], ops[1], g.out)
+        })
+        .collect()
+}
+
 /// A run of words of one gate inside a piece: the gate, the words of its
 /// slot, and where they start in the piece.
 pub struct Segment {
@@ -47,15 +59,10 @@ pub struct Segment {
 
 impl LayerGates {
     pub fn new(program: &Program, layer: &Layer, w: usize) -> Self {
-        let gates = layer
-            .gates
-            .iter()
-            .map(|g| {
-                let ops = program.operands(g);
-                (ops[0], ops[1], g.out)
-            })
-            .collect();
-        LayerGates { gates, w }
+        LayerGates {
+            gates: operands(program, layer),
+            w,
+        }
     }
 
     /// Words in the layer.

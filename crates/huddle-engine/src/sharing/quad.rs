@@ -405,11 +405,23 @@ impl Sharing for Quad {
                         .as_ref()
                         .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
                     let v = &v[j * w..(j + 1) * w];
-                    read(&self.keys, mine, 0, j, &mut x1)?;
-                    read(&self.keys, mine, 1, j, &mut x2)?;
-                    read(&self.keys, mine, 2, j, &mut u)?;
+                    // x0 is component 1 at P0 and P3, u component 0 at P3.
+                    if me == 1 || me == 2 {
+                        read(&self.keys, mine, 0, j, &mut x1)?;
+                        read(&self.keys, mine, 1, j, &mut x2)?;
+                        for k in 0..w {
+                            x1[k] = R::add(x1[k], x2[k]);
+                        }
+                    }
+                    let x0: &[u64] = if me == 1 || me == 2 { &x1 } else { c1 };
+                    let u: &[u64] = if me == 3 {
+                        c0
+                    } else {
+                        read(&self.keys, mine, 2, j, &mut u)?;
+                        &u
+                    };
                     for (k, out) in masked_out[at..at + w].iter_mut().enumerate() {
-                        *out = R::add(R::add(v[k], u[k]), R::add(x1[k], x2[k]));
+                        *out = R::add(R::add(v[k], u[k]), x0[k]);
                     }
                     at += w;
                 }
@@ -517,18 +529,6 @@ impl Sharing for Quad {
                 .collect()
         }))
     }
-}
-
-/// The operand slots of every gate of a layer: (a, b, out).
-pub(crate) fn operands(program: &Program, layer: &Layer) -> Vec<(u32, u32, u32)> {
-    layer
-        .gates
-        .iter()
-        .map(|g| {
-            let ops = program.operands(g);
-            (ops[0], ops[1], g.out)
-        })
-        .collect()
 }
 
 /// The products of a gate's operand components that the parties combine:

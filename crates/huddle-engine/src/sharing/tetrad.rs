@@ -357,7 +357,7 @@ impl Sharing for Tetrad {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let gates = super::quad::operands(program, layer);
+        let gates = super::pieces::operands(program, layer);
         let n = gates.len() * s.w;
         let me = self.me;
         let mut draw = |this: &mut Self, j: usize| this.holds(j).then(|| ch.draw(this.key(j), n));
