@@ -1,6 +1,9 @@
 //! The `huddle` binary end to end: output format, JSON keys, exit codes and
 //! error messages. Corpus-based cases skip where the collection is absent.
 
+mod common;
+
+use common::{temp_dir, temp_file};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -21,14 +24,6 @@ fn stderr(o: &Output) -> String {
 
 fn corpus() -> Option<PathBuf> {
     huddle_circuit::corpus::locate_or_skip(env!("CARGO_MANIFEST_DIR").as_ref())
-}
-
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("huddle-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write temp file");
-    p
 }
 
 #[test]
@@ -138,7 +133,7 @@ fn eval_gives_every_vector_on_every_corpus_file() {
 fn convert_round_trips_the_old_format() {
     let Some(dir) = corpus() else { return };
     let old = dir.join("old_bristol_format/comparator_32bit_signed_lt.txt");
-    let bristol = temp_file("cmp.bristol", "");
+    let (_bristol_dir, bristol) = temp_file("cmp.bristol", "");
     let o = huddle(&[
         "circuit",
         "convert",
@@ -190,7 +185,7 @@ fn convert_round_trips_the_old_format() {
 
 #[test]
 fn errors_go_to_stderr_with_a_cause_and_nonzero_exit() {
-    let adder = temp_file("tiny.txt", "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n");
+    let (_adder_dir, adder) = temp_file("tiny.txt", "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n");
     let path = adder.to_str().expect("utf8");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
@@ -217,7 +212,7 @@ fn errors_go_to_stderr_with_a_cause_and_nonzero_exit() {
             stderr(&o)
         );
     }
-    let bad = temp_file("bad.txt", "1 3\n2 1 1\n1 1\n\n2 1 0 7 2 AND\n");
+    let (_bad_dir, bad) = temp_file("bad.txt", "1 3\n2 1 1\n1 1\n\n2 1 0 7 2 AND\n");
     let o = huddle(&["circuit", "stats", bad.to_str().expect("utf8")]);
     assert!(
         stderr(&o).contains("bad.txt: line 5: wire 7 is out of range"),
@@ -271,8 +266,7 @@ fn protocol_bench_reports_every_protocol() {
 
 #[test]
 fn circuit_gen_writes_circuits_that_stats_and_eval_read() {
-    let dir = std::env::temp_dir().join(format!("huddle-gen-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = temp_dir("gen");
     let file = dir.join("add.txt");
     let o = huddle(&[
         "circuit",
@@ -309,8 +303,7 @@ fn circuit_gen_writes_circuits_that_stats_and_eval_read() {
 #[test]
 fn circuit_gen_aes_and_sha256_follow_the_public_conventions() {
     for fanin in ["2", "3", "4"] {
-        let dir = std::env::temp_dir().join(format!("huddle-aes-{}-{fanin}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
+        let dir = temp_dir("aes");
         let file = dir.join("aes.txt");
         let path = file.to_str().expect("utf8");
         let o = huddle(&["circuit", "gen", "aes128", "--fanin", fanin, "-o", path]);
@@ -333,7 +326,7 @@ fn circuit_gen_aes_and_sha256_follow_the_public_conventions() {
     }
     let o = huddle(&["circuit", "gen", "sha256", "--fanin", "4"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let file = temp_file("sha.txt", &stdout(&o));
+    let (_file_dir, file) = temp_file("sha.txt", &stdout(&o));
     let mut block = String::from("61626380");
     block.push_str(&"0".repeat(118));
     block.push_str("18");
@@ -355,7 +348,7 @@ fn circuit_gen_aes_and_sha256_follow_the_public_conventions() {
 #[test]
 fn circuit_optimize_lowers_depth_and_reports_before_and_after() {
     let o = huddle(&["circuit", "gen", "cmp-gt", "--bits", "32", "--fanin", "2"]);
-    let file = temp_file("cmp32.txt", &stdout(&o));
+    let (_file_dir, file) = temp_file("cmp32.txt", &stdout(&o));
     let out = file.with_extension("opt");
     let o = huddle(&[
         "circuit",
@@ -401,7 +394,7 @@ fn circuit_optimize_lowers_depth_and_reports_before_and_after() {
 
 #[test]
 fn garbling_runs_from_the_command_line_and_its_bench_reports_every_phase() {
-    let aes = temp_file(
+    let (_aes_dir, aes) = temp_file(
         "aes-gen.txt",
         &stdout(&huddle(&["circuit", "gen", "aes128", "--fanin", "2"])),
     );

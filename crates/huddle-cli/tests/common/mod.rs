@@ -11,11 +11,33 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_huddle")
 }
 
-pub fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("huddle-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+/// A scratch folder of one test, removed when the test ends (passed or
+/// failed), so runs leave nothing behind in the machine's temp folder.
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+pub fn temp_dir(tag: &str) -> Scratch {
+    Scratch(
+        tempfile::Builder::new()
+            .prefix(&format!("huddle-{tag}-"))
+            .tempdir()
+            .expect("temp dir"),
+    )
+}
+
+/// A file with `text` in a scratch folder of its own; the folder goes when
+/// the returned guard is dropped.
+pub fn temp_file(name: &str, text: &str) -> (Scratch, PathBuf) {
+    let dir = temp_dir("file");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write temp file");
+    (dir, path)
 }
 
 /// `n` distinct ports the OS picked as free on 127.0.0.1: all bound at once,
