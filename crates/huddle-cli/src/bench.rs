@@ -53,7 +53,7 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         repeat: usize,
         /// MiB of shares per party at once (larger batches run in slices).
-        #[arg(long, default_value_t = 512, value_name = "MIB")]
+        #[arg(long, default_value_t = huddle_engine::DEFAULT_SHARE_MEMORY_MIB, value_name = "MIB")]
         share_memory: usize,
         #[arg(long)]
         circuits: Option<PathBuf>,

@@ -55,7 +55,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// MiB of shares a party holds at once; larger batches run in slices.
-    #[arg(long, default_value_t = 512, value_name = "MIB")]
+    #[arg(long, default_value_t = huddle_engine::DEFAULT_SHARE_MEMORY_MIB, value_name = "MIB")]
     share_memory: usize,
     /// Garbling (bgw3, bgw2, bgw2-mal): optimizations on, as a comma list of reduced
     /// (PRF values never Shamir-shared), short (t + 1 key contributors),

@@ -81,18 +81,40 @@ pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, Frame
     if len > max {
         return Err(FrameError::Oversized(len as u64));
     }
-    // The length is the peer's claim: memory grows with the bytes that
-    // actually arrive (doubling past the first chunk), not with the claim.
+    // The length is the peer's claim: before the first chunk has arrived we
+    // reserve no more than that chunk, so a lying peer cannot make us
+    // allocate up to `max` for nothing. Once it has arrived, the claim is
+    // backed by real bytes and the buffer grows once to the exact length
+    // (doubling would copy the message again and touch fresh pages twice).
     // A buffer of past messages costs nothing whatever the claim.
-    let mut payload =
+    let payload =
         crate::pool::take(len).unwrap_or_else(|| Vec::with_capacity(len.min(FIRST_CHUNK)));
-    r.take(len as u64)
-        .read_to_end(&mut payload)
-        .map_err(FrameError::Io)?;
-    if payload.len() < len {
-        return Err(FrameError::Truncated);
+    read_payload(r, len, payload)
+}
+
+/// Reads a `len`-byte payload into `payload` (empty; a pool buffer, or one
+/// with room for the first chunk).
+fn read_payload(
+    r: &mut impl Read,
+    len: usize,
+    mut payload: Vec<u8>,
+) -> Result<Vec<u8>, FrameError> {
+    let first = len.min(payload.capacity().max(FIRST_CHUNK));
+    read_appending(r, &mut payload, first)?;
+    if len > first {
+        payload.reserve_exact(len - first);
+        read_appending(r, &mut payload, len - first)?;
     }
     Ok(payload)
+}
+
+/// Appends exactly `n` bytes from `r` to `out` (its capacity already fits).
+fn read_appending(r: &mut impl Read, out: &mut Vec<u8>, n: usize) -> Result<(), FrameError> {
+    let got = r.take(n as u64).read_to_end(out).map_err(FrameError::Io)?;
+    if got < n {
+        return Err(FrameError::Truncated);
+    }
+    Ok(())
 }
 
 /// What a frame's length may make us allocate before its bytes arrive.
@@ -188,6 +210,29 @@ mod tests {
         assert!(matches!(
             read_frame(&mut buf.as_slice(), 2),
             Err(FrameError::Oversized(3))
+        ));
+    }
+
+    #[test]
+    fn a_frame_past_the_first_chunk_grows_once_to_its_exact_length() {
+        let len = FIRST_CHUNK + 12_345;
+        let message: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        let mut buf = Vec::new();
+        write_frame(&mut buf, &message).expect("write");
+        assert!(read_frame(&mut buf.as_slice(), 2 * len).expect("frame") == message);
+        // Without a pool buffer: exact, not doubled (no second copy of the
+        // message, no untouched tail of fresh pages).
+        let fresh = Vec::with_capacity(FIRST_CHUNK);
+        let got = read_payload(&mut &buf[4..], len, fresh).expect("payload");
+        assert!(got == message, "payload differs");
+        assert_eq!(got.capacity(), len);
+        assert!(matches!(
+            read_frame(&mut &buf[..buf.len() - 1], 2 * len),
+            Err(FrameError::Truncated)
+        ));
+        assert!(matches!(
+            read_frame(&mut &buf[..FIRST_CHUNK], 2 * len),
+            Err(FrameError::Truncated)
         ));
     }
 
