@@ -376,41 +376,88 @@ impl Shares {
     }
 
     /// Applies a linear step; `rule` says where this party adds constants.
-    fn apply<R: Arith>(&mut self, step: &Linear, pool: &[u32], rule: ConstantRule) {
+    /// Applies a run of linear steps (every one a `Step::Linear`) to every
+    /// component, with the fastest kernel the CPU offers.
+    fn apply_linear<R: Arith>(&mut self, steps: &[Step], pool: &[u32], rule: ConstantRule) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                unsafe { self.apply_linear_avx2::<R>(steps, pool, rule) };
+                return;
+            }
+        }
+        self.apply_linear_kernel::<R>(steps, pool, rule)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn apply_linear_avx2<R: Arith>(
+        &mut self,
+        steps: &[Step],
+        pool: &[u32],
+        rule: ConstantRule,
+    ) {
+        self.apply_linear_kernel::<R>(steps, pool, rule)
+    }
+
+    /// The run goes window by window of every slot (`LINEAR_WINDOW` words),
+    /// all its steps per window: a run reads the slots it wrote a few steps
+    /// before, and at large batches whole slots would have left the cache by
+    /// then (AES-128's linear layers, 30,480 XORs per block, were memory-bound).
+    #[inline(always)]
+    fn apply_linear_kernel<R: Arith>(&mut self, steps: &[Step], pool: &[u32], rule: ConstantRule) {
         let w = self.w;
-        for (i, comp) in self.c[..self.components].iter_mut().enumerate() {
-            let constant = match rule {
-                ConstantRule::Add(j) if j == i => Some(false),
-                ConstantRule::Sub(j) if j == i => Some(true),
-                _ => None,
-            };
-            let shifted = |c: u64| match constant {
-                Some(false) => c,
-                Some(true) => R::neg(c),
-                None => 0,
-            };
-            match *step {
-                Linear::Add { a, b, out } => binary(comp, w, a, b, out, R::add),
-                Linear::Sum { first, len, out } => fold(
-                    comp,
-                    w,
-                    &pool[first as usize..][..len as usize],
-                    out,
-                    R::add,
-                ),
-                Linear::Sub { a, b, out } => binary(comp, w, a, b, out, R::sub),
-                Linear::Neg { a, out } => unary(comp, w, a, out, R::neg),
-                Linear::Copy { a, out } => unary(comp, w, a, out, |x| x),
-                Linear::AddConst { a, c, out } => {
-                    let d = shifted(c);
-                    unary(comp, w, a, out, |x| R::add(x, d))
+        for lo in (0..w).step_by(LINEAR_WINDOW) {
+            let span = lo..(lo + LINEAR_WINDOW).min(w);
+            for (i, comp) in self.c[..self.components].iter_mut().enumerate() {
+                let constant = match rule {
+                    ConstantRule::Add(j) if j == i => Some(false),
+                    ConstantRule::Sub(j) if j == i => Some(true),
+                    _ => None,
+                };
+                let shifted = |c: u64| match constant {
+                    Some(false) => c,
+                    Some(true) => R::neg(c),
+                    None => 0,
+                };
+                for step in steps {
+                    let Step::Linear(step) = step else {
+                        debug_assert!(false, "a layer inside a run of linear steps");
+                        continue;
+                    };
+                    let s = span.clone();
+                    match *step {
+                        Linear::Add { a, b, out } => binary(comp, w, s, a, b, out, R::add),
+                        Linear::Sum { first, len, out } => fold(
+                            comp,
+                            w,
+                            s,
+                            &pool[first as usize..][..len as usize],
+                            out,
+                            R::add,
+                        ),
+                        Linear::Sub { a, b, out } => binary(comp, w, s, a, b, out, R::sub),
+                        Linear::Neg { a, out } => unary(comp, w, s, a, out, R::neg),
+                        Linear::Copy { a, out } => unary(comp, w, s, a, out, |x| x),
+                        Linear::AddConst { a, c, out } => {
+                            let d = shifted(c);
+                            unary(comp, w, s, a, out, |x| R::add(x, d))
+                        }
+                        Linear::MulConst { a, c, out } => {
+                            unary(comp, w, s, a, out, |x| R::mul(x, c))
+                        }
+                        Linear::Const { c, out } => fill(comp, w, s, out, shifted(c)),
+                    }
                 }
-                Linear::MulConst { a, c, out } => unary(comp, w, a, out, |x| R::mul(x, c)),
-                Linear::Const { c, out } => fill(comp, w, out, shifted(c)),
             }
         }
     }
 }
+
+/// Words of each slot per pass of a run of linear steps: 2 KiB per slot, so
+/// the slots a run touches (hundreds) stay in L2 between its steps.
+const LINEAR_WINDOW: usize = 256;
 
 /// How the function-dependent preprocessing of ASTRA and Trio is scheduled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -568,12 +615,21 @@ pub fn evaluate<P: Sharing, R: Arith>(
     verify_every: Option<usize>,
 ) -> Result<(), RunError> {
     let rule = protocol.constant_rule();
-    let mut done = 0;
-    for step in &program.steps {
-        match step {
-            Step::Linear(l) => shares.apply::<R>(l, &program.pool, rule),
+    let steps = &program.steps;
+    let (mut at, mut done) = (0, 0);
+    while at < steps.len() {
+        match steps[at] {
+            Step::Linear(_) => {
+                let end = steps[at..]
+                    .iter()
+                    .position(|s| !matches!(s, Step::Linear(_)))
+                    .map_or(steps.len(), |k| at + k);
+                shares.apply_linear::<R>(&steps[at..end], &program.pool, rule);
+                at = end;
+            }
             Step::Layer(i) => {
-                protocol.multiply::<R>(ch, program, &program.layers[*i], shares)?;
+                protocol.multiply::<R>(ch, program, &program.layers[i], shares)?;
+                at += 1;
                 done += 1;
                 let due = verify_every.is_some_and(|n| done % n == 0);
                 if due && done < program.layers.len() {
