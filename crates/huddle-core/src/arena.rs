@@ -108,7 +108,8 @@ mod tests {
         ) {
             prop_assume!(a != o && b != o);
             let len = 13;
-            let ops: [&dyn Fn(&mut [u64], std::ops::Range<usize>); 4] = [
+            type Op<'a> = &'a dyn Fn(&mut [u64], Range<usize>);
+            let ops: [Op; 4] = [
                 &|m, s| binary(m, len, s, a, b, o, |x, y| x ^ y.rotate_left(3)),
                 &|m, s| unary(m, len, s, a, o, |x| x.wrapping_mul(5)),
                 &|m, s| fold(m, len, s, &[a, b, a], o, u64::wrapping_add),
