@@ -183,6 +183,66 @@ impl Builder {
         self.gate(op, ins)
     }
 
+    /// a_1·b_1 + .. + a_l·b_l as one DOT gate (`a` and `b` of equal length).
+    pub fn dot(&mut self, a: &[WireId], b: &[WireId]) -> WireId {
+        assert_eq!(a.len(), b.len(), "a dot product of vectors of equal length");
+        self.ring_op(Op::Dot, &[a, b].concat())
+    }
+
+    /// The fixed-point dot product with `f` fractional bits: the sum of the
+    /// products truncated by f (one DOTTR gate).
+    pub fn fixed_dot(&mut self, a: &[WireId], b: &[WireId], f: u8) -> WireId {
+        assert_eq!(a.len(), b.len(), "a dot product of vectors of equal length");
+        self.ring_op(Op::DotTrunc(f), &[a, b].concat())
+    }
+
+    /// The fixed-point product a·b with `f` fractional bits.
+    pub fn fixed_mul(&mut self, a: WireId, b: WireId, f: u8) -> WireId {
+        self.fixed_dot(&[a], &[b], f)
+    }
+
+    /// The ring constant of the fixed-point number `x` with `f` fractional bits.
+    pub fn fixed_constant(&mut self, x: f64, f: u8) -> WireId {
+        let ring = self.ring.expect("fixed point needs Builder::arithmetic");
+        self.ring_op(Op::ConstRing(to_fixed(x, f, ring)), &[])
+    }
+
+    /// The bit a < 0 (a read as a signed number).
+    pub fn ltz(&mut self, a: WireId) -> WireId {
+        self.ring_op(Op::Ltz, &[a])
+    }
+
+    /// The bit a < b for signed a and b whose difference fits the ring
+    /// (|a − b| < 2^(k−1)).
+    pub fn lt(&mut self, a: WireId, b: WireId) -> WireId {
+        let d = self.ring_op(Op::Sub, &[a, b]);
+        self.ltz(d)
+    }
+
+    /// The ring element 0 or 1 of a bit.
+    pub fn bit_to_ring(&mut self, bit: WireId) -> WireId {
+        self.ring_op(Op::BitInject, &[bit])
+    }
+
+    /// max(a, b) for signed a and b as [`Builder::lt`] bounds them:
+    /// b + (a − b)·[a ≥ b].
+    pub fn max(&mut self, a: WireId, b: WireId) -> WireId {
+        let d = self.ring_op(Op::Sub, &[a, b]);
+        let negative = self.ltz(d);
+        let keep = self.not(negative);
+        let keep = self.bit_to_ring(keep);
+        let picked = self.ring_op(Op::Mul, &[d, keep]);
+        self.ring_op(Op::Add, &[b, picked])
+    }
+
+    /// ReLU: max(a, 0) = a·[a ≥ 0].
+    pub fn relu(&mut self, a: WireId) -> WireId {
+        let negative = self.ltz(a);
+        let keep = self.not(negative);
+        let keep = self.bit_to_ring(keep);
+        self.ring_op(Op::Mul, &[a, keep])
+    }
+
     /// Names `wires` as the next output value (Boolean).
     pub fn output(&mut self, name: &str, wires: Vec<WireId>) {
         self.outputs
@@ -263,4 +323,16 @@ impl Builder {
     pub fn ring(&self) -> Option<RingWidth> {
         self.ring
     }
+}
+
+/// The ring element of the fixed-point number `x` with `f` fractional bits:
+/// x·2^f rounded to the nearest integer, two's complement mod 2^k (values
+/// outside the ring's signed range wrap; beyond i64 they saturate first).
+pub fn to_fixed(x: f64, f: u8, ring: RingWidth) -> u64 {
+    ring.reduce((x * 2f64.powi(i32::from(f))).round() as i64 as u64)
+}
+
+/// The number the ring element `v` stands for with `f` fractional bits.
+pub fn from_fixed(v: u64, f: u8, ring: RingWidth) -> f64 {
+    ring.signed(v) as f64 / 2f64.powi(i32::from(f))
 }

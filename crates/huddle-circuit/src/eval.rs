@@ -13,7 +13,7 @@
 
 use crate::model::{Circuit, Domain, Op};
 use crate::schedule::{Schedule, ScheduleOptions};
-use huddle_core::arena::{binary, fill, fold, unary};
+use huddle_core::arena::{binary, fill, fold, split_out, src, unary};
 use huddle_core::bits::transpose_64x64;
 use huddle_core::{BitMatrix, RingWidth};
 
@@ -105,6 +105,19 @@ enum Instr {
         a: u32,
         o: u32,
     },
+    /// Σ a_i·b_i over the 2·len operands at `first` (a's, then b's),
+    /// truncated by `trunc` bits if nonzero.
+    Dot {
+        first: u32,
+        len: u32,
+        trunc: u8,
+        o: u32,
+    },
+    /// Ring slot a to bit slot o: the top bit of each element.
+    Ltz {
+        a: u32,
+        o: u32,
+    },
 }
 
 /// A circuit compiled for the bitsliced evaluator.
@@ -188,6 +201,17 @@ impl Program {
                     Instr::Decompose { a: ins[0], first }
                 }
                 Op::BitInject => Instr::Inject { a: ins[0], o },
+                Op::Dot | Op::DotTrunc(_) => {
+                    let (first, len) = many();
+                    let trunc = if let Op::DotTrunc(f) = step.op { f } else { 0 };
+                    Instr::Dot {
+                        first,
+                        len: len / 2,
+                        trunc,
+                        o,
+                    }
+                }
+                Op::Ltz => Instr::Ltz { a: ins[0], o },
                 Op::Mand => unreachable!("the schedule lowers MAND to ANDs"),
             };
             instrs.push(instr);
@@ -601,6 +625,38 @@ fn run_kernel(p: &Program, w: usize, bits: &mut [u64], ring: &mut [u64]) {
                     for (j, &s) in outs.iter().enumerate() {
                         bits[s as usize * w + b] = block[j];
                     }
+                }
+            }
+            Instr::Dot {
+                first,
+                len,
+                trunc,
+                o,
+            } => {
+                let operands = &p.args[first as usize..][..2 * len as usize];
+                let (a, b) = operands.split_at(len as usize);
+                let (before, out, after) = split_out(ring, rw, o);
+                out.fill(0);
+                for (&x, &y) in a.iter().zip(b) {
+                    let (x, y) = (src(before, after, rw, o, x), src(before, after, rw, o, y));
+                    for ((z, x), y) in out.iter_mut().zip(x).zip(y) {
+                        *z = z.wrapping_add(x.wrapping_mul(*y));
+                    }
+                }
+                if let (1.., Some(r)) = (trunc, p.ring) {
+                    for z in out.iter_mut() {
+                        *z = r.truncate(*z, u32::from(trunc));
+                    }
+                }
+            }
+            Instr::Ltz { a, o } => {
+                let top = p.ring.map_or(0, |r| r.bits() - 1);
+                let src = &ring[a as usize * rw..][..rw];
+                for (b, chunk) in src.chunks_exact(64).enumerate() {
+                    bits[o as usize * w + b] = chunk
+                        .iter()
+                        .enumerate()
+                        .fold(0, |word, (i, x)| word | ((x >> top) & 1) << i);
                 }
             }
             Instr::Inject { a, o } => {

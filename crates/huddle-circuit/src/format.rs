@@ -391,6 +391,7 @@ fn parse_op(name: &[u8], inputs: &[u64], ring: Option<RingWidth>) -> Result<(Op,
             }
         }
         b"ADD" | b"SUB" | b"NEG" | b"MUL" | b"A2B" | b"B2A" | b"CONST" | b"ADDC" | b"MULC"
+        | b"DOT" | b"DOTTR" | b"LTZ"
             if ring.is_none() =>
         {
             return Err(format!(
@@ -404,6 +405,22 @@ fn parse_op(name: &[u8], inputs: &[u64], ring: Option<RingWidth>) -> Result<(Op,
         b"MUL" => Op::Mul,
         b"A2B" => Op::BitDecompose,
         b"B2A" => Op::BitInject,
+        b"DOT" => Op::Dot,
+        b"LTZ" => Op::Ltz,
+        b"DOTTR" => {
+            return match inputs.last() {
+                Some(&f) if inputs.len() % 2 == 1 && inputs.len() >= 3 => match u8::try_from(f) {
+                    Ok(f) => Ok((Op::DotTrunc(f), Literal::Last)),
+                    Err(_) => Err(format!(
+                        "DOTTR truncates by {f} bits, more than any ring has"
+                    )),
+                },
+                _ => Err(format!(
+                "DOTTR expects 2l input wires and 1 literal (the fractional bits), got {} inputs",
+                inputs.len()
+            )),
+            }
+        }
         b"CONST" => {
             return match inputs {
                 [c] => Ok((Op::ConstRing(*c), Literal::First)),
@@ -681,6 +698,7 @@ fn write_gate(line: &mut String, op: Op, ins: &[WireId], outs: &[WireId]) {
         Op::ConstBit(b) => (Some(u64::from(b)), None),
         Op::ConstRing(c) => (Some(c), None),
         Op::AddConst(c) | Op::MulConst(c) => (None, Some(c)),
+        Op::DotTrunc(f) => (None, Some(u64::from(f))),
         _ => (None, None),
     };
     let n_in =

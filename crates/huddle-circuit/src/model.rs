@@ -23,6 +23,9 @@ pub type PartyId = usize;
 /// Largest fan-in of an AND, ADD or MUL gate.
 pub const MAX_FAN_IN: usize = 16;
 
+/// Longest vector of a DOT or DOTTR gate.
+pub const MAX_DOT_LEN: usize = 1 << 16;
+
 /// What a wire carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Domain {
@@ -80,6 +83,20 @@ pub enum Op {
     BitDecompose,
     /// Bit injection (B2A): one bit wire to the ring element 0 or 1.
     BitInject,
+    // Fixed point and comparison.
+    /// out = a_1·b_1 + .. + a_l·b_l, inputs a_1..a_l b_1..b_l (l = 1..=
+    /// [`MAX_DOT_LEN`]): one gate, so that protocols which can pay for a dot
+    /// product what they pay for one multiplication do.
+    Dot,
+    /// Fixed point with f fractional bits: out = (a_1·b_1 + .. + a_l·b_l)
+    /// truncated by the literal f (1 ≤ f < k): the sum read as a signed
+    /// k-bit number, ⌊sum / 2^f⌋ (see `RingWidth::truncate`). l = 1 is a
+    /// fixed-point multiplication. Protocols truncate probabilistically and
+    /// may return ⌊sum / 2^f⌋ + 1 instead (docs/circuit-format.md).
+    DotTrunc(u8),
+    /// Less than zero: the bit wire out = 1 iff a < 0 as a signed k-bit
+    /// number (the top bit of a).
+    Ltz,
 }
 
 impl Op {
@@ -101,6 +118,9 @@ impl Op {
             Op::ConstRing(_) => "CONST",
             Op::BitDecompose => "A2B",
             Op::BitInject => "B2A",
+            Op::Dot => "DOT",
+            Op::DotTrunc(_) => "DOTTR",
+            Op::Ltz => "LTZ",
         }
     }
 
@@ -109,7 +129,14 @@ impl Op {
     pub fn is_interactive(self) -> bool {
         matches!(
             self,
-            Op::And | Op::Mand | Op::Mul | Op::BitDecompose | Op::BitInject
+            Op::And
+                | Op::Mand
+                | Op::Mul
+                | Op::BitDecompose
+                | Op::BitInject
+                | Op::Dot
+                | Op::DotTrunc(_)
+                | Op::Ltz
         )
     }
 }
@@ -471,14 +498,22 @@ impl CircuitAssembler {
             | Op::Mul
             | Op::AddConst(_)
             | Op::MulConst(_)
-            | Op::BitDecompose => Some(Domain::Ring),
+            | Op::BitDecompose
+            | Op::Dot
+            | Op::DotTrunc(_)
+            | Op::Ltz => Some(Domain::Ring),
             Op::ConstBit(_) | Op::ConstRing(_) | Op::Copy => None,
         };
         let ok = match op {
             Op::Xor | Op::Sub => ni == 2 && no == 1,
-            Op::Inv | Op::Copy | Op::Neg | Op::AddConst(_) | Op::MulConst(_) | Op::BitInject => {
-                ni == 1 && no == 1
-            }
+            Op::Inv
+            | Op::Copy
+            | Op::Neg
+            | Op::AddConst(_)
+            | Op::MulConst(_)
+            | Op::BitInject
+            | Op::Ltz => ni == 1 && no == 1,
+            Op::Dot | Op::DotTrunc(_) => ni >= 2 && ni % 2 == 0 && ni / 2 <= MAX_DOT_LEN && no == 1,
             Op::ConstBit(_) | Op::ConstRing(_) => ni == 0 && no == 1,
             Op::And | Op::Add | Op::Mul => (2..=MAX_FAN_IN).contains(&ni) && no == 1,
             Op::Mand => no >= 1 && ni == 2 * no,
@@ -492,7 +527,9 @@ impl CircuitAssembler {
                 | Op::Neg
                 | Op::AddConst(_)
                 | Op::MulConst(_)
-                | Op::BitInject => "1 input and 1 output",
+                | Op::BitInject
+                | Op::Ltz => "1 input and 1 output",
+                Op::Dot | Op::DotTrunc(_) => "2l inputs (l = 1 to 65536) and 1 output",
                 Op::ConstBit(_) | Op::ConstRing(_) => "no input wires and 1 output",
                 Op::And | Op::Add | Op::Mul => "2 to 16 inputs and 1 output",
                 Op::Mand => "2k inputs and k outputs",
@@ -503,6 +540,14 @@ impl CircuitAssembler {
             in_domain == Some(Domain::Ring) || matches!(op, Op::ConstRing(_) | Op::BitInject);
         if uses_ring && self.ring.is_none() {
             return Err(ModelError::NoRing { op: op.name() });
+        }
+        if let (Op::DotTrunc(f), Some(r)) = (op, self.ring) {
+            if f == 0 || u32::from(f) >= r.bits() {
+                return Err(ModelError::ConstantTooLarge {
+                    value: u64::from(f),
+                    what: format!("a truncation of {r} (1 to {} bits)", r.bits() - 1),
+                });
+            }
         }
         if let (Op::AddConst(c) | Op::MulConst(c) | Op::ConstRing(c), Some(r)) = (op, self.ring) {
             if c > r.mask() {
@@ -532,9 +577,13 @@ impl CircuitAssembler {
         }
         let out_domain = match op {
             Op::Copy => copied.unwrap_or(Domain::Bit),
-            Op::Xor | Op::Inv | Op::ConstBit(_) | Op::And | Op::Mand | Op::BitDecompose => {
-                Domain::Bit
-            }
+            Op::Xor
+            | Op::Inv
+            | Op::ConstBit(_)
+            | Op::And
+            | Op::Mand
+            | Op::BitDecompose
+            | Op::Ltz => Domain::Bit,
             _ => Domain::Ring,
         };
         for (i, &w) in outputs.iter().enumerate() {

@@ -97,7 +97,7 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
         let choice = if !spec.boolean_ops {
             6 + rand(9)
         } else {
-            rand(if spec.ring.is_some() { 17 } else { 6 })
+            rand(if spec.ring.is_some() { 20 } else { 6 })
         };
         let fan = 2 + rand(spec.max_fan_in.clamp(2, MAX_FAN_IN) - 1);
         let op = match choice {
@@ -115,6 +115,9 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
             14 => Op::ConstRing(prg_const(&mut rand, spec.ring)),
             15 if have_ring => Op::BitDecompose,
             16 if have_bits => Op::BitInject,
+            17 if have_ring => Op::Dot,
+            18 if have_ring => Op::DotTrunc(1 + rand(k - 1) as u8),
+            19 if have_ring => Op::Ltz,
             _ => Op::ConstBit(false),
         };
         let pick = |d: Domain, rand: &mut dyn FnMut(usize) -> usize| {
@@ -142,14 +145,26 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
             }
             Op::Add | Op::Mul => ((0..fan).map(|_| pick(Domain::Ring, &mut rand)).collect(), 1),
             Op::Sub => ((0..2).map(|_| pick(Domain::Ring, &mut rand)).collect(), 1),
-            Op::Neg | Op::AddConst(_) | Op::MulConst(_) => (vec![pick(Domain::Ring, &mut rand)], 1),
+            Op::Neg | Op::AddConst(_) | Op::MulConst(_) | Op::Ltz => {
+                (vec![pick(Domain::Ring, &mut rand)], 1)
+            }
+            Op::Dot | Op::DotTrunc(_) => (
+                (0..2 * (1 + rand(6)))
+                    .map(|_| pick(Domain::Ring, &mut rand))
+                    .collect(),
+                1,
+            ),
             Op::BitDecompose => (vec![pick(Domain::Ring, &mut rand)], k),
             Op::ConstBit(_) | Op::ConstRing(_) | Op::Copy => (Vec::new(), 1),
         };
         let out_domain = match op {
-            Op::Xor | Op::Inv | Op::And | Op::Mand | Op::ConstBit(_) | Op::BitDecompose => {
-                Domain::Bit
-            }
+            Op::Xor
+            | Op::Inv
+            | Op::And
+            | Op::Mand
+            | Op::ConstBit(_)
+            | Op::BitDecompose
+            | Op::Ltz => Domain::Bit,
             _ => Domain::Ring,
         };
         let outs: Vec<WireId> = (0..n_out as WireId).map(|i| next + i).collect();

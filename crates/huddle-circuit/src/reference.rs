@@ -56,6 +56,21 @@ pub fn evaluate_one(circuit: &Circuit, inputs: &[Vec<u64>]) -> Vec<Vec<u64>> {
                 }
             }
             Op::BitInject => w[outs[0] as usize] = ins[0],
+            Op::Dot | Op::DotTrunc(_) => {
+                let (a, b) = ins.split_at(ins.len() / 2);
+                let sum = a
+                    .iter()
+                    .zip(b)
+                    .fold(0u64, |s, (x, y)| s.wrapping_add(x.wrapping_mul(*y)));
+                w[outs[0] as usize] = match (g.op, circuit.ring()) {
+                    (Op::DotTrunc(f), Some(r)) => r.truncate(sum, u32::from(f)),
+                    _ => sum & mask,
+                };
+            }
+            Op::Ltz => {
+                let top = circuit.ring().map_or(0, |r| r.bits() - 1);
+                w[outs[0] as usize] = (ins[0] >> top) & 1;
+            }
         }
     }
     circuit

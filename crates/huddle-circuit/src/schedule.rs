@@ -398,7 +398,7 @@ mod tests {
                 let ins = s.inputs_of(st);
                 let outs = s.outputs_of(st);
                 let in_domain = match st.op {
-                    Op::BitDecompose => Domain::Ring,
+                    Op::BitDecompose | Op::Ltz => Domain::Ring,
                     Op::BitInject => Domain::Bit,
                     _ => st.domain,
                 };
@@ -423,6 +423,18 @@ mod tests {
                     Op::ConstRing(c) => vec![c & m],
                     Op::BitDecompose => (0..outs.len()).map(|b| (x[0] >> b) & 1).collect(),
                     Op::BitInject => vec![x[0]],
+                    Op::Dot | Op::DotTrunc(_) => {
+                        let (a, b) = x.split_at(x.len() / 2);
+                        let sum = a
+                            .iter()
+                            .zip(b)
+                            .fold(0u64, |t, (p, q)| t.wrapping_add(p.wrapping_mul(*q)));
+                        match (st.op, s.ring()) {
+                            (Op::DotTrunc(f), Some(r)) => vec![r.truncate(sum, u32::from(f))],
+                            _ => vec![sum & m],
+                        }
+                    }
+                    Op::Ltz => vec![(x[0] >> (k - 1)) & 1],
                     Op::Mand => panic!("MAND is lowered"),
                 };
                 for (&o, v) in outs.iter().zip(vals) {

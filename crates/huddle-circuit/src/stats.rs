@@ -46,6 +46,11 @@ pub struct ArithmeticStats {
     pub const_ring: usize,
     pub a2b: usize,
     pub b2a: usize,
+    /// DOT gates by vector length l.
+    pub dot_by_len: BTreeMap<usize, usize>,
+    /// DOTTR gates (fixed-point dot products and multiplications) by l.
+    pub dot_trunc_by_len: BTreeMap<usize, usize>,
+    pub ltz: usize,
 }
 
 impl Stats {
@@ -100,6 +105,9 @@ impl Stats {
                 Op::ConstRing(_) => a.const_ring += 1,
                 Op::BitDecompose => a.a2b += 1,
                 Op::BitInject => a.b2a += 1,
+                Op::Dot => *a.dot_by_len.entry(g.num_inputs() / 2).or_default() += 1,
+                Op::DotTrunc(_) => *a.dot_trunc_by_len.entry(g.num_inputs() / 2).or_default() += 1,
+                Op::Ltz => a.ltz += 1,
             }
         }
         if circuit.ring().is_some() {

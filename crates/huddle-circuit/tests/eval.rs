@@ -49,6 +49,9 @@ proptest! {
     fn mixed_circuits(seed: [u8; 16], ring in 0usize..4, fan_in in 2usize..=16, instances in 1usize..300, words in 1usize..3, threads in 1usize..3) {
         let mut prg = Prg::from_seed(seed);
         let c = random_circuit(&RandomCircuitSpec::mixed(RingWidth::ALL[ring], 11, 4, 300, fan_in), &mut prg);
+        // The generator does emit the fixed-point and sign gates checked here.
+        let stats = huddle_circuit::Stats::of(&c).arithmetic.expect("a ring circuit");
+        prop_assert!(!stats.dot_by_len.is_empty() && !stats.dot_trunc_by_len.is_empty() && stats.ltz > 0);
         check(&c, &mut prg, instances, EvalOptions { chunk_words: Some(words), threads })?;
     }
 }

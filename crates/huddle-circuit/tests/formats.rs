@@ -195,6 +195,68 @@ fn the_old_format_reads_and_writes() {
     );
 }
 
+/// Fixed point with 4 fractional bits in Z_2^16: a = (1.5, -2), b = (-2.25, 0.5).
+const FIXED: &str = "ring 16\n4 8\n2 2r 2r\n2 3r 1\n\n\
+    4 1 0 1 2 3 4 DOT\n5 1 0 1 2 3 4 5 DOTTR\n3 1 0 2 4 6 DOTTR\n1 1 5 7 LTZ\n";
+
+#[test]
+fn dot_products_fixed_point_truncation_and_sign_evaluate_as_specified() {
+    let c = read_circuit(FIXED.as_bytes()).expect("fixed point");
+    let e = PlainEvaluator::new(&c);
+    // a·b = 24·(-36) + (-32)·8 = -1120 (-4.375 with 8 fractional bits);
+    // truncated by 4: -70 (-4.375); a1·b1 truncated: -54 (-3.375); -70 < 0.
+    assert_eq!(
+        e.evaluate_hex(&["ffe00018", "0008ffdc"]).expect("eval"),
+        vec!["ffcaffbafba0", "1"]
+    );
+    // Truncation rounds down (floor), also for negative values: -1121 >> 4 = -71;
+    // positive values and the sign bit: 1121 >> 4 = 70, not negative.
+    assert_eq!(
+        e.evaluate_hex(&["00000001", "0000fb9f"]).expect("eval"),
+        vec!["ffb9ffb9fb9f", "1"]
+    );
+    assert_eq!(
+        e.evaluate_hex(&["00000001", "00000461"]).expect("eval"),
+        vec!["004600460461", "0"]
+    );
+    let mut out = Vec::new();
+    write_circuit(&c, &mut out).expect("write");
+    assert_eq!(read_circuit(out.as_slice()).expect("reread"), c);
+}
+
+#[test]
+fn malformed_fixed_point_gates_are_refused_naming_the_cause() {
+    let head = "ring 16\n1 5\n2 2r 2r\n1 1r\n\n";
+    assert_err(
+        &format!("{head}3 1 0 2 0 4 DOTTR\n"),
+        "constant 0 does not fit a truncation of Z_2^16 (1 to 15 bits)",
+    );
+    assert_err(
+        &format!("{head}3 1 0 2 16 4 DOTTR\n"),
+        "constant 16 does not fit a truncation",
+    );
+    assert_err(
+        &format!("{head}3 1 0 2 300 4 DOTTR\n"),
+        "DOTTR truncates by 300 bits",
+    );
+    assert_err(
+        &format!("{head}2 1 0 4 4 DOTTR\n"),
+        "DOTTR expects 2l input wires and 1 literal",
+    );
+    assert_err(
+        &format!("{head}3 1 0 1 2 4 DOT\n"),
+        "2l inputs (l = 1 to 65536)",
+    );
+    assert_err(
+        "1 3\n1 1\n1 1\n\n1 1 0 2 LTZ\n",
+        "`LTZ` is an arithmetic gate, but the file declares no ring",
+    );
+    assert_err(
+        "ring 16\n2 4\n2 1 1r\n1 1\n\n1 1 0 2 LTZ\n1 1 2 3 EQW\n",
+        "LTZ",
+    );
+}
+
 #[test]
 fn mixed_circuits_evaluate_in_the_ring() {
     // x (Z_2^16) and bit b: out = (x * b + 3) and the low bits of x.

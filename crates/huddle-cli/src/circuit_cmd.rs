@@ -282,5 +282,14 @@ fn print_stats(path: &Path, s: &Stats) {
         for (fan_in, n) in &a.mul_by_fanin {
             println!("    {fan_in}-input MUL  {n}");
         }
+        for (len, n) in &a.dot_by_len {
+            println!("    length-{len} DOT  {n}");
+        }
+        for (len, n) in &a.dot_trunc_by_len {
+            println!("    length-{len} DOTTR  {n}");
+        }
+        if a.ltz > 0 {
+            println!("  LTZ {}", a.ltz);
+        }
     }
 }

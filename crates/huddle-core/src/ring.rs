@@ -58,6 +58,26 @@ impl RingWidth {
     pub const fn reduce(self, x: u64) -> u64 {
         x & self.mask()
     }
+
+    /// `x` (any u64; its low k bits count) read as a signed k-bit number.
+    #[inline(always)]
+    pub const fn signed(self, x: u64) -> i64 {
+        let unused = 64 - self.bits();
+        ((x << unused) as i64) >> unused
+    }
+
+    /// Fixed-point truncation by `f` bits: ⌊x / 2^f⌋ for x read as a signed
+    /// k-bit number (an arithmetic shift), reduced into the ring.
+    #[inline(always)]
+    pub const fn truncate(self, x: u64, f: u32) -> u64 {
+        self.reduce((self.signed(x) >> f) as u64)
+    }
+
+    /// Whether `x` is negative as a signed k-bit number (its top bit).
+    #[inline(always)]
+    pub const fn is_negative(self, x: u64) -> bool {
+        (x >> (self.bits() - 1)) & 1 == 1
+    }
 }
 
 impl fmt::Display for RingWidth {
@@ -70,6 +90,22 @@ impl fmt::Display for RingWidth {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn truncation_is_an_arithmetic_shift_of_the_signed_value() {
+        let r = RingWidth::W16;
+        assert_eq!(r.signed(0xffff), -1);
+        assert_eq!(r.signed(0x7fff), 32767);
+        assert_eq!(r.signed(0x1_8000), -32768); // bits above k are ignored
+        assert_eq!(r.truncate(0xffff, 4), 0xffff); // -1 >> 4 = -1
+        assert_eq!(r.truncate((-40i64) as u64, 3), r.reduce((-5i64) as u64));
+        assert_eq!(r.truncate((-41i64) as u64, 3), r.reduce((-6i64) as u64)); // floor
+        assert_eq!(r.truncate(41, 3), 5);
+        assert_eq!(r.truncate(0x8000, 15), 0xffff); // the most negative value / 2^15 = -1
+        assert!(r.is_negative(0x8000) && !r.is_negative(0x7fff));
+        assert_eq!(RingWidth::W64.truncate(u64::MAX, 63), u64::MAX);
+        assert_eq!(RingWidth::W8.signed(0x80), -128);
+    }
 
     #[test]
     fn widths_round_trip_and_masks() {
@@ -91,6 +127,19 @@ mod tests {
                 prop_assert_eq!(w.reduce(a.wrapping_sub(b)), w.reduce(ra.wrapping_sub(rb)));
                 prop_assert_eq!(w.reduce(a.wrapping_mul(b)), w.reduce(ra.wrapping_mul(rb)));
                 prop_assert_eq!(w.reduce(a.wrapping_neg()), w.reduce(ra.wrapping_neg()));
+            }
+        }
+
+        // Truncation against the definition: floor division of the signed value.
+        #[test]
+        fn truncation_is_floor_division(x: u64, f in 0u32..64) {
+            for w in RingWidth::ALL.into_iter().filter(|w| f < w.bits()) {
+                let v = i128::from(w.signed(x));
+                prop_assert!(v >= -(1i128 << (w.bits() - 1)) && v < 1i128 << (w.bits() - 1));
+                prop_assert_eq!(w.reduce(v as u64), w.reduce(x));
+                let want = w.reduce(v.div_euclid(1i128 << f) as u64);
+                prop_assert_eq!(w.truncate(x, f), want);
+                prop_assert_eq!(w.is_negative(x), v < 0);
             }
         }
     }

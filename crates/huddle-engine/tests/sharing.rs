@@ -288,6 +288,21 @@ fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
             "{protocol}: {err}"
         );
     }
+    // Dot products and fixed-point multiplications: refused by name until
+    // the engine implements them (issue 14), never evaluated as a wide MUL.
+    let mut b = huddle_circuit::builder::Builder::arithmetic(RingWidth::W32, 2);
+    let (x, w) = (b.ring_input("x", 3), b.ring_input("w", 3));
+    let y = b.fixed_dot(&x, &w, 8);
+    b.ring_output("y", vec![y]);
+    let dot = b.finish();
+    let inputs = random_inputs(&dot, &mut prg, 10);
+    for protocol in SECURE {
+        let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
+        let err = local(protocol, nets, &dot, &inputs, RunOptions::default())
+            .err()
+            .expect("refused");
+        assert!(err.contains("its DOTTR gates"), "{protocol}: {err}");
+    }
     // A 3-party protocol with 4 parties.
     let c = chain(2, None);
     let inputs = random_inputs(&c, &mut prg, 10);

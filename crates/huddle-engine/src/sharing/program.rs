@@ -123,7 +123,7 @@ impl Program {
         let ring = circuit.ring().is_some();
         let domain = if ring { Domain::Ring } else { Domain::Bit };
         for g in circuit.gates() {
-            if matches!(g.op, Op::BitDecompose | Op::BitInject) {
+            if matches!(g.op, Op::BitDecompose | Op::BitInject | Op::Ltz) {
                 return Err(RunError::Input(format!(
                     "{protocol} cannot run this circuit: it mixes Boolean and arithmetic wires \
                      ({} gates need share conversions, which huddle does not implement yet)",
@@ -135,6 +135,15 @@ impl Program {
             return Err(RunError::Input(format!(
                 "{protocol} cannot run this circuit: it mixes Boolean and arithmetic wires"
             )));
+        }
+        for g in circuit.gates() {
+            if matches!(g.op, Op::Dot | Op::DotTrunc(_)) {
+                return Err(RunError::Input(format!(
+                        "{protocol} cannot run this circuit: its {} gates (dot products, fixed-point multiplications) are \
+                         evaluated only by the plaintext evaluator so far",
+                        g.op.name()
+                    )));
+            }
         }
         let schedule = Schedule::compile(circuit, ScheduleOptions::rounds(max_fan_in));
         let mask = circuit.ring().map_or(u64::MAX, |r| r.mask());
