@@ -225,14 +225,11 @@ impl Builder {
     }
 
     /// max(a, b) for signed a and b as [`Builder::lt`] bounds them:
-    /// b + (a − b)·[a ≥ b].
+    /// b + relu(a − b).
     pub fn max(&mut self, a: WireId, b: WireId) -> WireId {
         let d = self.ring_op(Op::Sub, &[a, b]);
-        let negative = self.ltz(d);
-        let keep = self.not(negative);
-        let keep = self.bit_to_ring(keep);
-        let picked = self.ring_op(Op::Mul, &[d, keep]);
-        self.ring_op(Op::Add, &[b, picked])
+        let excess = self.relu(d);
+        self.ring_op(Op::Add, &[b, excess])
     }
 
     /// ReLU: max(a, 0) = a·[a ≥ 0].

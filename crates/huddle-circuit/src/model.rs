@@ -504,37 +504,34 @@ impl CircuitAssembler {
             | Op::Ltz => Some(Domain::Ring),
             Op::ConstBit(_) | Op::ConstRing(_) | Op::Copy => None,
         };
-        let ok = match op {
-            Op::Xor | Op::Sub => ni == 2 && no == 1,
+        let (ok, expected) = match op {
+            Op::Xor | Op::Sub => (ni == 2 && no == 1, "2 inputs and 1 output"),
             Op::Inv
             | Op::Copy
             | Op::Neg
             | Op::AddConst(_)
             | Op::MulConst(_)
             | Op::BitInject
-            | Op::Ltz => ni == 1 && no == 1,
-            Op::Dot | Op::DotTrunc(_) => ni >= 2 && ni % 2 == 0 && ni / 2 <= MAX_DOT_LEN && no == 1,
-            Op::ConstBit(_) | Op::ConstRing(_) => ni == 0 && no == 1,
-            Op::And | Op::Add | Op::Mul => (2..=MAX_FAN_IN).contains(&ni) && no == 1,
-            Op::Mand => no >= 1 && ni == 2 * no,
-            Op::BitDecompose => ni == 1 && Some(no as u32) == self.ring.map(|r| r.bits()),
+            | Op::Ltz => (ni == 1 && no == 1, "1 input and 1 output"),
+            Op::Dot | Op::DotTrunc(_) => (
+                ni >= 2 && ni % 2 == 0 && ni / 2 <= MAX_DOT_LEN && no == 1,
+                "2l inputs (l = 1 to 65536) and 1 output",
+            ),
+            Op::ConstBit(_) | Op::ConstRing(_) => {
+                (ni == 0 && no == 1, "no input wires and 1 output")
+            }
+            Op::And | Op::Add | Op::Mul => (
+                (2..=MAX_FAN_IN).contains(&ni) && no == 1,
+                "2 to 16 inputs and 1 output",
+            ),
+            Op::Mand => (no >= 1 && ni == 2 * no, "2k inputs and k outputs"),
+            Op::BitDecompose => (
+                ni == 1 && Some(no as u32) == self.ring.map(|r| r.bits()),
+                "1 input and one output per bit of the ring",
+            ),
         };
         if !ok {
-            return Err(arity(match op {
-                Op::Xor | Op::Sub => "2 inputs and 1 output",
-                Op::Inv
-                | Op::Copy
-                | Op::Neg
-                | Op::AddConst(_)
-                | Op::MulConst(_)
-                | Op::BitInject
-                | Op::Ltz => "1 input and 1 output",
-                Op::Dot | Op::DotTrunc(_) => "2l inputs (l = 1 to 65536) and 1 output",
-                Op::ConstBit(_) | Op::ConstRing(_) => "no input wires and 1 output",
-                Op::And | Op::Add | Op::Mul => "2 to 16 inputs and 1 output",
-                Op::Mand => "2k inputs and k outputs",
-                Op::BitDecompose => "1 input and one output per bit of the ring",
-            }));
+            return Err(arity(expected));
         }
         let uses_ring =
             in_domain == Some(Domain::Ring) || matches!(op, Op::ConstRing(_) | Op::BitInject);

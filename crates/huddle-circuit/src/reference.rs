@@ -3,6 +3,7 @@
 //! against an implementation simple enough to trust by reading.
 
 use crate::model::{Circuit, Domain, Op};
+use huddle_core::RingWidth;
 
 /// Evaluates one instance. `inputs[i]` holds input value i as words (bit j
 /// of the value is bit j % 64 of word j / 64); outputs come back the same way.
@@ -56,17 +57,7 @@ pub fn evaluate_one(circuit: &Circuit, inputs: &[Vec<u64>]) -> Vec<Vec<u64>> {
                 }
             }
             Op::BitInject => w[outs[0] as usize] = ins[0],
-            Op::Dot | Op::DotTrunc(_) => {
-                let (a, b) = ins.split_at(ins.len() / 2);
-                let sum = a
-                    .iter()
-                    .zip(b)
-                    .fold(0u64, |s, (x, y)| s.wrapping_add(x.wrapping_mul(*y)));
-                w[outs[0] as usize] = match (g.op, circuit.ring()) {
-                    (Op::DotTrunc(f), Some(r)) => r.truncate(sum, u32::from(f)),
-                    _ => sum & mask,
-                };
-            }
+            Op::Dot | Op::DotTrunc(_) => w[outs[0] as usize] = dot(g.op, &ins, circuit.ring()),
             Op::Ltz => {
                 let top = circuit.ring().map_or(0, |r| r.bits() - 1);
                 w[outs[0] as usize] = (ins[0] >> top) & 1;
@@ -86,4 +77,18 @@ pub fn evaluate_one(circuit: &Circuit, inputs: &[Vec<u64>]) -> Vec<Vec<u64>> {
             words
         })
         .collect()
+}
+
+/// DOT or DOTTR of one instance: `ins` holds a_1..a_l then b_1..b_l.
+pub(crate) fn dot(op: Op, ins: &[u64], ring: Option<RingWidth>) -> u64 {
+    let (a, b) = ins.split_at(ins.len() / 2);
+    let sum = a
+        .iter()
+        .zip(b)
+        .fold(0u64, |s, (x, y)| s.wrapping_add(x.wrapping_mul(*y)));
+    match (op, ring) {
+        (Op::DotTrunc(f), Some(r)) => r.truncate(sum, u32::from(f)),
+        (_, Some(r)) => r.reduce(sum),
+        (_, None) => sum,
+    }
 }

@@ -423,17 +423,7 @@ mod tests {
                     Op::ConstRing(c) => vec![c & m],
                     Op::BitDecompose => (0..outs.len()).map(|b| (x[0] >> b) & 1).collect(),
                     Op::BitInject => vec![x[0]],
-                    Op::Dot | Op::DotTrunc(_) => {
-                        let (a, b) = x.split_at(x.len() / 2);
-                        let sum = a
-                            .iter()
-                            .zip(b)
-                            .fold(0u64, |t, (p, q)| t.wrapping_add(p.wrapping_mul(*q)));
-                        match (st.op, s.ring()) {
-                            (Op::DotTrunc(f), Some(r)) => vec![r.truncate(sum, u32::from(f))],
-                            _ => vec![sum & m],
-                        }
-                    }
+                    Op::Dot | Op::DotTrunc(_) => vec![crate::reference::dot(st.op, &x, s.ring())],
                     Op::Ltz => vec![(x[0] >> (k - 1)) & 1],
                     Op::Mand => panic!("MAND is lowered"),
                 };

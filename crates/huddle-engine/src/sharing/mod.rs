@@ -375,10 +375,9 @@ impl Shares {
         slots.iter().map(|&s| self.get(component, s)).collect()
     }
 
-    /// Applies a linear step; `rule` says where this party adds constants.
-    /// Applies a run of linear steps (every one a `Step::Linear`) to every
-    /// component, with the fastest kernel the CPU offers.
-    fn apply_linear<R: Arith>(&mut self, steps: &[Step], pool: &[u32], rule: ConstantRule) {
+    /// Applies a run of linear steps to every component, with the fastest
+    /// kernel the CPU offers; `rule` says where this party adds constants.
+    fn apply_linear<R: Arith>(&mut self, steps: &[Linear], pool: &[u32], rule: ConstantRule) {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
@@ -394,7 +393,7 @@ impl Shares {
     #[target_feature(enable = "avx2")]
     unsafe fn apply_linear_avx2<R: Arith>(
         &mut self,
-        steps: &[Step],
+        steps: &[Linear],
         pool: &[u32],
         rule: ConstantRule,
     ) {
@@ -406,7 +405,12 @@ impl Shares {
     /// before, and at large batches whole slots would have left the cache by
     /// then (AES-128's linear layers, 30,480 XORs per block, were memory-bound).
     #[inline(always)]
-    fn apply_linear_kernel<R: Arith>(&mut self, steps: &[Step], pool: &[u32], rule: ConstantRule) {
+    fn apply_linear_kernel<R: Arith>(
+        &mut self,
+        steps: &[Linear],
+        pool: &[u32],
+        rule: ConstantRule,
+    ) {
         let w = self.w;
         for lo in (0..w).step_by(LINEAR_WINDOW) {
             let span = lo..(lo + LINEAR_WINDOW).min(w);
@@ -422,10 +426,6 @@ impl Shares {
                     None => 0,
                 };
                 for step in steps {
-                    let Step::Linear(step) = step else {
-                        debug_assert!(false, "a layer inside a run of linear steps");
-                        continue;
-                    };
                     let s = span.clone();
                     match *step {
                         Linear::Add { a, b, out } => binary(comp, w, s, a, b, out, R::add),
@@ -615,21 +615,12 @@ pub fn evaluate<P: Sharing, R: Arith>(
     verify_every: Option<usize>,
 ) -> Result<(), RunError> {
     let rule = protocol.constant_rule();
-    let steps = &program.steps;
-    let (mut at, mut done) = (0, 0);
-    while at < steps.len() {
-        match steps[at] {
-            Step::Linear(_) => {
-                let end = steps[at..]
-                    .iter()
-                    .position(|s| !matches!(s, Step::Linear(_)))
-                    .map_or(steps.len(), |k| at + k);
-                shares.apply_linear::<R>(&steps[at..end], &program.pool, rule);
-                at = end;
-            }
+    let mut done = 0;
+    for step in &program.steps {
+        match step {
+            Step::Linear(run) => shares.apply_linear::<R>(run, &program.pool, rule),
             Step::Layer(i) => {
-                protocol.multiply::<R>(ch, program, &program.layers[i], shares)?;
-                at += 1;
+                protocol.multiply::<R>(ch, program, &program.layers[*i], shares)?;
                 done += 1;
                 let due = verify_every.is_some_and(|n| done % n == 0);
                 if due && done < program.layers.len() {

@@ -82,7 +82,9 @@ impl Layer {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
-    Linear(Linear),
+    /// A run of consecutive local steps, applied together (window by window
+    /// of the slots, see `Shares::apply_linear`).
+    Linear(Vec<Linear>),
     Layer(usize),
 }
 
@@ -166,7 +168,11 @@ impl Program {
                 layers.push(layer);
             } else {
                 let g = &schedule.steps()[group.start];
-                steps.push(Step::Linear(linear(&schedule, g, mask)));
+                let step = linear(&schedule, g, mask);
+                match steps.last_mut() {
+                    Some(Step::Linear(run)) => run.push(step),
+                    _ => steps.push(Step::Linear(vec![step])),
+                }
             }
         }
         Ok(Program {
