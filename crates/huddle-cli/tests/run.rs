@@ -203,7 +203,7 @@ fn circuits_a_protocol_cannot_run_are_refused_before_connecting() {
     let o = run(&[
         "certs",
         "--parties",
-        "3",
+        "4",
         "--out",
         dir.to_str().expect("utf8"),
     ]);
@@ -217,7 +217,7 @@ fn circuits_a_protocol_cannot_run_are_refused_before_connecting() {
         "--id",
         "0",
         "--protocol",
-        "trio",
+        "quad",
         "--circuit",
         path.to_str().expect("utf8"),
         "--input",
@@ -227,7 +227,7 @@ fn circuits_a_protocol_cannot_run_are_refused_before_connecting() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
-    assert!(err.contains("trio cannot run this circuit"), "{err}");
+    assert!(err.contains("quad cannot run this circuit"), "{err}");
 }
 
 #[test]

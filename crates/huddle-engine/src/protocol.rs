@@ -92,6 +92,9 @@ pub struct Descriptor {
     pub security: Security,
     /// Whether it runs circuits over Z_2^k (else Boolean circuits only).
     pub rings: bool,
+    /// Whether it runs mixed Boolean/arithmetic circuits (share
+    /// conversions; the plaintext evaluator trivially does).
+    pub conversions: bool,
     pub family: Family,
     /// The message types fault injection can target (malicious
     /// secret-sharing protocols; empty elsewhere).
@@ -109,6 +112,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: false,
         security: Security::None,
         rings: true,
+        conversions: true,
         family: Family::Clear,
         messages: &[],
     },
@@ -122,6 +126,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: false,
         security: Security::SemiHonest,
         rings: true,
+        conversions: true,
         family: Family::Sharing,
         messages: &[],
     },
@@ -135,6 +140,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: true,
         security: Security::SemiHonest,
         rings: true,
+        conversions: true,
         family: Family::Sharing,
         messages: &[],
     },
@@ -148,6 +154,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: true,
         security: Security::SemiHonest,
         rings: true,
+        conversions: true,
         family: Family::Sharing,
         messages: &[],
     },
@@ -161,6 +168,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: false,
         security: Security::SemiHonest,
         rings: true,
+        conversions: true,
         family: Family::Sharing,
         messages: &[],
     },
@@ -174,6 +182,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: true,
         security: Security::MaliciousSelectiveAbort,
         rings: true,
+        conversions: false,
         family: Family::Sharing,
         messages: &sharing::quad::QUAD_MESSAGES,
     },
@@ -187,6 +196,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: true,
         security: Security::MaliciousSelectiveAbort,
         rings: true,
+        conversions: false,
         family: Family::Sharing,
         messages: &sharing::quad::HET_MESSAGES,
     },
@@ -200,6 +210,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: false,
         security: Security::MaliciousSelectiveAbort,
         rings: true,
+        conversions: false,
         family: Family::Sharing,
         messages: &sharing::fantastic4::MESSAGES,
     },
@@ -213,6 +224,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: true,
         security: Security::MaliciousSelectiveAbort,
         rings: true,
+        conversions: false,
         family: Family::Sharing,
         messages: &sharing::tetrad::MESSAGES,
     },
@@ -226,6 +238,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: true,
         security: Security::SemiHonest,
         rings: false,
+        conversions: false,
         family: Family::Garbling(Variant::Bgw3),
         messages: &[],
     },
@@ -239,6 +252,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: true,
         security: Security::SemiHonest,
         rings: false,
+        conversions: false,
         family: Family::Garbling(Variant::Bgw2),
         messages: &[],
     },
@@ -252,6 +266,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         preprocessing: true,
         security: Security::MaliciousSelectiveAbort,
         rings: false,
+        conversions: false,
         family: Family::Garbling(Variant::Bgw2Mal),
         messages: &[],
     },
@@ -403,7 +418,14 @@ impl RunRequest {
         self.check_owners_and_domain(circuit)?;
         let d = self.protocol.descriptor();
         if let Some(fan_in) = d.max_fan_in {
-            sharing::program::Program::compile(circuit, fan_in, d.name)?;
+            sharing::program::Program::compile(
+                circuit,
+                sharing::program::Target {
+                    name: d.name,
+                    max_fan_in: fan_in,
+                    converts: d.conversions,
+                },
+            )?;
         }
         Ok(())
     }

@@ -14,6 +14,7 @@ use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
 use huddle_circuit::{corpus, hex, read_circuit_file, BitMatrix, Circuit, Format, PlainEvaluator};
 use huddle_core::{Prg, RingWidth};
 use huddle_engine::protocol::{Family, PartyRule, Protocol};
+use huddle_engine::sharing::program::{ConversionKind, Program, Target};
 use huddle_engine::{Preprocess, RunOptions};
 use huddle_net::{memory_networks, NetProfile};
 use std::time::Duration;
@@ -165,6 +166,87 @@ fn every_ring_protocol_on_random_arithmetic_circuits_over_every_ring() {
         for &setting in &ring_settings {
             let inputs = random_inputs(&c, &mut prg, 1000 + round);
             assert_conforms(setting, &format!("random circuit over {ring}"), &c, &inputs);
+        }
+    }
+}
+
+/// Mixed circuits (A2B, B2A, LTZ, DOT, DOTTR next to Boolean and ring
+/// gates) over every ring, on every protocol whose table row says it
+/// converts; inputs are random but a quarter of each ring value's instances
+/// is an edge value (0, ±1, the ring's extremes). DOTTR must equal the
+/// plaintext exactly here: protocols without a fused truncation evaluate it
+/// through exact conversions.
+#[test]
+fn every_converting_protocol_on_random_mixed_circuits_over_every_ring() {
+    let mut prg = Prg::from_seed([17; 16]);
+    let mixed_settings: Vec<Setting> = settings()
+        .into_iter()
+        .filter(|s| s.protocol.descriptor().conversions)
+        .collect();
+    assert!(mixed_settings.len() >= 5, "no protocols convert");
+    for (round, ring) in RingWidth::ALL.into_iter().enumerate() {
+        let c = random_circuit(
+            &RandomCircuitSpec::mixed(ring, 13, 4, 220, 2 + 3 * round),
+            &mut prg,
+        );
+        // Every conversion kind is live in the compiled program.
+        let program = Program::compile(
+            &c,
+            Target {
+                name: "test",
+                max_fan_in: 2,
+                converts: true,
+            },
+        )
+        .expect("compiles");
+        for kind in [
+            ConversionKind::Decompose,
+            ConversionKind::Sign,
+            ConversionKind::Inject,
+        ] {
+            assert!(
+                program.conversions.iter().any(|cv| cv.kind == kind),
+                "round {round}: no {kind:?}"
+            );
+        }
+        for &setting in &mixed_settings {
+            let mut inputs = random_inputs(&c, &mut prg, 203 + round);
+            with_edge_values(&c, &mut inputs, ring);
+            assert_conforms(
+                setting,
+                &format!("random mixed circuit over {ring}"),
+                &c,
+                &inputs,
+            );
+        }
+    }
+}
+
+/// Replaces a quarter of the instances of every ring input with edge values.
+fn with_edge_values(c: &Circuit, inputs: &mut [BitMatrix], ring: RingWidth) {
+    let k = ring.bits() as usize;
+    let half = 1u64 << (k - 1);
+    let edges = [
+        0,
+        1,
+        ring.mask(),
+        half,
+        half - 1,
+        half + 1,
+        2,
+        ring.mask() - 1,
+    ];
+    for (i, m) in inputs.iter_mut().enumerate() {
+        if c.inputs()[i].domain != huddle_circuit::Domain::Ring {
+            continue;
+        }
+        for inst in (0..m.rows()).step_by(4) {
+            let row = m.row_mut(inst);
+            for j in 0..c.inputs()[i].wires as usize {
+                let (word, shift) = (j * k / 64, j * k % 64);
+                let e = edges[(inst / 4 + j) % edges.len()];
+                row[word] = (row[word] & !(ring.mask() << shift)) | (e << shift);
+            }
         }
     }
 }

@@ -6,6 +6,8 @@
 
 /// Arithmetic on share words.
 pub trait Arith: Copy + Send + Sync + 'static {
+    /// The circuit domain whose shares these are.
+    const DOMAIN: huddle_circuit::Domain;
     /// The element 1 (all ones for bitsliced words: 1 in every instance).
     const ONE: u64;
     /// The inverse of 3 (1 in Z_2; 0xAA..AB mod 2^64, hence mod every 2^k).
@@ -21,6 +23,7 @@ pub trait Arith: Copy + Send + Sync + 'static {
 pub struct Bits;
 
 impl Arith for Bits {
+    const DOMAIN: huddle_circuit::Domain = huddle_circuit::Domain::Bit;
     const ONE: u64 = u64::MAX;
     const INV3: u64 = u64::MAX;
     #[inline(always)]
@@ -46,6 +49,7 @@ impl Arith for Bits {
 pub struct Ring;
 
 impl Arith for Ring {
+    const DOMAIN: huddle_circuit::Domain = huddle_circuit::Domain::Ring;
     const ONE: u64 = 1;
     const INV3: u64 = 0xAAAA_AAAA_AAAA_AAAB;
     #[inline(always)]

@@ -22,14 +22,28 @@
 //! With [`Preprocess::Separate`] the helper runs its whole part (input masks,
 //! every layer, output masks) before anybody's inputs, and P1 and P2 receive
 //! everything it sends before they start the online phase.
+//!
+//! **Conversions** ([`Sharing::split`]): v = M − λ with M = v + mu1 + mu2,
+//! which P1 and P2 both know (from their two components: each one's masked
+//! value holds the other's mask, [`Variant::VALUE_MASKS`]), and λ = mu1 + mu2
+//! (mu1 ⊕ mu2 for bits), which P0 knows. So t0 = M is shared in the target
+//! domain for free, (0, 0) at P0 and (M, 0) at P1 and P2 (a sharing with
+//! zero masks), and t1 = −λ by P0 like one of its inputs: masks from K01
+//! and K02, the masked values to P1 and P2 (two elements per target word,
+//! input-independent, so phase `offline`, and ahead of everything with
+//! `--preprocess separate`). Then the engine's adder (A2B, LTZ) or
+//! t0 + t1 − 2·t0·t1 (B2A) runs as ordinary gates.
 
 use super::arith::Arith;
-use super::program::{Layer, Program};
+use super::arith::{Bits, Ring};
+use super::convert::{words, SplitJob};
+use super::program::{Layer, Program, Step};
 use super::{
-    agree_key, draw, evaluate, learns, Channel, ConstantRule, InputValues, Preprocess, Shares,
-    Sharing,
+    agree_key, draw, evaluate, learns, Arenas, Channel, ConstantRule, InputValues, Preprocess,
+    Shares, Sharing,
 };
 use crate::ttp::RunError;
+use huddle_circuit::Domain;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 use std::collections::VecDeque;
@@ -45,6 +59,8 @@ pub trait Variant {
     /// Whether multiplications need a message P0 -> P2 ahead of the online round.
     const PREPROCESSING: bool;
     /// Whether P1's (index 0) and P2's (index 1) masked values contain [mu1, mu2].
+    /// Each one's value holds the other's mask, so both can compute
+    /// v + mu1 + mu2 (conversions rely on it; checked at compile time).
     const VALUE_MASKS: [[bool; 2]; 2];
     fn multiply<R: Arith>(
         core: &mut Core,
@@ -55,18 +71,23 @@ pub trait Variant {
     ) -> Result<(), RunError>;
 }
 
+/// (mu1, mu2) of one input value.
+type Masks = (Vec<u64>, Vec<u64>);
+
 /// Keys and bookkeeping shared by all helper protocols.
 pub struct Core {
     pub me: PartyId,
     k01: Option<Prg>,
     k02: Option<Prg>,
     pub preprocess: Preprocess,
-    /// At P2 in separate mode: the helper's layer messages, in order.
+    /// At P1/P2 in separate mode: the helper's messages to this party
+    /// (layers, conversions), in order.
     offline: VecDeque<Vec<u64>>,
-    /// At P1/P2 in separate mode: the output masks received ahead.
-    output_masks: Option<Vec<u64>>,
-    /// At P0: (mu1, mu2) of the input values it owns, by input index.
-    own_masks: Vec<Option<(Vec<u64>, Vec<u64>)>>,
+    /// At P1/P2 in separate mode: the output masks received ahead, by domain.
+    output_masks: [Option<Vec<u64>>; 2],
+    /// At P0: (mu1, mu2) of the input values it owns, by domain and input
+    /// index within the domain.
+    own_masks: [Vec<Option<Masks>>; 2],
     /// At P0 in separate mode: the whole evaluation is done.
     ran_ahead: bool,
 }
@@ -121,8 +142,8 @@ impl<V: Variant> Helper<V> {
                 k02: None,
                 preprocess,
                 offline: VecDeque::new(),
-                output_masks: None,
-                own_masks: Vec::new(),
+                output_masks: [None, None],
+                own_masks: [Vec::new(), Vec::new()],
                 ran_ahead: false,
             },
             _variant: PhantomData,
@@ -132,10 +153,11 @@ impl<V: Variant> Helper<V> {
     /// Step (a) of input sharing: draw every input wire's masks. The dealer's
     /// masks come from the keys it shares with P0; masks of a key the dealer
     /// does not hold are 0.
-    fn draw_input_masks(&mut self, inputs: &InputValues, s: &mut Shares) {
+    fn draw_input_masks<R: Arith>(&mut self, inputs: &InputValues, s: &mut Shares) {
         let me = self.core.me;
         let w = s.w;
-        self.core.own_masks = vec![None; inputs.slots.len()];
+        let domain = R::DOMAIN as usize;
+        self.core.own_masks[domain] = vec![None; inputs.slots.len()];
         for (idx, slots) in inputs.slots.iter().enumerate() {
             let dealer = inputs.owners[idx];
             let n = slots.len() * w;
@@ -161,7 +183,7 @@ impl<V: Variant> Helper<V> {
                 }
             }
             if me == HELPER && dealer == HELPER {
-                self.core.own_masks[idx] = Some((mu1, mu2));
+                self.core.own_masks[domain][idx] = Some((mu1, mu2));
             }
         }
     }
@@ -197,6 +219,44 @@ impl<V: Variant> Helper<V> {
                 }
             })
             .collect()
+    }
+
+    /// At P1/P2 in separate mode: everything the helper sends this party
+    /// while it evaluates `program` (`w` words per slot by domain), in its
+    /// order: P2 the layer messages (protocols with preprocessing), both the
+    /// masked terms of every conversion, then those of its recombining
+    /// program's layers.
+    fn receive_ahead(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        w: [usize; 2],
+    ) -> Result<(), RunError> {
+        let me = self.core.me;
+        for step in &program.steps {
+            match step {
+                Step::Layer(i) if me == 2 && V::PREPROCESSING => {
+                    let layer = &program.layers[*i];
+                    ch.set_word_bytes(program.word_bytes(layer.domain));
+                    let m = ch.recv(HELPER, layer.gates.len() * w[layer.domain as usize])?;
+                    self.core.offline.push_back(m);
+                }
+                Step::Convert(i) => {
+                    let conversion = &program.conversions[*i];
+                    let sub = program.recombining(conversion.kind);
+                    let to = conversion.kind.target();
+                    let side = conversion.sources.len() * w[to as usize];
+                    ch.set_word_bytes(program.word_bytes(to));
+                    let m = ch.recv(HELPER, sub.inputs[1].1.len() * side)?;
+                    self.core.offline.push_back(m);
+                    let mut sub_w = [0, 0];
+                    sub_w[to as usize] = side;
+                    self.receive_ahead(ch, sub, sub_w)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// P0's output masks for P1 (mu2) and P2 (mu1).
@@ -241,8 +301,8 @@ impl<V: Variant> Sharing for Helper<V> {
 
     fn begin_batch(&mut self) {
         self.core.offline.clear();
-        self.core.output_masks = None;
-        self.core.own_masks.clear();
+        self.core.output_masks = [None, None];
+        self.core.own_masks = [Vec::new(), Vec::new()];
         self.core.ran_ahead = false;
     }
 
@@ -259,39 +319,108 @@ impl<V: Variant> Sharing for Helper<V> {
         Ok(())
     }
 
-    fn preprocess<R: Arith>(
+    fn preprocess(
         &mut self,
         ch: &mut Channel,
         program: &Program,
-        inputs: &InputValues,
-        s: &mut Shares,
+        inputs: &[InputValues; 2],
+        arenas: &mut Arenas,
     ) -> Result<(), RunError> {
         if self.core.preprocess != Preprocess::Separate {
             return Ok(());
         }
-        let out_slots: Vec<u32> = program.outputs.iter().flatten().copied().collect();
-        let w = s.w;
+        let n = arenas.instances;
+        let revealed = [Domain::Bit, Domain::Ring]
+            .into_iter()
+            .filter(|&d| program.reveals(d));
         match self.core.me {
             HELPER => {
-                self.draw_input_masks(inputs, s);
-                evaluate::<Self, R>(self, ch, program, s, None)?;
-                self.send_output_masks(ch, &out_slots, s, inputs.reveal_to)?;
+                self.draw_input_masks::<Bits>(&inputs[0], &mut arenas.bits);
+                self.draw_input_masks::<Ring>(&inputs[1], &mut arenas.ring);
+                evaluate(self, ch, program, arenas, None)?;
+                for d in revealed {
+                    ch.set_word_bytes(program.word_bytes(d));
+                    let slots = program.output_slots(d);
+                    self.send_output_masks(ch, &slots, arenas.domain(d), inputs[0].reveal_to)?;
+                }
                 self.core.ran_ahead = true;
                 Ok(())
             }
             me => {
-                if me == 2 && V::PREPROCESSING {
-                    for layer in &program.layers {
-                        let m = ch.recv(HELPER, layer.gates.len() * w)?;
-                        self.core.offline.push_back(m);
+                let w = [words(Domain::Bit, n), words(Domain::Ring, n)];
+                self.receive_ahead(ch, program, w)?;
+                if learns(me, inputs[0].reveal_to) {
+                    for d in revealed {
+                        ch.set_word_bytes(program.word_bytes(d));
+                        let count = program.output_slots(d).len() * w[d as usize];
+                        self.core.output_masks[d as usize] = Some(ch.recv(HELPER, count)?);
                     }
-                }
-                if learns(me, inputs.reveal_to) {
-                    self.core.output_masks = Some(ch.recv(HELPER, out_slots.len() * w)?);
                 }
                 Ok(())
             }
         }
+    }
+
+    fn converts(&self) -> bool {
+        true
+    }
+
+    fn split<F: Arith, T: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        job: &SplitJob,
+        src: &Shares,
+        dst: &mut Shares,
+    ) -> Result<(), RunError> {
+        const {
+            assert!(V::VALUE_MASKS[0][1] && V::VALUE_MASKS[1][0]);
+        }
+        let [t0, t1] = job.terms;
+        let n = job.term_words();
+        let (c0, c1) = (job.gather(src, 0), job.gather(src, 1));
+        match self.core.me {
+            HELPER => {
+                let lambda: Vec<u64> = c0
+                    .iter()
+                    .zip(&c1)
+                    .map(|(&a, &b)| F::neg(F::add(a, b)))
+                    .collect();
+                let lambda = job.relayout(&lambda);
+                let mu1 = draw(self.core.k01(), n);
+                let mu2 = draw(self.core.k02(), n);
+                for c in 0..2 {
+                    dst.zero_slots(c, t0);
+                }
+                dst.set_slots(0, t1, &mu1);
+                dst.set_slots(1, t1, &mu2);
+                for i in 0..2 {
+                    let value = Self::masked::<T>(i, &lambda, &mu1, &mu2);
+                    self.core.send_offline(ch, i + 1, &value)?;
+                }
+            }
+            me => {
+                // P1's own mask mu1 sits in component 1; whether its value
+                // already holds it is VALUE_MASKS[0][0] (P2: mu2, [1][1]).
+                let own_in_value = V::VALUE_MASKS[me - 1][me - 1];
+                let masked: Vec<u64> = if own_in_value {
+                    c0
+                } else {
+                    c0.iter().zip(&c1).map(|(&a, &b)| F::add(a, b)).collect()
+                };
+                dst.set_slots(0, t0, &job.relayout(&masked));
+                dst.zero_slots(1, t0);
+                let key = if me == 1 {
+                    self.core.k01()
+                } else {
+                    self.core.k02()
+                };
+                let mu = draw(key, n);
+                dst.set_slots(1, t1, &mu);
+                let value = self.core.recv_offline(ch, n)?;
+                dst.set_slots(0, t1, &value);
+            }
+        }
+        Ok(())
     }
 
     fn evaluates_online(&self) -> bool {
@@ -306,7 +435,7 @@ impl<V: Variant> Sharing for Helper<V> {
     ) -> Result<(), RunError> {
         let me = self.core.me;
         if !self.core.ran_ahead {
-            self.draw_input_masks(inputs, s);
+            self.draw_input_masks::<R>(inputs, s);
         }
         // Step (b): the dealer sends the masked values the others lack.
         let mut to = [Vec::new(), Vec::new()]; // to P1, to P2
@@ -317,7 +446,7 @@ impl<V: Variant> Sharing for Helper<V> {
             let v = inputs.own[idx].as_ref().expect("the owner has its values");
             let n = v.len();
             let (mu1, mu2) = match me {
-                HELPER => self.core.own_masks[idx]
+                HELPER => self.core.own_masks[R::DOMAIN as usize][idx]
                     .clone()
                     .expect("drawn for own values"),
                 1 => (s.concat(1, slots), vec![0; n]),
@@ -383,7 +512,7 @@ impl<V: Variant> Sharing for Helper<V> {
                 if !learns(me, to) {
                     return Ok(None);
                 }
-                let other = match self.core.output_masks.take() {
+                let other = match self.core.output_masks[R::DOMAIN as usize].take() {
                     Some(m) => m,
                     None => ch.recv(HELPER, n)?,
                 };

@@ -19,6 +19,7 @@
 
 pub mod arith;
 pub mod astra;
+pub mod convert;
 pub mod fantastic4;
 pub mod helper;
 pub mod lanes;
@@ -34,10 +35,11 @@ pub mod verify;
 
 use crate::ttp::RunError;
 use arith::{Arith, Bits, Ring};
-use huddle_circuit::{BitMatrix, Circuit};
+use convert::SplitJob;
+use huddle_circuit::{BitMatrix, Circuit, Domain};
 use huddle_core::arena::{binary, fill, fold, unary};
 use huddle_net::{NetError, Network, PartyId, Phase};
-use program::{Layer, Linear, Program, Step};
+use program::{Layer, Linear, Program, Step, Target};
 
 /// What protocols need from a network.
 pub trait Transport {
@@ -196,6 +198,12 @@ impl<'a> Channel<'a> {
         self.word_bytes
     }
 
+    /// Messages from now on carry words of `bytes` bytes (the domain of the
+    /// step at hand; the engine sets it before every step of a mixed program).
+    pub fn set_word_bytes(&mut self, bytes: usize) {
+        self.word_bytes = bytes;
+    }
+
     pub fn set_phase(&mut self, phase: Phase) {
         self.net.set_phase(phase);
     }
@@ -288,7 +296,7 @@ pub struct Shares {
 pub const MAX_COMPONENTS: usize = 3;
 
 impl Shares {
-    fn new(slots: usize, w: usize, components: usize) -> Self {
+    pub(crate) fn new(slots: usize, w: usize, components: usize) -> Self {
         let mut s = Shares {
             c: Default::default(),
             w: 0,
@@ -307,6 +315,16 @@ impl Shares {
             c.resize(len, 0);
         }
         self.w = w;
+    }
+
+    /// Components in use.
+    pub fn components(&self) -> usize {
+        self.components
+    }
+
+    /// Slots in the arena.
+    pub fn slots(&self) -> usize {
+        self.slots
     }
 
     pub fn get(&self, component: usize, slot: u32) -> &[u64] {
@@ -549,14 +567,37 @@ pub trait Sharing {
     fn begin_batch(&mut self) {}
     /// Function-dependent preprocessing before inputs (phase `offline`); may
     /// call [`evaluate`] for a party whose whole part is input-independent.
-    fn preprocess<R: Arith>(
+    /// `inputs` has the input values of each domain (`Domain as usize`).
+    fn preprocess(
         &mut self,
         _ch: &mut Channel,
         _program: &Program,
-        _inputs: &InputValues,
-        _shares: &mut Shares,
+        _inputs: &[InputValues; 2],
+        _arenas: &mut Arenas,
     ) -> Result<(), RunError> {
         Ok(())
+    }
+    /// Whether the protocol implements [`split`](Self::split), so it runs
+    /// mixed circuits (share conversions).
+    fn converts(&self) -> bool {
+        false
+    }
+    /// A conversion step (see [`convert`]): for every source slot in `src`
+    /// (domain `F`), shares in `dst` (domain `T`) of two terms t0, t1 with
+    /// value = t0 + t1 in `F`, at the slots `job.terms` (conversion g at
+    /// words g·w.., w = `job.target_words()`). Called by every party for the
+    /// same conversions in the same order.
+    fn split<F: Arith, T: Arith>(
+        &mut self,
+        _ch: &mut Channel,
+        _job: &SplitJob,
+        _src: &Shares,
+        _dst: &mut Shares,
+    ) -> Result<(), RunError> {
+        Err(RunError::Internal(format!(
+            "{} has no share conversions",
+            self.name()
+        )))
     }
     /// Whether this party still evaluates the layers online (false for a
     /// helper that did its whole part in `preprocess`).
@@ -603,29 +644,107 @@ pub trait Sharing {
     }
 }
 
+/// A party's shares of one slice: one arena per domain (Boolean slots hold
+/// instances/64 bitsliced words, ring slots one word per instance). A
+/// circuit of one domain leaves the other arena without slots.
+pub struct Arenas {
+    pub bits: Shares,
+    pub ring: Shares,
+    /// Instances in the slice.
+    pub instances: usize,
+}
+
+impl Arenas {
+    fn new(slots: [usize; 2], instances: usize, components: usize) -> Self {
+        let mut a = Arenas {
+            bits: Shares::new(slots[0], 0, components),
+            ring: Shares::new(slots[1], 0, components),
+            instances: 0,
+        };
+        a.resize(instances);
+        a
+    }
+
+    /// Arenas where only `domain` has slots, `w` words each (a conversion's
+    /// terms side by side; `instances` is the slice's).
+    pub(crate) fn side(
+        slots: [usize; 2],
+        domain: Domain,
+        w: usize,
+        instances: usize,
+        components: usize,
+    ) -> Self {
+        let width = |d: Domain| if d == domain { w } else { 0 };
+        Arenas {
+            bits: Shares::new(slots[0], width(Domain::Bit), components),
+            ring: Shares::new(slots[1], width(Domain::Ring), components),
+            instances,
+        }
+    }
+
+    /// Reuses the arenas for `instances` instances (contents unspecified).
+    fn resize(&mut self, instances: usize) {
+        self.bits.resize(convert::words(Domain::Bit, instances));
+        self.ring.resize(convert::words(Domain::Ring, instances));
+        self.instances = instances;
+    }
+
+    pub fn domain(&self, domain: Domain) -> &Shares {
+        match domain {
+            Domain::Bit => &self.bits,
+            Domain::Ring => &self.ring,
+        }
+    }
+
+    pub fn domain_mut(&mut self, domain: Domain) -> &mut Shares {
+        match domain {
+            Domain::Bit => &mut self.bits,
+            Domain::Ring => &mut self.ring,
+        }
+    }
+}
+
 /// Runs every step of `program` from the current shares: linear steps
-/// locally, each layer through `multiply`.
+/// locally, each layer through `multiply`, each conversion through `split`
+/// and its recombining program.
 /// With `verify_every` = Some(n), the protocol's checkpoint runs after
 /// every n-th layer (not after the last: `verify` follows it anyway).
-pub fn evaluate<P: Sharing, R: Arith>(
+pub fn evaluate<P: Sharing>(
     protocol: &mut P,
     ch: &mut Channel,
     program: &Program,
-    shares: &mut Shares,
+    arenas: &mut Arenas,
     verify_every: Option<usize>,
 ) -> Result<(), RunError> {
     let rule = protocol.constant_rule();
     let mut done = 0;
     for step in &program.steps {
         match step {
-            Step::Linear(run) => shares.apply_linear::<R>(run, &program.pool, rule),
+            Step::Linear(Domain::Bit, run) => {
+                arenas.bits.apply_linear::<Bits>(run, &program.pool, rule)
+            }
+            Step::Linear(Domain::Ring, run) => {
+                arenas.ring.apply_linear::<Ring>(run, &program.pool, rule)
+            }
             Step::Layer(i) => {
-                protocol.multiply::<R>(ch, program, &program.layers[*i], shares)?;
+                let layer = &program.layers[*i];
+                ch.set_word_bytes(program.word_bytes(layer.domain));
+                match layer.domain {
+                    Domain::Bit => {
+                        protocol.multiply::<Bits>(ch, program, layer, &mut arenas.bits)?
+                    }
+                    Domain::Ring => {
+                        protocol.multiply::<Ring>(ch, program, layer, &mut arenas.ring)?
+                    }
+                }
                 done += 1;
                 let due = verify_every.is_some_and(|n| done % n == 0);
                 if due && done < program.layers.len() {
                     protocol.checkpoint(ch)?;
                 }
+            }
+            Step::Convert(i) => {
+                convert::run(protocol, ch, program, &program.conversions[*i], arenas)?
             }
         }
     }
@@ -657,54 +776,85 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     }
     let parties = probe.parties();
     crate::ttp::check_own_inputs(net.party(), parties, circuit, instances, own_inputs)?;
-    let program = Program::compile(circuit, probe.max_fan_in(), probe.name())?;
-    let (total, word_bytes) = match circuit.ring() {
-        Some(r) => (instances, r.bits() as usize / 8),
-        None => (instances.div_ceil(64), 8),
-    };
-    // Slices of the batch (in words), each split among the lanes.
-    let slot_bytes = probe.components() * 8;
-    let slice = (options.share_memory / (program.slots.max(1) * slot_bytes)).max(1);
-    let lanes = options.threads.clamp(1, total.max(1).min(slice));
+    let program = Program::compile(
+        circuit,
+        Target {
+            name: probe.name(),
+            max_fan_in: probe.max_fan_in(),
+            converts: probe.converts(),
+        },
+    )?;
+    // The batch is cut into units that keep Boolean words whole: 64
+    // instances when the program has Boolean wires, else one.
+    let unit = if program.uses(Domain::Bit) { 64 } else { 1 };
+    let units = instances.div_ceil(unit);
+    let per_unit = |d: Domain| convert::words(d, unit) as u128;
+    let slot_bytes = probe.components() as u128 * 8;
+    // Share bytes per unit: both arenas, and the widest conversion's terms.
+    let conversion_bytes = program
+        .conversions
+        .iter()
+        .map(|c| {
+            let to = c.kind.target();
+            c.sources.len() as u128
+                * program.recombining(c.kind).slots[to as usize] as u128
+                * per_unit(to)
+        })
+        .max()
+        .unwrap_or(0);
+    let unit_bytes = slot_bytes
+        * (program.slots[0] as u128 * per_unit(Domain::Bit)
+            + program.slots[1] as u128 * per_unit(Domain::Ring)
+            + conversion_bytes);
+    let slice = ((options.share_memory as u128 / unit_bytes.max(1)) as usize).max(1);
+    let lanes = options.threads.clamp(1, units.max(1).min(slice));
     let io_bits: usize = (0..circuit.inputs().len())
         .map(|i| circuit.input_bits(i))
         .chain((0..circuit.outputs().len()).map(|o| circuit.output_bits(o)))
         .sum();
     crate::check_memory(
         &format!("{} on {instances} instances of this circuit", probe.name()),
-        program.slots as u128 * slot_bytes as u128 * total.min(slice) as u128
-            + io_bits as u128 * 3 * instances as u128 / 8,
+        unit_bytes * units.min(slice) as u128 + io_bits as u128 * 3 * instances as u128 / 8,
     )?;
-    let slices: Vec<std::ops::Range<usize>> = (0..total.div_ceil(slice))
-        .map(|s| s * slice..((s + 1) * slice).min(total))
+    // Slices of the batch (in instances), each split among the lanes.
+    let slices: Vec<std::ops::Range<usize>> = (0..units.div_ceil(slice))
+        .map(|s| s * slice..((s + 1) * slice).min(units))
         .collect();
     let lane_ranges = |lane: usize| -> Vec<std::ops::Range<usize>> {
         slices
             .iter()
             .map(|r| {
                 let n = r.len();
-                r.start + n * lane / lanes..r.start + n * (lane + 1) / lanes
+                let (a, b) = (r.start + n * lane / lanes, r.start + n * (lane + 1) / lanes);
+                a * unit..(b * unit).min(instances)
             })
             .collect()
     };
-    let owners: Vec<PartyId> = (0..circuit.inputs().len())
-        .map(|i| circuit.owner(i, parties))
-        .collect();
-    let own: Vec<Option<Vec<u64>>> = (0..circuit.inputs().len())
-        .map(|i| {
-            own_inputs
+    let values = |d: Domain| -> DomainValues {
+        let indices: Vec<usize> = (0..program.inputs.len())
+            .filter(|&i| program.inputs[i].0 == d)
+            .collect();
+        DomainValues {
+            slots: indices
                 .iter()
-                .find(|(j, _)| *j == i)
-                .map(|(_, m)| to_wire_words(circuit, i, m))
-        })
-        .collect();
+                .map(|&i| program.inputs[i].1.clone())
+                .collect(),
+            owners: indices.iter().map(|&i| circuit.owner(i, parties)).collect(),
+            own: indices
+                .iter()
+                .map(|&i| {
+                    own_inputs
+                        .iter()
+                        .find(|(j, _)| *j == i)
+                        .map(|(_, m)| to_wire_words(circuit, i, m))
+                })
+                .collect(),
+            total: convert::words(d, instances),
+        }
+    };
     let job = Lane {
         program: &program,
-        owners: &owners,
-        own: &own,
-        total,
-        word_bytes,
-        ring: circuit.ring().is_some(),
+        values: [values(Domain::Bit), values(Domain::Ring)],
         reveal_to: options.reveal_to,
         randomness: options.randomness,
         fault: options.fault,
@@ -733,25 +883,42 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     if !learns(net.party(), options.reveal_to) {
         return Ok(Vec::new());
     }
-    // Every output wire's words over the whole batch, from the lanes' slices.
-    let out_wires: usize = program.outputs.iter().map(Vec::len).sum();
-    let mut words = vec![0u64; out_wires * total];
-    for (range, opened) in parts {
-        let opened =
-            opened.ok_or_else(|| RunError::Internal("an output slice is missing".into()))?;
-        let n = range.len();
-        for k in 0..out_wires {
-            words[k * total + range.start..][..n].copy_from_slice(&opened[k * n..][..n]);
+    // Every output wire's words over the whole batch, per domain, from the
+    // lanes' slices.
+    let mut words: [Vec<u64>; 2] = Default::default();
+    for d in [Domain::Bit, Domain::Ring] {
+        let total = convert::words(d, instances);
+        let wires = program.output_slots(d).len();
+        let mut all = vec![0u64; wires * total];
+        for (range, opened) in &parts {
+            let opened = opened
+                .as_ref()
+                .ok_or_else(|| RunError::Internal("an output slice is missing".into()))?;
+            let r = domain_range(d, range);
+            let n = r.len();
+            for k in 0..wires {
+                all[k * total + r.start..][..n].copy_from_slice(&opened[d as usize][k * n..][..n]);
+            }
         }
+        words[d as usize] = all;
     }
-    Ok(from_wire_words(circuit, instances, total, &words))
+    Ok(from_wire_words(circuit, instances, &words))
 }
 
-/// A lane's slices with their opened output words.
-type LaneParts = Vec<(std::ops::Range<usize>, Option<Vec<u64>>)>;
+/// The words of `domain` that hold the instances `range` (whose start is a
+/// multiple of 64 wherever Boolean words are used).
+fn domain_range(domain: Domain, range: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+    match domain {
+        Domain::Bit => range.start / 64..range.end.div_ceil(64),
+        Domain::Ring => range.clone(),
+    }
+}
+
+/// A lane's slices (instance ranges) with their opened output words per domain.
+type LaneParts = Vec<(std::ops::Range<usize>, Option<[Vec<u64>; 2]>)>;
 
 /// Runs `job` on `lanes` lanes (one thread each, a coordinator on this one
-/// when more than one), lane l on the word ranges `ranges(l)`.
+/// when more than one), lane l on the instance ranges `ranges(l)`.
 fn run_lanes<P: Sharing, F: Fn() -> P + Sync>(
     job: &Lane,
     make: &F,
@@ -798,16 +965,21 @@ fn run_lanes<P: Sharing, F: Fn() -> P + Sync>(
     Ok(parts)
 }
 
+/// The input values of one domain, as every lane sees them.
+struct DomainValues {
+    /// Per value of this domain (in input order), the slot of each wire.
+    slots: Vec<Vec<u32>>,
+    owners: Vec<PartyId>,
+    /// This party's values over the whole batch, wire-major (`total` words per wire).
+    own: Vec<Option<Vec<u64>>>,
+    total: usize,
+}
+
 /// What every lane of a party evaluates.
 struct Lane<'a> {
     program: &'a Program,
-    owners: &'a [PartyId],
-    /// This party's input values over the whole batch, wire-major.
-    own: &'a [Option<Vec<u64>>],
-    /// Words per wire in the whole batch.
-    total: usize,
-    word_bytes: usize,
-    ring: bool,
+    /// Input values by domain (`Domain as usize`).
+    values: [DomainValues; 2],
     reveal_to: Option<PartyId>,
     randomness: crate::Randomness,
     fault: Option<crate::fault::Fault>,
@@ -815,19 +987,24 @@ struct Lane<'a> {
 }
 
 impl Lane<'_> {
-    /// Setup, then every slice in `ranges` (word ranges of the batch).
+    /// Setup, then every slice in `ranges` (instance ranges of the batch).
     /// Returns each range with the opened words of every output wire.
-    #[allow(clippy::type_complexity)]
     fn run<P: Sharing>(
         &self,
         mut protocol: P,
         net: &mut dyn Transport,
         lane: usize,
         ranges: &[std::ops::Range<usize>],
-    ) -> Result<Vec<(std::ops::Range<usize>, Option<Vec<u64>>)>, RunError> {
+    ) -> Result<LaneParts, RunError> {
         let first_draw = crate::draws::SHARING_KEYS + ((lane as u64) << 16);
         let me = net.party();
-        let mut ch = Channel::new(net, self.word_bytes, self.randomness, first_draw);
+        let main = self.program.main_domain();
+        let mut ch = Channel::new(
+            net,
+            self.program.word_bytes(main),
+            self.randomness,
+            first_draw,
+        );
         if let Some(fault) = self.fault.filter(|f| f.party == me) {
             ch.set_fault(crate::fault::ActiveFault::new(
                 fault,
@@ -840,82 +1017,106 @@ impl Lane<'_> {
         let mut out = Vec::with_capacity(ranges.len());
         // One allocation for every slice: fresh memory costs a page fault per page.
         let widest = ranges.iter().map(|r| r.len()).max().unwrap_or(0);
-        let mut shares = Shares::new(self.program.slots, widest, protocol.components());
+        let mut arenas = Arenas::new(self.program.slots, widest, protocol.components());
         for range in ranges {
             protocol.begin_batch();
-            let n = range.len();
-            let own = self
-                .own
-                .iter()
-                .map(|v| {
-                    v.as_ref().map(|words| {
-                        words
-                            .chunks_exact(self.total)
-                            .flat_map(|wire| wire[range.clone()].iter().copied())
-                            .collect()
-                    })
-                })
-                .collect();
-            let inputs = InputValues {
-                owners: self.owners.to_vec(),
-                slots: &self.program.inputs,
-                own,
-                reveal_to: self.reveal_to,
-            };
-            shares.resize(n);
-            let opened = if self.ring {
-                slice::<P, Ring>(
-                    &mut protocol,
-                    &mut ch,
-                    self.program,
-                    &inputs,
-                    &mut shares,
-                    self.verify_every,
-                )?
-            } else {
-                slice::<P, Bits>(
-                    &mut protocol,
-                    &mut ch,
-                    self.program,
-                    &inputs,
-                    &mut shares,
-                    self.verify_every,
-                )?
-            };
+            let inputs = [Domain::Bit, Domain::Ring].map(|d| {
+                let v = &self.values[d as usize];
+                let r = domain_range(d, range);
+                InputValues {
+                    owners: v.owners.clone(),
+                    slots: &v.slots,
+                    own: v
+                        .own
+                        .iter()
+                        .map(|words| {
+                            words.as_ref().map(|words| {
+                                words
+                                    .chunks_exact(v.total.max(1))
+                                    .flat_map(|wire| wire[r.clone()].iter().copied())
+                                    .collect()
+                            })
+                        })
+                        .collect(),
+                    reveal_to: self.reveal_to,
+                }
+            });
+            arenas.resize(range.len());
+            let opened = slice(
+                &mut protocol,
+                &mut ch,
+                self.program,
+                &inputs,
+                &mut arenas,
+                self.verify_every,
+            )?;
             out.push((range.clone(), opened));
         }
         Ok(out)
     }
 }
 
-/// Preprocessing and the online phase for one slice.
-fn slice<P: Sharing, R: Arith>(
+/// Preprocessing and the online phase for one slice. Inputs are shared and
+/// outputs revealed domain by domain: the circuit's main domain always
+/// (even without values, so single-domain runs are as before), the other
+/// one where it has values.
+fn slice<P: Sharing>(
     protocol: &mut P,
     ch: &mut Channel,
     program: &Program,
-    inputs: &InputValues,
-    shares: &mut Shares,
+    inputs: &[InputValues; 2],
+    arenas: &mut Arenas,
     verify_every: Option<usize>,
-) -> Result<Option<Vec<u64>>, RunError> {
+) -> Result<Option<[Vec<u64>; 2]>, RunError> {
+    let main = program.main_domain();
     ch.set_phase(Phase::Offline);
-    protocol.preprocess::<R>(ch, program, inputs, shares)?;
+    protocol.preprocess(ch, program, inputs, arenas)?;
     ch.set_phase(Phase::Online);
-    protocol.share_inputs::<R>(ch, inputs, shares)?;
-    if protocol.evaluates_online() {
-        evaluate::<P, R>(protocol, ch, program, shares, verify_every)?;
+    for d in [Domain::Bit, Domain::Ring] {
+        if !program.shares_inputs(d) {
+            continue;
+        }
+        ch.set_word_bytes(program.word_bytes(d));
+        match d {
+            Domain::Bit => protocol.share_inputs::<Bits>(ch, &inputs[0], &mut arenas.bits)?,
+            Domain::Ring => protocol.share_inputs::<Ring>(ch, &inputs[1], &mut arenas.ring)?,
+        }
     }
+    if protocol.evaluates_online() {
+        evaluate(protocol, ch, program, arenas, verify_every)?;
+    }
+    ch.set_word_bytes(program.word_bytes(main));
     protocol.verify(ch)?;
-    let out_slots: Vec<u32> = program.outputs.iter().flatten().copied().collect();
-    protocol.reveal::<R>(ch, &out_slots, shares, inputs.reveal_to)
+    let mut opened: [Vec<u64>; 2] = Default::default();
+    let mut learned = false;
+    for d in [Domain::Bit, Domain::Ring] {
+        if !program.reveals(d) {
+            continue;
+        }
+        let slots = program.output_slots(d);
+        ch.set_word_bytes(program.word_bytes(d));
+        let got = match d {
+            Domain::Bit => {
+                protocol.reveal::<Bits>(ch, &slots, &arenas.bits, inputs[0].reveal_to)?
+            }
+            Domain::Ring => {
+                protocol.reveal::<Ring>(ch, &slots, &arenas.ring, inputs[1].reveal_to)?
+            }
+        };
+        if let Some(words) = got {
+            opened[d as usize] = words;
+            learned = true;
+        }
+    }
+    Ok(learned.then_some(opened))
 }
 
 /// Input value `i` (rows = instances) as share-domain words, wire-major:
 /// Boolean wires as bitsliced rows, ring wires as one element per instance.
 fn to_wire_words(circuit: &Circuit, i: usize, m: &BitMatrix) -> Vec<u64> {
     let wires = circuit.inputs()[i].wires as usize;
-    match circuit.ring() {
-        None => m.transpose().as_words().to_vec(),
-        Some(r) => {
+    match (circuit.inputs()[i].domain, circuit.ring()) {
+        (Domain::Ring, Some(r)) => {
             let k = r.bits() as usize;
             let mut out = vec![0u64; wires * m.rows()];
             for (j, wire) in out
@@ -930,21 +1131,36 @@ fn to_wire_words(circuit: &Circuit, i: usize, m: &BitMatrix) -> Vec<u64> {
             }
             out
         }
+        _ => m.transpose().as_words().to_vec(),
     }
 }
 
-/// The revealed words of every output wire back into one matrix per output value.
-fn from_wire_words(circuit: &Circuit, instances: usize, w: usize, words: &[u64]) -> Vec<BitMatrix> {
-    let mut at = 0;
+/// The revealed words of every output wire (per domain, `words(d, instances)`
+/// words per wire in output order) back into one matrix per output value.
+fn from_wire_words(circuit: &Circuit, instances: usize, words: &[Vec<u64>; 2]) -> Vec<BitMatrix> {
+    let mut at = [0usize; 2];
     circuit
         .outputs()
         .iter()
         .map(|v| {
+            let d = v.domain;
+            let w = convert::words(d, instances);
             let wires = v.wires.len();
-            let part = &words[at * w..(at + wires) * w];
-            at += wires;
-            match circuit.ring() {
-                None => {
+            let part = &words[d as usize][at[d as usize] * w..(at[d as usize] + wires) * w];
+            at[d as usize] += wires;
+            match (d, circuit.ring()) {
+                (Domain::Ring, Some(r)) => {
+                    let k = r.bits() as usize;
+                    let mut m = BitMatrix::zeros(instances, wires * k);
+                    for j in 0..wires {
+                        let (word, shift) = (j * k / 64, j * k % 64);
+                        for inst in 0..instances {
+                            m.row_mut(inst)[word] |= (part[j * w + inst] & r.mask()) << shift;
+                        }
+                    }
+                    m
+                }
+                _ => {
                     let mut by_wire = BitMatrix::zeros(wires, instances);
                     let tail = if instances % 64 == 0 {
                         u64::MAX
@@ -959,17 +1175,6 @@ fn from_wire_words(circuit: &Circuit, instances: usize, w: usize, words: &[u64])
                         }
                     }
                     by_wire.transpose()
-                }
-                Some(r) => {
-                    let k = r.bits() as usize;
-                    let mut m = BitMatrix::zeros(instances, wires * k);
-                    for j in 0..wires {
-                        let (word, shift) = (j * k / 64, j * k % 64);
-                        for inst in 0..instances {
-                            m.row_mut(inst)[word] |= (part[j * w + inst] & r.mask()) << shift;
-                        }
-                    }
-                    m
                 }
             }
         })

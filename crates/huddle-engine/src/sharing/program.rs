@@ -1,10 +1,29 @@
 //! A circuit compiled for secret-sharing evaluation: its [`Schedule`] (rounds
 //! by multiplicative depth, the protocol's fan-in, reused slots of share
-//! words) as a list of local linear steps and multiplication layers, each
-//! layer one round.
+//! words) as a list of local linear steps, multiplication layers (each one
+//! round) and share conversions.
+//!
+//! **Mixed circuits.** Boolean wires live in one arena (bitsliced: a word is
+//! 64 instances), ring wires in another (a word is one instance). A
+//! conversion gate (A2B, LTZ, B2A) becomes a [`Conversion`] step: the
+//! protocol *splits* each source value v into two terms with v = t0 + t1 in
+//! the source domain (t0 ⊕ t1 for bits), each known to some parties, and
+//! shares the terms in the target domain ([`super::Sharing::split`]); then a
+//! small pure program of the target domain, the same for every protocol,
+//! recombines them (`Conversion::kind`'s [`ConversionKind::program`]): a
+//! Boolean adder for A2B (only its top bit for LTZ), t0 + t1 − 2·t0·t1 for
+//! B2A. The sub-program runs once for all conversions of a round, the
+//! conversions side by side as more instances.
+//!
+//! `DOT` and `DOTTR` gates a protocol cannot evaluate natively are rewritten
+//! first (`huddle_circuit::rewrite::lower_products`): multiplications and
+//! sums, and an exact truncation through A2B and B2A.
 
 use crate::ttp::RunError;
+use huddle_circuit::builder::Builder;
+use huddle_circuit::rewrite::{lower_products, NativeProducts};
 use huddle_circuit::{Circuit, Domain, Op, Schedule, ScheduleOptions, SlotGate, WireId};
+use huddle_core::RingWidth;
 
 /// A local step: every party applies it to each of its share components.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,9 +78,10 @@ pub struct MulGate {
     pub out: u32,
 }
 
-/// All multiplications of one round, ordered by fan-in.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// All multiplications of one round in one domain, ordered by fan-in.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layer {
+    pub domain: Domain,
     pub gates: Vec<MulGate>,
 }
 
@@ -80,28 +100,137 @@ impl Layer {
     }
 }
 
+/// What a conversion computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConversionKind {
+    /// A ring element to its k bits (A2B).
+    Decompose,
+    /// A ring element to its top bit (LTZ).
+    Sign,
+    /// A bit to the ring element 0 or 1 (B2A).
+    Inject,
+}
+
+impl ConversionKind {
+    const ALL: [ConversionKind; 3] = [
+        ConversionKind::Decompose,
+        ConversionKind::Sign,
+        ConversionKind::Inject,
+    ];
+
+    /// The domain converted from.
+    pub fn source(self) -> Domain {
+        match self {
+            ConversionKind::Decompose | ConversionKind::Sign => Domain::Ring,
+            ConversionKind::Inject => Domain::Bit,
+        }
+    }
+
+    /// The domain converted to.
+    pub fn target(self) -> Domain {
+        match self {
+            ConversionKind::Decompose | ConversionKind::Sign => Domain::Bit,
+            ConversionKind::Inject => Domain::Ring,
+        }
+    }
+
+    fn of(op: Op) -> Option<ConversionKind> {
+        match op {
+            Op::BitDecompose => Some(ConversionKind::Decompose),
+            Op::Ltz => Some(ConversionKind::Sign),
+            Op::BitInject => Some(ConversionKind::Inject),
+            _ => None,
+        }
+    }
+
+    /// The circuit that recombines the two terms in the target domain:
+    /// inputs t0 and t1 (k bits each, or one ring element each), one output
+    /// value. Ring → bits: the sum's bits by a Sklansky adder with ANDs of
+    /// at most `fan_in` inputs (LTZ keeps only the top bit, so only the
+    /// carries it needs survive); bit → ring: t0 ⊕ t1 = t0 + t1 − 2·t0·t1.
+    fn circuit(self, ring: RingWidth, fan_in: usize) -> Circuit {
+        let k = ring.bits();
+        match self {
+            ConversionKind::Decompose | ConversionKind::Sign => {
+                let adder = huddle_circuit::gen::adder_sklansky(k, fan_in);
+                let mut b = Builder::boolean(fan_in);
+                let (t0, t1) = (b.input("t0", k), b.input("t1", k));
+                let sum = b.call(&adder, &[&t0, &t1]).remove(0);
+                let bits = if self == ConversionKind::Sign {
+                    vec![sum[k as usize - 1]]
+                } else {
+                    sum[..k as usize].to_vec()
+                };
+                b.output("v", bits);
+                b.finish()
+            }
+            ConversionKind::Inject => {
+                let mut b = Builder::arithmetic(ring, fan_in);
+                let (t0, t1) = (b.ring_input("t0", 1)[0], b.ring_input("t1", 1)[0]);
+                let product = b.ring_op(Op::Mul, &[t0, t1]);
+                let twice = b.ring_op(Op::MulConst(ring.mask() - 1), &[product]);
+                let sum = b.ring_op(Op::Add, &[t0, t1, twice]);
+                b.ring_output("v", vec![sum]);
+                b.finish()
+            }
+        }
+    }
+}
+
+/// The conversions of one round, all of one kind: gate g reads source slot
+/// `sources[g]` and writes the target slots `outputs(g)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conversion {
+    pub kind: ConversionKind,
+    pub sources: Vec<u32>,
+    /// Output slots: `per_gate` of them per gate, gate after gate.
+    pub outputs: Vec<u32>,
+    pub per_gate: usize,
+}
+
+impl Conversion {
+    pub fn outputs(&self, g: usize) -> &[u32] {
+        &self.outputs[g * self.per_gate..][..self.per_gate]
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
-    /// A run of consecutive local steps, applied together (window by window
-    /// of the slots, see `Shares::apply_linear`).
-    Linear(Vec<Linear>),
+    /// A run of consecutive local steps in one domain, applied together
+    /// (window by window of the slots, see `Shares::apply_linear`).
+    Linear(Domain, Vec<Linear>),
     Layer(usize),
+    Convert(usize),
+}
+
+/// What a protocol brings to compilation.
+#[derive(Clone, Copy, Debug)]
+pub struct Target<'a> {
+    /// The protocol's name, for errors.
+    pub name: &'a str,
+    /// Widest multiplication done in one round; wider ones become trees.
+    pub max_fan_in: usize,
+    /// Whether it implements `Sharing::split` (mixed circuits).
+    pub converts: bool,
 }
 
 /// The compiled circuit.
 #[derive(Clone, Debug)]
 pub struct Program {
-    pub slots: usize,
+    /// Slots of each domain's arena, indexed by `Domain as usize`.
+    pub slots: [usize; 2],
     /// Operand lists of sums and multiplications (the schedule's slot lists).
     pub pool: Vec<u32>,
-    /// Per input value, the slot of each of its wires.
-    pub inputs: Vec<Vec<u32>>,
-    /// Per output value, the slot of each of its wires.
-    pub outputs: Vec<Vec<u32>>,
+    /// Per input value, its domain and the slot of each of its wires.
+    pub inputs: Vec<(Domain, Vec<u32>)>,
+    /// Per output value, its domain and the slot of each of its wires.
+    pub outputs: Vec<(Domain, Vec<u32>)>,
     pub steps: Vec<Step>,
     pub layers: Vec<Layer>,
-    /// Whether the circuit is over a ring (else Boolean).
-    pub ring: bool,
+    pub conversions: Vec<Conversion>,
+    /// The recombining program of each conversion kind the circuit uses.
+    pub recombine: Vec<(ConversionKind, Program)>,
+    pub ring: Option<RingWidth>,
 }
 
 impl Program {
@@ -109,53 +238,129 @@ impl Program {
         &self.pool[g.first as usize..][..g.len as usize]
     }
 
-    /// Multiplications in the whole program.
+    /// Multiplications in the whole program (conversions not included).
     pub fn multiplications(&self) -> usize {
         self.layers.iter().map(|l| l.gates.len()).sum()
     }
 
-    /// Compiles `circuit` for a protocol whose multiplications take at most
-    /// `max_fan_in` inputs (wider gates become trees). `protocol` names the
-    /// protocol in errors.
-    pub fn compile(
-        circuit: &Circuit,
-        max_fan_in: usize,
-        protocol: &str,
-    ) -> Result<Program, RunError> {
-        let ring = circuit.ring().is_some();
-        let domain = if ring { Domain::Ring } else { Domain::Bit };
-        for g in circuit.gates() {
-            if matches!(g.op, Op::BitDecompose | Op::BitInject | Op::Ltz) {
-                return Err(RunError::Input(format!(
-                    "{protocol} cannot run this circuit: it mixes Boolean and arithmetic wires \
-                     ({} gates need share conversions, which huddle does not implement yet)",
-                    g.op.name()
-                )));
-            }
+    /// Bytes a share word of `domain` takes on the wire.
+    pub fn word_bytes(&self, domain: Domain) -> usize {
+        match (domain, self.ring) {
+            (Domain::Ring, Some(r)) => r.bits() as usize / 8,
+            _ => 8,
         }
-        if (0..circuit.num_wires()).any(|w| circuit.domain(w as WireId) != domain) {
+    }
+
+    /// The domain of the circuit's values when it is not mixed; a mixed
+    /// circuit's ring (both arenas are used).
+    pub fn main_domain(&self) -> Domain {
+        if self.ring.is_some() {
+            Domain::Ring
+        } else {
+            Domain::Bit
+        }
+    }
+
+    /// Whether the program has any wire (slot) of `domain`, or values of it.
+    pub fn uses(&self, domain: Domain) -> bool {
+        self.slots[domain as usize] > 0
+            || self.inputs.iter().any(|(d, _)| *d == domain)
+            || self.outputs.iter().any(|(d, _)| *d == domain)
+    }
+
+    /// Whether input values of `domain` are shared and outputs of it
+    /// revealed as a step of their own: always for the main domain (so a
+    /// single-domain run calls each once, even without values), for the
+    /// other where the circuit has values of it.
+    pub fn shares_inputs(&self, domain: Domain) -> bool {
+        domain == self.main_domain() || self.inputs.iter().any(|(d, _)| *d == domain)
+    }
+
+    /// Like [`shares_inputs`](Self::shares_inputs), for outputs.
+    pub fn reveals(&self, domain: Domain) -> bool {
+        domain == self.main_domain() || self.outputs.iter().any(|(d, _)| *d == domain)
+    }
+
+    /// The slots of every output wire of `domain`, output value after value.
+    pub fn output_slots(&self, domain: Domain) -> Vec<u32> {
+        self.outputs
+            .iter()
+            .filter(|(d, _)| *d == domain)
+            .flat_map(|(_, slots)| slots.iter().copied())
+            .collect()
+    }
+
+    /// The recombining program of `kind`.
+    pub fn recombining(&self, kind: ConversionKind) -> &Program {
+        &self
+            .recombine
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .expect("compiled with the conversions it uses")
+            .1
+    }
+
+    /// Compiles `circuit` for a protocol (see [`Target`]).
+    pub fn compile(circuit: &Circuit, target: Target) -> Result<Program, RunError> {
+        let protocol = target.name;
+        let mixed = circuit.gates().iter().any(|g| {
+            matches!(
+                g.op,
+                Op::BitDecompose | Op::BitInject | Op::Ltz | Op::DotTrunc(_)
+            )
+        }) || (circuit.ring().is_some()
+            && (0..circuit.num_wires()).any(|w| circuit.domain(w as WireId) == Domain::Bit));
+        if mixed && !target.converts {
             return Err(RunError::Input(format!(
-                "{protocol} cannot run this circuit: it mixes Boolean and arithmetic wires"
+                "{protocol} cannot run this circuit: it mixes Boolean and arithmetic wires or \
+                 truncates fixed-point values (A2B, B2A, LTZ or DOTTR gates), which need share \
+                 conversions, and {protocol} has none yet"
             )));
         }
-        for g in circuit.gates() {
-            if matches!(g.op, Op::Dot | Op::DotTrunc(_)) {
-                return Err(RunError::Input(format!(
-                        "{protocol} cannot run this circuit: its {} gates (dot products, fixed-point multiplications) are \
-                         evaluated only by the plaintext evaluator so far",
-                        g.op.name()
-                    )));
-            }
-        }
-        let schedule = Schedule::compile(circuit, ScheduleOptions::rounds(max_fan_in));
+        let lowered = lower_products(circuit, NativeProducts::default());
+        let schedule = Schedule::compile(&lowered, ScheduleOptions::rounds(target.max_fan_in));
         let mask = circuit.ring().map_or(u64::MAX, |r| r.mask());
-        let mut steps = Vec::with_capacity(schedule.groups().len());
-        let mut layers = Vec::new();
+        let mut program = Program {
+            slots: [schedule.slots(Domain::Bit), schedule.slots(Domain::Ring)],
+            pool: schedule.args().to_vec(),
+            inputs: lowered
+                .inputs()
+                .iter()
+                .map(|v| v.domain)
+                .zip(schedule.input_slots().iter().cloned())
+                .collect(),
+            outputs: lowered
+                .outputs()
+                .iter()
+                .map(|v| v.domain)
+                .zip(schedule.output_slots().iter().cloned())
+                .collect(),
+            steps: Vec::with_capacity(schedule.groups().len()),
+            layers: Vec::new(),
+            conversions: Vec::new(),
+            recombine: Vec::new(),
+            ring: circuit.ring(),
+        };
         for group in schedule.groups() {
-            if schedule.is_round(group) {
+            let gates = &schedule.steps()[group.clone()];
+            if !schedule.is_round(group) {
+                let g = &gates[0];
+                let step = linear(&schedule, g, mask);
+                match program.steps.last_mut() {
+                    Some(Step::Linear(d, run)) if *d == g.domain => run.push(step),
+                    _ => program.steps.push(Step::Linear(g.domain, vec![step])),
+                }
+                continue;
+            }
+            // One round: its Boolean and ring multiplications and its
+            // conversions of each kind, one step each (they read only slots
+            // written before the round, so any order is right).
+            for domain in [Domain::Bit, Domain::Ring] {
                 let mut layer = Layer {
-                    gates: schedule.steps()[group.clone()]
+                    domain,
+                    gates: gates
                         .iter()
+                        .filter(|g| g.domain == domain && ConversionKind::of(g.op).is_none())
                         .map(|g| MulGate {
                             first: g.first,
                             len: g.num_inputs() as u32,
@@ -163,27 +368,46 @@ impl Program {
                         })
                         .collect(),
                 };
-                layer.gates.sort_by_key(|g| g.len);
-                steps.push(Step::Layer(layers.len()));
-                layers.push(layer);
-            } else {
-                let g = &schedule.steps()[group.start];
-                let step = linear(&schedule, g, mask);
-                match steps.last_mut() {
-                    Some(Step::Linear(run)) => run.push(step),
-                    _ => steps.push(Step::Linear(vec![step])),
+                if layer.gates.is_empty() {
+                    continue;
                 }
+                layer.gates.sort_by_key(|g| g.len);
+                program.steps.push(Step::Layer(program.layers.len()));
+                program.layers.push(layer);
+            }
+            for kind in ConversionKind::ALL {
+                let of_kind: Vec<&SlotGate> = gates
+                    .iter()
+                    .filter(|g| ConversionKind::of(g.op) == Some(kind))
+                    .collect();
+                let Some(first) = of_kind.first() else {
+                    continue;
+                };
+                let ring = circuit.ring().expect("conversions need a ring");
+                if !program.recombine.iter().any(|(k, _)| *k == kind) {
+                    let sub = kind.circuit(ring, target.max_fan_in);
+                    let sub = Program::compile(
+                        &sub,
+                        Target {
+                            converts: false,
+                            ..target
+                        },
+                    )?;
+                    program.recombine.push((kind, sub));
+                }
+                program.steps.push(Step::Convert(program.conversions.len()));
+                program.conversions.push(Conversion {
+                    kind,
+                    sources: of_kind.iter().map(|g| schedule.inputs_of(g)[0]).collect(),
+                    outputs: of_kind
+                        .iter()
+                        .flat_map(|g| schedule.outputs_of(g).iter().copied())
+                        .collect(),
+                    per_gate: first.num_outputs(),
+                });
             }
         }
-        Ok(Program {
-            slots: schedule.slots(domain),
-            inputs: schedule.input_slots().to_vec(),
-            outputs: schedule.output_slots().to_vec(),
-            pool: schedule.args().to_vec(),
-            steps,
-            layers,
-            ring,
-        })
+        Ok(program)
     }
 }
 

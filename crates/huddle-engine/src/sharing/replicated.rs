@@ -10,8 +10,14 @@
 //! Rounds: one for inputs, one per multiplication layer (one element per party
 //! per gate, P_i -> P_{i+1}), one for outputs. No preprocessing; no native
 //! multi-fan-in multiplication.
+//!
+//! Conversions ([`Sharing::split`]): v = x_{i-1} − a_i holds at every party
+//! i; with i = 0 the terms are t0 = x_2 (party 2's component 0) and
+//! t1 = −a_0 (party 0's component 1), each input in the target domain by
+//! its one holder (one round, four elements per target word).
 
 use super::arith::Arith;
+use super::convert::SplitJob;
 use super::program::{Layer, Program};
 use super::{agree_key, draw, learns, Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::ttp::RunError;
@@ -162,6 +168,33 @@ impl Sharing for Replicated {
             ch.recycle(v);
         }
         Ok(())
+    }
+
+    fn converts(&self) -> bool {
+        true
+    }
+
+    fn split<F: Arith, T: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        job: &SplitJob,
+        src: &Shares,
+        dst: &mut Shares,
+    ) -> Result<(), RunError> {
+        let me = self.me;
+        let t0 = (me == 2).then(|| job.relayout(&job.gather(src, 0)));
+        let t1 = (me == 0).then(|| {
+            let minus_a: Vec<u64> = job.gather(src, 1).iter().map(|&a| F::neg(a)).collect();
+            job.relayout(&minus_a)
+        });
+        let slots = [job.terms[0].to_vec(), job.terms[1].to_vec()];
+        let terms = InputValues {
+            owners: vec![2, 0],
+            slots: &slots,
+            own: vec![t0, t1],
+            reveal_to: None,
+        };
+        self.share_inputs::<T>(ch, &terms, dst)
     }
 
     /// P_i sends x_i to P_{i+1}; P_i outputs x_{i-1} - a_i. To one party

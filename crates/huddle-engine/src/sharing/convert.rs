@@ -1,0 +1,213 @@
+//! Share conversions between the Boolean and the ring arena (see
+//! [`super::program`] for how a circuit's A2B, LTZ and B2A gates become
+//! [`Conversion`] steps).
+//!
+//! A protocol's part is [`super::Sharing::split`]: for each source value v
+//! it names two terms with v = t0 + t1 (t0 ⊕ t1 for bits), each known in
+//! the clear to some parties, and shares them in the target domain; the
+//! engine moves each term between layouts ([`SplitJob::relayout`]:
+//! bitsliced words ↔ one ring element per instance) and then runs the
+//! recombining program on the terms. How each protocol splits is in its
+//! module documentation; that t0 + t1 really is v is what the conformance
+//! suite checks.
+
+use super::arith::{Bits, Ring};
+use super::program::{Conversion, ConversionKind, Program};
+use super::{evaluate, Arenas, Channel, Shares, Sharing};
+use crate::ttp::RunError;
+use huddle_circuit::Domain;
+use huddle_core::bits::transpose_64x64;
+use huddle_core::RingWidth;
+
+/// One conversion step as a protocol sees it.
+pub struct SplitJob<'a> {
+    pub kind: ConversionKind,
+    /// The source slot of every conversion, in the source arena.
+    pub sources: &'a [u32],
+    /// The slots of t0 and of t1 in the target arena (k bits each for
+    /// ring → bits, one ring element each for bit → ring). Conversion g
+    /// takes words `g·w..(g+1)·w` of each slot, w the target domain's words
+    /// per slot of one conversion.
+    pub terms: [&'a [u32]; 2],
+    /// Instances in the slice.
+    pub instances: usize,
+    pub ring: RingWidth,
+}
+
+impl SplitJob<'_> {
+    /// Source words per conversion (one slot of the source arena).
+    pub fn source_words(&self) -> usize {
+        words(self.kind.source(), self.instances)
+    }
+
+    /// Target words per conversion and term slot.
+    pub fn target_words(&self) -> usize {
+        words(self.kind.target(), self.instances)
+    }
+
+    /// Words of one term in the target arena, all slots of it: what
+    /// [`relayout`](Self::relayout) returns.
+    pub fn term_words(&self) -> usize {
+        self.terms[0].len() * self.sources.len() * self.target_words()
+    }
+
+    /// Component `component` of every source slot, one after another.
+    pub fn gather(&self, src: &Shares, component: usize) -> Vec<u64> {
+        src.concat(component, self.sources)
+    }
+
+    /// One term's values in the source layout (one run of
+    /// [`source_words`](Self::source_words) per conversion, as
+    /// [`gather`](Self::gather) gives them) in the target layout of its
+    /// slots, slot after slot (as [`Shares::set_slots`] takes them).
+    pub fn relayout(&self, values: &[u64]) -> Vec<u64> {
+        let (n, m) = (self.instances, self.sources.len());
+        let (ws, wt) = (self.source_words(), self.target_words());
+        debug_assert_eq!(values.len(), m * ws);
+        match self.kind.target() {
+            Domain::Bit => {
+                // Ring elements to bitsliced words: 64 elements at a time,
+                // transposed so that word j holds bit j of each.
+                let k = self.terms[0].len();
+                let mut out = vec![0u64; k * m * wt];
+                let mut block = [0u64; 64];
+                for g in 0..m {
+                    let elements = &values[g * ws..][..n];
+                    for (q, chunk) in elements.chunks(64).enumerate() {
+                        block[..chunk.len()].copy_from_slice(chunk);
+                        block[chunk.len()..].fill(0);
+                        transpose_64x64(&mut block);
+                        for (j, &word) in block[..k].iter().enumerate() {
+                            out[(j * m + g) * wt + q] = word;
+                        }
+                    }
+                }
+                out
+            }
+            Domain::Ring => {
+                let mut out = vec![0u64; m * wt];
+                for g in 0..m {
+                    let words = &values[g * ws..][..ws];
+                    for (i, e) in out[g * wt..][..n].iter_mut().enumerate() {
+                        *e = (words[i / 64] >> (i % 64)) & 1;
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+/// Words per slot of `domain` for `instances` instances.
+pub fn words(domain: Domain, instances: usize) -> usize {
+    match domain {
+        Domain::Bit => instances.div_ceil(64),
+        Domain::Ring => instances,
+    }
+}
+
+/// Runs one conversion step: the protocol's split into an arena of the
+/// target domain holding every conversion of the step side by side, the
+/// recombining program on it, and its outputs into the gates' slots.
+pub(crate) fn run<P: Sharing>(
+    protocol: &mut P,
+    ch: &mut Channel,
+    program: &Program,
+    conversion: &Conversion,
+    arenas: &mut Arenas,
+) -> Result<(), RunError> {
+    let kind = conversion.kind;
+    let sub = program.recombining(kind);
+    let ring = program
+        .ring
+        .ok_or_else(|| RunError::Internal("a conversion in a Boolean circuit".into()))?;
+    let (from, to) = (kind.source(), kind.target());
+    let m = conversion.sources.len();
+    let n = arenas.instances;
+    let wt = words(to, n);
+    let mut side = Arenas::side(sub.slots, to, m * wt, n, arenas.bits.components());
+    let job = SplitJob {
+        kind,
+        sources: &conversion.sources,
+        terms: [&sub.inputs[0].1, &sub.inputs[1].1],
+        instances: n,
+        ring,
+    };
+    ch.set_word_bytes(program.word_bytes(to));
+    match from {
+        Domain::Ring => protocol.split::<Ring, Bits>(ch, &job, &arenas.ring, &mut side.bits)?,
+        Domain::Bit => protocol.split::<Bits, Ring>(ch, &job, &arenas.bits, &mut side.ring)?,
+    }
+    evaluate(protocol, ch, sub, &mut side, None)?;
+    let results = &sub.outputs[0].1;
+    let (dst, got) = (arenas.domain_mut(to), side.domain(to));
+    for c in 0..dst.components() {
+        for g in 0..m {
+            for (&out, &result) in conversion.outputs(g).iter().zip(results) {
+                let words = &got.get(c, result)[g * wt..][..wt];
+                dst.c[c][out as usize * wt..][..wt].copy_from_slice(words);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job<'a>(
+        kind: ConversionKind,
+        sources: &'a [u32],
+        terms: [&'a [u32]; 2],
+        n: usize,
+    ) -> SplitJob<'a> {
+        SplitJob {
+            kind,
+            sources,
+            terms,
+            instances: n,
+            ring: RingWidth::W16,
+        }
+    }
+
+    #[test]
+    fn relayout_moves_bits_between_layouts() {
+        let bits: Vec<u32> = (0..16).collect();
+        for n in [1, 63, 64, 65, 200] {
+            let sources = [7, 9, 11];
+            let values: Vec<u64> = (0..3 * n as u64)
+                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i << 7))
+                .collect();
+            // Ring → bits: word q of bit slot j of conversion g holds bit j
+            // of instances 64q.. of conversion g.
+            let j = job(ConversionKind::Decompose, &sources, [&bits, &bits], n);
+            let wt = n.div_ceil(64);
+            let out = j.relayout(&values);
+            assert_eq!(out.len(), j.term_words());
+            for g in 0..3 {
+                for i in 0..n {
+                    for b in 0..16 {
+                        let word = out[(b * 3 + g) * wt + i / 64];
+                        assert_eq!((word >> (i % 64)) & 1, (values[g * n + i] >> b) & 1);
+                    }
+                }
+                // Padding instances are 0.
+                if n % 64 != 0 {
+                    assert_eq!(out[g * wt + wt - 1] >> (n % 64), 0);
+                }
+            }
+            // Bits → ring: element i of conversion g is bit i of its words.
+            let one = [0u32];
+            let j = job(ConversionKind::Inject, &sources, [&one, &one], n);
+            let words: Vec<u64> = values[..3 * wt].to_vec();
+            let out = j.relayout(&words);
+            assert_eq!(out.len(), 3 * n);
+            for g in 0..3 {
+                for i in 0..n {
+                    assert_eq!(out[g * n + i], (words[g * wt + i / 64] >> (i % 64)) & 1);
+                }
+            }
+        }
+    }
+}
