@@ -207,6 +207,16 @@ impl Builder {
         self.ring_op(Op::ConstRing(to_fixed(x, f, ring)), &[])
     }
 
+    /// The k bits of the ring element a, least significant first (one A2B gate).
+    pub fn to_bits(&mut self, a: WireId) -> Vec<WireId> {
+        let ring = self.ring.expect("A2B needs Builder::arithmetic");
+        let first = self.next;
+        self.next += ring.bits();
+        let outs: Vec<WireId> = (first..self.next).collect();
+        self.gates.push((Op::BitDecompose, vec![a], outs.clone()));
+        outs
+    }
+
     /// The bit a < 0 (a read as a signed number).
     pub fn ltz(&mut self, a: WireId) -> WireId {
         self.ring_op(Op::Ltz, &[a])

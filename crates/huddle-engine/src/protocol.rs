@@ -424,6 +424,7 @@ impl RunRequest {
                     name: d.name,
                     max_fan_in: fan_in,
                     converts: d.conversions,
+                    native_dot: false,
                 },
             )?;
         }

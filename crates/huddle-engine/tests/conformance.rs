@@ -196,6 +196,7 @@ fn every_converting_protocol_on_random_mixed_circuits_over_every_ring() {
                 name: "test",
                 max_fan_in: 2,
                 converts: true,
+                native_dot: true,
             },
         )
         .expect("compiles");

@@ -160,6 +160,150 @@ fn exact_bytes_per_link_for_independent_multiplications() {
     }
 }
 
+/// `n` gates over two inputs of n·l ring wires (P0's x, P1's y): with
+/// `dot`, z_g = x_{gl}·y_{gl} + .. + x_{gl+l-1}·y_{gl+l-1} as one DOT gate,
+/// else z_g = x_{gl}·y_{gl} alone (the same inputs, one multiplication).
+fn dots_or_products(n: u32, l: u32, ring: RingWidth, dot: bool) -> Circuit {
+    let inputs = vec![ValueSpec::ring("x", n * l), ValueSpec::ring("y", n * l)];
+    let mut asm =
+        CircuitAssembler::new(u64::from(2 * n * l + n), Some(ring), inputs).expect("valid");
+    for g in 0..n {
+        let (a, b): (Vec<u32>, Vec<u32>) = (0..l).map(|i| (g * l + i, n * l + g * l + i)).unzip();
+        let out = [2 * n * l + g];
+        if dot {
+            asm.push(Op::Dot, &[a, b].concat(), &out).expect("dot");
+        } else {
+            asm.push(Op::Mul, &[a[0], b[0]], &out).expect("mul");
+        }
+    }
+    asm.finish(vec![(
+        ValueSpec::ring("z", n),
+        (2 * n * l..2 * n * l + n).collect(),
+    )])
+    .expect("valid")
+}
+
+#[test]
+fn a_dot_product_costs_one_multiplication() {
+    let (n, l, instances) = (12u32, 9u32, 300usize);
+    for ring in [RingWidth::W16, RingWidth::W64] {
+        let e = u64::from(n) * element_bytes(Some(ring), instances);
+        let dots = dots_or_products(n, l, ring, true);
+        let products = dots_or_products(n, l, ring, false);
+        for (protocol, pre) in variants() {
+            let a = accounting_of(protocol, pre, &dots, instances);
+            let b = accounting_of(protocol, pre, &products, instances);
+            for phase in [Phase::Offline, Phase::Online] {
+                assert_eq!(
+                    a.rounds(phase),
+                    b.rounds(phase),
+                    "{protocol} {pre:?} {phase:?}"
+                );
+                let (a, b) = (bytes(&a, phase), bytes(&b, phase));
+                if protocol == "mfi3" {
+                    // No native dot product: l multiplications, each one
+                    // element on P0->P1, P1->P2 and P2->P1 (see above).
+                    for (from, to) in [(0, 1), (1, 2), (2, 1)] {
+                        if phase == Phase::Online {
+                            assert_eq!(a[from][to] - b[from][to], u64::from(l - 1) * e);
+                        }
+                    }
+                } else {
+                    assert_eq!(a, b, "{protocol} {pre:?} {ring} {phase:?}");
+                }
+            }
+        }
+    }
+}
+
+/// `m` conversions of one kind on P0's ring input of m wires: A2B (k bit
+/// outputs each) or, with `inject`, A2B then B2A of bit 0.
+fn conversions(m: u32, ring: RingWidth, inject: bool) -> Circuit {
+    let mut b = huddle_circuit::builder::Builder::arithmetic(ring, 2);
+    let x = b.ring_input("x", m);
+    let mut outs = Vec::new();
+    for &w in &x {
+        let bits = b.to_bits(w);
+        if inject {
+            outs.push(b.bit_to_ring(bits[0]));
+        } else {
+            outs.extend(bits);
+        }
+    }
+    if inject {
+        b.ring_output("y", outs);
+    } else {
+        b.output("y", outs);
+    }
+    let mut c = b.finish();
+    c.set_owners(huddle_circuit::InputOwners::Explicit(vec![0]))
+        .expect("owner");
+    c
+}
+
+#[test]
+fn conversions_cost_their_terms_and_the_adder() {
+    use huddle_engine::sharing::program::{ConversionKind, Program, Target};
+    let (m, instances) = (5u32, 200usize);
+    for ring in [RingWidth::W16, RingWidth::W32] {
+        let k = u64::from(ring.bits());
+        let a2b = conversions(m, ring, false);
+        let program = Program::compile(
+            &a2b,
+            Target {
+                name: "trio",
+                max_fan_in: 2,
+                converts: true,
+                native_dot: true,
+            },
+        )
+        .expect("compiles");
+        let adder = program.recombining(ConversionKind::Decompose);
+        let (ands, depth) = (adder.multiplications() as u64, adder.layers.len() as u32);
+        let bit = u64::from(m) * instances.div_ceil(64) as u64 * 8; // one bit of every conversion
+        let x = u64::from(m) * element_bytes(Some(ring), instances); // P0's input, one element
+        for protocol in ["astra", "trio"] {
+            let acc = accounting_of(protocol, Preprocess::Interleaved, &a2b, instances);
+            let (online, offline) = (bytes(&acc, Phase::Online), bytes(&acc, Phase::Offline));
+            // P0 shares -lambda bit by bit: one word to P1 and one to P2;
+            // every AND of the adder one word P0 -> P2 ahead, one each way
+            // P1 <-> P2 online.
+            assert_eq!(offline[0][1], k * bit, "{protocol} {ring}");
+            assert_eq!(offline[0][2], k * bit + ands * bit, "{protocol} {ring}");
+            assert_eq!(online[1][2], ands * bit, "{protocol} {ring}");
+            assert_eq!(online[2][1], ands * bit, "{protocol} {ring}");
+            // The input, the adder's layers, the outputs (P1 and P2 wait
+            // for P0's input, so nothing overlaps).
+            assert_eq!(
+                acc.rounds(Phase::Online),
+                1 + depth + 1,
+                "{protocol} {ring}"
+            );
+        }
+        // Replicated: x_2 and -a_0 input by their holders, two words each
+        // per bit, in one round before the adder.
+        let acc = accounting_of("replicated", Preprocess::Interleaved, &a2b, instances);
+        let online = bytes(&acc, Phase::Online);
+        let sent: u64 = online.iter().flatten().sum();
+        let input = 2 * x;
+        let outputs = 3 * k * bit;
+        assert_eq!(
+            sent,
+            input + 4 * k * bit + 3 * ands * bit + outputs,
+            "{ring}"
+        );
+        assert_eq!(acc.rounds(Phase::Online), 1 + 1 + depth + 1, "{ring}");
+        // B2A after A2B: P0 shares one more term, now ring elements.
+        let inject = conversions(m, ring, true);
+        let acc = accounting_of("trio", Preprocess::Interleaved, &inject, instances);
+        let offline = bytes(&acc, Phase::Offline);
+        let e = u64::from(m) * element_bytes(Some(ring), instances);
+        // The ring term to P1; to P2 also the MUL's and the adder's m0.
+        assert_eq!(offline[0][1], k * bit + e, "{ring}");
+        assert_eq!(offline[0][2], k * bit + ands * bit + e + e, "{ring}");
+    }
+}
+
 #[test]
 fn mfi3_l_input_products_cost_two_to_the_l_minus_l_minus_one_elements() {
     let (n, instances) = (20u32, 512usize);

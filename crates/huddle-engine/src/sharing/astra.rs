@@ -18,6 +18,7 @@ impl Variant for AstraVariant {
     const MAX_FAN_IN: usize = 2;
     const PREPROCESSING: bool = true;
     const VALUE_MASKS: [[bool; 2]; 2] = [[true, true], [true, true]];
+    const NATIVE_DOT: bool = true;
 
     fn multiply<R: Arith>(
         core: &mut Core,
@@ -34,14 +35,18 @@ impl Variant for AstraVariant {
                 let lz1 = ch.draw(core.k01(), n);
                 let mut g2 = ch.draw(core.k01(), n);
                 let lz2 = ch.draw(core.k02(), n);
+                // gamma_2 = sum of lambda_x lambda_y - gamma_1
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let ops = program.operands(g);
-                    let (x1, x2) = (s.get(0, ops[0]), s.get(1, ops[0]));
-                    let (y1, y2) = (s.get(0, ops[1]), s.get(1, ops[1]));
-                    for (j, g) in g2[gi * w..(gi + 1) * w].iter_mut().enumerate() {
-                        let lx = R::add(x1[j], x2[j]);
-                        let ly = R::add(y1[j], y2[j]);
-                        *g = R::sub(R::mul(lx, ly), *g); // gamma_2 = lambda_x lambda_y - gamma_1
+                    let g2 = &mut g2[gi * w..(gi + 1) * w];
+                    g2.iter_mut().for_each(|g| *g = R::neg(*g));
+                    for (x, y) in program.pairs(g) {
+                        let (x1, x2) = (s.get(0, x), s.get(1, x));
+                        let (y1, y2) = (s.get(0, y), s.get(1, y));
+                        for (j, g) in g2.iter_mut().enumerate() {
+                            let lx = R::add(x1[j], x2[j]);
+                            let ly = R::add(y1[j], y2[j]);
+                            *g = R::add(R::mul(lx, ly), *g);
+                        }
                     }
                 }
                 core.send_offline(ch, 2, &g2)?;
@@ -57,13 +62,18 @@ impl Variant for AstraVariant {
                 let lz1 = ch.draw(core.k01(), n);
                 let mut mz1 = ch.draw(core.k01(), n); // gamma_1, then m_z1 in place
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let ops = program.operands(g);
-                    let (mx, lx) = (s.get(0, ops[0]), s.get(1, ops[0]));
-                    let (my, ly) = (s.get(0, ops[1]), s.get(1, ops[1]));
                     let lz = &lz1[gi * w..(gi + 1) * w];
-                    for (j, m) in mz1[gi * w..(gi + 1) * w].iter_mut().enumerate() {
-                        let cross = R::add(R::mul(mx[j], ly[j]), R::mul(my[j], lx[j]));
-                        *m = R::sub(R::add(lz[j], *m), cross);
+                    let mz1 = &mut mz1[gi * w..(gi + 1) * w];
+                    for (j, m) in mz1.iter_mut().enumerate() {
+                        *m = R::add(lz[j], *m);
+                    }
+                    for (x, y) in program.pairs(g) {
+                        let (mx, lx) = (s.get(0, x), s.get(1, x));
+                        let (my, ly) = (s.get(0, y), s.get(1, y));
+                        for (j, m) in mz1.iter_mut().enumerate() {
+                            let cross = R::add(R::mul(mx[j], ly[j]), R::mul(my[j], lx[j]));
+                            *m = R::sub(*m, cross);
+                        }
                     }
                 }
                 ch.send(2, &mz1)?;
@@ -77,14 +87,19 @@ impl Variant for AstraVariant {
                 let lz2 = ch.draw(core.k02(), n);
                 let mut mz2 = core.recv_offline(ch, n)?; // gamma_2, then m_z2 in place
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let ops = program.operands(g);
-                    let (mx, lx) = (s.get(0, ops[0]), s.get(1, ops[0]));
-                    let (my, ly) = (s.get(0, ops[1]), s.get(1, ops[1]));
                     let lz = &lz2[gi * w..(gi + 1) * w];
-                    for (j, m) in mz2[gi * w..(gi + 1) * w].iter_mut().enumerate() {
-                        let cross = R::add(R::mul(mx[j], ly[j]), R::mul(my[j], lx[j]));
-                        let local = R::sub(R::mul(mx[j], my[j]), cross);
-                        *m = R::add(R::add(local, lz[j]), *m);
+                    let mz2 = &mut mz2[gi * w..(gi + 1) * w];
+                    for (j, m) in mz2.iter_mut().enumerate() {
+                        *m = R::add(lz[j], *m);
+                    }
+                    for (x, y) in program.pairs(g) {
+                        let (mx, lx) = (s.get(0, x), s.get(1, x));
+                        let (my, ly) = (s.get(0, y), s.get(1, y));
+                        for (j, m) in mz2.iter_mut().enumerate() {
+                            let cross = R::add(R::mul(mx[j], ly[j]), R::mul(my[j], lx[j]));
+                            let local = R::sub(R::mul(mx[j], my[j]), cross);
+                            *m = R::add(local, *m);
+                        }
                     }
                 }
                 ch.send(1, &mz2)?;

@@ -62,6 +62,8 @@ pub trait Variant {
     /// Each one's value holds the other's mask, so both can compute
     /// v + mu1 + mu2 (conversions rely on it; checked at compile time).
     const VALUE_MASKS: [[bool; 2]; 2];
+    /// Whether `multiply` takes dot products (`MulGate::dot`).
+    const NATIVE_DOT: bool;
     fn multiply<R: Arith>(
         core: &mut Core,
         ch: &mut Channel,
@@ -363,6 +365,10 @@ impl<V: Variant> Sharing for Helper<V> {
 
     fn converts(&self) -> bool {
         true
+    }
+
+    fn native_dot(&self) -> bool {
+        V::NATIVE_DOT
     }
 
     fn split<F: Arith, T: Arith>(

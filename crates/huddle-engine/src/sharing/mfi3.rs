@@ -53,6 +53,9 @@ impl Variant for MfiVariant {
     const MAX_FAN_IN: usize = MAX_FAN_IN;
     const PREPROCESSING: bool = false;
     const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
+    /// Its l-input products are not a sum of 2-input terms; dot products
+    /// run as multiplications and sums.
+    const NATIVE_DOT: bool = false;
 
     fn multiply<R: Arith>(
         core: &mut Core,

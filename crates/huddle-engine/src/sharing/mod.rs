@@ -577,6 +577,11 @@ pub trait Sharing {
     ) -> Result<(), RunError> {
         Ok(())
     }
+    /// Whether `multiply` takes dot products (`MulGate::dot`) for the
+    /// communication of one multiplication.
+    fn native_dot(&self) -> bool {
+        false
+    }
     /// Whether the protocol implements [`split`](Self::split), so it runs
     /// mixed circuits (share conversions).
     fn converts(&self) -> bool {
@@ -782,6 +787,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
             name: probe.name(),
             max_fan_in: probe.max_fan_in(),
             converts: probe.converts(),
+            native_dot: probe.native_dot(),
         },
     )?;
     // The batch is cut into units that keep Boolean words whole: 64

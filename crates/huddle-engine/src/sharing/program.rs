@@ -70,12 +70,17 @@ pub enum Linear {
     },
 }
 
-/// One multiplication: the product of the `len` slots listed in the pool from `first`.
+/// One multiplication: the product of the `len` slots listed in the pool
+/// from `first`; or, with `dot`, the dot product a_1·b_1 + .. + a_l·b_l of
+/// the slots a_1..a_l b_1..b_l listed there (len = 2l), which protocols
+/// whose products are a local bilinear form plus one resharing pay for as
+/// for one multiplication.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MulGate {
     pub first: u32,
     pub len: u32,
     pub out: u32,
+    pub dot: bool,
 }
 
 /// All multiplications of one round in one domain, ordered by fan-in.
@@ -212,6 +217,9 @@ pub struct Target<'a> {
     pub max_fan_in: usize,
     /// Whether it implements `Sharing::split` (mixed circuits).
     pub converts: bool,
+    /// Whether its `multiply` takes dot products ([`MulGate::dot`]); else
+    /// they become multiplications and sums.
+    pub native_dot: bool,
 }
 
 /// The compiled circuit.
@@ -300,6 +308,14 @@ impl Program {
             .1
     }
 
+    /// The operand pairs of a 2-input product or a dot product.
+    pub fn pairs<'a>(&'a self, g: &MulGate) -> impl Iterator<Item = (u32, u32)> + 'a {
+        let ops = self.operands(g);
+        let l = if g.dot { ops.len() / 2 } else { 1 };
+        let (a, b) = ops.split_at(l);
+        a.iter().copied().zip(b.iter().copied())
+    }
+
     /// Compiles `circuit` for a protocol (see [`Target`]).
     pub fn compile(circuit: &Circuit, target: Target) -> Result<Program, RunError> {
         let protocol = target.name;
@@ -317,7 +333,13 @@ impl Program {
                  conversions, and {protocol} has none yet"
             )));
         }
-        let lowered = lower_products(circuit, NativeProducts::default());
+        let lowered = lower_products(
+            circuit,
+            NativeProducts {
+                dot: target.native_dot,
+                dot_trunc: false,
+            },
+        );
         let schedule = Schedule::compile(&lowered, ScheduleOptions::rounds(target.max_fan_in));
         let mask = circuit.ring().map_or(u64::MAX, |r| r.mask());
         let mut program = Program {
@@ -365,13 +387,14 @@ impl Program {
                             first: g.first,
                             len: g.num_inputs() as u32,
                             out: schedule.outputs_of(g)[0],
+                            dot: g.op == Op::Dot,
                         })
                         .collect(),
                 };
                 if layer.gates.is_empty() {
                     continue;
                 }
-                layer.gates.sort_by_key(|g| g.len);
+                layer.gates.sort_by_key(|g| (g.dot, g.len));
                 program.steps.push(Step::Layer(program.layers.len()));
                 program.layers.push(layer);
             }
@@ -390,6 +413,7 @@ impl Program {
                         &sub,
                         Target {
                             converts: false,
+                            native_dot: false,
                             ..target
                         },
                     )?;

@@ -143,16 +143,23 @@ impl Sharing for Replicated {
         // alpha_i = F(K_{i-1,i}) - F(K_{i,i+1}): a zero-sharing.
         let mut r = ch.draw(k_prev, n);
         let from_next = ch.draw(k_next, n);
+        // A dot product sums the local terms of its pairs before resharing.
         for (gi, g) in layer.gates.iter().enumerate() {
-            let ops = program.operands(g);
-            let (x, y) = (s.get(0, ops[0]), s.get(0, ops[1]));
-            let (a, b) = (s.get(1, ops[0]), s.get(1, ops[1]));
             let out = &mut r[gi * w..(gi + 1) * w];
             let fnext = &from_next[gi * w..(gi + 1) * w];
             for j in 0..w {
-                let alpha = R::sub(out[j], fnext[j]);
-                let local = R::sub(R::mul(a[j], b[j]), R::mul(x[j], y[j]));
-                out[j] = R::mul(R::INV3, R::add(local, alpha));
+                out[j] = R::sub(out[j], fnext[j]); // alpha
+            }
+            for (u, v) in program.pairs(g) {
+                let (x, y) = (s.get(0, u), s.get(0, v));
+                let (a, b) = (s.get(1, u), s.get(1, v));
+                for j in 0..w {
+                    let local = R::sub(R::mul(a[j], b[j]), R::mul(x[j], y[j]));
+                    out[j] = R::add(out[j], local);
+                }
+            }
+            for o in out.iter_mut() {
+                *o = R::mul(R::INV3, *o);
             }
         }
         ch.send(next, &r)?;
@@ -171,6 +178,10 @@ impl Sharing for Replicated {
     }
 
     fn converts(&self) -> bool {
+        true
+    }
+
+    fn native_dot(&self) -> bool {
         true
     }
 

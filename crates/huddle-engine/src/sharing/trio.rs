@@ -24,6 +24,7 @@ impl Variant for TrioVariant {
     const MAX_FAN_IN: usize = 2;
     const PREPROCESSING: bool = true;
     const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
+    const NATIVE_DOT: bool = true;
 
     fn multiply<R: Arith>(
         core: &mut Core,
@@ -41,12 +42,13 @@ impl Variant for TrioVariant {
                 let mut m0 = ch.draw(core.k01(), n); // r01, then m0 in place
                 let z2 = ch.draw(core.k02(), n);
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let ops = program.operands(g);
-                    let (x1, x2) = (s.get(0, ops[0]), s.get(1, ops[0]));
-                    let (y1, y2) = (s.get(0, ops[1]), s.get(1, ops[1]));
-                    for (j, m) in m0[gi * w..(gi + 1) * w].iter_mut().enumerate() {
-                        let cross = R::add(R::mul(x1[j], y2[j]), R::mul(x2[j], y1[j]));
-                        *m = R::add(R::sub(cross, R::mul(x1[j], y1[j])), *m);
+                    for (x, y) in program.pairs(g) {
+                        let (x1, x2) = (s.get(0, x), s.get(1, x));
+                        let (y1, y2) = (s.get(0, y), s.get(1, y));
+                        for (j, m) in m0[gi * w..(gi + 1) * w].iter_mut().enumerate() {
+                            let cross = R::add(R::mul(x1[j], y2[j]), R::mul(x2[j], y1[j]));
+                            *m = R::add(R::sub(cross, R::mul(x1[j], y1[j])), *m);
+                        }
                     }
                 }
                 core.send_offline(ch, 2, &m0)?;
@@ -63,13 +65,17 @@ impl Variant for TrioVariant {
                 let mut c2 = ch.draw(core.k01(), n); // r01, then c2' in place
                 let mut m1 = ch.buffer(n);
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let ops = program.operands(g);
-                    let (a2, x1) = (s.get(0, ops[0]), s.get(1, ops[0]));
-                    let (b2, y1) = (s.get(0, ops[1]), s.get(1, ops[1]));
                     let r = gi * w..(gi + 1) * w;
                     let (c2, m1, z1) = (&mut c2[r.clone()], &mut m1[r.clone()], &z1[r]);
+                    for (x, y) in program.pairs(g) {
+                        let (a2, x1) = (s.get(0, x), s.get(1, x));
+                        let (b2, y1) = (s.get(0, y), s.get(1, y));
+                        for j in 0..w {
+                            let cross = R::add(R::mul(a2[j], y1[j]), R::mul(b2[j], x1[j]));
+                            c2[j] = R::add(cross, c2[j]);
+                        }
+                    }
                     for j in 0..w {
-                        c2[j] = R::add(R::add(R::mul(a2[j], y1[j]), R::mul(b2[j], x1[j])), c2[j]);
                         m1[j] = R::sub(c2[j], z1[j]);
                     }
                 }
@@ -88,12 +94,15 @@ impl Variant for TrioVariant {
                 let mut c1 = core.recv_offline(ch, n)?; // m0, then c1' in place
                 let mut m2 = ch.buffer(n);
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let ops = program.operands(g);
-                    let (a1, b1) = (s.get(0, ops[0]), s.get(0, ops[1]));
                     let r = gi * w..(gi + 1) * w;
                     let (c1, m2, z2) = (&mut c1[r.clone()], &mut m2[r.clone()], &z2[r]);
+                    for (x, y) in program.pairs(g) {
+                        let (a1, b1) = (s.get(0, x), s.get(0, y));
+                        for j in 0..w {
+                            c1[j] = R::add(R::mul(a1[j], b1[j]), c1[j]);
+                        }
+                    }
                     for j in 0..w {
-                        c1[j] = R::add(R::mul(a1[j], b1[j]), c1[j]);
                         m2[j] = R::add(c1[j], z2[j]);
                     }
                 }
