@@ -404,9 +404,10 @@ pub fn generate(kind: &str, bits: u32, fan_in: usize) -> Result<Circuit, String>
         "sha256" => crate::sha256::sha256(fan_in),
         other => {
             return Err(format!(
-                "unknown circuit kind `{other}` (this build generates: {})",
-                KINDS.join(", ")
-            ))
+            "unknown circuit kind `{other}` (this build generates: {}, and the applications {})",
+            KINDS.join(", "),
+            crate::apps::KINDS.join(", ")
+        ))
         }
     })
 }

@@ -45,9 +45,17 @@ pub enum CircuitCommand {
     /// 4 or more = depth 2.
     Gen {
         kind: String,
-        /// Width of each input value in bits.
+        /// Width of each input value in bits; for the applications
+        /// (vecmat, perceptron, auction) the ring width (8, 16, 32, 64).
         #[arg(long, default_value_t = 64)]
         bits: u32,
+        /// Applications: vecmat N (an N×N matrix), auction N (bidders),
+        /// perceptron INPUTS,HIDDEN,OUTPUTS.
+        #[arg(long, value_delimiter = ',')]
+        size: Vec<u32>,
+        /// Applications: fractional bits of fixed-point values (perceptron).
+        #[arg(long, default_value_t = 16)]
+        frac: u8,
         /// Largest AND fan-in the circuit may use.
         #[arg(long, default_value_t = 2)]
         fanin: usize,
@@ -151,10 +159,16 @@ pub fn run(cmd: CircuitCommand) -> Result<(), String> {
         CircuitCommand::Gen {
             kind,
             bits,
+            size,
+            frac,
             fanin,
             output,
         } => {
-            let c = huddle_circuit::gen::generate(&kind, bits, fanin)?;
+            let c = if huddle_circuit::apps::KINDS.contains(&kind.as_str()) {
+                huddle_circuit::apps::generate(&kind, bits, &size, frac)?
+            } else {
+                huddle_circuit::gen::generate(&kind, bits, fanin)?
+            };
             let mut buf = Vec::new();
             write_circuit(&c, &mut buf).map_err(|e| e.to_string())?;
             write_out(output.as_deref(), &buf)

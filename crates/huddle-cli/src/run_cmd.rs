@@ -172,7 +172,8 @@ pub struct LocalArgs {
     /// Number of parties; input value i belongs to party i mod N.
     #[arg(long, default_value_t = 3)]
     parties: usize,
-    /// Instances evaluated at once: instance 0 takes --input, the others random inputs.
+    /// Instances evaluated at once: instance 0 takes --input (random without
+    /// any --input), the others random inputs.
     #[arg(long, default_value_t = 1)]
     batch: usize,
     #[arg(long, value_enum, default_value_t = TransportArg::Memory)]
@@ -304,15 +305,21 @@ pub fn deal(args: DealArgs) -> Result<(), Failure> {
 fn input_matrix(
     circuit: &Circuit,
     index: usize,
-    hex_value: &str,
+    hex_value: Option<&str>,
     instances: usize,
     prg: &mut Prg,
 ) -> Result<BitMatrix, String> {
     let bits = circuit.input_bits(index);
-    let words = hex::decode(hex_value, bits).map_err(|e| format!("input value {index}: {e}"))?;
     let mut m = BitMatrix::zeros(instances, bits);
-    m.row_mut(0).copy_from_slice(&words);
-    for r in 1..instances {
+    let first_random = match hex_value {
+        Some(h) => {
+            let words = hex::decode(h, bits).map_err(|e| format!("input value {index}: {e}"))?;
+            m.row_mut(0).copy_from_slice(&words);
+            1
+        }
+        None => 0,
+    };
+    for r in first_random..instances {
         let row = m.row_mut(r);
         prg.fill_u64(row);
         if bits % 64 != 0 {
@@ -358,9 +365,9 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
     }
     let (request, circuit) = args.run.request(args.parties, None)?;
     let run = &args.run;
-    if run.inputs.len() != circuit.inputs().len() {
+    if !run.inputs.is_empty() && run.inputs.len() != circuit.inputs().len() {
         return Err(format!(
-            "{} takes {} input values, but {} --input given",
+            "{} takes {} input values, but {} --input given (give every one, or none for random inputs)",
             run.circuit.display(),
             circuit.inputs().len(),
             run.inputs.len()
@@ -382,7 +389,10 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
     )?;
     let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
     let all: Vec<BitMatrix> = (0..circuit.inputs().len())
-        .map(|i| input_matrix(&circuit, i, &run.inputs[i], args.batch, &mut prg))
+        .map(|i| {
+            let given = run.inputs.get(i).map(String::as_str);
+            input_matrix(&circuit, i, given, args.batch, &mut prg)
+        })
         .collect::<Result<_, _>>()?;
     let n = args.parties;
     let timeout = Duration::from_secs(120);
@@ -517,7 +527,7 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
     let own: Vec<(usize, BitMatrix)> = owned
         .iter()
         .zip(&run.inputs)
-        .map(|(&i, h)| input_matrix(&circuit, i, h, 1, &mut prg).map(|m| (i, m)))
+        .map(|(&i, h)| input_matrix(&circuit, i, Some(h), 1, &mut prg).map(|m| (i, m)))
         .collect::<Result<_, _>>()?;
     let transport = crate::net_cmd::transport_for(&config, &args.config, args.id, args.insecure)?;
     let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;

@@ -223,6 +223,34 @@ fn every_converting_protocol_on_random_mixed_circuits_over_every_ring() {
     }
 }
 
+/// The application circuits (`huddle circuit gen vecmat|perceptron|auction`)
+/// on every converting protocol, small sizes, random inputs.
+#[test]
+fn every_converting_protocol_runs_the_applications() {
+    use huddle_circuit::apps::{auction, perceptron, vector_matrix, Perceptron};
+    let mut prg = Prg::from_seed([18; 16]);
+    let shape = Perceptron {
+        inputs: 12,
+        hidden: 5,
+        outputs: 3,
+        frac: 8,
+    };
+    let apps = [
+        ("vecmat", vector_matrix(8, RingWidth::W32)),
+        ("perceptron", perceptron(shape, RingWidth::W64)),
+        ("auction", auction(5, RingWidth::W16)),
+    ];
+    for setting in settings() {
+        if !setting.protocol.descriptor().conversions {
+            continue;
+        }
+        for (name, c) in &apps {
+            let inputs = random_inputs(c, &mut prg, 70);
+            assert_conforms(setting, name, c, &inputs);
+        }
+    }
+}
+
 /// Replaces a quarter of the instances of every ring input with edge values.
 fn with_edge_values(c: &Circuit, inputs: &mut [BitMatrix], ring: RingWidth) {
     let k = ring.bits() as usize;

@@ -1,0 +1,169 @@
+//! Application circuits users run as they are (`huddle circuit gen`):
+//! a vector-matrix product, a fixed-point two-layer perceptron and a
+//! sealed-bid auction. Each is an ordinary mixed or arithmetic circuit
+//! built with [`Builder`]; `tests/apps.rs` checks them against plain Rust.
+
+use crate::builder::Builder;
+use crate::model::{Circuit, InputOwners, Op, WireId};
+use huddle_core::RingWidth;
+
+/// y = x·M for x in Z_2^k^n (party 0's input `x`) and an n×n matrix M
+/// (party 1's input `m`, row-major: M[i][j] is wire i·n + j): y_j is one
+/// DOT gate of length n, so a protocol with native dot products pays n
+/// multiplications' communication for the whole product.
+pub fn vector_matrix(n: u32, ring: RingWidth) -> Circuit {
+    let mut b = Builder::arithmetic(ring, 2);
+    let x = b.ring_input("x", n);
+    let m = b.ring_input("m", n * n);
+    let y: Vec<WireId> = (0..n as usize)
+        .map(|j| {
+            let column: Vec<WireId> = (0..n as usize).map(|i| m[i * n as usize + j]).collect();
+            b.dot(&x, &column)
+        })
+        .collect();
+    b.ring_output("y", y);
+    with_owners(b.finish(), vec![0, 1])
+}
+
+/// The shape of a two-layer perceptron: `inputs` → `hidden` (ReLU) → `outputs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Perceptron {
+    pub inputs: u32,
+    pub hidden: u32,
+    pub outputs: u32,
+    /// Fractional bits of every fixed-point value.
+    pub frac: u8,
+}
+
+/// Fixed-point inference y = W2·relu(W1·x + b1) + b2: party 0 owns the
+/// sample `x`; party 1 owns the model, as the values `w1` (hidden×inputs,
+/// row-major), `b1`, `w2` (outputs×hidden) and `b2`. Every product is a
+/// DOTTR (dot product with truncation by `frac` bits); ReLU is
+/// a·(1 − LTZ(a)).
+pub fn perceptron(shape: Perceptron, ring: RingWidth) -> Circuit {
+    let Perceptron {
+        inputs,
+        hidden,
+        outputs,
+        frac,
+    } = shape;
+    let mut b = Builder::arithmetic(ring, 2);
+    let x = b.ring_input("x", inputs);
+    let w1 = b.ring_input("w1", hidden * inputs);
+    let b1 = b.ring_input("b1", hidden);
+    let w2 = b.ring_input("w2", outputs * hidden);
+    let b2 = b.ring_input("b2", outputs);
+    let layer = |b: &mut Builder, v: &[WireId], w: &[WireId], bias: &[WireId], relu: bool| {
+        let width = v.len();
+        bias.iter()
+            .enumerate()
+            .map(|(r, &c)| {
+                let dot = b.fixed_dot(v, &w[r * width..(r + 1) * width], frac);
+                let sum = b.ring_op(Op::Add, &[dot, c]);
+                if relu {
+                    b.relu(sum)
+                } else {
+                    sum
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    let h = layer(&mut b, &x, &w1, &b1, true);
+    let y = layer(&mut b, &h, &w2, &b2, false);
+    b.ring_output("y", y);
+    with_owners(b.finish(), vec![0, 1, 1, 1, 1])
+}
+
+/// A sealed-bid auction among `bidders` parties' bids (input value i, one
+/// ring element read as a signed number, owned by party i mod the run's
+/// parties): the highest bid and its bidder's index (the first of equal
+/// highest bids), both as ring elements. A tournament: each round compares
+/// pairs (LTZ of the difference) and keeps the larger bid and its index, so
+/// the depth grows with log2(bidders).
+pub fn auction(bidders: u32, ring: RingWidth) -> Circuit {
+    let mut b = Builder::arithmetic(ring, 2);
+    let bids: Vec<WireId> = (0..bidders)
+        .map(|i| b.ring_input(&format!("bid{i}"), 1)[0])
+        .collect();
+    let mut field: Vec<(WireId, WireId)> = bids
+        .into_iter()
+        .zip(0u64..)
+        .map(|(bid, i)| (bid, b.ring_op(Op::ConstRing(i), &[])))
+        .collect();
+    while field.len() > 1 {
+        field = field
+            .chunks(2)
+            .map(|pair| match *pair {
+                [(a, ia), (c, ic)] => {
+                    // The later bid wins only if strictly higher: a < c.
+                    let later = b.lt(a, c);
+                    let later = b.bit_to_ring(later);
+                    let pick = |b: &mut Builder, x: WireId, y: WireId| {
+                        let d = b.ring_op(Op::Sub, &[y, x]);
+                        let d = b.ring_op(Op::Mul, &[later, d]);
+                        b.ring_op(Op::Add, &[x, d])
+                    };
+                    (pick(&mut b, a, c), pick(&mut b, ia, ic))
+                }
+                [one] => one,
+                _ => unreachable!("chunks of two"),
+            })
+            .collect();
+    }
+    let (best, winner) = field[0];
+    b.ring_output("highest", vec![best]);
+    b.ring_output("winner", vec![winner]);
+    b.finish()
+}
+
+fn with_owners(mut c: Circuit, owners: Vec<usize>) -> Circuit {
+    c.set_owners(InputOwners::Explicit(owners))
+        .expect("owners name the circuit's inputs");
+    c
+}
+
+/// The application kinds of `huddle circuit gen`.
+pub const KINDS: [&str; 3] = ["vecmat", "perceptron", "auction"];
+
+/// Generates application `kind` over Z_2^`ring_bits`: `size` is n for
+/// `vecmat`, the bidders for `auction`, and inputs,hidden,outputs for
+/// `perceptron` (fixed point with `frac` fractional bits).
+pub fn generate(kind: &str, ring_bits: u32, size: &[u32], frac: u8) -> Result<Circuit, String> {
+    let ring = RingWidth::from_bits(ring_bits).ok_or_else(|| {
+        format!("--bits must be a ring width (8, 16, 32 or 64) for {kind}, not {ring_bits}")
+    })?;
+    let one = |what: &str, max: u32| match size {
+        [n] if (1..=max).contains(n) => Ok(*n),
+        _ => Err(format!("{kind} takes --size N ({what}, 1 to {max})")),
+    };
+    match kind {
+        "vecmat" => Ok(vector_matrix(one("the vector's length", 4096)?, ring)),
+        "auction" => Ok(auction(one("bidders", 65536)?, ring)),
+        "perceptron" => {
+            let [inputs, hidden, outputs] = size else {
+                return Err(
+                    "perceptron takes --size INPUTS,HIDDEN,OUTPUTS (e.g. 784,128,10)".into(),
+                );
+            };
+            if [inputs, hidden, outputs]
+                .iter()
+                .any(|&&n| !(1..=65536).contains(&n))
+            {
+                return Err("perceptron layer sizes must be 1 to 65536".into());
+            }
+            if frac == 0 || u32::from(frac) >= ring_bits {
+                return Err(format!("--frac must be 1 to {}, not {frac}", ring_bits - 1));
+            }
+            Ok(perceptron(
+                Perceptron {
+                    inputs: *inputs,
+                    hidden: *hidden,
+                    outputs: *outputs,
+                    frac,
+                },
+                ring,
+            ))
+        }
+        other => Err(format!("unknown application kind `{other}`")),
+    }
+}

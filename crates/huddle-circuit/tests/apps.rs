@@ -1,0 +1,158 @@
+//! The application circuits against plain Rust on the same numbers.
+
+use huddle_circuit::apps::{auction, generate, perceptron, vector_matrix, Perceptron};
+use huddle_circuit::builder::{from_fixed, to_fixed};
+use huddle_circuit::{BitMatrix, Circuit, PlainEvaluator};
+use huddle_core::{Prg, RingWidth};
+
+/// Input matrices (one instance) from ring elements per input value.
+fn ring_inputs(c: &Circuit, values: &[Vec<u64>]) -> Vec<BitMatrix> {
+    let k = c.ring().expect("ring").bits() as usize;
+    values
+        .iter()
+        .map(|v| {
+            let mut m = BitMatrix::zeros(1, v.len() * k);
+            for (j, &e) in v.iter().enumerate() {
+                m.row_mut(0)[j * k / 64] |= e << (j * k % 64);
+            }
+            m
+        })
+        .collect()
+}
+
+fn ring_outputs(c: &Circuit, out: &[BitMatrix]) -> Vec<Vec<u64>> {
+    let ring = c.ring().expect("ring");
+    let k = ring.bits() as usize;
+    out.iter()
+        .map(|m| {
+            (0..m.cols() / k)
+                .map(|j| (m.row(0)[j * k / 64] >> (j * k % 64)) & ring.mask())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn vector_matrix_is_x_times_m() {
+    let mut prg = Prg::from_seed([1; 16]);
+    for ring in [RingWidth::W16, RingWidth::W64] {
+        let n = 9usize;
+        let c = vector_matrix(n as u32, ring);
+        let x: Vec<u64> = (0..n).map(|_| prg.next_u64() & ring.mask()).collect();
+        let m: Vec<u64> = (0..n * n).map(|_| prg.next_u64() & ring.mask()).collect();
+        let got = PlainEvaluator::new(&c)
+            .evaluate(&ring_inputs(&c, &[x.clone(), m.clone()]))
+            .expect("evaluates");
+        let want: Vec<u64> = (0..n)
+            .map(|j| {
+                (0..n).fold(0u64, |acc, i| {
+                    acc.wrapping_add(x[i].wrapping_mul(m[i * n + j]))
+                }) & ring.mask()
+            })
+            .collect();
+        assert_eq!(ring_outputs(&c, &got), vec![want]);
+    }
+}
+
+#[test]
+fn perceptron_matches_fixed_point_arithmetic_in_rust() {
+    let mut prg = Prg::from_seed([2; 16]);
+    let ring = RingWidth::W64;
+    let shape = Perceptron {
+        inputs: 20,
+        hidden: 8,
+        outputs: 3,
+        frac: 12,
+    };
+    let c = perceptron(shape, ring);
+    let f = shape.frac;
+    let mut small = |n: u32| -> Vec<u64> {
+        (0..n)
+            .map(|_| {
+                let u = (prg.next_u64() % 2001) as f64 / 1000.0 - 1.0; // [-1, 1]
+                to_fixed(u, f, ring)
+            })
+            .collect()
+    };
+    let (i, h, o) = (shape.inputs, shape.hidden, shape.outputs);
+    let (x, w1, b1, w2, b2) = (small(i), small(h * i), small(h), small(o * h), small(o));
+    let layer = |v: &[u64], w: &[u64], b: &[u64], relu: bool| -> Vec<u64> {
+        b.iter()
+            .enumerate()
+            .map(|(r, &bias)| {
+                let dot = v
+                    .iter()
+                    .zip(&w[r * v.len()..])
+                    .fold(0u64, |acc, (&a, &b)| acc.wrapping_add(a.wrapping_mul(b)));
+                let s = ring.truncate(dot, u32::from(f)).wrapping_add(bias);
+                if relu && ring.is_negative(s) {
+                    0
+                } else {
+                    s
+                }
+            })
+            .collect()
+    };
+    let hidden = layer(&x, &w1, &b1, true);
+    let want = layer(&hidden, &w2, &b2, false);
+    let got = PlainEvaluator::new(&c)
+        .evaluate(&ring_inputs(&c, &[x, w1, b1, w2, b2]))
+        .expect("evaluates");
+    let got = ring_outputs(&c, &got);
+    assert_eq!(got, vec![want.clone()]);
+    // The values mean something: outputs are small fixed-point numbers.
+    assert!(want.iter().all(|&y| from_fixed(y, f, ring).abs() < 100.0));
+}
+
+#[test]
+fn auction_finds_the_highest_bid_and_the_first_bidder_who_made_it() {
+    let mut prg = Prg::from_seed([3; 16]);
+    let ring = RingWidth::W32;
+    for bidders in [1u32, 2, 5, 8, 13] {
+        let c = auction(bidders, ring);
+        for round in 0..20 {
+            // Signed bids in a range the comparisons allow, with ties.
+            let bids: Vec<i64> = (0..bidders)
+                .map(|_| {
+                    (prg.next_u64() % 7) as i64 - 3 + if round % 2 == 0 { 0 } else { 1_000_000 }
+                })
+                .collect();
+            let values: Vec<Vec<u64>> = bids
+                .iter()
+                .map(|&b| vec![(b as u64) & ring.mask()])
+                .collect();
+            let got = PlainEvaluator::new(&c)
+                .evaluate(&ring_inputs(&c, &values))
+                .expect("evaluates");
+            let best = *bids.iter().max().expect("bidders");
+            let winner = bids.iter().position(|&b| b == best).expect("present") as u64;
+            assert_eq!(
+                ring_outputs(&c, &got),
+                vec![vec![(best as u64) & ring.mask()], vec![winner]],
+                "{bids:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn generator_arguments_are_checked() {
+    assert!(generate("vecmat", 32, &[4], 16).is_ok());
+    assert!(generate("vecmat", 12, &[4], 16)
+        .err()
+        .unwrap_or_default()
+        .contains("ring width"));
+    assert!(generate("vecmat", 32, &[], 16)
+        .err()
+        .unwrap_or_default()
+        .contains("--size"));
+    assert!(generate("perceptron", 64, &[4, 3], 16)
+        .err()
+        .unwrap_or_default()
+        .contains("INPUTS,HIDDEN,OUTPUTS"));
+    assert!(generate("perceptron", 16, &[4, 3, 2], 16)
+        .err()
+        .unwrap_or_default()
+        .contains("--frac"));
+    assert!(generate("auction", 32, &[0], 16).is_err());
+}
