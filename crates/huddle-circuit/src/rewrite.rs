@@ -21,56 +21,61 @@ pub fn limit_fan_in(circuit: &Circuit, max: usize) -> Circuit {
         .filter(|g| wide(g.op, g.num_inputs()))
         .map(|g| tree_gates(g.num_inputs(), max) as u64 - 1)
         .sum();
-    let inputs: Vec<ValueSpec> = circuit
+    rebuilt(circuit, circuit.num_wires() as u64 + extra, |asm| {
+        let mut next = circuit.num_wires() as WireId;
+        for g in circuit.gates() {
+            let (ins, outs) = (circuit.gate_inputs(g), circuit.gate_outputs(g));
+            if !wide(g.op, ins.len()) {
+                asm.push(g.op, ins, outs)
+                    .expect("copied from a valid circuit");
+                continue;
+            }
+            // Group neighbours level by level; the last group writes the original output.
+            let mut level: Vec<WireId> = ins.to_vec();
+            while level.len() > 1 {
+                let mut up = Vec::with_capacity(level.len().div_ceil(max));
+                let last_level = level.len() <= max;
+                for group in level.chunks(max) {
+                    if let [a] = group {
+                        up.push(*a);
+                        continue;
+                    }
+                    let out = if last_level { outs[0] } else { next };
+                    if !last_level {
+                        next += 1;
+                    }
+                    asm.push(g.op, group, &[out])
+                        .expect("tree gates are well formed");
+                    up.push(out);
+                }
+                level = up;
+            }
+        }
+    })
+}
+
+/// A circuit with `circuit`'s inputs, outputs and input owners, `num_wires`
+/// wires and the gates `add` pushes.
+fn rebuilt(circuit: &Circuit, num_wires: u64, add: impl FnOnce(&mut CircuitAssembler)) -> Circuit {
+    let spec = |name: &str, domain, wires| ValueSpec {
+        name: name.to_string(),
+        domain,
+        wires,
+    };
+    let inputs = circuit
         .inputs()
         .iter()
-        .map(|v| ValueSpec {
-            name: v.name.clone(),
-            domain: v.domain,
-            wires: v.wires,
-        })
+        .map(|v| spec(&v.name, v.domain, v.wires))
         .collect();
-    let mut asm = CircuitAssembler::new(circuit.num_wires() as u64 + extra, circuit.ring(), inputs)
+    let mut asm = CircuitAssembler::new(num_wires, circuit.ring(), inputs)
         .expect("same inputs as a valid circuit");
-    let mut next = circuit.num_wires() as WireId;
-    for g in circuit.gates() {
-        let (ins, outs) = (circuit.gate_inputs(g), circuit.gate_outputs(g));
-        if !wide(g.op, ins.len()) {
-            asm.push(g.op, ins, outs)
-                .expect("copied from a valid circuit");
-            continue;
-        }
-        // Group neighbours level by level; the last group writes the original output.
-        let mut level: Vec<WireId> = ins.to_vec();
-        while level.len() > 1 {
-            let mut up = Vec::with_capacity(level.len().div_ceil(max));
-            let last_level = level.len() <= max;
-            for group in level.chunks(max) {
-                if let [a] = group {
-                    up.push(*a);
-                    continue;
-                }
-                let out = if last_level { outs[0] } else { next };
-                if !last_level {
-                    next += 1;
-                }
-                asm.push(g.op, group, &[out])
-                    .expect("tree gates are well formed");
-                up.push(out);
-            }
-            level = up;
-        }
-    }
+    add(&mut asm);
     let outputs = circuit
         .outputs()
         .iter()
         .map(|v| {
             (
-                ValueSpec {
-                    name: v.name.clone(),
-                    domain: v.domain,
-                    wires: v.wires.len() as u32,
-                },
+                spec(&v.name, v.domain, v.wires.len() as u32),
                 v.wires.clone(),
             )
         })
@@ -160,38 +165,12 @@ pub fn lower_products(circuit: &Circuit, native: NativeProducts) -> Circuit {
         }
         sum_tree(&mut gates, &mut fresh, terms, outs[0]);
     }
-    let inputs: Vec<ValueSpec> = circuit
-        .inputs()
-        .iter()
-        .map(|v| ValueSpec {
-            name: v.name.clone(),
-            domain: v.domain,
-            wires: v.wires,
-        })
-        .collect();
-    let mut asm = CircuitAssembler::new(u64::from(next), circuit.ring(), inputs)
-        .expect("same inputs as a valid circuit");
-    for (op, ins, outs) in &gates {
-        asm.push(*op, ins, outs)
-            .expect("lowered gates are well formed");
-    }
-    let outputs = circuit
-        .outputs()
-        .iter()
-        .map(|v| {
-            (
-                ValueSpec {
-                    name: v.name.clone(),
-                    domain: v.domain,
-                    wires: v.wires.len() as u32,
-                },
-                v.wires.clone(),
-            )
-        })
-        .collect();
-    let mut out = asm.finish(outputs).expect("every wire written once");
-    let _ = out.set_owners(circuit.owners().clone());
-    out
+    rebuilt(circuit, u64::from(next), |asm| {
+        for (op, ins, outs) in &gates {
+            asm.push(*op, ins, outs)
+                .expect("lowered gates are well formed");
+        }
+    })
 }
 
 /// out = a_1·b_1 + .. + a_l·b_l with 2-input MULs and an ADD tree.
