@@ -1,6 +1,7 @@
 //! Circuit rewrites that keep the function.
 
 use crate::model::{Circuit, CircuitAssembler, Op, ValueSpec, WireId};
+use std::borrow::Cow;
 
 /// Splits every AND, ADD and MUL with more than two inputs into a balanced
 /// tree of 2-input gates, for protocols without native multi-fan-in gates.
@@ -104,15 +105,16 @@ pub struct NativeProducts {
 ///   `A2B` of the sum, `B2A` of its bits f..k−1 and their weighted sum, the
 ///   top bit weighted −2^(k−f−1) (sign extension).
 ///
-/// Everything else is copied; a circuit without those gates comes back equal.
-pub fn lower_products(circuit: &Circuit, native: NativeProducts) -> Circuit {
+/// Everything else is copied; a circuit without those gates comes back as
+/// it is, borrowed (no copy).
+pub fn lower_products(circuit: &Circuit, native: NativeProducts) -> Cow<'_, Circuit> {
     let lowered = |op: Op| match op {
         Op::Dot => !native.dot,
         Op::DotTrunc(_) => !native.dot_trunc,
         _ => false,
     };
     if !circuit.gates().iter().any(|g| lowered(g.op)) {
-        return circuit.clone();
+        return Cow::Borrowed(circuit);
     }
     let k = circuit.ring().map_or(0, |r| r.bits());
     let mask = circuit.ring().map_or(0, |r| r.mask());
@@ -165,12 +167,12 @@ pub fn lower_products(circuit: &Circuit, native: NativeProducts) -> Circuit {
         }
         sum_tree(&mut gates, &mut fresh, terms, outs[0]);
     }
-    rebuilt(circuit, u64::from(next), |asm| {
+    Cow::Owned(rebuilt(circuit, u64::from(next), |asm| {
         for (op, ins, outs) in &gates {
             asm.push(*op, ins, outs)
                 .expect("lowered gates are well formed");
         }
-    })
+    }))
 }
 
 /// out = a_1·b_1 + .. + a_l·b_l with 2-input MULs and an ADD tree.
@@ -322,6 +324,7 @@ mod tests {
         // Nothing to lower: the same circuit.
         let c = random_circuit(&RandomCircuitSpec::boolean(&[8, 8], 50, 4), &mut prg);
         let l = lower_products(&c, NativeProducts::default());
+        assert!(matches!(l, Cow::Borrowed(_)));
         assert_eq!(l.gates().len(), c.gates().len());
     }
 

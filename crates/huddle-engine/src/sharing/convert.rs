@@ -125,7 +125,7 @@ pub(crate) fn run<P: Sharing>(
     let m = conversion.sources.len();
     let n = arenas.instances;
     let wt = words(to, n);
-    let mut side = Arenas::side(sub.slots, to, m * wt, n, arenas.bits.components());
+    let mut side = arenas.take_side(sub.slots, to, m * wt);
     let job = SplitJob {
         kind,
         sources: &conversion.sources,
@@ -149,6 +149,7 @@ pub(crate) fn run<P: Sharing>(
             }
         }
     }
+    arenas.put_side(side);
     Ok(())
 }
 

@@ -307,6 +307,12 @@ impl Shares {
         s
     }
 
+    /// Reuses the arenas for `slots` slots of `w` words (contents unspecified).
+    fn reshape(&mut self, slots: usize, w: usize) {
+        self.slots = slots;
+        self.resize(w);
+    }
+
     /// Reuses the arenas for `w` words per slot (contents unspecified).
     fn resize(&mut self, w: usize) {
         let len = self.slots * w;
@@ -657,6 +663,9 @@ pub struct Arenas {
     pub ring: Shares,
     /// Instances in the slice.
     pub instances: usize,
+    /// The arenas of the last conversion step, kept for the next one
+    /// (fresh memory costs a page fault per page, every round).
+    side: Option<Box<Arenas>>,
 }
 
 impl Arenas {
@@ -665,26 +674,32 @@ impl Arenas {
             bits: Shares::new(slots[0], 0, components),
             ring: Shares::new(slots[1], 0, components),
             instances: 0,
+            side: None,
         };
         a.resize(instances);
         a
     }
 
-    /// Arenas where only `domain` has slots, `w` words each (a conversion's
-    /// terms side by side; `instances` is the slice's).
-    pub(crate) fn side(
-        slots: [usize; 2],
-        domain: Domain,
-        w: usize,
-        instances: usize,
-        components: usize,
-    ) -> Self {
+    /// Arenas where only `domain` has slots (`slots` of each domain's), `w`
+    /// words each: a conversion's terms side by side (`instances` is the
+    /// slice's). Reuses the previous step's memory; give them back with
+    /// [`put_side`](Self::put_side).
+    pub(crate) fn take_side(&mut self, slots: [usize; 2], domain: Domain, w: usize) -> Arenas {
+        let components = self.bits.components();
+        let mut side = self
+            .side
+            .take()
+            .map(|b| *b)
+            .unwrap_or_else(|| Arenas::new([0, 0], 0, components));
         let width = |d: Domain| if d == domain { w } else { 0 };
-        Arenas {
-            bits: Shares::new(slots[0], width(Domain::Bit), components),
-            ring: Shares::new(slots[1], width(Domain::Ring), components),
-            instances,
-        }
+        side.bits.reshape(slots[0], width(Domain::Bit));
+        side.ring.reshape(slots[1], width(Domain::Ring));
+        side.instances = self.instances;
+        side
+    }
+
+    pub(crate) fn put_side(&mut self, side: Arenas) {
+        self.side = Some(Box::new(side));
     }
 
     /// Reuses the arenas for `instances` instances (contents unspecified).
