@@ -26,6 +26,12 @@ pub enum TransportArg {
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TruncationArg {
+    Exact,
+    Probabilistic,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum PreprocessArg {
     Separate,
     Interleaved,
@@ -50,6 +56,12 @@ pub struct RunArgs {
     /// ASTRA and Trio: run all preprocessing before the inputs (separate) or with each layer (interleaved).
     #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
     preprocess: PreprocessArg,
+    /// Fixed-point products (DOTTR): exact (A2B, shift, B2A; the plaintext
+    /// result) or probabilistic (astra, trio, mfi3: fused into the
+    /// multiplication at no extra cost, the result or one more, wrong only
+    /// with probability about |product| / 2^k).
+    #[arg(long, value_enum, default_value_t = TruncationArg::Exact)]
+    truncation: TruncationArg,
     /// Worker threads per party (secret-sharing protocols: lanes of the
     /// batch; every party of a run must use the same number).
     #[arg(long, default_value_t = 1)]
@@ -126,6 +138,10 @@ impl RunArgs {
             randomness: huddle_engine::Randomness::Os,
             fault: self.fault()?,
             verify_every: self.verify_every,
+            truncation: match self.truncation {
+                TruncationArg::Exact => huddle_engine::Truncation::Exact,
+                TruncationArg::Probabilistic => huddle_engine::Truncation::Probabilistic,
+            },
         })
     }
 

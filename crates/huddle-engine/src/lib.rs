@@ -80,6 +80,33 @@ pub struct RunOptions {
     /// deviation stops the run early instead of at the end (None: once,
     /// before any output).
     pub verify_every: Option<usize>,
+    /// How `DOTTR` (fixed-point products) truncates.
+    pub truncation: Truncation,
+}
+
+/// How a fixed-point product (`DOTTR`) is truncated by the secret-sharing
+/// protocols.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Truncation {
+    /// ⌊v / 2^f⌋ exactly, as the plaintext evaluator: the product's bits
+    /// through A2B, shifted, and back through B2A (rounds and traffic of a
+    /// k-bit adder).
+    #[default]
+    Exact,
+    /// Fused into the multiplication at no extra communication (ABY3-style,
+    /// HK-C Figure 11): ⌊v / 2^f⌋ or one more, except with probability
+    /// about |v| / 2^k when the masked product wraps around the ring.
+    Probabilistic,
+}
+
+impl Truncation {
+    pub fn parse(s: &str) -> Option<Truncation> {
+        match s {
+            "exact" => Some(Truncation::Exact),
+            "probabilistic" => Some(Truncation::Probabilistic),
+            _ => None,
+        }
+    }
 }
 
 /// Where a party's fresh randomness (keys, masks, a dealer's secret) comes
@@ -160,6 +187,7 @@ impl Default for RunOptions {
             randomness: Randomness::Os,
             fault: None,
             verify_every: None,
+            truncation: Truncation::Exact,
         }
     }
 }

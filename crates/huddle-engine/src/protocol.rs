@@ -95,6 +95,10 @@ pub struct Descriptor {
     /// Whether it runs mixed Boolean/arithmetic circuits (share
     /// conversions; the plaintext evaluator trivially does).
     pub conversions: bool,
+    /// Whether its multiplication can truncate fixed-point products
+    /// probabilistically at no extra communication (`DOTTR` with
+    /// `Truncation::Probabilistic`).
+    pub fused_truncation: bool,
     pub family: Family,
     /// The message types fault injection can target (malicious
     /// secret-sharing protocols; empty elsewhere).
@@ -113,6 +117,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::None,
         rings: true,
         conversions: true,
+        fused_truncation: false,
         family: Family::Clear,
         messages: &[],
     },
@@ -127,6 +132,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::SemiHonest,
         rings: true,
         conversions: true,
+        fused_truncation: false,
         family: Family::Sharing,
         messages: &[],
     },
@@ -141,6 +147,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::SemiHonest,
         rings: true,
         conversions: true,
+        fused_truncation: true,
         family: Family::Sharing,
         messages: &[],
     },
@@ -155,6 +162,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::SemiHonest,
         rings: true,
         conversions: true,
+        fused_truncation: true,
         family: Family::Sharing,
         messages: &[],
     },
@@ -169,6 +177,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::SemiHonest,
         rings: true,
         conversions: true,
+        fused_truncation: true,
         family: Family::Sharing,
         messages: &[],
     },
@@ -183,6 +192,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::MaliciousSelectiveAbort,
         rings: true,
         conversions: false,
+        fused_truncation: false,
         family: Family::Sharing,
         messages: &sharing::quad::QUAD_MESSAGES,
     },
@@ -197,6 +207,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::MaliciousSelectiveAbort,
         rings: true,
         conversions: false,
+        fused_truncation: false,
         family: Family::Sharing,
         messages: &sharing::quad::HET_MESSAGES,
     },
@@ -211,6 +222,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::MaliciousSelectiveAbort,
         rings: true,
         conversions: false,
+        fused_truncation: false,
         family: Family::Sharing,
         messages: &sharing::fantastic4::MESSAGES,
     },
@@ -225,6 +237,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::MaliciousSelectiveAbort,
         rings: true,
         conversions: false,
+        fused_truncation: false,
         family: Family::Sharing,
         messages: &sharing::tetrad::MESSAGES,
     },
@@ -239,6 +252,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::SemiHonest,
         rings: false,
         conversions: false,
+        fused_truncation: false,
         family: Family::Garbling(Variant::Bgw3),
         messages: &[],
     },
@@ -253,6 +267,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::SemiHonest,
         rings: false,
         conversions: false,
+        fused_truncation: false,
         family: Family::Garbling(Variant::Bgw2),
         messages: &[],
     },
@@ -267,6 +282,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::MaliciousSelectiveAbort,
         rings: false,
         conversions: false,
+        fused_truncation: false,
         family: Family::Garbling(Variant::Bgw2Mal),
         messages: &[],
     },
@@ -376,6 +392,21 @@ impl RunRequest {
                 "{name} has no separate preprocessing phase; --preprocess separate applies to astra and trio"
             ));
         }
+        if options.truncation == crate::Truncation::Probabilistic
+            && !d.fused_truncation
+            && d.family != Family::Clear
+        {
+            let with: Vec<&str> = DESCRIPTORS
+                .iter()
+                .filter(|d| d.fused_truncation)
+                .map(|d| d.name)
+                .collect();
+            return err(format!(
+                "{name} has no fused probabilistic truncation (it truncates DOTTR exactly \
+                 through A2B and B2A); --truncation probabilistic applies to {}",
+                with.join(", ")
+            ));
+        }
         crate::check_reveal_to(options.reveal_to, parties)?;
         if let Some(fault) = options.fault {
             fault.check(name, d.messages, parties)?;
@@ -425,6 +456,8 @@ impl RunRequest {
                     max_fan_in: fan_in,
                     converts: d.conversions,
                     native_dot: false,
+                    fused_truncation: d.fused_truncation
+                        && self.options.truncation == crate::Truncation::Probabilistic,
                 },
             )?;
         }
@@ -479,8 +512,8 @@ impl RunRequest {
                 options.garble, options.linear
             ),
             Family::Sharing => format!(
-                "{name} preprocess={:?} threads={} share-memory={} reveal-to={to}",
-                options.preprocess, options.threads, options.share_memory
+                "{name} preprocess={:?} threads={} share-memory={} reveal-to={to} truncation={:?}",
+                options.preprocess, options.threads, options.share_memory, options.truncation
             ),
         }
     }

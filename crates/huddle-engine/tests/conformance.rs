@@ -197,6 +197,7 @@ fn every_converting_protocol_on_random_mixed_circuits_over_every_ring() {
                 max_fan_in: 2,
                 converts: true,
                 native_dot: true,
+                fused_truncation: false,
             },
         )
         .expect("compiles");

@@ -2,10 +2,17 @@
 //! m = v + lambda_1 + lambda_2 held by P1 and P2 (see [`super::helper`]).
 //! Per multiplication one element P0 -> P2 in preprocessing (gamma_2) and one
 //! element each way between P1 and P2 online.
+//!
+//! Multiplication fused with truncation by f, the same messages: P2 adds
+//! r02 (its lambda_z2 draw) instead of gamma_2, so m_z1 + m_z2 = u = v + e
+//! with e = lambda_z1 + gamma_1 + r02 - sum lambda_x lambda_y, which only P0
+//! knows (r02 hides it from P1, gamma_1 from P2). P1 and P2 take u^t as the
+//! new masked value, P1 keeps lambda_z1 and P0 sends P2 e^t - lambda_z1 in
+//! gamma_2's place, so the masks sum to e^t and the value is u^t - e^t.
 
 use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
-use super::program::{Layer, Program};
+use super::program::{shift_masked, Layer, Program};
 use super::{Channel, Shares};
 use crate::ttp::RunError;
 
@@ -19,6 +26,7 @@ impl Variant for AstraVariant {
     const PREPROCESSING: bool = true;
     const VALUE_MASKS: [[bool; 2]; 2] = [[true, true], [true, true]];
     const NATIVE_DOT: bool = true;
+    const FUSED_TRUNCATION: bool = true;
 
     fn multiply<R: Arith>(
         core: &mut Core,
@@ -29,15 +37,18 @@ impl Variant for AstraVariant {
     ) -> Result<(), RunError> {
         let w = s.w;
         let n = layer.gates.len() * w;
+        let mask = program.ring.map_or(u64::MAX, |r| r.mask());
         match core.me {
             HELPER => {
-                // Draw order on K01: lambda_z1, then gamma_1; on K02: lambda_z2.
+                // Draw order on K01: lambda_z1, then gamma_1; on K02:
+                // lambda_z2 (r02 for a truncating gate).
                 let lz1 = ch.draw(core.k01(), n);
                 let mut g2 = ch.draw(core.k01(), n);
                 let lz2 = ch.draw(core.k02(), n);
                 // gamma_2 = sum of lambda_x lambda_y - gamma_1
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let g2 = &mut g2[gi * w..(gi + 1) * w];
+                    let r = gi * w..(gi + 1) * w;
+                    let g2 = &mut g2[r.clone()];
                     g2.iter_mut().for_each(|g| *g = R::neg(*g));
                     for (x, y) in program.pairs(g) {
                         let (x1, x2) = (s.get(0, x), s.get(1, x));
@@ -48,10 +59,21 @@ impl Variant for AstraVariant {
                             *g = R::add(R::mul(lx, ly), *g);
                         }
                     }
+                    if g.trunc > 0 {
+                        // e = lambda_z1 + gamma_1 + r02 - sum lambda_x lambda_y
+                        // = lambda_z1 + r02 - gamma_2; P2's new mask is
+                        // e^t - lambda_z1, sent instead of gamma_2.
+                        let (lz1, r02) = (&lz1[r.clone()], &lz2[r]);
+                        for (j, m) in g2.iter_mut().enumerate() {
+                            let e = R::sub(R::add(lz1[j], r02[j]), *m);
+                            *m = R::sub(shift_masked(e, mask, g.trunc), lz1[j]);
+                        }
+                    }
                 }
                 core.send_offline(ch, 2, &g2)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let (a, b) = (&lz1[gi * w..][..w], &lz2[gi * w..][..w]);
+                    let mu2 = if g.trunc > 0 { &g2 } else { &lz2 };
+                    let (a, b) = (&lz1[gi * w..][..w], &mu2[gi * w..][..w]);
                     s.write(g.out, |j| (a[j], b[j]));
                 }
                 for v in [lz1, g2, lz2] {
@@ -78,19 +100,25 @@ impl Variant for AstraVariant {
                 }
                 ch.send(2, &mz1)?;
                 let mz2 = ch.recv(2, n)?;
-                finish::<R>(layer, s, &mz1, &mz2, &lz1);
+                finish::<R>(layer, mask, s, &mz1, &mz2, &lz1);
                 for v in [lz1, mz1, mz2] {
                     ch.recycle(v);
                 }
             }
             _ => {
-                let lz2 = ch.draw(core.k02(), n);
-                let mut mz2 = core.recv_offline(ch, n)?; // gamma_2, then m_z2 in place
+                // lambda_z2 (r02 for a truncating gate, whose slot then takes
+                // the new mask from P0); gamma_2, then m_z2 in place.
+                let mut lz2 = ch.draw(core.k02(), n);
+                let mut mz2 = core.recv_offline(ch, n)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let lz = &lz2[gi * w..(gi + 1) * w];
+                    let lz = &mut lz2[gi * w..(gi + 1) * w];
                     let mz2 = &mut mz2[gi * w..(gi + 1) * w];
-                    for (j, m) in mz2.iter_mut().enumerate() {
-                        *m = R::add(lz[j], *m);
+                    if g.trunc > 0 {
+                        mz2.swap_with_slice(lz);
+                    } else {
+                        for (j, m) in mz2.iter_mut().enumerate() {
+                            *m = R::add(lz[j], *m);
+                        }
                     }
                     for (x, y) in program.pairs(g) {
                         let (mx, lx) = (s.get(0, x), s.get(1, x));
@@ -104,7 +132,7 @@ impl Variant for AstraVariant {
                 }
                 ch.send(1, &mz2)?;
                 let mz1 = ch.recv(1, n)?;
-                finish::<R>(layer, s, &mz1, &mz2, &lz2);
+                finish::<R>(layer, mask, s, &mz1, &mz2, &lz2);
                 for v in [lz2, mz1, mz2] {
                     ch.recycle(v);
                 }
@@ -114,11 +142,18 @@ impl Variant for AstraVariant {
     }
 }
 
-/// P1 and P2: m_z = m_z1 + m_z2, and their lambda_z as the second component.
-fn finish<R: Arith>(layer: &Layer, s: &mut Shares, a: &[u64], b: &[u64], lz: &[u64]) {
+/// P1 and P2: m_z = m_z1 + m_z2 (shifted for a truncating gate), and their
+/// lambda_z as the second component.
+fn finish<R: Arith>(layer: &Layer, mask: u64, s: &mut Shares, a: &[u64], b: &[u64], lz: &[u64]) {
     let w = s.w;
     for (gi, g) in layer.gates.iter().enumerate() {
         let (a, b, lz) = (&a[gi * w..][..w], &b[gi * w..][..w], &lz[gi * w..][..w]);
-        s.write(g.out, |j| (R::add(a[j], b[j]), lz[j]));
+        if g.trunc > 0 {
+            s.write(g.out, |j| {
+                (shift_masked(R::add(a[j], b[j]), mask, g.trunc), lz[j])
+            });
+        } else {
+            s.write(g.out, |j| (R::add(a[j], b[j]), lz[j]));
+        }
     }
 }

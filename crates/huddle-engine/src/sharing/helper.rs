@@ -64,6 +64,11 @@ pub trait Variant {
     const VALUE_MASKS: [[bool; 2]; 2];
     /// Whether `multiply` takes dot products (`MulGate::dot`).
     const NATIVE_DOT: bool;
+    /// Whether `multiply` takes truncating dot products (`MulGate::trunc`):
+    /// P1 and P2 learn u = v + e for a mask e that P0 knows, both shift u
+    /// and P0 shares ⌊e/2^f⌋ with one element, the one its plain
+    /// multiplication sends.
+    const FUSED_TRUNCATION: bool;
     fn multiply<R: Arith>(
         core: &mut Core,
         ch: &mut Channel,
@@ -369,6 +374,10 @@ impl<V: Variant> Sharing for Helper<V> {
 
     fn native_dot(&self) -> bool {
         V::NATIVE_DOT
+    }
+
+    fn fused_truncation(&self) -> bool {
+        V::FUSED_TRUNCATION
     }
 
     fn split<F: Arith, T: Arith>(

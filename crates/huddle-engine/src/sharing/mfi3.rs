@@ -25,10 +25,17 @@
 //! terms P1 lacks) and sends it to P2. The symmetric half gives P2 t + mu1'
 //! and P0 sends mu1' to P1. P1 and P2 each send 2^l - l - 1 elements, P0 two.
 //! P0 never receives during evaluation.
+//!
+//! Dot products are 2-input gates whose v1, v2, v3 sum over the pairs.
+//! Fused truncation by f (same messages, HK-C's idea on this protocol):
+//! P1 and P2 both form u = v1 + c2 + m_c = c1 + v2 + m_a = v + e with
+//! e = m_c + m_a - v3 (m_a hides it from P1, m_c from P2), and P0 sends P1
+//! d = e^t - m_b in c3's place: P1 (u^t - d, d), P2 (u^t - m_b, m_b),
+//! P0 (d, m_b), a sharing of u^t - e^t.
 
 use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
-use super::program::{Layer, MulGate, Program};
+use super::program::{shift_masked, Layer, MulGate, Program};
 use super::{Channel, Shares};
 use crate::ttp::RunError;
 
@@ -53,9 +60,10 @@ impl Variant for MfiVariant {
     const MAX_FAN_IN: usize = MAX_FAN_IN;
     const PREPROCESSING: bool = false;
     const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
-    /// Its l-input products are not a sum of 2-input terms; dot products
-    /// run as multiplications and sums.
-    const NATIVE_DOT: bool = false;
+    /// A dot product is a 2-input gate whose three terms are summed over
+    /// its pairs (the l-input products are not sums of 2-input terms).
+    const NATIVE_DOT: bool = true;
+    const FUSED_TRUNCATION: bool = true;
 
     fn multiply<R: Arith>(
         core: &mut Core,
@@ -68,6 +76,7 @@ impl Variant for MfiVariant {
         let rand = draw_randomness(core, ch, &groups, s.w);
         let layer = FanInGroups {
             program,
+            mask: program.ring.map_or(u64::MAX, |r| r.mask()),
             groups: &groups,
             rand: &rand,
         };
@@ -136,6 +145,8 @@ fn draw_randomness(
 /// One layer's gates grouped by fan-in, with their randomness.
 struct FanInGroups<'a> {
     program: &'a Program,
+    /// The ring's mask (truncating gates).
+    mask: u64,
     groups: &'a [(usize, &'a [MulGate])],
     rand: &'a [GroupRandomness],
 }
@@ -150,14 +161,30 @@ impl FanInGroups<'_> {
         for (&(l, gates), r) in self.groups.iter().zip(self.rand) {
             match r {
                 GroupRandomness::Two { mc, ma, mb } => {
-                    let v3 = two_input_terms(self.program, gates, s, w, |x1, x2, y1, y2| {
+                    let v3 = two_input_terms::<R>(self.program, gates, s, w, |x1, x2, y1, y2| {
                         R::sub(R::add(R::mul(x1, y2), R::mul(y1, x2)), R::mul(x2, y2))
                     });
-                    to1.extend(v3.iter().zip(mb).map(|(&v, &m)| R::add(v, m)));
-                    let first: Vec<u64> = (0..v3.len())
-                        .map(|k| R::sub(R::sub(mc[k], v3[k]), mb[k]))
-                        .collect();
-                    let second: Vec<u64> = ma.iter().zip(mb).map(|(&a, &b)| R::add(a, b)).collect();
+                    let (mut first, mut second) = (Vec::with_capacity(v3.len()), Vec::new());
+                    second.extend(ma.iter().zip(mb).map(|(&a, &b)| R::add(a, b)));
+                    for (gi, g) in gates.iter().enumerate() {
+                        let r = gi * w..(gi + 1) * w;
+                        if g.trunc > 0 {
+                            // e = m_c + m_a - v3; P1's new mask e^t - m_b in
+                            // c3's place, P2's m_b.
+                            for k in r {
+                                let e = R::sub(R::add(mc[k], ma[k]), v3[k]);
+                                let d = R::sub(shift_masked(e, self.mask, g.trunc), mb[k]);
+                                to1.push(d);
+                                first.push(d);
+                                second[k] = mb[k];
+                            }
+                        } else {
+                            for k in r {
+                                to1.push(R::add(v3[k], mb[k]));
+                                first.push(R::sub(R::sub(mc[k], v3[k]), mb[k]));
+                            }
+                        }
+                    }
                     outs.push((first, second));
                 }
                 GroupRandomness::Many { r, rho1, r2, rho2 } => {
@@ -220,9 +247,11 @@ impl FanInGroups<'_> {
             match r {
                 GroupRandomness::Two { mc, ma, .. } => {
                     let v = if me == 1 {
-                        two_input_terms(self.program, gates, s, w, |w1, _, w2, _| R::mul(w1, w2))
+                        two_input_terms::<R>(self.program, gates, s, w, |w1, _, w2, _| {
+                            R::mul(w1, w2)
+                        })
                     } else {
-                        two_input_terms(self.program, gates, s, w, |u1, m1, u2, m2| {
+                        two_input_terms::<R>(self.program, gates, s, w, |u1, m1, u2, m2| {
                             R::neg(R::add(R::mul(u1, m2), R::mul(u2, m1)))
                         })
                     };
@@ -254,17 +283,28 @@ impl FanInGroups<'_> {
                 GroupRandomness::Two { mc, ma, mb } => {
                     let from_other = &theirs[at..at + n];
                     at += n;
-                    let (first, second): (Vec<u64>, Vec<u64>) = if me == 1 {
+                    let (mut first, mut second): (Vec<u64>, Vec<u64>) = if me == 1 {
                         let c3 = &helper_msg[at_helper..at_helper + n];
                         at_helper += n;
-                        (0..n)
+                        let mut out: (Vec<u64>, Vec<u64>) = (0..n)
                             .map(|k| {
                                 (
                                     R::add(R::add(v[k], from_other[k]), c3[k]),
                                     R::sub(mc[k], c3[k]),
                                 )
                             })
-                            .unzip()
+                            .unzip();
+                        // Truncating gates: u = v1 + m_c + c2 = v + e, and
+                        // c3 is the new mask e^t - m_b.
+                        for (gi, g) in gates.iter().enumerate().filter(|(_, g)| g.trunc > 0) {
+                            for k in gi * w..(gi + 1) * w {
+                                let u = R::add(R::add(v[k], mc[k]), from_other[k]);
+                                let u = shift_masked(u, self.mask, g.trunc);
+                                out.0[k] = R::sub(u, c3[k]);
+                                out.1[k] = c3[k];
+                            }
+                        }
+                        out
                     } else {
                         (0..n)
                             .map(|k| {
@@ -275,6 +315,17 @@ impl FanInGroups<'_> {
                             })
                             .unzip()
                     };
+                    if me == 2 {
+                        // Truncating gates: u = c1 + v2 + m_a; the new mask m_b.
+                        for (gi, g) in gates.iter().enumerate().filter(|(_, g)| g.trunc > 0) {
+                            for k in gi * w..(gi + 1) * w {
+                                let u = R::add(R::add(from_other[k], v[k]), ma[k]);
+                                let u = shift_masked(u, self.mask, g.trunc);
+                                first[k] = R::sub(u, mb[k]);
+                                second[k] = mb[k];
+                            }
+                        }
+                    }
                     set_outputs(s, gates, &first, &second);
                 }
                 GroupRandomness::Many { rho1, rho2, .. } => {
@@ -348,21 +399,26 @@ impl FanInGroups<'_> {
 }
 
 /// For each 2-input gate and word: f(first comp of x, second comp of x, first of y, second of y).
-fn two_input_terms(
+fn two_input_terms<R: Arith>(
     program: &Program,
     gates: &[MulGate],
     s: &Shares,
     w: usize,
     f: impl Fn(u64, u64, u64, u64) -> u64,
 ) -> Vec<u64> {
-    let mut out = Vec::with_capacity(gates.len() * w);
-    for g in gates {
-        let ops = program.operands(g);
-        let (x0, x1) = (s.get(0, ops[0]), s.get(1, ops[0]));
-        let (y0, y1) = (s.get(0, ops[1]), s.get(1, ops[1]));
-        out.extend((0..w).map(|j| f(x0[j], x1[j], y0[j], y1[j])));
+    let mut all = vec![0; gates.len() * w];
+    for (gi, g) in gates.iter().enumerate() {
+        let out = &mut all[gi * w..(gi + 1) * w];
+        // The terms are bilinear, so a dot product sums them over its pairs.
+        for (x, y) in program.pairs(g) {
+            let (x0, x1) = (s.get(0, x), s.get(1, x));
+            let (y0, y1) = (s.get(0, y), s.get(1, y));
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = R::add(*o, f(x0[j], x1[j], y0[j], y1[j]));
+            }
+        }
     }
-    out
+    all
 }
 
 fn set_outputs(s: &mut Shares, gates: &[MulGate], first: &[u64], second: &[u64]) {

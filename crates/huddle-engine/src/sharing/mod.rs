@@ -588,6 +588,11 @@ pub trait Sharing {
     fn native_dot(&self) -> bool {
         false
     }
+    /// Whether `multiply` takes products truncated by [`program::MulGate::trunc`]
+    /// bits (probabilistic truncation fused into the multiplication).
+    fn fused_truncation(&self) -> bool {
+        false
+    }
     /// Whether the protocol implements [`split`](Self::split), so it runs
     /// mixed circuits (share conversions).
     fn converts(&self) -> bool {
@@ -803,6 +808,8 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
             max_fan_in: probe.max_fan_in(),
             converts: probe.converts(),
             native_dot: probe.native_dot(),
+            fused_truncation: probe.fused_truncation()
+                && options.truncation == crate::Truncation::Probabilistic,
         },
     )?;
     // The batch is cut into units that keep Boolean words whole: 64

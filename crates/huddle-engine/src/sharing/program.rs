@@ -74,13 +74,37 @@ pub enum Linear {
 /// from `first`; or, with `dot`, the dot product a_1·b_1 + .. + a_l·b_l of
 /// the slots a_1..a_l b_1..b_l listed there (len = 2l), which protocols
 /// whose products are a local bilinear form plus one resharing pay for as
-/// for one multiplication.
+/// for one multiplication. With `trunc` = f > 0 (always a dot product) the
+/// result is truncated by f bits probabilistically, fused into the
+/// multiplication ([`Target::fused_truncation`]): ⌊v / 2^f⌋ or one more,
+/// except with probability about |v| / 2^k (the masked sum wraps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MulGate {
     pub first: u32,
     pub len: u32,
     pub out: u32,
     pub dot: bool,
+    pub trunc: u8,
+}
+
+impl MulGate {
+    /// The operand count of one product: 2 for a dot product (its pairs).
+    pub fn fan_in(&self) -> usize {
+        if self.dot {
+            2
+        } else {
+            self.len as usize
+        }
+    }
+}
+
+/// Probabilistic truncation's local step on a masked value u of Z_2^k
+/// (`mask` = 2^k − 1): u read as unsigned, shifted right by `f`. With
+/// u = v + e for a uniform e, ⌊u/2^f⌋ − ⌊e/2^f⌋ is ⌊v/2^f⌋ or one more
+/// unless v + e wraps around 2^k (probability |v|/2^k).
+#[inline(always)]
+pub fn shift_masked(u: u64, mask: u64, f: u8) -> u64 {
+    (u & mask) >> f
 }
 
 /// All multiplications of one round in one domain, ordered by fan-in.
@@ -91,13 +115,14 @@ pub struct Layer {
 }
 
 impl Layer {
-    /// The gates of each fan-in: (fan-in, gates), ascending.
+    /// The gates of each fan-in ([`MulGate::fan_in`]: dot products count
+    /// as 2-input): (fan-in, gates), ascending.
     pub fn by_fan_in(&self) -> Vec<(usize, &[MulGate])> {
-        let mut groups = Vec::new();
+        let mut groups: Vec<(usize, &[MulGate])> = Vec::new();
         let mut start = 0;
         for i in 1..=self.gates.len() {
-            if i == self.gates.len() || self.gates[i].len != self.gates[start].len {
-                groups.push((self.gates[start].len as usize, &self.gates[start..i]));
+            if i == self.gates.len() || self.gates[i].fan_in() != self.gates[start].fan_in() {
+                groups.push((self.gates[start].fan_in(), &self.gates[start..i]));
                 start = i;
             }
         }
@@ -220,6 +245,11 @@ pub struct Target<'a> {
     /// Whether its `multiply` takes dot products ([`MulGate::dot`]); else
     /// they become multiplications and sums.
     pub native_dot: bool,
+    /// Whether `DOTTR` runs as one multiplication with probabilistic
+    /// truncation ([`MulGate::trunc`]; the protocol has it and the run
+    /// chose `Truncation::Probabilistic`); else it is lowered to an exact
+    /// truncation through A2B and B2A, which needs conversions.
+    pub fused_truncation: bool,
 }
 
 /// The compiled circuit.
@@ -320,10 +350,8 @@ impl Program {
     pub fn compile(circuit: &Circuit, target: Target) -> Result<Program, RunError> {
         let protocol = target.name;
         let mixed = circuit.gates().iter().any(|g| {
-            matches!(
-                g.op,
-                Op::BitDecompose | Op::BitInject | Op::Ltz | Op::DotTrunc(_)
-            )
+            matches!(g.op, Op::BitDecompose | Op::BitInject | Op::Ltz)
+                || (matches!(g.op, Op::DotTrunc(_)) && !target.fused_truncation)
         }) || (circuit.ring().is_some()
             && (0..circuit.num_wires()).any(|w| circuit.domain(w as WireId) == Domain::Bit));
         if mixed && !target.converts {
@@ -337,7 +365,7 @@ impl Program {
             circuit,
             NativeProducts {
                 dot: target.native_dot,
-                dot_trunc: false,
+                dot_trunc: target.fused_truncation,
             },
         );
         let schedule = Schedule::compile(&lowered, ScheduleOptions::rounds(target.max_fan_in));
@@ -387,14 +415,18 @@ impl Program {
                             first: g.first,
                             len: g.num_inputs() as u32,
                             out: schedule.outputs_of(g)[0],
-                            dot: g.op == Op::Dot,
+                            dot: matches!(g.op, Op::Dot | Op::DotTrunc(_)),
+                            trunc: match g.op {
+                                Op::DotTrunc(f) => f,
+                                _ => 0,
+                            },
                         })
                         .collect(),
                 };
                 if layer.gates.is_empty() {
                     continue;
                 }
-                layer.gates.sort_by_key(|g| (g.dot, g.len));
+                layer.gates.sort_by_key(|g| (g.fan_in(), g.dot, g.len));
                 program.steps.push(Step::Layer(program.layers.len()));
                 program.layers.push(layer);
             }
@@ -414,6 +446,7 @@ impl Program {
                         Target {
                             converts: false,
                             native_dot: false,
+                            fused_truncation: false,
                             ..target
                         },
                     )?;

@@ -8,10 +8,17 @@
 //! expands to the same value): P2's a1 b1 = ab + a y1 + b x1 + x1 y1 and P1's
 //! a2 y1 + b2 x1 = a y1 + b x1 + x1 y2 + x2 y1, so with
 //! m0 = x1 y2 + x2 y1 - x1 y1 + r01 both error terms cancel.
+//!
+//! Multiplication fused with truncation by f (Figure 11, the same messages):
+//! P1 sends c2 = sum (a2 y1 + b2 x1) + r01 and P2 m2 = sum a1 b1 + r02, so
+//! both learn u = m2 - c2 = v + e with e = r02 - r01 + sum (x1 y1 - x2 y1 -
+//! x1 y2), which P0 computes and nobody else can (r02 hides it from P1, r01
+//! from P2). P0 sends P2 m0 = e^t - z1 instead of its correction; the new
+//! sharing of u^t - e^t is P1 (u^t - z1, z1), P2 (u^t - m0, m0), P0 (z1, m0).
 
 use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
-use super::program::{Layer, Program};
+use super::program::{shift_masked, Layer, Program};
 use super::{Channel, Shares};
 use crate::ttp::RunError;
 
@@ -25,6 +32,7 @@ impl Variant for TrioVariant {
     const PREPROCESSING: bool = true;
     const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
     const NATIVE_DOT: bool = true;
+    const FUSED_TRUNCATION: bool = true;
 
     fn multiply<R: Arith>(
         core: &mut Core,
@@ -35,25 +43,47 @@ impl Variant for TrioVariant {
     ) -> Result<(), RunError> {
         let w = s.w;
         let n = layer.gates.len() * w;
+        let mask = program.ring.map_or(u64::MAX, |r| r.mask());
         match core.me {
             HELPER => {
-                // Draw order on K01: z1, then r01; on K02: z2.
+                // Draw order on K01: z1, then r01; on K02: z2 (r02 for a
+                // truncating gate).
                 let z1 = ch.draw(core.k01(), n);
                 let mut m0 = ch.draw(core.k01(), n); // r01, then m0 in place
                 let z2 = ch.draw(core.k02(), n);
                 for (gi, g) in layer.gates.iter().enumerate() {
+                    let r = gi * w..(gi + 1) * w;
+                    let m0 = &mut m0[r.clone()];
+                    if g.trunc > 0 {
+                        // e = sum (x1 y1 - x2 y1 - x1 y2) + r02 - r01.
+                        m0.iter_mut().for_each(|m| *m = R::neg(*m));
+                    }
                     for (x, y) in program.pairs(g) {
                         let (x1, x2) = (s.get(0, x), s.get(1, x));
                         let (y1, y2) = (s.get(0, y), s.get(1, y));
-                        for (j, m) in m0[gi * w..(gi + 1) * w].iter_mut().enumerate() {
+                        for (j, m) in m0.iter_mut().enumerate() {
                             let cross = R::add(R::mul(x1[j], y2[j]), R::mul(x2[j], y1[j]));
-                            *m = R::add(R::sub(cross, R::mul(x1[j], y1[j])), *m);
+                            let t = R::sub(cross, R::mul(x1[j], y1[j]));
+                            *m = if g.trunc > 0 {
+                                R::sub(*m, t)
+                            } else {
+                                R::add(t, *m)
+                            };
+                        }
+                    }
+                    if g.trunc > 0 {
+                        // m0 = e^t - z1: P2's new mask mu2.
+                        let (z1, r02) = (&z1[r.clone()], &z2[r]);
+                        for (j, m) in m0.iter_mut().enumerate() {
+                            let e = R::add(*m, r02[j]);
+                            *m = R::sub(shift_masked(e, mask, g.trunc), z1[j]);
                         }
                     }
                 }
                 core.send_offline(ch, 2, &m0)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let (a, b) = (&z1[gi * w..][..w], &z2[gi * w..][..w]);
+                    let mu2 = if g.trunc > 0 { &m0 } else { &z2 };
+                    let (a, b) = (&z1[gi * w..][..w], &mu2[gi * w..][..w]);
                     s.write(g.out, |j| (a[j], b[j]));
                 }
                 for v in [z1, m0, z2] {
@@ -75,27 +105,50 @@ impl Variant for TrioVariant {
                             c2[j] = R::add(cross, c2[j]);
                         }
                     }
-                    for j in 0..w {
-                        m1[j] = R::sub(c2[j], z1[j]);
+                    if g.trunc > 0 {
+                        // A truncating gate sends c2 itself: u = m2 - c2 = v + e.
+                        m1.copy_from_slice(c2);
+                    } else {
+                        for j in 0..w {
+                            m1[j] = R::sub(c2[j], z1[j]);
+                        }
                     }
                 }
                 ch.send(2, &m1)?;
                 let m2 = ch.recv(2, n)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let (m2, c2, z1) = (&m2[gi * w..][..w], &c2[gi * w..][..w], &z1[gi * w..][..w]);
-                    s.write(g.out, |j| (R::sub(m2[j], c2[j]), z1[j]));
+                    if g.trunc > 0 {
+                        s.write(g.out, |j| {
+                            let u = shift_masked(R::sub(m2[j], c2[j]), mask, g.trunc);
+                            (R::sub(u, z1[j]), z1[j])
+                        });
+                    } else {
+                        s.write(g.out, |j| (R::sub(m2[j], c2[j]), z1[j]));
+                    }
                 }
                 for v in [z1, c2, m1, m2] {
                     ch.recycle(v);
                 }
             }
             _ => {
-                let z2 = ch.draw(core.k02(), n);
+                let z2 = ch.draw(core.k02(), n); // r02 for a truncating gate
                 let mut c1 = core.recv_offline(ch, n)?; // m0, then c1' in place
                 let mut m2 = ch.buffer(n);
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let r = gi * w..(gi + 1) * w;
                     let (c1, m2, z2) = (&mut c1[r.clone()], &mut m2[r.clone()], &z2[r]);
+                    if g.trunc > 0 {
+                        // m2 = sum a1 b1 + r02; c1 keeps m0, the new mu2.
+                        m2.copy_from_slice(z2);
+                        for (x, y) in program.pairs(g) {
+                            let (a1, b1) = (s.get(0, x), s.get(0, y));
+                            for j in 0..w {
+                                m2[j] = R::add(R::mul(a1[j], b1[j]), m2[j]);
+                            }
+                        }
+                        continue;
+                    }
                     for (x, y) in program.pairs(g) {
                         let (a1, b1) = (s.get(0, x), s.get(0, y));
                         for j in 0..w {
@@ -109,8 +162,16 @@ impl Variant for TrioVariant {
                 ch.send(1, &m2)?;
                 let m1 = ch.recv(1, n)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let (c1, m1, z2) = (&c1[gi * w..][..w], &m1[gi * w..][..w], &z2[gi * w..][..w]);
-                    s.write(g.out, |j| (R::sub(c1[j], m1[j]), z2[j]));
+                    let r = gi * w..(gi + 1) * w;
+                    let (c1, m1, m2, z2) = (&c1[r.clone()], &m1[r.clone()], &m2[r.clone()], &z2[r]);
+                    if g.trunc > 0 {
+                        s.write(g.out, |j| {
+                            let u = shift_masked(R::sub(m2[j], m1[j]), mask, g.trunc);
+                            (R::sub(u, c1[j]), c1[j])
+                        });
+                    } else {
+                        s.write(g.out, |j| (R::sub(c1[j], m1[j]), z2[j]));
+                    }
                 }
                 for v in [z2, c1, m1, m2] {
                     ch.recycle(v);

@@ -1,0 +1,369 @@
+//! Fixed-point products with probabilistic truncation fused into the
+//! multiplication (`Truncation::Probabilistic`, HK-C Figure 11 for Trio and
+//! the same idea for ASTRA and MFI-3PC): the error bound and the stated
+//! probability of a wrap, the communication of a plain multiplication, and
+//! refusals. Exact truncation (the default) is checked
+//! against the plaintext evaluator by the conformance suite.
+
+use huddle_circuit::builder::Builder;
+use huddle_circuit::{BitMatrix, Circuit, InputOwners, Op};
+use huddle_core::{Prg, RingWidth};
+use huddle_engine::{Preprocess, Randomness, RunOptions, Truncation};
+use huddle_net::{memory_networks, Accounting, LinkStats, NetProfile, Phase};
+use std::time::Duration;
+
+mod common;
+use common::{local, request};
+
+/// Every protocol with fused truncation, with each preprocessing schedule.
+const FUSED: [(&str, Preprocess); 5] = [
+    ("astra", Preprocess::Interleaved),
+    ("astra", Preprocess::Separate),
+    ("trio", Preprocess::Interleaved),
+    ("trio", Preprocess::Separate),
+    ("mfi3", Preprocess::Interleaved),
+];
+
+const F: u8 = 8;
+
+/// x (party 0) and y (party 1), four elements each. Outputs: x0·y0 >> f
+/// (a fixed-point product), (x1..x3)·(y1..y3) >> f (a dot product), that
+/// first product times y3 >> f (a second truncation on truncated shares),
+/// and x2·y2 (a plain product in the same layer as the first two). With
+/// `dot` the truncating gates are plain DOT gates instead (the same shape).
+fn products(ring: RingWidth, dot: bool) -> Circuit {
+    let mut b = Builder::arithmetic(ring, 2);
+    let x = b.ring_input("x", 4);
+    let y = b.ring_input("y", 4);
+    let op = if dot { Op::Dot } else { Op::DotTrunc(F) };
+    let p = b.ring_op(op, &[x[0], y[0]]);
+    let d = b.ring_op(op, &[x[1], x[2], x[3], y[1], y[2], y[3]]);
+    let q = b.ring_op(op, &[p, y[3]]);
+    let plain = b.ring_op(Op::Mul, &[x[2], y[2]]);
+    b.ring_output("z", vec![p, d, q, plain]);
+    let mut c = b.finish();
+    c.set_owners(InputOwners::Explicit(vec![0, 1]))
+        .expect("owners");
+    c
+}
+
+fn signed(v: u64, ring: RingWidth) -> i128 {
+    let k = ring.bits();
+    let v = i128::from(v & ring.mask());
+    if v >= 1 << (k - 1) {
+        v - (1 << k)
+    } else {
+        v
+    }
+}
+
+/// `instances` rows of `n` random signed elements of magnitude < 2^bits.
+fn values(prg: &mut Prg, instances: usize, n: usize, bits: u32) -> Vec<Vec<i128>> {
+    (0..instances)
+        .map(|_| {
+            (0..n)
+                .map(|_| {
+                    let m = (prg.next_u64() % (1 << bits)) as i128;
+                    if prg.next_u64() & 1 == 1 {
+                        -m
+                    } else {
+                        m
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn matrix(rows: &[Vec<i128>], ring: RingWidth) -> BitMatrix {
+    let k = ring.bits() as usize;
+    let mut m = BitMatrix::zeros(rows.len(), rows[0].len() * k);
+    for (i, row) in rows.iter().enumerate() {
+        for (j, &e) in row.iter().enumerate() {
+            m.row_mut(i)[j * k / 64] |= ((e as u64) & ring.mask()) << (j * k % 64);
+        }
+    }
+    m
+}
+
+fn elements(m: &BitMatrix, ring: RingWidth) -> Vec<Vec<u64>> {
+    let k = ring.bits() as usize;
+    (0..m.rows())
+        .map(|i| {
+            (0..m.cols() / k)
+                .map(|j| (m.row(i)[j * k / 64] >> (j * k % 64)) & ring.mask())
+                .collect()
+        })
+        .collect()
+}
+
+fn options(pre: Preprocess, truncation: Truncation, seed: u8) -> RunOptions {
+    RunOptions {
+        preprocess: pre,
+        truncation,
+        randomness: Randomness::Seeded([seed; 16]),
+        ..RunOptions::default()
+    }
+}
+
+fn run(
+    protocol: &str,
+    options: RunOptions,
+    c: &Circuit,
+    inputs: &[BitMatrix],
+) -> (Vec<Vec<BitMatrix>>, Accounting) {
+    let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+    let results =
+        local(protocol, nets, c, inputs, options).unwrap_or_else(|e| panic!("{protocol}: {e}"));
+    let mut acc = Accounting::default();
+    for r in &results {
+        acc.merge(&r.accounting);
+    }
+    (results.into_iter().map(|r| r.outputs).collect(), acc)
+}
+
+/// How a truncated output compares with ⌊v / 2^f⌋.
+#[derive(Default, Debug)]
+struct Errors {
+    /// Exactly ⌊v / 2^f⌋.
+    exact: usize,
+    /// One more.
+    plus_one: usize,
+    /// Off by 2^(k−f) (+0 or +1): the masked sum wrapped around 2^k.
+    wrapped: usize,
+    /// Σ |v| / 2^k over the products: the expected number of wraps.
+    expected_wraps: f64,
+}
+
+impl Errors {
+    fn add(&mut self, v: i128, got: u64, ring: RingWidth, what: &str) {
+        let k = ring.bits();
+        let want = v >> F; // floor division
+        let diff = (got.wrapping_sub(want as u64)) & ring.mask();
+        let wrap = 1u64 << (k - u32::from(F));
+        self.expected_wraps += v.unsigned_abs() as f64 / 2f64.powi(k as i32);
+        match diff {
+            0 => self.exact += 1,
+            1 => self.plus_one += 1,
+            d if [wrap, wrap + 1, wrap.wrapping_neg(), wrap.wrapping_neg() + 1]
+                .iter()
+                .any(|&w| w & ring.mask() == d) =>
+            {
+                self.wrapped += 1
+            }
+            d => panic!("{what}: {got:#x} is {d:#x} away from ⌊{v} / 2^{F}⌋"),
+        }
+    }
+}
+
+/// Runs the product circuit on `instances` random instances with factors
+/// below 2^bits and sorts every truncated output by its error.
+fn truncation_errors(
+    protocol: &str,
+    pre: Preprocess,
+    ring: RingWidth,
+    instances: usize,
+    bits: u32,
+    seed: u8,
+) -> Errors {
+    let c = products(ring, false);
+    let mut prg = Prg::from_seed([seed; 16]);
+    let x = values(&mut prg, instances, 4, bits);
+    let y = values(&mut prg, instances, 4, bits);
+    let inputs = [matrix(&x, ring), matrix(&y, ring)];
+    let (outs, _) = run(
+        protocol,
+        options(pre, Truncation::Probabilistic, seed),
+        &c,
+        &inputs,
+    );
+    for o in &outs[1..] {
+        assert_eq!(
+            o, &outs[0],
+            "{protocol}: every party learns the same outputs"
+        );
+    }
+    let z = elements(&outs[0][0], ring);
+    let mut errors = Errors::default();
+    for i in 0..instances {
+        let (x, y, z) = (&x[i], &y[i], &z[i]);
+        let what = format!("{protocol} {pre:?} {ring} instance {i}");
+        errors.add(x[0] * y[0], z[0], ring, &what);
+        errors.add(x[1] * y[1] + x[2] * y[2] + x[3] * y[3], z[1], ring, &what);
+        // The second truncation takes the first one's output as it came.
+        errors.add(signed(z[0], ring) * y[3], z[2], ring, &what);
+        assert_eq!(
+            z[3],
+            ((x[2] * y[2]) as u64) & ring.mask(),
+            "{what}: plain product"
+        );
+    }
+    errors
+}
+
+#[test]
+fn fused_truncation_is_off_by_at_most_one_away_from_the_wrap() {
+    // Products far below 2^k (the second truncation's product is below
+    // 2^(3·bits − f + 2)): a wrap has probability below 2^-20 per gate, and
+    // the seeded runs have none; both +0 and +1 occur (the low bits of the
+    // mask carry), so the truncation is really probabilistic.
+    for (protocol, pre) in FUSED {
+        for (ring, bits) in [(RingWidth::W32, 5), (RingWidth::W64, 16)] {
+            let e = truncation_errors(protocol, pre, ring, 700, bits, 5);
+            assert_eq!(e.wrapped, 0, "{protocol} {ring}: {e:?}");
+            assert!(
+                e.exact > 300 && e.plus_one > 300,
+                "{protocol} {ring}: {e:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fused_truncation_wraps_as_often_as_the_stated_probability() {
+    // In Z_2^16 with factors below 2^7 a product's wrap has probability
+    // |v| / 2^16 (about 1 % on average): the count over 3 × 3000 truncations stays
+    // within a few standard deviations of its expectation, and every other
+    // output is ⌊v / 2^f⌋ or one more.
+    for (protocol, pre) in FUSED {
+        let e = truncation_errors(protocol, pre, RingWidth::W16, 3000, 7, 9);
+        let (seen, expected) = (e.wrapped as f64, e.expected_wraps);
+        assert!(expected > 40.0, "{e:?}");
+        let sd = expected.sqrt();
+        assert!(
+            (seen - expected).abs() < 5.0 * sd,
+            "{protocol} {pre:?}: {seen} wraps, {expected:.1} expected: {e:?}"
+        );
+    }
+}
+
+/// Every link's bytes, messages and rounds in every phase, and each
+/// phase's rounds.
+fn traffic(acc: &Accounting) -> Vec<(Phase, usize, usize, LinkStats, u32)> {
+    let mut t = Vec::new();
+    for phase in Phase::ALL {
+        for from in 0..3 {
+            for to in 0..3 {
+                t.push((
+                    phase,
+                    from,
+                    to,
+                    acc.link(phase, from, to),
+                    acc.rounds(phase),
+                ));
+            }
+        }
+    }
+    t
+}
+
+#[test]
+fn a_truncating_product_costs_exactly_a_plain_one() {
+    // The same circuit with DOT gates in place of DOTTR: identical bytes on
+    // every link in every phase, identical messages and rounds.
+    let ring = RingWidth::W32;
+    let mut prg = Prg::from_seed([3; 16]);
+    let instances = 100;
+    let x = values(&mut prg, instances, 4, 7);
+    let y = values(&mut prg, instances, 4, 7);
+    let inputs = [matrix(&x, ring), matrix(&y, ring)];
+    for (protocol, pre) in FUSED {
+        let (_, fused) = run(
+            protocol,
+            options(pre, Truncation::Probabilistic, 1),
+            &products(ring, false),
+            &inputs,
+        );
+        let (_, plain) = run(
+            protocol,
+            options(pre, Truncation::Probabilistic, 1),
+            &products(ring, true),
+            &inputs,
+        );
+        assert_eq!(traffic(&fused), traffic(&plain), "{protocol} {pre:?}");
+        // And exact truncation pays for its adders.
+        let (_, exact) = run(
+            protocol,
+            options(pre, Truncation::Exact, 1),
+            &products(ring, false),
+            &inputs,
+        );
+        let total = |a: &Accounting| traffic(a).iter().map(|t| t.3.bytes).sum::<u64>();
+        assert!(
+            exact.rounds(Phase::Online) > fused.rounds(Phase::Online) + 2
+                && total(&exact) > 10 * total(&fused),
+            "{protocol} {pre:?}"
+        );
+    }
+}
+
+#[test]
+fn outputs_under_other_masks_agree_within_one() {
+    // The same inputs under two seeds (all masks differ): the truncated
+    // outputs move by at most one, the masks' carry into the kept bits.
+    let ring = RingWidth::W64;
+    let mut prg = Prg::from_seed([4; 16]);
+    let x = values(&mut prg, 64, 4, 14);
+    let y = values(&mut prg, 64, 4, 14);
+    let inputs = [matrix(&x, ring), matrix(&y, ring)];
+    let c = products(ring, false);
+    for (protocol, pre) in FUSED {
+        let (a, _) = run(
+            protocol,
+            options(pre, Truncation::Probabilistic, 1),
+            &c,
+            &inputs,
+        );
+        let (b, _) = run(
+            protocol,
+            options(pre, Truncation::Probabilistic, 2),
+            &c,
+            &inputs,
+        );
+        let (za, zb) = (elements(&a[0][0], ring), elements(&b[0][0], ring));
+        for (ra, rb) in za.iter().zip(&zb) {
+            // Not the second truncation: its input moved by one already.
+            for (u, v) in [(ra[0], rb[0]), (ra[1], rb[1]), (ra[3], rb[3])] {
+                let d = u.wrapping_sub(v);
+                assert!(
+                    d <= 1 || d.wrapping_neg() <= 1,
+                    "{protocol}: {u:#x} vs {v:#x}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn probabilistic_truncation_is_refused_where_there_is_none() {
+    let c = products(RingWidth::W32, false);
+    for (protocol, parties) in [("replicated", 3), ("quad", 4), ("tetrad", 4)] {
+        let e = request(
+            protocol,
+            parties,
+            &c,
+            RunOptions {
+                truncation: Truncation::Probabilistic,
+                ..RunOptions::default()
+            },
+        )
+        .err()
+        .unwrap_or_else(|| panic!("{protocol} accepted"))
+        .to_string();
+        assert!(
+            e.contains("no fused probabilistic truncation") && e.contains("trio"),
+            "{protocol}: {e}"
+        );
+    }
+    // The plaintext evaluator truncates exactly whatever is asked.
+    request(
+        "ttp",
+        3,
+        &c,
+        RunOptions {
+            truncation: Truncation::Probabilistic,
+            ..RunOptions::default()
+        },
+    )
+    .expect("ttp");
+}
