@@ -164,25 +164,22 @@ impl FanInGroups<'_> {
                     let v3 = two_input_terms::<R>(self.program, gates, s, w, |x1, x2, y1, y2| {
                         R::sub(R::add(R::mul(x1, y2), R::mul(y1, x2)), R::mul(x2, y2))
                     });
-                    let (mut first, mut second) = (Vec::with_capacity(v3.len()), Vec::new());
-                    second.extend(ma.iter().zip(mb).map(|(&a, &b)| R::add(a, b)));
-                    for (gi, g) in gates.iter().enumerate() {
-                        let r = gi * w..(gi + 1) * w;
-                        if g.trunc > 0 {
-                            // e = m_c + m_a - v3; P1's new mask e^t - m_b in
-                            // c3's place, P2's m_b.
-                            for k in r {
-                                let e = R::sub(R::add(mc[k], ma[k]), v3[k]);
-                                let d = R::sub(shift_masked(e, self.mask, g.trunc), mb[k]);
-                                to1.push(d);
-                                first.push(d);
-                                second[k] = mb[k];
-                            }
-                        } else {
-                            for k in r {
-                                to1.push(R::add(v3[k], mb[k]));
-                                first.push(R::sub(R::sub(mc[k], v3[k]), mb[k]));
-                            }
+                    let at = to1.len();
+                    to1.extend(v3.iter().zip(mb).map(|(&v, &m)| R::add(v, m)));
+                    let mut first: Vec<u64> = (0..v3.len())
+                        .map(|k| R::sub(R::sub(mc[k], v3[k]), mb[k]))
+                        .collect();
+                    let mut second: Vec<u64> =
+                        ma.iter().zip(mb).map(|(&a, &b)| R::add(a, b)).collect();
+                    // Truncating gates: e = m_c + m_a - v3; P1's new mask
+                    // e^t - m_b goes in c3's place, P2's is m_b.
+                    for (gi, g) in gates.iter().enumerate().filter(|(_, g)| g.trunc > 0) {
+                        for k in gi * w..(gi + 1) * w {
+                            let e = R::sub(R::add(mc[k], ma[k]), v3[k]);
+                            let d = R::sub(shift_masked(e, self.mask, g.trunc), mb[k]);
+                            to1[at + k] = d;
+                            first[k] = d;
+                            second[k] = mb[k];
                         }
                     }
                     outs.push((first, second));
