@@ -3,6 +3,7 @@
 //! of data), because these machines are shared and absolute numbers drift.
 
 use clap::Subcommand;
+use huddle_circuit::apps::Perceptron;
 use huddle_circuit::eval::EvalOptions;
 use huddle_circuit::{
     corpus, read_circuit, Circuit, CircuitAssembler, Format, Op, PlainEvaluator, ValueSpec, WireId,
@@ -68,6 +69,54 @@ pub enum BenchCommand {
         #[arg(long)]
         marginal: bool,
     },
+    /// Mixed and fixed-point workloads over Z_2^64 on every secret-sharing
+    /// protocol that runs them, next to the trusted third party in the same
+    /// run: vector-matrix products (seconds and ratio to the TTP),
+    /// multiplications with and without truncation (fused where the
+    /// protocol has it), A2B and B2A against the 64-bit adder, perceptron
+    /// inferences.
+    FixedPoint {
+        #[arg(long)]
+        json: bool,
+        /// Matrix sizes of the vector-matrix products.
+        #[arg(long, default_value = "128,256,512,1024", value_delimiter = ',')]
+        sizes: Vec<u32>,
+        /// Instances of each vector-matrix product.
+        #[arg(long, default_value_t = 4)]
+        vecmat_batch: usize,
+        /// Instances of the multiplication and conversion workloads.
+        #[arg(long, default_value_t = 1024)]
+        batch: usize,
+        /// Perceptron INPUTS,HIDDEN,OUTPUTS.
+        #[arg(long, default_value = "784,128,10", value_delimiter = ',')]
+        perceptron: Vec<u32>,
+        /// Perceptron inferences per run.
+        #[arg(long, default_value_t = 10)]
+        perceptron_batch: usize,
+        /// Workloads: vecmat, mult, convert, perceptron (comma list).
+        #[arg(
+            long,
+            default_value = "vecmat,mult,convert,perceptron",
+            value_delimiter = ',',
+            value_parser = ["vecmat", "mult", "convert", "perceptron"]
+        )]
+        only: Vec<String>,
+        /// Only this protocol (and the TTP).
+        #[arg(long)]
+        protocol: Option<String>,
+        /// Alternating runs per measurement; medians are reported.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+        /// Loopback TCP instead of in-memory channels.
+        #[arg(long)]
+        tcp: bool,
+        /// Worker threads (lanes) per party.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
+        #[arg(long, default_value = "lan")]
+        net: String,
+    },
     /// Multiparty garbling (bgw3, bgw2, bgw2-mal) on AES-128 and SHA-256 for several
     /// party counts: seconds per phase, bytes and AND gates per second.
     Garble {
@@ -131,6 +180,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
                 net: huddle_net::NetProfile::named(&net).map_err(|e| e.to_string())?,
                 ttp_parties: 3,
                 marginal,
+                truncation: huddle_engine::Truncation::Exact,
             },
             circuits,
         ),
@@ -165,6 +215,57 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
                 net: huddle_net::NetProfile::named(&net).map_err(|e| e.to_string())?,
             },
         ),
+        BenchCommand::FixedPoint {
+            json,
+            sizes,
+            vecmat_batch,
+            batch,
+            perceptron,
+            perceptron_batch,
+            only,
+            protocol,
+            repeat,
+            tcp,
+            threads,
+            net,
+        } => {
+            let [inputs, hidden, outputs] = perceptron[..] else {
+                return Err("--perceptron takes INPUTS,HIDDEN,OUTPUTS".into());
+            };
+            crate::bench_fixed::run(
+                json,
+                crate::bench_protocols::Setup {
+                    batch: batch.max(1),
+                    tcp,
+                    threads: threads.max(1),
+                    only: None,
+                    repeat: repeat.max(1),
+                    share_memory: huddle_engine::DEFAULT_SHARE_MEMORY_MIB << 20,
+                    net: huddle_net::NetProfile::named(&net).map_err(|e| e.to_string())?,
+                    ttp_parties: 3,
+                    marginal: false,
+                    truncation: huddle_engine::Truncation::Exact,
+                },
+                crate::bench_fixed::Options {
+                    sizes: sizes.into_iter().filter(|&n| n > 0).collect(),
+                    vecmat_batch: vecmat_batch.max(1),
+                    batch: batch.max(1),
+                    shape: Perceptron {
+                        inputs,
+                        hidden,
+                        outputs,
+                        frac: 16,
+                    },
+                    perceptron_batch: perceptron_batch.max(1),
+                    only: protocol
+                        .as_deref()
+                        .map(huddle_engine::Protocol::parse)
+                        .transpose()
+                        .map_err(|e| e.to_string())?,
+                    workloads: only,
+                },
+            )
+        }
         BenchCommand::Net {
             json,
             mib,

@@ -18,11 +18,16 @@ use std::time::{Duration, Instant};
 /// `depth` layers of `width` 2-input products: layer d multiplies wire j and
 /// wire j + 1 (mod width) of layer d - 1. Boolean ANDs without a ring.
 pub fn product_layers(width: u32, depth: u32, ring: Option<RingWidth>) -> Circuit {
+    let op = if ring.is_some() { Op::Mul } else { Op::And };
+    product_layers_of(op, width, depth, ring)
+}
+
+/// [`product_layers`] with the 2-input gate `op` (AND, MUL, DOT or DOTTR).
+pub fn product_layers_of(op: Op, width: u32, depth: u32, ring: Option<RingWidth>) -> Circuit {
     let value = |name: &str, n: u32| match ring {
         None => ValueSpec::bits(name, n),
         Some(_) => ValueSpec::ring(name, n),
     };
-    let op = if ring.is_some() { Op::Mul } else { Op::And };
     let mut asm = CircuitAssembler::new(
         u64::from(width) * u64::from(depth + 2),
         ring,
@@ -49,12 +54,12 @@ pub fn product_layers(width: u32, depth: u32, ring: Option<RingWidth>) -> Circui
 }
 
 /// One timed run of `protocol` with all parties on this machine.
-struct Timing {
-    wall: Duration,
-    rounds: u32,
+pub struct Timing {
+    pub wall: Duration,
+    pub rounds: u32,
 }
 
-fn time_run(
+pub fn time_run(
     protocol: Protocol,
     circuit: &Circuit,
     inputs: &[BitMatrix],
@@ -80,6 +85,7 @@ fn time_run(
     let options = huddle_engine::RunOptions {
         threads,
         share_memory: setup.share_memory,
+        truncation: setup.truncation,
         ..Default::default()
     };
     // Checked before the clock starts: the check compiles the circuit once
@@ -117,6 +123,8 @@ pub struct Setup {
     pub ttp_parties: usize,
     /// Report marginal rates (see `huddle bench protocols --help`).
     pub marginal: bool,
+    /// How DOTTR truncates.
+    pub truncation: huddle_engine::Truncation,
 }
 
 /// A workload (`make(1)`) and, for marginal rates only, its doubled

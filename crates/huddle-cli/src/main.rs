@@ -5,6 +5,7 @@ use failure::Failure;
 use std::process::ExitCode;
 
 mod bench;
+mod bench_fixed;
 mod bench_garble;
 mod bench_net;
 mod bench_protocols;

@@ -265,6 +265,68 @@ fn protocol_bench_reports_every_protocol() {
 }
 
 #[test]
+fn fixed_point_bench_reports_every_workload_beside_the_ttp() {
+    // Shape only (small sizes); no timing is asserted.
+    let o = huddle(&[
+        "bench",
+        "fixed-point",
+        "--json",
+        "--sizes",
+        "8",
+        "--batch",
+        "64",
+        "--perceptron",
+        "6,4,2",
+        "--perceptron-batch",
+        "2",
+        "--repeat",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    for p in ["ttp", "trio", "quad", "tetrad"] {
+        assert!(
+            v["vector_matrix"]["8"][p]["ratio_to_ttp"]
+                .as_f64()
+                .expect("ratio")
+                > 0.0,
+            "{p}"
+        );
+    }
+    assert_eq!(
+        v["vector_matrix"]["8"]["ttp"]["ratio_to_ttp"].as_f64(),
+        Some(1.0)
+    );
+    for key in [
+        "mult_trunc trio (fused)",
+        "mult_trunc replicated",
+        "mult mfi3",
+    ] {
+        assert!(
+            v["multiplications"][key]["per_second"].as_f64().expect(key) > 0.0,
+            "{key}"
+        );
+    }
+    assert!(
+        v["conversions"]["astra"]["a2b_per_second"]
+            .as_f64()
+            .expect("a2b")
+            > 0.0
+    );
+    assert!(
+        v["perceptron"]["trio (fused)"]["inferences_per_second"]
+            .as_f64()
+            .expect("mlp")
+            > 0.0
+    );
+    // The 4-party protocols have no conversions: they are left out where
+    // a workload needs them.
+    assert!(v["perceptron"].get("quad").is_none());
+    let o = huddle(&["bench", "fixed-point", "--only", "nonsense"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
 fn circuit_gen_writes_circuits_that_stats_and_eval_read() {
     let dir = temp_dir("gen");
     let file = dir.join("add.txt");

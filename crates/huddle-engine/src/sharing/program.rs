@@ -130,6 +130,14 @@ impl Layer {
     }
 }
 
+/// Widest AND of a conversion's adder. MFI-3PC's 8-input ANDs cost 247
+/// elements each: measured with `huddle bench fixed-point --protocol mfi3
+/// --only convert` (64-bit A2B, in memory), fan-in 8 / 4 / 3 / 2 gave
+/// 0.96e5 / 7.2e5 / 1.1e6 / 1.8e6 conversions/s and an exact fixed-point
+/// truncation 7 / 8 / 9 / 11 rounds: 4 keeps all but one round of the
+/// saving at 7.5× the throughput.
+pub const CONVERSION_FAN_IN: usize = 4;
+
 /// What a conversion computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ConversionKind {
@@ -440,7 +448,7 @@ impl Program {
                 };
                 let ring = circuit.ring().expect("conversions need a ring");
                 if !program.recombine.iter().any(|(k, _)| *k == kind) {
-                    let sub = kind.circuit(ring, target.max_fan_in);
+                    let sub = kind.circuit(ring, target.max_fan_in.min(CONVERSION_FAN_IN));
                     let sub = Program::compile(
                         &sub,
                         Target {
