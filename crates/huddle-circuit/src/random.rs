@@ -35,7 +35,7 @@ impl RandomCircuitSpec {
         }
     }
 
-    /// A purely arithmetic circuit over `ring`: ADD, SUB, NEG, MUL, constants.
+    /// A purely arithmetic circuit over `ring`: ADD, SUB, NEG, MUL, DOT, constants.
     pub fn arithmetic(
         ring: RingWidth,
         input_wires: &[u32],
@@ -95,7 +95,11 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
         let have_bits = !wires[0].is_empty();
         let have_ring = !wires[1].is_empty();
         let choice = if !spec.boolean_ops {
-            6 + rand(9)
+            // The ring gates 6..=14 and DOT.
+            match rand(10) {
+                9 => 17,
+                c => 6 + c,
+            }
         } else {
             rand(if spec.ring.is_some() { 20 } else { 6 })
         };

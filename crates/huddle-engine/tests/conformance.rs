@@ -11,7 +11,9 @@
 //! a protocol.
 
 use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
-use huddle_circuit::{corpus, hex, read_circuit_file, BitMatrix, Circuit, Format, PlainEvaluator};
+use huddle_circuit::{
+    corpus, hex, read_circuit_file, BitMatrix, Circuit, Format, Op, PlainEvaluator,
+};
 use huddle_core::{Prg, RingWidth};
 use huddle_engine::protocol::{Family, PartyRule, Protocol};
 use huddle_engine::sharing::program::{ConversionKind, Program, Target};
@@ -163,6 +165,8 @@ fn every_ring_protocol_on_random_arithmetic_circuits_over_every_ring() {
             &RandomCircuitSpec::arithmetic(ring, &[3, 5, 2], 250, 2 + 3 * round),
             &mut prg,
         );
+        // Dot products too (native on every ring protocol but the TTP).
+        assert!(c.gates().iter().any(|g| g.op == Op::Dot), "{ring}: no DOT");
         for &setting in &ring_settings {
             let inputs = random_inputs(&c, &mut prg, 1000 + round);
             assert_conforms(setting, &format!("random circuit over {ring}"), &c, &inputs);

@@ -187,6 +187,73 @@ fn exact_bytes_per_link_and_phase_per_multiplication() {
     }
 }
 
+/// `n` gates over x (P0) and y (P1) of n·l ring wires: with `dot`, gate g
+/// is the dot product of x_{gl..gl+l} and y_{gl..gl+l}, else x_{gl}·y_{gl}.
+fn dots_or_products(n: u32, l: u32, ring: RingWidth, dot: bool) -> Circuit {
+    let inputs = vec![ValueSpec::ring("x", n * l), ValueSpec::ring("y", n * l)];
+    let mut asm =
+        CircuitAssembler::new(u64::from(2 * n * l + n), Some(ring), inputs).expect("valid");
+    for g in 0..n {
+        let (a, b): (Vec<u32>, Vec<u32>) = (0..l).map(|i| (g * l + i, n * l + g * l + i)).unzip();
+        let out = [2 * n * l + g];
+        if dot {
+            asm.push(Op::Dot, &[a, b].concat(), &out).expect("dot");
+        } else {
+            asm.push(Op::Mul, &[a[0], b[0]], &out).expect("mul");
+        }
+    }
+    asm.finish(vec![(
+        ValueSpec::ring("z", n),
+        (2 * n * l..2 * n * l + n).collect(),
+    )])
+    .expect("valid")
+}
+
+#[test]
+fn a_dot_product_costs_one_multiplication() {
+    // HK-C for Quad, the standard construction for Fantastic Four: every
+    // product is a sum of local bilinear terms, so a dot product of length
+    // 7 sends what one multiplication sends, and the compare-view digests
+    // are the same. Tetrad runs it as 7 multiplications and a sum (its
+    // native form cost 5-10 % of its AND throughput; see the note in
+    // `tetrad.rs`).
+    let (n, l, instances) = (10u32, 7u32, 150usize);
+    for ring in [RingWidth::W16, RingWidth::W64] {
+        let dots = dots_or_products(n, l, ring, true);
+        let products = dots_or_products(n, l, ring, false);
+        for t in tables() {
+            let a = accounting_of(t.protocol, &dots, instances);
+            let b = accounting_of(t.protocol, &products, instances);
+            if t.protocol == "tetrad" {
+                let (da, db) = (bytes(&a, Phase::Online), bytes(&b, Phase::Online));
+                let e = u64::from(n) * element_bytes(Some(ring), instances);
+                for (f, to) in [(1, 2), (2, 1), (2, 0)] {
+                    assert_eq!(
+                        da[f][to] - db[f][to],
+                        u64::from(l - 1) * e,
+                        "tetrad {f}->{to}"
+                    );
+                }
+                continue;
+            }
+            for phase in Phase::ALL {
+                assert_eq!(
+                    bytes(&a, phase),
+                    bytes(&b, phase),
+                    "{} {ring} {phase:?}",
+                    t.protocol
+                );
+                assert_eq!(
+                    a.rounds(phase),
+                    b.rounds(phase),
+                    "{} {ring} {phase:?}",
+                    t.protocol
+                );
+            }
+        }
+    }
+}
+
 /// A chain of d multiplications x * y_0 * y_1 ...; x owned by P0, y by P1.
 fn chain(d: u32, ring: Option<RingWidth>) -> Circuit {
     let spec = |name: &str, w: u32| match ring {

@@ -33,6 +33,7 @@
 
 use super::arith::Arith;
 use super::malicious::{self, message, write3, Route, SubsetKey, Tags};
+use super::pieces::{dot_terms, operands, Operands};
 use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
@@ -235,32 +236,64 @@ impl FantasticFour {
 
 /// The three terms every party computes for a gate's word: D_{i+1}, D_{i+2}
 /// and E (see the module documentation), from components 0, 1, 2.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Terms {
     d_low: u64,
     d_high: u64,
     e: u64,
 }
 
-/// Calls `f(k, terms)` for word k of the layer (gate k / w, word k % w).
+/// The terms of word j of the product of a (`x`) and b (`y`).
 #[inline(always)]
-fn each_word<R: Arith>(s: &Shares, gates: &[(u32, u32, u32)], mut f: impl FnMut(usize, Terms)) {
+fn terms<R: Arith>(x: [&[u64]; 3], y: [&[u64]; 3], j: usize) -> Terms {
+    let d = |p: u64, q: u64, yp: u64, yq: u64| {
+        R::add(R::add(R::mul(p, yp), R::mul(p, yq)), R::mul(q, yp))
+    };
+    Terms {
+        d_low: d(x[0][j], x[1][j], y[0][j], y[1][j]),
+        d_high: d(x[1][j], x[2][j], y[1][j], y[2][j]),
+        e: R::add(R::mul(x[0][j], y[2][j]), R::mul(x[2][j], y[0][j])),
+    }
+}
+
+/// The three components of `slot`, each exactly a slot long (so the word
+/// loops need no bounds checks).
+#[inline(always)]
+fn slices(s: &Shares, slot: u32) -> [&[u64]; 3] {
     let w = s.w;
-    for (gi, &(a, b, _)) in gates.iter().enumerate() {
-        let (x0, x1, x2) = (s.get(0, a), s.get(1, a), s.get(2, a));
-        let (y0, y1, y2) = (s.get(0, b), s.get(1, b), s.get(2, b));
-        for j in 0..w {
-            let d = |p: u64, q: u64, yp: u64, yq: u64| {
-                R::add(R::add(R::mul(p, yp), R::mul(p, yq)), R::mul(q, yp))
-            };
-            f(
-                gi * w + j,
-                Terms {
-                    d_low: d(x0[j], x1[j], y0[j], y1[j]),
-                    d_high: d(x1[j], x2[j], y1[j], y2[j]),
-                    e: R::add(R::mul(x0[j], y2[j]), R::mul(x2[j], y0[j])),
-                },
-            );
+    [
+        &s.get(0, slot)[..w],
+        &s.get(1, slot)[..w],
+        &s.get(2, slot)[..w],
+    ]
+}
+
+/// Calls `f(k, terms)` for word k of the layer (gate k / w, word k % w); a
+/// dot product's terms are the sums over its pairs (they are bilinear).
+#[inline(always)]
+fn each_word<R: Arith>(s: &Shares, ops: &Operands, mut f: impl FnMut(usize, Terms)) {
+    let w = s.w;
+    let mut buffer = Vec::new();
+    for (gi, &(a, b, _)) in ops.gates.iter().enumerate() {
+        let more = &ops.more[gi];
+        if more.is_empty() {
+            let (x, y) = (slices(s, a), slices(s, b));
+            for j in 0..w {
+                f(gi * w + j, terms::<R>(x, y, j));
+            }
+            continue;
+        }
+        let sums = dot_terms((a, b), more, &mut buffer, w, |a, b, acc: &mut [Terms]| {
+            let (x, y) = (slices(s, a), slices(s, b));
+            for (j, t) in acc.iter_mut().enumerate() {
+                let u = terms::<R>(x, y, j);
+                t.d_low = R::add(t.d_low, u.d_low);
+                t.d_high = R::add(t.d_high, u.d_high);
+                t.e = R::add(t.e, u.e);
+            }
+        });
+        for (j, &t) in sums.iter().enumerate() {
+            f(gi * w + j, t);
         }
     }
 }
@@ -268,6 +301,12 @@ fn each_word<R: Arith>(s: &Shares, gates: &[(u32, u32, u32)], mut f: impl FnMut(
 impl Sharing for FantasticFour {
     fn name(&self) -> &'static str {
         "fantastic4"
+    }
+
+    /// Products are sums of local bilinear terms, so a dot product sums
+    /// them over its pairs and pays for one multiplication.
+    fn native_dot(&self) -> bool {
+        true
     }
 
     fn parties(&self) -> usize {
@@ -353,7 +392,8 @@ impl Sharing for FantasticFour {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError> {
-        let gates = super::pieces::operands(program, layer);
+        let ops = operands(program, layer);
+        let gates = &ops.gates;
         let n = gates.len() * s.w;
         // Draws, in the fixed order, of the keys this party holds.
         let mut draw = |this: &mut Self, j: usize, count: usize| -> Vec<Vec<u64>> {
@@ -377,7 +417,7 @@ impl Sharing for FantasticFour {
             _ => (&r3[0], &r46[0], &r46[1]),
         };
         let (mut lo, mut hi, mut e) = (ch.buffer(n), ch.buffer(n), ch.buffer(n));
-        each_word::<R>(s, &gates, |k, t| {
+        each_word::<R>(s, &ops, |k, t| {
             lo[k] = R::sub(t.d_low, r_lo[k]);
             hi[k] = R::sub(t.d_high, r_hi[k]);
             e[k] = R::sub(t.e, r_e[k]);
@@ -392,7 +432,7 @@ impl Sharing for FantasticFour {
                 self.views().absorb(V_M[3], &lo);
                 let m2 = ch.recv(1, n)?;
                 self.views().absorb(V_M[1], &m2);
-                write3(s, &gates, |k| {
+                write3(s, gates, |k| {
                     (
                         add3(r3v[k], lo[k], e[k]),
                         add3(hi[k], r4[k], r6[k]),
@@ -407,7 +447,7 @@ impl Sharing for FantasticFour {
                 self.views().absorb(V_M[0], &lo);
                 let m3 = ch.recv(2, n)?;
                 self.views().absorb(V_M[2], &m3);
-                write3(s, &gates, |k| {
+                write3(s, gates, |k| {
                     (
                         add3(lo[k], r4[k], r6[k]),
                         add3(r1[k], hi[k], r5[k]),
@@ -424,7 +464,7 @@ impl Sharing for FantasticFour {
                 let m6 = ch.recv(1, n)?;
                 self.views().absorb(V_M[3], &m4);
                 self.views().absorb(V_M[5], &m6);
-                write3(s, &gates, |k| {
+                write3(s, gates, |k| {
                     (
                         add3(r1[k], lo[k], r5[k]),
                         add3(r2v[k], hi[k], m6[k]),
@@ -442,7 +482,7 @@ impl Sharing for FantasticFour {
                 let m5 = ch.recv(0, n)?;
                 self.views().absorb(V_M[0], &m1);
                 self.views().absorb(V_M[4], &m5);
-                write3(s, &gates, |k| {
+                write3(s, gates, |k| {
                     (
                         add3(r2v[k], lo[k], e[k]),
                         add3(r3v[k], hi[k], m5[k]),

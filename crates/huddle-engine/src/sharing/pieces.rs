@@ -32,26 +32,60 @@ pub fn pieces(n: usize) -> impl Iterator<Item = Range<usize>> {
 /// per gate. Word k of the layer is word k % w of gate k / w.
 pub struct LayerGates {
     pub gates: Vec<(u32, u32, u32)>,
+    /// Per gate, a dot product's pairs after the first (see [`Operands`]).
+    pub more: Vec<Vec<(u32, u32)>>,
     pub w: usize,
 }
 
-/// The operand slots of every gate of a layer: (a, b, out).
-pub(crate) fn operands(program: &Program, layer: &Layer) -> Vec<(u32, u32, u32)> {
-    layer
-        .gates
-        .iter()
-        .map(|g| {
-            let ops = program.operands(g);
-            (ops[0], ops[1], g.out)
-        })
-        .collect()
+/// The operand slots of every gate of a layer: (a, b, out), where a dot
+/// product's (a, b) is its first pair and `more` holds the others.
+pub(crate) struct Operands {
+    pub gates: Vec<(u32, u32, u32)>,
+    /// Per gate, the pairs after the first (empty, unallocated, for a
+    /// 2-input product).
+    pub more: Vec<Vec<(u32, u32)>>,
+}
+
+pub(crate) fn operands(program: &Program, layer: &Layer) -> Operands {
+    let mut ops = Operands {
+        gates: Vec::with_capacity(layer.gates.len()),
+        more: Vec::with_capacity(layer.gates.len()),
+    };
+    for g in &layer.gates {
+        let mut pairs = program.pairs(g);
+        let (a, b) = pairs.next().expect("a product has operands");
+        ops.gates.push((a, b, g.out));
+        ops.more.push(pairs.collect());
+    }
+    ops
+}
+
+/// A dot product's bilinear terms for `len` words, summed over its pairs:
+/// `add(a, b, acc)` adds the terms of the pair (a, b) into `acc`, which
+/// starts zeroed (in `buffer`, reused from gate to gate).
+pub(crate) fn dot_terms<'b, T: Copy + Default>(
+    first: (u32, u32),
+    more: &[(u32, u32)],
+    buffer: &'b mut Vec<T>,
+    len: usize,
+    mut add: impl FnMut(u32, u32, &mut [T]),
+) -> &'b [T] {
+    buffer.clear();
+    buffer.resize(len, T::default());
+    add(first.0, first.1, buffer);
+    for &(a, b) in more {
+        add(a, b, buffer);
+    }
+    buffer
 }
 
 /// A run of words of one gate inside a piece: the gate, the words of its
 /// slot, and where they start in the piece.
-pub struct Segment {
+pub struct Segment<'a> {
     pub a: u32,
     pub b: u32,
+    /// A dot product's other pairs (empty for a 2-input product).
+    pub more: &'a [(u32, u32)],
     pub out: u32,
     pub words: Range<usize>,
     pub at: usize,
@@ -59,8 +93,10 @@ pub struct Segment {
 
 impl LayerGates {
     pub fn new(program: &Program, layer: &Layer, w: usize) -> Self {
+        let ops = operands(program, layer);
         LayerGates {
-            gates: operands(program, layer),
+            gates: ops.gates,
+            more: ops.more,
             w,
         }
     }
@@ -71,7 +107,7 @@ impl LayerGates {
     }
 
     /// The segments of the piece `piece` (a range of the layer's words).
-    pub fn segments(&self, piece: Range<usize>) -> impl Iterator<Item = Segment> + '_ {
+    pub fn segments(&self, piece: Range<usize>) -> impl Iterator<Item = Segment<'_>> + '_ {
         let w = self.w.max(1);
         let first = piece.start / w;
         let last = piece.end.div_ceil(w);
@@ -81,6 +117,7 @@ impl LayerGates {
             Segment {
                 a,
                 b,
+                more: &self.more[g],
                 out,
                 words: from - g * w..to - g * w,
                 at: from - piece.start,
@@ -168,6 +205,7 @@ mod tests {
         for w in [1, 3, 700, 5000] {
             let layer = LayerGates {
                 gates: (0..7).map(|g| (g, g + 100, g + 200)).collect(),
+                more: vec![Vec::new(); 7],
                 w,
             };
             let n = layer.words();

@@ -48,7 +48,7 @@
 
 use super::arith::Arith;
 use super::malicious::{self, message, Route, SubsetKey, Tags};
-use super::pieces::{pieces, LayerDraws, LayerGates, PIECE_WORDS};
+use super::pieces::{dot_terms, pieces, LayerDraws, LayerGates, PIECE_WORDS};
 use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
@@ -319,6 +319,12 @@ impl Sharing for Quad {
         4
     }
 
+    /// Products are sums of local bilinear terms, so a dot product sums
+    /// them over its pairs and pays for one multiplication (HK-C).
+    fn native_dot(&self) -> bool {
+        true
+    }
+
     fn constant_rule(&self) -> ConstantRule {
         if self.me == 3 {
             ConstantRule::None
@@ -535,14 +541,25 @@ impl Sharing for Quad {
 /// for operands a (components a0, a1) and b (b0, b1) of any party, a0 b0,
 /// a1 b1, and the cross term a0 b1 + b0 a1 (at P0 a_u y0 + b_v x0, at P1
 /// a0 y1 + b0 x1, at P2 a0 y2 + b0 x2, at P3 u y0 + v x0).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Products {
     first: u64,
     second: u64,
     cross: u64,
 }
 
-/// Calls `f(i, products)` for word i of the piece `piece` of the layer.
+/// The products of word j of a (`x`) and b (`y`).
+#[inline(always)]
+fn products<R: Arith>(x: [&[u64]; 2], y: [&[u64]; 2], j: usize) -> Products {
+    Products {
+        first: R::mul(x[0][j], y[0][j]),
+        second: R::mul(x[1][j], y[1][j]),
+        cross: R::add(R::mul(x[0][j], y[1][j]), R::mul(y[0][j], x[1][j])),
+    }
+}
+
+/// Calls `f(i, products)` for word i of the piece `piece` of the layer; a
+/// dot product's are the sums over its pairs (every one is bilinear).
 /// Inlined, so the products a caller does not use are never computed.
 #[inline(always)]
 fn each_word_in<R: Arith>(
@@ -551,22 +568,39 @@ fn each_word_in<R: Arith>(
     piece: Range<usize>,
     mut f: impl FnMut(usize, Products),
 ) {
+    let mut buffer = Vec::new();
     for seg in layer.segments(piece) {
         let words = seg.words;
-        let (a0, a1) = (
-            &s.get(0, seg.a)[words.clone()],
-            &s.get(1, seg.a)[words.clone()],
+        let slices = |slot: u32| {
+            [
+                &s.get(0, slot)[words.clone()],
+                &s.get(1, slot)[words.clone()],
+            ]
+        };
+        if seg.more.is_empty() {
+            let (x, y) = (slices(seg.a), slices(seg.b));
+            for j in 0..x[0].len() {
+                f(seg.at + j, products::<R>(x, y, j));
+            }
+            continue;
+        }
+        let sums = dot_terms(
+            (seg.a, seg.b),
+            seg.more,
+            &mut buffer,
+            words.len(),
+            |a, b, acc: &mut [Products]| {
+                let (x, y) = (slices(a), slices(b));
+                for (j, t) in acc.iter_mut().enumerate() {
+                    let p = products::<R>(x, y, j);
+                    t.first = R::add(t.first, p.first);
+                    t.second = R::add(t.second, p.second);
+                    t.cross = R::add(t.cross, p.cross);
+                }
+            },
         );
-        let (b0, b1) = (&s.get(0, seg.b)[words.clone()], &s.get(1, seg.b)[words]);
-        for j in 0..a0.len() {
-            f(
-                seg.at + j,
-                Products {
-                    first: R::mul(a0[j], b0[j]),
-                    second: R::mul(a1[j], b1[j]),
-                    cross: R::add(R::mul(a0[j], b1[j]), R::mul(b0[j], a1[j])),
-                },
-            );
+        for (j, &p) in sums.iter().enumerate() {
+            f(seg.at + j, p);
         }
     }
 }
