@@ -14,7 +14,7 @@ use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
 
 mod common;
-use common::local;
+use common::{dots_or_products, local};
 
 const PARTIES: usize = 4;
 
@@ -185,28 +185,6 @@ fn exact_bytes_per_link_and_phase_per_multiplication() {
             assert!(verify.bytes <= 12 * (6 * 32 + 2 * 8), "{}", t.protocol);
         }
     }
-}
-
-/// `n` gates over x (P0) and y (P1) of n·l ring wires: with `dot`, gate g
-/// is the dot product of x_{gl..gl+l} and y_{gl..gl+l}, else x_{gl}·y_{gl}.
-fn dots_or_products(n: u32, l: u32, ring: RingWidth, dot: bool) -> Circuit {
-    let inputs = vec![ValueSpec::ring("x", n * l), ValueSpec::ring("y", n * l)];
-    let mut asm =
-        CircuitAssembler::new(u64::from(2 * n * l + n), Some(ring), inputs).expect("valid");
-    for g in 0..n {
-        let (a, b): (Vec<u32>, Vec<u32>) = (0..l).map(|i| (g * l + i, n * l + g * l + i)).unzip();
-        let out = [2 * n * l + g];
-        if dot {
-            asm.push(Op::Dot, &[a, b].concat(), &out).expect("dot");
-        } else {
-            asm.push(Op::Mul, &[a[0], b[0]], &out).expect("mul");
-        }
-    }
-    asm.finish(vec![(
-        ValueSpec::ring("z", n),
-        (2 * n * l..2 * n * l + n).collect(),
-    )])
-    .expect("valid")
 }
 
 #[test]

@@ -13,7 +13,7 @@ use huddle_net::{memory_networks, Accounting, LinkStats, NetProfile, Phase};
 use std::time::Duration;
 
 mod common;
-use common::{local, request};
+use common::{dots_or_products, local, request};
 
 const SECURE: [&str; 4] = ["replicated", "astra", "trio", "mfi3"];
 
@@ -158,29 +158,6 @@ fn exact_bytes_per_link_for_independent_multiplications() {
         );
         assert_eq!(bytes(&acc, Phase::Offline), [[0; 3]; 3]);
     }
-}
-
-/// `n` gates over two inputs of n·l ring wires (P0's x, P1's y): with
-/// `dot`, z_g = x_{gl}·y_{gl} + .. + x_{gl+l-1}·y_{gl+l-1} as one DOT gate,
-/// else z_g = x_{gl}·y_{gl} alone (the same inputs, one multiplication).
-fn dots_or_products(n: u32, l: u32, ring: RingWidth, dot: bool) -> Circuit {
-    let inputs = vec![ValueSpec::ring("x", n * l), ValueSpec::ring("y", n * l)];
-    let mut asm =
-        CircuitAssembler::new(u64::from(2 * n * l + n), Some(ring), inputs).expect("valid");
-    for g in 0..n {
-        let (a, b): (Vec<u32>, Vec<u32>) = (0..l).map(|i| (g * l + i, n * l + g * l + i)).unzip();
-        let out = [2 * n * l + g];
-        if dot {
-            asm.push(Op::Dot, &[a, b].concat(), &out).expect("dot");
-        } else {
-            asm.push(Op::Mul, &[a[0], b[0]], &out).expect("mul");
-        }
-    }
-    asm.finish(vec![(
-        ValueSpec::ring("z", n),
-        (2 * n * l..2 * n * l + n).collect(),
-    )])
-    .expect("valid")
 }
 
 #[test]

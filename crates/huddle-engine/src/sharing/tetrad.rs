@@ -35,10 +35,14 @@
 //! P0), λ1 to P2 (by P0); P0 sends m to P3 (by P1). Every compare-view
 //! digest is exchanged before any reveal message.
 //!
-//! Dot products are lowered to multiplications and a sum: summing the
-//! products over the pairs inside `each_word` cost 5-10 % of Tetrad's AND
-//! throughput (`huddle bench protocols --protocol tetrad`, alternating with
-//! the build without it), and Tetrad is a baseline here.
+//! Dot products are lowered to multiplications and a sum. Summing the
+//! products over the pairs instead (native, one multiplication's traffic)
+//! was tried three ways (a dot branch in `each_word`, one call site of its
+//! closure, an out-of-line dot pass taking the closure by reference): each
+//! cost 5-15 % of Tetrad's AND throughput (`huddle bench protocols
+//! --protocol tetrad --batch 16384 --repeat 3`, alternating with the build
+//! without it), the last because the closure's captures no longer stay in
+//! registers. Tetrad is a baseline here, so its gate throughput wins.
 
 use super::arith::Arith;
 use super::malicious::{self, message, write3, Route, SubsetKey, Tags};

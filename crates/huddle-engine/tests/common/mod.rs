@@ -2,6 +2,9 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+use huddle_circuit::{Circuit, CircuitAssembler, Op, ValueSpec};
+use huddle_core::RingWidth;
+
 /// A local run of the protocol named `protocol`, requested as the CLI does.
 pub fn local(
     protocol: &str,
@@ -22,4 +25,27 @@ pub fn request(
     options: huddle_engine::RunOptions,
 ) -> Result<huddle_engine::RunRequest, huddle_engine::ttp::RunError> {
     huddle_engine::check_request(protocol.parse()?, parties, circuit, options)
+}
+
+/// `n` gates over two inputs of n·l ring wires (P0's x, P1's y): with
+/// `dot`, z_g = x_{gl}·y_{gl} + .. + x_{gl+l-1}·y_{gl+l-1} as one DOT gate,
+/// else z_g = x_{gl}·y_{gl} alone (the same inputs, one multiplication).
+pub fn dots_or_products(n: u32, l: u32, ring: RingWidth, dot: bool) -> Circuit {
+    let inputs = vec![ValueSpec::ring("x", n * l), ValueSpec::ring("y", n * l)];
+    let mut asm =
+        CircuitAssembler::new(u64::from(2 * n * l + n), Some(ring), inputs).expect("valid");
+    for g in 0..n {
+        let (a, b): (Vec<u32>, Vec<u32>) = (0..l).map(|i| (g * l + i, n * l + g * l + i)).unzip();
+        let out = [2 * n * l + g];
+        if dot {
+            asm.push(Op::Dot, &[a, b].concat(), &out).expect("dot");
+        } else {
+            asm.push(Op::Mul, &[a[0], b[0]], &out).expect("mul");
+        }
+    }
+    asm.finish(vec![(
+        ValueSpec::ring("z", n),
+        (2 * n * l..2 * n * l + n).collect(),
+    )])
+    .expect("valid")
 }
