@@ -393,6 +393,21 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
     if args.batch == 0 || args.batch > 1 << 26 {
         return Err(format!("--batch must be 1 to {}, not {}", 1 << 26, args.batch).into());
     }
+    if args.check
+        && run.truncation == TruncationArg::Probabilistic
+        && circuit
+            .gates()
+            .iter()
+            .any(|g| matches!(g.op, huddle_circuit::Op::DotTrunc(_)))
+    {
+        return Err(
+            "--check compares with the plaintext evaluator's exact truncation, and with \
+             --truncation probabilistic a DOTTR may be one unit more (rarely far off): check \
+             with --truncation exact"
+                .to_string()
+                .into(),
+        );
+    }
     let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
     // The inputs are held once here and once more by their owners.
     let input_bytes: u128 = (0..circuit.inputs().len())

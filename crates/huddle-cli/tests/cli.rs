@@ -327,6 +327,60 @@ fn fixed_point_bench_reports_every_workload_beside_the_ttp() {
 }
 
 #[test]
+fn fused_truncation_runs_from_the_command_line_and_is_not_checked_exactly() {
+    let dir = temp_dir("mlp");
+    let file = dir.join("mlp.txt");
+    let path = file.to_str().expect("utf8");
+    let o = huddle(&[
+        "circuit",
+        "gen",
+        "perceptron",
+        "--size",
+        "8,4,2",
+        "-o",
+        path,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "local",
+            "--protocol",
+            "trio",
+            "--circuit",
+            path,
+            "--batch",
+            "5",
+        ];
+        args.extend_from_slice(extra);
+        huddle(&args)
+    };
+    let o = run(&["--truncation", "probabilistic"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["--truncation", "exact", "--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // An exact comparison cannot hold for probabilistic truncation: refused
+    // before anything runs, saying why.
+    let o = run(&["--truncation", "probabilistic", "--check"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--truncation exact"), "{}", stderr(&o));
+    let o = huddle(&[
+        "local",
+        "--protocol",
+        "replicated",
+        "--circuit",
+        path,
+        "--truncation",
+        "probabilistic",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no fused probabilistic truncation"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn circuit_gen_writes_circuits_that_stats_and_eval_read() {
     let dir = temp_dir("gen");
     let file = dir.join("add.txt");
