@@ -335,6 +335,85 @@ fn outputs_under_other_masks_agree_within_one() {
 }
 
 #[test]
+fn every_word_a_party_receives_around_truncating_products_looks_uniform() {
+    // 64 fixed-point products of x (P1) and y (P2) that are the same in
+    // every instance: all that varies is randomness, so every message any
+    // party receives (inputs, the multiplication, outputs, the helper's
+    // preprocessing) must look uniform: each bit set in about half of its
+    // words, the words nearly all distinct. A message carrying a value not
+    // masked at all (constant here) fails it; a mask the receiver happens
+    // to know is beyond what it can see (the module docs derive those).
+    let ring = RingWidth::W32;
+    let mut b = Builder::arithmetic(ring, 2);
+    let x = b.ring_input("x", 64);
+    let y = b.ring_input("y", 64);
+    let z = (0..64).map(|i| b.fixed_mul(x[i], y[i], F)).collect();
+    b.ring_output("z", z);
+    let mut c = b.finish();
+    c.set_owners(InputOwners::Explicit(vec![1, 2]))
+        .expect("owners");
+    let instances = 512;
+    let constant = |v: i128| vec![vec![v; 64]; instances];
+    let inputs = [
+        matrix(&constant(3 << F), ring),
+        matrix(&constant(-5 << F), ring),
+    ];
+    for (protocol, pre) in FUSED {
+        let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+        let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
+        local(
+            protocol,
+            nets,
+            &c,
+            &inputs,
+            options(pre, Truncation::Probabilistic, 7),
+        )
+        .unwrap_or_else(|e| panic!("{protocol}: {e}"));
+        let mut checked = 0;
+        for (party, view) in views.iter().enumerate() {
+            let view = view.lock().expect("transcript");
+            for m in view.iter().filter(|m| m.phase != Phase::Setup) {
+                let words: Vec<u32> = m
+                    .payload
+                    .chunks_exact(4)
+                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                    .collect();
+                let what = format!(
+                    "{protocol} {pre:?}: P{party} from P{} ({:?})",
+                    m.from, m.phase
+                );
+                let n = words.len() as f64;
+                let sd = (0.25 / n).sqrt();
+                // ASTRA's masked value of a truncated product is u^t itself,
+                // uniform on [0, 2^(k-f)) (its top f bits are 0 whatever v is).
+                let bits = if words.iter().all(|&w| w >> (32 - F) == 0) {
+                    32 - u32::from(F)
+                } else {
+                    32
+                };
+                for bit in 0..bits {
+                    let ones = words.iter().filter(|&&w| w >> bit & 1 == 1).count() as f64;
+                    assert!(
+                        (ones / n - 0.5).abs() < 6.0 * sd,
+                        "{what}: bit {bit} in {ones} of {n}"
+                    );
+                }
+                let mut distinct = words.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                assert!(
+                    distinct.len() as f64 > 0.99 * n,
+                    "{what}: {} distinct of {n}",
+                    distinct.len()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 4, "{protocol}: {checked} messages");
+    }
+}
+
+#[test]
 fn probabilistic_truncation_is_refused_where_there_is_none() {
     let c = products(RingWidth::W32, false);
     for (protocol, parties) in [("replicated", 3), ("quad", 4), ("tetrad", 4)] {

@@ -75,7 +75,10 @@ pub mod fuzzing {
 pub use accounting::{Accounting, LinkStats, Phase};
 pub use config::{NetworkConfig, PartyConfig};
 pub use connect::{connect, local_networks, ConnectOptions, Handshake, Transport};
-pub use network::{memory_networks, message_buffer, LinkLimits, NetError, Network, STAMP_BYTES};
+pub use network::{
+    memory_networks, message_buffer, LinkLimits, NetError, Network, Received, Transcript,
+    STAMP_BYTES,
+};
 pub use pool::recycle as recycle_buffer;
 pub use profile::{LinkShape, NetProfile};
 

@@ -312,9 +312,32 @@ pub struct Network {
     depth: [u32; Phase::ALL.len()],
     accounting: Accounting,
     timeout: Duration,
+    /// Where every received payload is copied (see [`Network::record_received`]).
+    transcript: Option<Transcript>,
 }
 
+/// One received message: its sender, the phase it was sent in, its payload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Received {
+    pub from: PartyId,
+    pub phase: Phase,
+    pub payload: Vec<u8>,
+}
+
+/// A party's view of a run as far as the network shows it: every message it
+/// received, in order.
+pub type Transcript = Arc<Mutex<Vec<Received>>>;
+
 impl Network {
+    /// From now on, copies every message this party receives into the
+    /// returned transcript: tests use it to pin down what a party sees (its
+    /// view). Real runs never call it.
+    pub fn record_received(&mut self) -> Transcript {
+        let t = Transcript::default();
+        self.transcript = Some(t.clone());
+        t
+    }
+
     pub fn party(&self) -> PartyId {
         self.me
     }
@@ -490,6 +513,15 @@ impl Network {
                 split_stamp(&mut data).map_err(|cause| NetError::Link { peer: from, cause })?;
             let d = &mut self.depth[phase as usize];
             *d = (*d).max(stamp);
+            if let Some(t) = &self.transcript {
+                if let Ok(mut t) = t.lock() {
+                    t.push(Received {
+                        from,
+                        phase,
+                        payload: data.clone(),
+                    });
+                }
+            }
             Ok(data)
         });
         self.abort_on_error(result)
@@ -606,6 +638,7 @@ impl Network {
             depth: [0; Phase::ALL.len()],
             accounting: Accounting::default(),
             timeout,
+            transcript: None,
         }
     }
 }

@@ -15,6 +15,8 @@
 //! x1 y2), which P0 computes and nobody else can (r02 hides it from P1, r01
 //! from P2). P0 sends P2 m0 = e^t - z1 instead of its correction; the new
 //! sharing of u^t - e^t is P1 (u^t - z1, z1), P2 (u^t - m0, m0), P0 (z1, m0).
+//! P0 knows e, so if it learns a truncated product as an output it also
+//! learns whether the dropped low bits carried (`docs/circuit-format.md`).
 
 use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
