@@ -146,6 +146,7 @@ struct Trial {
     circuit: Circuit,
     inputs: Vec<BitMatrix>,
     seed: u64,
+    truncation: huddle_engine::Truncation,
 }
 
 impl Trial {
@@ -160,6 +161,7 @@ impl Trial {
                 message: Some(self.tag),
                 seed: self.seed,
             }),
+            truncation: self.truncation,
             ..RunOptions::default()
         };
         // A dropped message is noticed by a timeout only; short here, since
@@ -241,6 +243,7 @@ fn every_injected_fault_makes_every_honest_party_abort() {
                         circuit,
                         inputs,
                         seed: prg.next_u64(),
+                        truncation: huddle_engine::Truncation::Exact,
                     });
                 }
             }
@@ -308,6 +311,75 @@ fn every_injected_fault_makes_every_honest_party_abort() {
             n[5]
         );
     }
+    for (t, e) in trials.iter().zip(&endings) {
+        let name = t.protocol.descriptor().messages[t.tag].name;
+        for p in (0..PARTIES).filter(|&p| p != t.corrupt) {
+            assert!(
+                acceptable(t.kind, e[p]),
+                "{} corrupt P{} {} {}: party {p} ended with {:?}",
+                t.protocol,
+                t.corrupt,
+                t.kind.name(),
+                name,
+                e[p]
+            );
+        }
+    }
+}
+
+/// Two layers of fixed-point products over Z_2^32 (DOTTR, a dot product
+/// among them) beside plain products in the same layers; every party owns an
+/// input, so a fault on any party's input sharing fires.
+fn fixed_point_layers() -> Circuit {
+    let mut b = huddle_circuit::builder::Builder::arithmetic(RingWidth::W32, 2);
+    let x = b.ring_input("x", 4);
+    let y = b.ring_input("y", 4);
+    let u = b.ring_input("u", 1);
+    let v = b.ring_input("v", 1);
+    let p = b.fixed_mul(x[0], y[0], 8);
+    let d = b.fixed_dot(&x[1..], &y[1..], 8);
+    let m = b.ring_op(huddle_circuit::Op::Mul, &[u[0], v[0]]);
+    let q = b.fixed_mul(p, d, 8);
+    let r = b.ring_op(huddle_circuit::Op::Mul, &[m, x[3]]);
+    b.ring_output("z", vec![q, r]);
+    b.finish()
+}
+
+#[test]
+fn every_fault_around_fused_truncation_makes_every_honest_party_abort() {
+    // Quad and Quad-Het with truncation fused into the multiplication
+    // (--truncation probabilistic): every message type of every party that
+    // sends it, the kinds of fault in turn; the compare-view checks must
+    // still stop every honest party.
+    let mut prg = Prg::from_seed([23; 16]);
+    let circuit = fixed_point_layers();
+    let mut trials = Vec::new();
+    let mut turn = 0;
+    for protocol in [Protocol::Quad, Protocol::QuadHet] {
+        let types = protocol.descriptor().messages;
+        for corrupt in 0..PARTIES {
+            for (tag, t) in types.iter().enumerate() {
+                if !t.senders.contains(&corrupt) {
+                    continue;
+                }
+                let kinds = kinds(t);
+                for _ in 0..2 {
+                    trials.push(Trial {
+                        protocol,
+                        corrupt,
+                        tag,
+                        kind: kinds[turn % kinds.len()],
+                        circuit: circuit.clone(),
+                        inputs: random_inputs(&circuit, &mut prg, 70),
+                        seed: prg.next_u64(),
+                        truncation: huddle_engine::Truncation::Probabilistic,
+                    });
+                    turn += 1;
+                }
+            }
+        }
+    }
+    let endings = run_all(&trials);
     for (t, e) in trials.iter().zip(&endings) {
         let name = t.protocol.descriptor().messages[t.tag].name;
         for p in (0..PARTIES).filter(|&p| p != t.corrupt) {

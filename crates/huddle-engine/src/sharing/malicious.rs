@@ -92,7 +92,11 @@ pub fn reveal_vouched(
     let me = ch.party();
     let wb = ch.word_bytes();
     let ok = views.failed().is_none();
+    // The verdicts are verification traffic, accounted (and seen) as such.
+    let now = ch.phase();
+    ch.set_phase(Phase::Verify);
     let mut sent = verify::tell(ch, views, PARTIES, tags.verdict);
+    ch.set_phase(now);
     for (receiver, r) in routes.iter().enumerate() {
         if !learns(receiver, to) || !ok {
             continue;
@@ -106,7 +110,9 @@ pub fn reveal_vouched(
             sent = sent.and(send_raw_tagged(ch, tags.reveal_digest, receiver, &digest));
         }
     }
+    ch.set_phase(Phase::Verify);
     verify::hear(ch, views, PARTIES)?;
+    ch.set_phase(now);
     sent?;
     let mut received = None;
     if learns(me, to) {

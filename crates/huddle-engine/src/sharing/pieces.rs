@@ -34,6 +34,12 @@ pub struct LayerGates {
     pub gates: Vec<(u32, u32, u32)>,
     /// Per gate, a dot product's pairs after the first (see [`Operands`]).
     pub more: Vec<Vec<(u32, u32)>>,
+    /// Per gate, the bits a fused truncation shifts by (0: none).
+    pub trunc: Vec<u8>,
+    /// Whether any gate truncates.
+    pub truncates: bool,
+    /// The ring's mask (`program::shift_masked`).
+    pub mask: u64,
     pub w: usize,
 }
 
@@ -94,10 +100,22 @@ pub struct Segment<'a> {
 impl LayerGates {
     pub fn new(program: &Program, layer: &Layer, w: usize) -> Self {
         let ops = operands(program, layer);
+        let trunc: Vec<u8> = layer.gates.iter().map(|g| g.trunc).collect();
         LayerGates {
             gates: ops.gates,
             more: ops.more,
+            truncates: trunc.iter().any(|&t| t > 0),
+            trunc,
+            mask: program.ring.map_or(u64::MAX, |r| r.mask()),
             w,
+        }
+    }
+
+    /// Word i of `piece`'s truncation (0: none) into `out[i]`.
+    pub fn truncation(&self, piece: Range<usize>, out: &mut [u8; PIECE_WORDS]) {
+        let w = self.w.max(1);
+        for (i, k) in piece.enumerate() {
+            out[i] = self.trunc[k / w];
         }
     }
 
@@ -206,6 +224,9 @@ mod tests {
             let layer = LayerGates {
                 gates: (0..7).map(|g| (g, g + 100, g + 200)).collect(),
                 more: vec![Vec::new(); 7],
+                trunc: vec![0; 7],
+                truncates: false,
+                mask: u64::MAX,
                 w,
             };
             let n = layer.words();

@@ -29,6 +29,21 @@
 //!   Checks: m21 and m22 (P0, P1), v3 (P0, P3), m0 (P2, P3). P0 needs its
 //!   values only for the checks, so its link from P2 may lag.
 //!
+//! **Multiplication fused with truncation by f** (Figures 12 and 13,
+//! rederived for this sharing): P1 sends m1 as before, P2 sends
+//! m20 = a0 y2 + b0 x2 + r023 (r023 is its z2 draw), so c0 = a0 b0 - m1 -
+//! m20 = ab + e with e = -(x0 y0 + r013 + r023), which P0 and P3 compute and
+//! P1 (no r023) and P2 (no r013) cannot. P1 and P2 output (ab + e)^t;
+//! z0 = e^t, z1 from K013 as before, and P0 sends P2 m0 = e^t - z1 in the
+//! usual m0's place (P3 checks it). P2 sends P0 m21 = (ab + e)^t + w after
+//! the exchange (in a layer with truncations, Quad sends all its m21 then:
+//! one more round at the end of a run, as in the paper's step 4), P0's
+//! share is m21 - z0. The product check becomes m1 + m20 + r123: P1 and P2
+//! know it, P0 computes it as a_u y0 + b_v x0 + m3 with Quad's
+//! m3 = 2 x0 y0 - (u y0 + v x0) + r013 + r023 + r123 from P3, and Quad-Het's
+//! P0 compares m22 - (a_u y0 + b_v x0) with P3's v3, the same value. m21 is
+//! compared by P0 and P1, m0 by P2 and P3, as for a plain product.
+//!
 //! **Inputs** (the paper's): the dealer A draws x1 from K_{A,0,1,3}, x2 from
 //! K_{A,0,2,3} and u from K_{A,1,2,3} (K013, K023, K123, or the all-party key
 //! where A completes the set) and sends a + u + x0 to those of P0, P1, P2
@@ -49,7 +64,7 @@
 use super::arith::Arith;
 use super::malicious::{self, message, Route, SubsetKey, Tags};
 use super::pieces::{dot_terms, pieces, LayerDraws, LayerGates, PIECE_WORDS};
-use super::program::{Layer, Program};
+use super::program::{shift_masked, Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
@@ -322,6 +337,11 @@ impl Sharing for Quad {
     /// Products are sums of local bilinear terms, so a dot product sums
     /// them over its pairs and pays for one multiplication (HK-C).
     fn native_dot(&self) -> bool {
+        true
+    }
+
+    /// HK-C Figures 12 and 13 (see the module documentation).
+    fn fused_truncation(&self) -> bool {
         true
     }
 
@@ -623,6 +643,8 @@ type Piece = [u64; PIECE_WORDS];
 
 /// At P1 and P2, after the exchange: c0 = a0 b0 - m1 - m20 = ab + z0 over
 /// the provisional a0 b0 in the output slots, and into `c` for the views.
+/// A truncating gate's c0 is ab + e, and its output is (ab + e)^t (`tr`:
+/// the piece's truncations, when the layer has any).
 fn finish_c0<R: Arith>(
     layer: &LayerGates,
     s: &mut Shares,
@@ -630,12 +652,29 @@ fn finish_c0<R: Arith>(
     m1: &[u64],
     m20: &[u64],
     c: &mut Piece,
+    tr: Option<&[u8; PIECE_WORDS]>,
 ) {
     let (m1, m20) = (&m1[piece.clone()], &m20[piece.clone()]);
-    layer.update_outputs(s, piece, |i, a0b0, own| {
-        c[i] = R::sub(R::sub(a0b0, m1[i]), m20[i]);
-        (c[i], own)
-    });
+    match tr {
+        None => layer.update_outputs(s, piece, |i, a0b0, own| {
+            c[i] = R::sub(R::sub(a0b0, m1[i]), m20[i]);
+            (c[i], own)
+        }),
+        Some(tr) => layer.update_outputs(s, piece, |i, a0b0, own| {
+            c[i] = R::sub(R::sub(a0b0, m1[i]), m20[i]);
+            (truncated(c[i], layer.mask, tr[i]), own)
+        }),
+    }
+}
+
+/// x shifted as fused truncation does, or x where `f` is 0.
+#[inline(always)]
+fn truncated(x: u64, mask: u64, f: u8) -> u64 {
+    if f > 0 {
+        shift_masked(x, mask, f)
+    } else {
+        x
+    }
 }
 
 // Each party's multiplication runs piece by piece (see `pieces`): masks are
@@ -658,18 +697,37 @@ impl Quad {
         let mut m0 = ch.buffer(n);
         let (mut z0, mut z2, mut r): (Piece, Piece, Piece) =
             ([0; PIECE_WORDS], [0; PIECE_WORDS], [0; PIECE_WORDS]);
+        let mut tr = [0u8; PIECE_WORDS];
         for piece in pieces(n) {
-            d013.read(k013, 0, piece.clone(), &mut z0);
-            d023.read(k023, 0, piece.clone(), &mut z2);
+            d013.read(k013, 0, piece.clone(), &mut z0); // z1 for now
+            d023.read(k023, 0, piece.clone(), &mut z2); // r023 for a truncating gate
             d013.read(k013, 1, piece.clone(), &mut r);
-            for i in 0..piece.len() {
-                z0[i] = R::add(z0[i], z2[i]);
-            }
-            // m0 = z0 + x0 y0 + r013 (P3 checks it).
             let m0 = &mut m0[piece.clone()];
-            each_word_in::<R>(s, layer, piece.clone(), |i, p| {
-                m0[i] = R::add(R::add(z0[i], p.second), r[i]);
-            });
+            if layer.truncates {
+                layer.truncation(piece.clone(), &mut tr);
+                let mask = layer.mask;
+                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                    if tr[i] > 0 {
+                        // c0 = ab + e at P1 and P2 with e = -(x0 y0 + r013
+                        // + r023); z0 = e^t and m0 = z0 - z1 (P3 checks it).
+                        let e = R::neg(R::add(R::add(p.second, r[i]), z2[i]));
+                        let t = shift_masked(e, mask, tr[i]);
+                        m0[i] = R::sub(t, z0[i]);
+                        z0[i] = t;
+                    } else {
+                        z0[i] = R::add(z0[i], z2[i]);
+                        m0[i] = R::add(R::add(z0[i], p.second), r[i]);
+                    }
+                });
+            } else {
+                for i in 0..piece.len() {
+                    z0[i] = R::add(z0[i], z2[i]);
+                }
+                // m0 = z0 + x0 y0 + r013 (P3 checks it).
+                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                    m0[i] = R::add(R::add(z0[i], p.second), r[i]);
+                });
+            }
             layer.update_outputs(s, piece, |i, c0, _| (c0, z0[i]));
         }
         d013.finish(key_mut(&mut self.keys, Key::K013));
@@ -699,17 +757,40 @@ impl Quad {
             let m3 = ch.recv(3, n)?;
             let m21 = ch.recv(2, n)?;
             for piece in pieces(n) {
-                // cw = m21 - (a_u y0 + b_v x0 + m3) = ab + w.
+                // cw = m21 - (a_u y0 + b_v x0 + m3) = ab + w. A truncating
+                // gate: m21 = (ab + e)^t + w, so cw = m21 - z0, and the
+                // check is a_u y0 + b_v x0 + m3 = m1 + m20 + r123.
                 let (m3, m21) = (&m3[piece.clone()], &m21[piece.clone()]);
-                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
-                    own[i] = R::sub(m21[i], R::add(p.cross, m3[i]));
-                });
                 views.absorb(V_M21, m21);
-                layer.update_outputs(s, piece.clone(), |i, _, z0| {
-                    let cw = own[i];
-                    own[i] = R::add(cw, z0);
-                    (cw, z0)
-                });
+                // Word-level branches only in layers that truncate: plain
+                // layers keep their loops branch-free (vectorized).
+                if layer.truncates {
+                    layer.truncation(piece.clone(), &mut tr);
+                    each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                        own[i] = if tr[i] > 0 {
+                            R::add(p.cross, m3[i])
+                        } else {
+                            R::sub(m21[i], R::add(p.cross, m3[i]))
+                        };
+                    });
+                    layer.update_outputs(s, piece.clone(), |i, _, z0| {
+                        if tr[i] > 0 {
+                            return (R::sub(m21[i], z0), z0);
+                        }
+                        let cw = own[i];
+                        own[i] = R::add(cw, z0);
+                        (cw, z0)
+                    });
+                } else {
+                    each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                        own[i] = R::sub(m21[i], R::add(p.cross, m3[i]));
+                    });
+                    layer.update_outputs(s, piece.clone(), |i, _, z0| {
+                        let cw = own[i];
+                        own[i] = R::add(cw, z0);
+                        (cw, z0)
+                    });
+                }
                 views.absorb(V_PRODUCT, &own[..piece.len()]);
             }
             for v in [m3, m21] {
@@ -741,7 +822,7 @@ impl Quad {
                 m1[i] = R::add(p.cross, r[i]);
                 c[i] = p.first;
             });
-            if !het {
+            if !het && !layer.truncates {
                 // Quad's m21 = a0 b0 + r123, as P2 sends it to P0.
                 d123.read(k123, 1, piece.clone(), &mut r);
                 views.absorb_with(V_M21, piece.len(), |i| R::add(c[i], r[i]));
@@ -751,13 +832,48 @@ impl Quad {
         ch.send_tagged(msg::M1, 2, &m1)?;
         let m20 = ch.recv(2, n)?;
         let mut wm: Piece = [0; PIECE_WORDS];
+        let mut tr = [0u8; PIECE_WORDS];
+        let mask = layer.mask;
         for piece in pieces(n) {
-            finish_c0::<R>(layer, s, piece.clone(), &m1, &m20, &mut c);
+            if layer.truncates {
+                layer.truncation(piece.clone(), &mut tr);
+            }
+            let trunc = layer.truncates.then_some(&tr);
+            finish_c0::<R>(layer, s, piece.clone(), &m1, &m20, &mut c, trunc);
             d123.read(k123, 0, piece.clone(), &mut wm);
-            // Quad: the product ab + z0 + w. Quad-Het: m21 = c0 + w, as P2
-            // sends it to P0.
-            let view = if het { V_M21 } else { V_PRODUCT };
-            views.absorb_with(view, piece.len(), |i| R::add(c[i], wm[i]));
+            let (m1p, m20p) = (&m1[piece.clone()], &m20[piece.clone()]);
+            if het {
+                // m21 = c0 + w ((ab + e)^t + w if truncating), as P2 sends it to P0.
+                if layer.truncates {
+                    views.absorb_with(V_M21, piece.len(), |i| {
+                        R::add(truncated(c[i], mask, tr[i]), wm[i])
+                    });
+                } else {
+                    views.absorb_with(V_M21, piece.len(), |i| R::add(c[i], wm[i]));
+                }
+            } else if layer.truncates {
+                // m21, sent after the exchange: a0 b0 + r123 = c0 + m1 +
+                // m20 + r123, or (ab + e)^t + w; the product check: ab +
+                // z0 + w, or m1 + m20 + r123.
+                d123.read(k123, 1, piece.clone(), &mut r);
+                views.absorb_with(V_M21, piece.len(), |i| {
+                    if tr[i] > 0 {
+                        R::add(shift_masked(c[i], mask, tr[i]), wm[i])
+                    } else {
+                        R::add(R::add(R::add(c[i], m1p[i]), m20p[i]), r[i])
+                    }
+                });
+                views.absorb_with(V_PRODUCT, piece.len(), |i| {
+                    if tr[i] > 0 {
+                        R::add(R::add(m1p[i], m20p[i]), r[i])
+                    } else {
+                        R::add(c[i], wm[i])
+                    }
+                });
+            } else {
+                // Quad: the product ab + z0 + w.
+                views.absorb_with(V_PRODUCT, piece.len(), |i| R::add(c[i], wm[i]));
+            }
         }
         if het {
             // m22 = m1 + m20 + r123, as P2 sends it to P0 after all of m21.
@@ -788,56 +904,113 @@ impl Quad {
         let (d023, d123) = (LayerDraws::new(k023, n, 1), LayerDraws::new(k123, n, 2));
         let views = self.views.as_mut().expect("setup runs first");
         let mut m20 = ch.recv(0, n)?; // m0, then m20
-        let mut m21 = ch.buffer(if het { 0 } else { n });
-        let (mut z2, mut r, mut c): (Piece, Piece, Piece) =
-            ([0; PIECE_WORDS], [0; PIECE_WORDS], [0; PIECE_WORDS]);
+                                      // Plain Quad sends m21 = a0 b0 + r123 before the exchange; after it
+                                      // when the layer truncates (its m21 needs (ab + e)^t).
+        let early = !het && !layer.truncates;
+        let mut m21 = ch.buffer(if early { n } else { 0 });
+        let (mut z2, mut r, mut c, mut own): (Piece, Piece, Piece, Piece) = (
+            [0; PIECE_WORDS],
+            [0; PIECE_WORDS],
+            [0; PIECE_WORDS],
+            [0; PIECE_WORDS],
+        );
+        let mut tr = [0u8; PIECE_WORDS];
+        let mask = layer.mask;
         for piece in pieces(n) {
             let m20 = &mut m20[piece.clone()];
             views.absorb(V_M0, m20);
-            each_word_in::<R>(s, layer, piece.clone(), |i, p| {
-                m20[i] = R::sub(p.cross, m20[i]);
-                c[i] = p.first;
-            });
-            if !het {
+            d023.read(k023, 0, piece.clone(), &mut z2); // r023 for a truncating gate
+                                                        // m20 = a0 y2 + b0 x2 - m0; a truncating gate's is a0 y2 + b0 x2
+                                                        // + r023, and its m0 = e^t - z1 is P2's new mask.
+            if layer.truncates {
+                layer.truncation(piece.clone(), &mut tr);
+                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                    if tr[i] > 0 {
+                        own[i] = m20[i];
+                        m20[i] = R::add(p.cross, z2[i]);
+                    } else {
+                        own[i] = z2[i];
+                        m20[i] = R::sub(p.cross, m20[i]);
+                    }
+                    c[i] = p.first;
+                });
+            } else {
+                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                    m20[i] = R::sub(p.cross, m20[i]);
+                    c[i] = p.first;
+                });
+                own[..piece.len()].copy_from_slice(&z2[..piece.len()]);
+            }
+            if early {
                 // m21 = a0 b0 + r123.
                 d123.read(k123, 1, piece.clone(), &mut r);
                 for (i, m) in m21[piece.clone()].iter_mut().enumerate() {
                     *m = R::add(c[i], r[i]);
                 }
             }
-            d023.read(k023, 0, piece.clone(), &mut z2);
-            layer.update_outputs(s, piece, |i, _, _| (c[i], z2[i]));
+            layer.update_outputs(s, piece, |i, _, _| (c[i], own[i]));
         }
         ch.send_tagged(msg::M20, 1, &m20)?;
-        if !het {
+        if early {
             ch.send_tagged(msg::M21, 0, &m21)?;
         }
         let m1 = ch.recv(1, n)?;
         let mut m22 = ch.buffer(if het { n } else { 0 });
-        if het {
+        if !early {
             m21 = ch.buffer(n);
         }
         let mut wm: Piece = [0; PIECE_WORDS];
         for piece in pieces(n) {
-            finish_c0::<R>(layer, s, piece.clone(), &m1, &m20, &mut c);
+            if layer.truncates {
+                layer.truncation(piece.clone(), &mut tr);
+            }
+            let trunc = layer.truncates.then_some(&tr);
+            finish_c0::<R>(layer, s, piece.clone(), &m1, &m20, &mut c, trunc);
             let (m1, m20p) = (&m1[piece.clone()], &m20[piece.clone()]);
             d123.read(k123, 0, piece.clone(), &mut wm);
             if het {
-                // m21 = c0 + w and m22 = m1 + m20 + r123.
+                // m21 = c0 + w ((ab + e)^t + w) and m22 = m1 + m20 + r123.
                 d123.read(k123, 1, piece.clone(), &mut r);
                 let (m21, m22) = (&mut m21[piece.clone()], &mut m22[piece.clone()]);
+                if layer.truncates {
+                    for i in 0..piece.len() {
+                        m21[i] = R::add(truncated(c[i], mask, tr[i]), wm[i]);
+                    }
+                } else {
+                    for i in 0..piece.len() {
+                        m21[i] = R::add(c[i], wm[i]);
+                    }
+                }
                 for i in 0..piece.len() {
-                    m21[i] = R::add(c[i], wm[i]);
                     m22[i] = R::add(R::add(m1[i], m20p[i]), r[i]);
                 }
+            } else if layer.truncates {
+                // m21 after the exchange (a0 b0 + r123 = c0 + m1 + m20 +
+                // r123, or (ab + e)^t + w) and the product check (ab + z0 +
+                // w, or m1 + m20 + r123).
+                d123.read(k123, 1, piece.clone(), &mut r);
+                let m21 = &mut m21[piece.clone()];
+                for i in 0..piece.len() {
+                    let sum = R::add(R::add(m1[i], m20p[i]), r[i]);
+                    if tr[i] > 0 {
+                        m21[i] = R::add(shift_masked(c[i], mask, tr[i]), wm[i]);
+                        own[i] = sum;
+                    } else {
+                        m21[i] = R::add(c[i], sum);
+                        own[i] = R::add(c[i], wm[i]);
+                    }
+                }
+                views.absorb(V_PRODUCT, &own[..piece.len()]);
             } else {
                 views.absorb_with(V_PRODUCT, piece.len(), |i| R::add(c[i], wm[i]));
             }
         }
         d023.finish(key_mut(&mut self.keys, Key::K023));
         d123.finish(key_mut(&mut self.keys, Key::K123));
-        if het {
+        if !early {
             ch.send_tagged(msg::M21, 0, &m21)?;
+        }
+        if het {
             ch.send_tagged(msg::M22, 0, &m22)?;
         }
         for v in [m20, m21, m22, m1] {
@@ -869,26 +1042,53 @@ impl Quad {
         let mut m3 = ch.buffer(if het { 0 } else { n });
         let [mut z0, mut z2, mut r013, mut wm, mut r123, mut m0, mut v3]: [Piece; 7] =
             [[0; PIECE_WORDS]; 7];
+        let mut tr = [0u8; PIECE_WORDS];
+        let mask = layer.mask;
         for piece in pieces(n) {
-            d013.read(k013, 0, piece.clone(), &mut z0);
-            d023.read(k023, 0, piece.clone(), &mut z2);
+            d013.read(k013, 0, piece.clone(), &mut z0); // z1 for now
+            d023.read(k023, 0, piece.clone(), &mut z2); // r023 for a truncating gate
             d013.read(k013, 1, piece.clone(), &mut r013);
             d123.read(k123, 0, piece.clone(), &mut wm);
             d123.read(k123, 1, piece.clone(), &mut r123);
-            for i in 0..piece.len() {
-                z0[i] = R::add(z0[i], z2[i]);
+            if layer.truncates {
+                layer.truncation(piece.clone(), &mut tr);
             }
             let t = if het {
                 &mut v3[..]
             } else {
                 &mut m3[piece.clone()]
             };
-            // x0 (y0 - v) - y0 u = x0 y0 - (u y0 + v x0).
-            each_word_in::<R>(s, layer, piece.clone(), |i, p| {
-                m0[i] = R::add(R::add(z0[i], p.second), r013[i]);
-                let less = if het { z0[i] } else { wm[i] };
-                t[i] = R::add(R::sub(R::sub(p.second, p.cross), less), r123[i]);
-            });
+            // x0 (y0 - v) - y0 u = x0 y0 - (u y0 + v x0). A truncating gate:
+            // z0 = e^t with e = -(x0 y0 + r013 + r023), m0 = z0 - z1, and
+            // m3 (Quad) or v3 (Quad-Het) = 2 x0 y0 - (u y0 + v x0) + r013 +
+            // r023 + r123, which makes P0's a_u y0 + b_v x0 + m3 equal
+            // m1 + m20 + r123.
+            if layer.truncates {
+                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                    if tr[i] > 0 {
+                        let e = R::neg(R::add(R::add(p.second, r013[i]), z2[i]));
+                        let z = shift_masked(e, mask, tr[i]);
+                        m0[i] = R::sub(z, z0[i]);
+                        z0[i] = z;
+                        let r = R::add(R::add(r013[i], z2[i]), r123[i]);
+                        t[i] = R::add(R::sub(R::add(p.second, p.second), p.cross), r);
+                    } else {
+                        z0[i] = R::add(z0[i], z2[i]);
+                        m0[i] = R::add(R::add(z0[i], p.second), r013[i]);
+                        let less = if het { z0[i] } else { wm[i] };
+                        t[i] = R::add(R::sub(R::sub(p.second, p.cross), less), r123[i]);
+                    }
+                });
+            } else {
+                for i in 0..piece.len() {
+                    z0[i] = R::add(z0[i], z2[i]);
+                }
+                let less = if het { &z0 } else { &wm };
+                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                    m0[i] = R::add(R::add(z0[i], p.second), r013[i]);
+                    t[i] = R::add(R::sub(R::sub(p.second, p.cross), less[i]), r123[i]);
+                });
+            }
             views.absorb(V_M0, &m0[..piece.len()]);
             if het {
                 views.absorb(V_PRODUCT, &v3[..piece.len()]);
