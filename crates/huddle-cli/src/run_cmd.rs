@@ -5,6 +5,7 @@ use crate::failure::Failure;
 use clap::{Args, ValueEnum};
 use huddle_circuit::{hex, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::Prg;
+use huddle_engine::protocol::PartyRule;
 use huddle_engine::ttp::RunError;
 use huddle_engine::{circuit_hash, Preprocess, Protocol, RunOptions, RunRequest};
 use huddle_net::{
@@ -185,9 +186,11 @@ impl RunArgs {
 pub struct LocalArgs {
     #[command(flatten)]
     run: RunArgs,
-    /// Number of parties; input value i belongs to party i mod N.
-    #[arg(long, default_value_t = 3)]
-    parties: usize,
+    /// Number of parties; input value i belongs to party i mod N. Default:
+    /// the protocol's own count (4 for quad, quad-het, fantastic4, tetrad),
+    /// else 3 (or the least it takes).
+    #[arg(long)]
+    parties: Option<usize>,
     /// Instances evaluated at once: instance 0 takes --input (random without
     /// any --input), the others random inputs.
     #[arg(long, default_value_t = 1)]
@@ -376,10 +379,16 @@ fn links_json(acc: &Accounting) -> Value {
 
 pub fn local(args: LocalArgs) -> Result<(), Failure> {
     let most = huddle_engine::protocol::MAX_PARTIES;
-    if !(2..=most).contains(&args.parties) {
-        return Err(format!("--parties must be 2 to {most}, not {}", args.parties).into());
+    let parties = args
+        .parties
+        .unwrap_or(match args.run.protocol.descriptor().parties {
+            PartyRule::Exactly(n) => n,
+            PartyRule::AtLeast(n) => n.max(3),
+        });
+    if !(2..=most).contains(&parties) {
+        return Err(format!("--parties must be 2 to {most}, not {parties}").into());
     }
-    let (request, circuit) = args.run.request(args.parties, None)?;
+    let (request, circuit) = args.run.request(parties, None)?;
     let run = &args.run;
     if !run.inputs.is_empty() && run.inputs.len() != circuit.inputs().len() {
         return Err(format!(
@@ -425,7 +434,7 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
             input_matrix(&circuit, i, given, args.batch, &mut prg)
         })
         .collect::<Result<_, _>>()?;
-    let n = args.parties;
+    let n = parties;
     let timeout = Duration::from_secs(120);
     let handshake = Handshake {
         session: "local".into(),

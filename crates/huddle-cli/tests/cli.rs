@@ -319,9 +319,18 @@ fn fixed_point_bench_reports_every_workload_beside_the_ttp() {
             .expect("mlp")
             > 0.0
     );
-    // The 4-party protocols have no conversions: they are left out where
-    // a workload needs them.
-    assert!(v["perceptron"].get("quad").is_none());
+    // Quad converts and fuses truncation; Fantastic Four and Tetrad have
+    // no conversions yet: they are left out where a workload needs them.
+    for p in ["quad", "quad-het (fused)"] {
+        assert!(
+            v["perceptron"][p]["inferences_per_second"]
+                .as_f64()
+                .expect(p)
+                > 0.0,
+            "{p}"
+        );
+    }
+    assert!(v["perceptron"].get("tetrad").is_none());
     let o = huddle(&["bench", "fixed-point", "--only", "nonsense"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
@@ -358,6 +367,22 @@ fn fused_truncation_runs_from_the_command_line_and_is_not_checked_exactly() {
     assert!(o.status.success(), "{}", stderr(&o));
     let o = run(&["--truncation", "exact", "--check"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Quad too, with its own party count by default.
+    for truncation in ["probabilistic", "exact"] {
+        let o = huddle(&[
+            "local",
+            "--protocol",
+            "quad",
+            "--circuit",
+            path,
+            "--batch",
+            "5",
+            "--truncation",
+            truncation,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("4 parties"), "{}", stderr(&o));
+    }
     // An exact comparison cannot hold for probabilistic truncation: refused
     // before anything runs, saying why.
     let o = run(&["--truncation", "probabilistic", "--check"]);

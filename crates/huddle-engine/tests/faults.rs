@@ -10,7 +10,7 @@
 //! of each kind; the closing notes' tables use more).
 
 use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
-use huddle_circuit::{BitMatrix, Circuit, PlainEvaluator, Schedule, ScheduleOptions};
+use huddle_circuit::{BitMatrix, Circuit, Op, PlainEvaluator, Schedule, ScheduleOptions};
 use huddle_core::{Prg, RingWidth};
 use huddle_engine::fault::{Fault, FaultKind, MessageType};
 use huddle_engine::ttp::RunError;
@@ -75,6 +75,19 @@ fn circuit_for(k: usize, prg: &mut Prg) -> Circuit {
     loop {
         let c = random_circuit(&spec, prg);
         if Schedule::compile(&c, ScheduleOptions::rounds(2)).rounds() > 0 {
+            return c;
+        }
+    }
+}
+
+/// A small random mixed circuit (Boolean and ring wires, conversions both
+/// ways) over the ring chosen by `k`.
+fn mixed_circuit_for(k: usize, prg: &mut Prg) -> Circuit {
+    let ring = [RingWidth::W16, RingWidth::W32, RingWidth::W64][k % 3];
+    loop {
+        let c = random_circuit(&RandomCircuitSpec::mixed(ring, 9, 3, 80, 2), prg);
+        let converts = |op| c.gates().iter().any(|g| g.op == op);
+        if converts(Op::BitDecompose) && converts(Op::BitInject) {
             return c;
         }
     }
@@ -233,7 +246,11 @@ fn every_injected_fault_makes_every_honest_party_abort() {
                 let kinds = kinds(t);
                 for k in 0..per_cell {
                     // Every kind in turn, each over every domain in time.
-                    let circuit = circuit_for(k + k / kinds.len(), &mut prg);
+                    let circuit = if t.name.starts_with("conversion") {
+                        mixed_circuit_for(k, &mut prg)
+                    } else {
+                        circuit_for(k + k / kinds.len(), &mut prg)
+                    };
                     let inputs = random_inputs(&circuit, &mut prg, 70);
                     trials.push(Trial {
                         protocol,
@@ -359,7 +376,8 @@ fn every_fault_around_fused_truncation_makes_every_honest_party_abort() {
         let types = protocol.descriptor().messages;
         for corrupt in 0..PARTIES {
             for (tag, t) in types.iter().enumerate() {
-                if !t.senders.contains(&corrupt) {
+                // (Conversions: the table above, on mixed circuits.)
+                if !t.senders.contains(&corrupt) || t.name.starts_with("conversion") {
                     continue;
                 }
                 let kinds = kinds(t);

@@ -27,7 +27,7 @@ const FUSED: [(&str, Preprocess); 7] = [
 ];
 
 fn parties(protocol: &str) -> usize {
-    if protocol.starts_with("quad") {
+    if ["quad", "quad-het", "fantastic4", "tetrad"].contains(&protocol) {
         4
     } else {
         3
@@ -415,51 +415,100 @@ fn every_word_a_party_receives_around_truncating_products_looks_uniform() {
             options(pre, Truncation::Probabilistic, 7),
         )
         .unwrap_or_else(|e| panic!("{protocol}: {e}"));
-        let mut checked = 0;
-        for (party, view) in views.iter().enumerate() {
-            let view = view.lock().expect("transcript");
-            // Not setup (keys) nor verify (digests and verdicts).
-            for m in view
-                .iter()
-                .filter(|m| matches!(m.phase, Phase::Offline | Phase::Online))
-            {
-                let words: Vec<u32> = m
-                    .payload
-                    .chunks_exact(4)
-                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-                    .collect();
-                let what = format!(
-                    "{protocol} {pre:?}: P{party} from P{} ({:?})",
-                    m.from, m.phase
-                );
-                let n = words.len() as f64;
-                let sd = (0.25 / n).sqrt();
-                // ASTRA's masked value of a truncated product is u^t itself,
-                // uniform on [0, 2^(k-f)) (its top f bits are 0 whatever v is).
-                let bits = if words.iter().all(|&w| w >> (32 - F) == 0) {
-                    32 - u32::from(F)
-                } else {
-                    32
-                };
-                for bit in 0..bits {
-                    let ones = words.iter().filter(|&&w| w >> bit & 1 == 1).count() as f64;
-                    assert!(
-                        (ones / n - 0.5).abs() < 6.0 * sd,
-                        "{what}: bit {bit} in {ones} of {n}"
-                    );
-                }
-                let mut distinct = words.clone();
-                distinct.sort_unstable();
-                distinct.dedup();
-                assert!(
-                    distinct.len() as f64 > 0.99 * n,
-                    "{what}: {} distinct of {n}",
-                    distinct.len()
-                );
-                checked += 1;
-            }
-        }
+        let checked = assert_views_look_uniform(&format!("{protocol} {pre:?}"), &views);
         assert!(checked >= 4, "{protocol}: {checked} messages");
+    }
+}
+
+/// Asserts that every message in the offline and online phases of `views`
+/// looks uniform as 32-bit words: each bit set in about half of them, the
+/// words nearly all distinct (not setup's keys nor verify's digests and
+/// verdicts). Returns how many messages it checked.
+fn assert_views_look_uniform(what: &str, views: &[huddle_net::Transcript]) -> usize {
+    let mut checked = 0;
+    for (party, view) in views.iter().enumerate() {
+        let view = view.lock().expect("transcript");
+        for m in view
+            .iter()
+            .filter(|m| matches!(m.phase, Phase::Offline | Phase::Online))
+        {
+            let words: Vec<u32> = m
+                .payload
+                .chunks_exact(4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                .collect();
+            let what = format!("{what}: P{party} from P{} ({:?})", m.from, m.phase);
+            let n = words.len() as f64;
+            let sd = (0.25 / n).sqrt();
+            // ASTRA's masked value of a truncated product is u^t itself,
+            // uniform on [0, 2^(k-f)) (its top f bits are 0 whatever v is).
+            let bits = if words.iter().all(|&w| w >> (32 - F) == 0) {
+                32 - u32::from(F)
+            } else {
+                32
+            };
+            for bit in 0..bits {
+                let ones = words.iter().filter(|&&w| w >> bit & 1 == 1).count() as f64;
+                assert!(
+                    (ones / n - 0.5).abs() < 6.0 * sd,
+                    "{what}: bit {bit} in {ones} of {n}"
+                );
+            }
+            let mut distinct = words.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert!(
+                distinct.len() as f64 > 0.99 * n,
+                "{what}: {} distinct of {n}",
+                distinct.len()
+            );
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn every_word_a_party_receives_around_conversions_looks_uniform() {
+    // A2B, LTZ and B2A of values that are the same in every instance, on
+    // every protocol that converts: the split's terms, the adder's
+    // messages, the outputs must all look uniform to whoever receives them.
+    let ring = RingWidth::W32;
+    let mut b = Builder::arithmetic(ring, 2);
+    let x = b.ring_input("x", 16);
+    let mut bits_out = Vec::new();
+    let mut ring_out = Vec::new();
+    for &w in &x {
+        let bits = b.to_bits(w);
+        ring_out.push(b.bit_to_ring(bits[5]));
+        bits_out.push(bits[9]);
+        bits_out.push(b.ltz(w));
+    }
+    b.output("bits", bits_out);
+    b.ring_output("ring", ring_out);
+    let mut c = b.finish();
+    c.set_owners(InputOwners::Explicit(vec![1]))
+        .expect("owners");
+    let instances = 1024;
+    let inputs = [matrix(&vec![vec![-12345; 16]; instances], ring)];
+    for protocol in huddle_engine::Protocol::ALL {
+        let d = protocol.descriptor();
+        if d.family != huddle_engine::protocol::Family::Sharing || !d.conversions {
+            continue;
+        }
+        let mut nets =
+            memory_networks(parties(d.name), &NetProfile::lan(), Duration::from_secs(60));
+        let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
+        local(
+            d.name,
+            nets,
+            &c,
+            &inputs,
+            options(Preprocess::Interleaved, Truncation::Exact, 9),
+        )
+        .unwrap_or_else(|e| panic!("{protocol}: {e}"));
+        let checked = assert_views_look_uniform(d.name, &views);
+        assert!(checked >= 8, "{protocol}: {checked} messages");
     }
 }
 

@@ -414,3 +414,83 @@ fn verify_every_is_refused_where_it_means_nothing() {
         );
     }
 }
+
+/// `m` conversions on P0's ring input of m wires: A2B (k bit outputs each)
+/// or, with `inject`, A2B then B2A of bit 0.
+fn conversions(m: u32, ring: RingWidth, inject: bool) -> Circuit {
+    let mut b = huddle_circuit::builder::Builder::arithmetic(ring, 2);
+    let x = b.ring_input("x", m);
+    let mut outs = Vec::new();
+    for &w in &x {
+        let bits = b.to_bits(w);
+        if inject {
+            outs.push(b.bit_to_ring(bits[0]));
+        } else {
+            outs.extend(bits);
+        }
+    }
+    if inject {
+        b.ring_output("y", outs);
+    } else {
+        b.output("y", outs);
+    }
+    let mut c = b.finish();
+    c.set_owners(huddle_circuit::InputOwners::Explicit(vec![0]))
+        .expect("owner");
+    c
+}
+
+#[test]
+fn quad_conversions_cost_one_term_each_way_and_the_adder() {
+    // HK-C Figure 15 (A2B) and 17 (Bit2A): P0 sends P2 its share of -x0
+    // (offline), P2 sends P0 a + x0 masked (online); then the adder's ANDs
+    // (B2A: one ring multiplication per bit) at the table's prices.
+    use huddle_engine::sharing::program::{ConversionKind, Program, Target};
+    let (m, instances) = (5u32, 200usize);
+    for ring in [RingWidth::W16, RingWidth::W64] {
+        let k = u64::from(ring.bits());
+        let a2b = conversions(m, ring, false);
+        let program = Program::compile(
+            &a2b,
+            Target {
+                name: "quad",
+                max_fan_in: 2,
+                converts: true,
+                native_dot: true,
+                fused_truncation: false,
+            },
+        )
+        .expect("compiles");
+        let adder = program.recombining(ConversionKind::Decompose);
+        let ands = adder.multiplications() as u64;
+        let bit = u64::from(m) * element_bytes(None, instances); // one bit of every conversion
+        let e = u64::from(m) * element_bytes(Some(ring), instances); // one element of every conversion
+        let inject = conversions(m, ring, true);
+        for t in tables()
+            .into_iter()
+            .filter(|t| t.protocol.starts_with("quad"))
+        {
+            for (c, term, mults) in [
+                (&a2b, k * bit, ands * bit),
+                (&inject, k * bit + e, ands * bit + e),
+            ] {
+                let acc = accounting_of(t.protocol, c, instances);
+                let (offline, online) = (bytes(&acc, Phase::Offline), bytes(&acc, Phase::Online));
+                let what = format!("{} {ring} inject {}", t.protocol, c == &inject);
+                assert_eq!(offline[0][2], term + t.offline[0][2] * mults, "{what}");
+                assert_eq!(offline[3][0], t.offline[3][0] * mults, "{what}");
+                assert_eq!(online[1][2], t.online[1][2] * mults, "{what}");
+                assert_eq!(online[2][1], t.online[2][1] * mults, "{what}");
+                // P2 -> P0: the term, the products' m21 (and m22), the
+                // reveal's digest of P3's output component.
+                assert_eq!(online[2][0], term + t.online[2][0] * mults + 32, "{what}");
+                // Input, the adder, output: the split costs no round (P0
+                // only checks; P2's term travels with the first layer); B2A
+                // one multiplication more, Quad-Het's lag one round.
+                let depth = adder.layers.len() as u32;
+                let more = u32::from(c == &inject) + u32::from(t.protocol == "quad-het");
+                assert_eq!(acc.rounds(Phase::Online), 1 + depth + 1 + more, "{what}");
+            }
+        }
+    }
+}

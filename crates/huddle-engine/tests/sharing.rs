@@ -388,7 +388,7 @@ fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
         &RandomCircuitSpec::mixed(RingWidth::W32, 8, 2, 200, 4),
         &mut prg,
     );
-    // Protocols without share conversions (so far the 4-party ones) refuse
+    // Protocols without share conversions (so far Fantastic Four, Tetrad) refuse
     // mixed circuits before connecting, naming why.
     let mut refused = 0;
     for protocol in huddle_engine::Protocol::ALL {

@@ -336,6 +336,8 @@ impl Sharing for FantasticFour {
         inputs: &InputValues,
         s: &mut Shares,
     ) -> Result<(), RunError> {
+        // Values are hashed as this domain's words travel.
+        self.views().set_word_bytes(ch.word_bytes());
         let me = self.me;
         let w = s.w;
         // At a dealer: x_b of its values, in input order.
@@ -392,6 +394,8 @@ impl Sharing for FantasticFour {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError> {
+        // Values are hashed as this domain's words travel.
+        self.views().set_word_bytes(ch.word_bytes());
         let ops = operands(program, layer);
         let gates = &ops.gates;
         let n = gates.len() * s.w;

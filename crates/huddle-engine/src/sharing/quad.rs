@@ -44,6 +44,20 @@
 //! P0 compares m22 - (a_u y0 + b_v x0) with P3's v3, the same value. m21 is
 //! compared by P0 and P1, m0 by P2 and P3, as for a plain product.
 //!
+//! **Conversions** ([`Sharing::split`], HK-C Figures 15 and 17 in this
+//! sharing): a = t0 + t1 with t0 = a + x0 (P1 and P2 hold it) and t1 = -x0
+//! (P0 and P3), each shared in the target domain (masks x1', x2', u'):
+//! - t1: x1' from K013, x2' = -t1 - x1', so the masked value is 0 and
+//!   x0' = -t1: P0 (t1, -t1), P1 (0, x1'), P2 (0, x2'), P3 (0, -t1). P0
+//!   sends P2 x2' (input-independent, phase `offline`); P3 computes it too
+//!   and compares with P2.
+//! - t0: no x-masks, u' = r from K123: P0 (t0 + r, 0), P1 and P2 (t0, 0),
+//!   P3 (r, 0). P2 sends P0 t0 + r; P1 computes it too and compares with P0.
+//!
+//! One element each way per term bit, no round of its own (P0 only checks),
+//! then the engine's adder (A2B, LTZ) or t0 + t1 - 2 t0 t1 (B2A) runs as
+//! ordinary gates with their own checks.
+//!
 //! **Inputs** (the paper's): the dealer A draws x1 from K_{A,0,1,3}, x2 from
 //! K_{A,0,2,3} and u from K_{A,1,2,3} (K013, K023, K123, or the all-party key
 //! where A completes the set) and sends a + u + x0 to those of P0, P1, P2
@@ -62,11 +76,12 @@
 //! outputs only when every party reports success.
 
 use super::arith::Arith;
+use super::convert::SplitJob;
 use super::malicious::{self, message, Route, SubsetKey, Tags};
 use super::pieces::{dot_terms, pieces, LayerDraws, LayerGates, PIECE_WORDS};
 use super::program::{shift_masked, Layer, Program};
 use super::verify::{ViewSpec, Views};
-use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
+use super::{draw, Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
 use crate::ttp::RunError;
 use huddle_core::Prg;
@@ -132,8 +147,11 @@ const V_M21: usize = 2;
 const V_PRODUCT: usize = 3;
 /// Reveal checks (no running digest: the verifier's digest comes with the value).
 const V_REVEAL: [usize; 4] = [4, 5, 6, 7];
+/// Conversions: the share of -x0 P0 sends P2, and a + x0 masked for P0.
+const V_CONVERT_M0: usize = 8;
+const V_CONVERT_M2: usize = 9;
 
-static QUAD_VIEWS: [ViewSpec; 8] = [
+static QUAD_VIEWS: [ViewSpec; 10] = [
     ViewSpec {
         check: "input a + u + x0 (P0, P1, P2)",
         members: &[0, 1, 2],
@@ -166,9 +184,17 @@ static QUAD_VIEWS: [ViewSpec; 8] = [
         check: "output a + x0 from P2 to P3, digest from P1",
         members: &[],
     },
+    ViewSpec {
+        check: "conversion: share of -x0 from P0 (P2, P3)",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "conversion: a + x0 + r123 from P2 (P0, P1)",
+        members: &[0, 1],
+    },
 ];
 
-static HET_VIEWS: [ViewSpec; 8] = [
+static HET_VIEWS: [ViewSpec; 10] = [
     ViewSpec {
         check: "input a + u + x0 (P0, P1, P2)",
         members: &[0, 1, 2],
@@ -200,6 +226,14 @@ static HET_VIEWS: [ViewSpec; 8] = [
     ViewSpec {
         check: "output a + x0 from P2 to P3, digest from P1",
         members: &[],
+    },
+    ViewSpec {
+        check: "conversion: share of -x0 from P0 (P2, P3)",
+        members: &[2, 3],
+    },
+    ViewSpec {
+        check: "conversion: a + x0 + r123 from P2 (P0, P1)",
+        members: &[0, 1],
     },
 ];
 
@@ -238,9 +272,11 @@ mod msg {
     pub const REVEAL: usize = 9;
     pub const REVEAL_DIGEST: usize = 10;
     pub const VERDICT: usize = 11;
+    pub const CONVERT_M0: usize = 12;
+    pub const CONVERT_M2: usize = 13;
 }
 
-pub static QUAD_MESSAGES: [MessageType; 12] = [
+pub static QUAD_MESSAGES: [MessageType; 14] = [
     message("key", &[0, 1], false),
     message("input", &[0, 1, 2, 3], false),
     message("m0", &[0], false),
@@ -253,9 +289,11 @@ pub static QUAD_MESSAGES: [MessageType; 12] = [
     message("reveal", &[0, 1, 2, 3], false),
     message("reveal-digest", &[0, 1, 2, 3], true),
     message("verdict", &[0, 1, 2, 3], false),
+    message("conversion-m0", &[0], false),
+    message("conversion-m2", &[2], false),
 ];
 
-pub static HET_MESSAGES: [MessageType; 12] = [
+pub static HET_MESSAGES: [MessageType; 14] = [
     message("key", &[0, 1], false),
     message("input", &[0, 1, 2, 3], false),
     message("m0", &[0], false),
@@ -268,6 +306,8 @@ pub static HET_MESSAGES: [MessageType; 12] = [
     message("reveal", &[0, 1, 2, 3], false),
     message("reveal-digest", &[0, 1, 2, 3], true),
     message("verdict", &[0, 1, 2, 3], false),
+    message("conversion-m0", &[0], false),
+    message("conversion-m2", &[2], false),
 ];
 
 const TAGS: Tags = Tags {
@@ -345,6 +385,82 @@ impl Sharing for Quad {
         true
     }
 
+    fn converts(&self) -> bool {
+        true
+    }
+
+    /// HK-C Figure 15 (and 17) in this sharing; see the module documentation.
+    fn split<F: Arith, T: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        job: &SplitJob,
+        src: &Shares,
+        dst: &mut Shares,
+    ) -> Result<(), RunError> {
+        let me = self.me;
+        let [t0, t1] = job.terms;
+        let n = job.term_words();
+        self.views().set_word_bytes(ch.word_bytes());
+        let views = self.views.as_mut().expect("setup runs first");
+        let mut r123 = Vec::new();
+        if me != 0 {
+            r123 = draw(key_mut(&mut self.keys, Key::K123), n);
+        }
+        if me == 0 || me == 3 {
+            // t1 = -x0 (component 1): P0 (t1, -t1), P3 (0, -t1); P1 and P2
+            // hold (0, x1') and (0, x2') with x1' from K013 and
+            // x2' = -t1 - x1' from P0 (P3 computes it too).
+            let minus_x0: Vec<u64> = job.gather(src, 1).iter().map(|&x| F::neg(x)).collect();
+            let t = job.relayout(&minus_x0);
+            let x1 = draw(key_mut(&mut self.keys, Key::K013), n);
+            let x2: Vec<u64> = t
+                .iter()
+                .zip(&x1)
+                .map(|(&t, &x)| T::sub(T::neg(t), x))
+                .collect();
+            let neg: Vec<u64> = t.iter().map(|&t| T::neg(t)).collect();
+            if me == 0 {
+                dst.set_slots(0, t1, &t);
+                ch.send_tagged_in(Phase::Offline, msg::CONVERT_M0, 2, &x2)?;
+            } else {
+                dst.zero_slots(0, t1);
+                views.absorb(V_CONVERT_M0, &x2);
+            }
+            dst.set_slots(1, t1, &neg);
+            // t0 = a + x0: P0 (t0 + r123, 0) from P2, P3 (r123, 0).
+            if me == 0 {
+                let m2 = ch.recv(2, n)?;
+                views.absorb(V_CONVERT_M2, &m2);
+                dst.set_slots(0, t0, &m2);
+            } else {
+                dst.set_slots(0, t0, &r123);
+            }
+            dst.zero_slots(1, t0);
+        } else {
+            // t0 = a + x0 (component 0): P1 and P2 hold (t0, 0); P2 sends
+            // P0 t0 + r123 (P1 computes it too).
+            let t = job.relayout(&job.gather(src, 0));
+            let m2: Vec<u64> = t.iter().zip(&r123).map(|(&t, &r)| T::add(t, r)).collect();
+            if me == 2 {
+                ch.send_tagged(msg::CONVERT_M2, 0, &m2)?;
+            } else {
+                views.absorb(V_CONVERT_M2, &m2);
+            }
+            dst.set_slots(0, t0, &t);
+            dst.zero_slots(1, t0);
+            dst.zero_slots(0, t1);
+            if me == 1 {
+                let x1 = draw(key_mut(&mut self.keys, Key::K013), n);
+                dst.set_slots(1, t1, &x1);
+            } else {
+                let x2 = ch.recv(0, n)?;
+                views.absorb(V_CONVERT_M0, &x2);
+                dst.set_slots(1, t1, &x2);
+            }
+        }
+        Ok(())
+    }
+
     fn constant_rule(&self) -> ConstantRule {
         if self.me == 3 {
             ConstantRule::None
@@ -366,6 +482,8 @@ impl Sharing for Quad {
         inputs: &InputValues,
         s: &mut Shares,
     ) -> Result<(), RunError> {
+        // Values are hashed as this domain's words travel.
+        self.views().set_word_bytes(ch.word_bytes());
         let me = self.me;
         let w = s.w;
         // Per input value: where its masks x1, x2, u lie in their keys'
@@ -505,6 +623,8 @@ impl Sharing for Quad {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError> {
+        // Values are hashed as this domain's words travel.
+        self.views().set_word_bytes(ch.word_bytes());
         let layer = LayerGates::new(program, layer, s.w);
         match self.me {
             0 => self.multiply_p0::<R>(ch, &layer, s),

@@ -301,6 +301,8 @@ impl Sharing for Tetrad {
         inputs: &InputValues,
         s: &mut Shares,
     ) -> Result<(), RunError> {
+        // Values are hashed as this domain's words travel.
+        self.views().set_word_bytes(ch.word_bytes());
         let me = self.me;
         let w = s.w;
         let mut sent: Vec<u64> = Vec::new();
@@ -366,6 +368,8 @@ impl Sharing for Tetrad {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError> {
+        // Values are hashed as this domain's words travel.
+        self.views().set_word_bytes(ch.word_bytes());
         let ops = super::pieces::operands(program, layer);
         debug_assert!(
             ops.more.iter().all(Vec::is_empty),

@@ -87,6 +87,13 @@ impl Views {
         })
     }
 
+    /// Encodes values absorbed from now on with `word_bytes` bytes each: a
+    /// mixed circuit's steps alternate between its ring (k/8 bytes) and
+    /// Boolean words (8), and each is hashed as it travels.
+    pub fn set_word_bytes(&mut self, word_bytes: usize) {
+        self.word_bytes = word_bytes;
+    }
+
     /// Whether this party takes part in view `view`.
     pub fn is_member(&self, view: usize) -> bool {
         self.views[view].is_some()
