@@ -319,9 +319,9 @@ fn fixed_point_bench_reports_every_workload_beside_the_ttp() {
             .expect("mlp")
             > 0.0
     );
-    // Quad converts and fuses truncation; Fantastic Four and Tetrad have
-    // no conversions yet: they are left out where a workload needs them.
-    for p in ["quad", "quad-het (fused)"] {
+    // Every secret-sharing protocol converts; Quad and Quad-Het also fuse
+    // truncation.
+    for p in ["quad", "quad-het (fused)", "fantastic4", "tetrad"] {
         assert!(
             v["perceptron"][p]["inferences_per_second"]
                 .as_f64()
@@ -330,7 +330,7 @@ fn fixed_point_bench_reports_every_workload_beside_the_ttp() {
             "{p}"
         );
     }
-    assert!(v["perceptron"].get("tetrad").is_none());
+    assert!(v["perceptron"].get("fantastic4 (fused)").is_none());
     let o = huddle(&["bench", "fixed-point", "--only", "nonsense"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

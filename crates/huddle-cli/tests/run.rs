@@ -217,7 +217,7 @@ fn circuits_a_protocol_cannot_run_are_refused_before_connecting() {
         "--id",
         "0",
         "--protocol",
-        "fantastic4",
+        "bgw2",
         "--circuit",
         path.to_str().expect("utf8"),
         "--input",
@@ -227,7 +227,7 @@ fn circuits_a_protocol_cannot_run_are_refused_before_connecting() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
-    assert!(err.contains("fantastic4 cannot run this circuit"), "{err}");
+    assert!(err.contains("bgw2 garbles Boolean circuits only"), "{err}");
 }
 
 #[test]

@@ -189,32 +189,36 @@ fn every_converting_protocol_on_random_mixed_circuits_over_every_ring() {
         .collect();
     assert!(mixed_settings.len() >= 5, "no protocols convert");
     for (round, ring) in RingWidth::ALL.into_iter().enumerate() {
-        let c = random_circuit(
-            &RandomCircuitSpec::mixed(ring, 13, 4, 220, 2 + 3 * round),
-            &mut prg,
-        );
-        // Every conversion kind is live in the compiled program.
-        let program = Program::compile(
-            &c,
-            Target {
-                name: "test",
-                max_fan_in: 2,
-                converts: true,
-                native_dot: true,
-                fused_truncation: false,
-            },
-        )
-        .expect("compiles");
-        for kind in [
-            ConversionKind::Decompose,
-            ConversionKind::Sign,
-            ConversionKind::Inject,
-        ] {
-            assert!(
-                program.conversions.iter().any(|cv| cv.kind == kind),
-                "round {round}: no {kind:?}"
+        // Every conversion kind live in the compiled program (drawn again
+        // until it is).
+        let c = loop {
+            let c = random_circuit(
+                &RandomCircuitSpec::mixed(ring, 13, 4, 220, 2 + 3 * round),
+                &mut prg,
             );
-        }
+            let program = Program::compile(
+                &c,
+                Target {
+                    name: "test",
+                    max_fan_in: 2,
+                    converts: true,
+                    native_dot: true,
+                    fused_truncation: false,
+                },
+            )
+            .expect("compiles");
+            let live = |kind| program.conversions.iter().any(|cv| cv.kind == kind);
+            if [
+                ConversionKind::Decompose,
+                ConversionKind::Sign,
+                ConversionKind::Inject,
+            ]
+            .into_iter()
+            .all(live)
+            {
+                break c;
+            }
+        };
         for &setting in &mixed_settings {
             let mut inputs = random_inputs(&c, &mut prg, 203 + round);
             with_edge_values(&c, &mut inputs, ring);

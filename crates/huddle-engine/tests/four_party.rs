@@ -440,11 +440,58 @@ fn conversions(m: u32, ring: RingWidth, inject: bool) -> Circuit {
     c
 }
 
+/// How a protocol converts and opens, link by link: the split's messages
+/// (phase, from, to; one target element per term bit each), P0's input to
+/// the others, and for each receiver of an output the party that sends it
+/// the missing component and the one that sends a digest of it.
+struct ConversionLinks {
+    protocol: &'static str,
+    split: &'static [(Phase, usize, usize)],
+    input_to: [usize; 2],
+    /// (receiver, sender, verifier).
+    reveal: [(usize, usize, usize); 4],
+}
+
+fn conversion_links() -> [ConversionLinks; 4] {
+    // Quad: P0 -> P2 the share of -x0 (offline), P2 -> P0 a + x0 masked.
+    let quad = ConversionLinks {
+        protocol: "quad",
+        split: &[(Phase::Offline, 0, 2), (Phase::Online, 2, 0)],
+        input_to: [1, 2],
+        reveal: [(0, 1, 2), (1, 0, 3), (2, 3, 0), (3, 2, 1)],
+    };
+    let het = ConversionLinks {
+        protocol: "quad-het",
+        ..quad
+    };
+    [
+        quad,
+        het,
+        // Fantastic Four: x0 + x1's share P2 -> P0, x2 + x3's P0 -> P2.
+        ConversionLinks {
+            protocol: "fantastic4",
+            split: &[(Phase::Online, 2, 0), (Phase::Online, 0, 2)],
+            input_to: [1, 3],
+            reveal: [(0, 3, 1), (1, 0, 2), (2, 1, 3), (3, 2, 0)],
+        },
+        // Tetrad: m - λ1 masked P0 -> P2, the share of -(λ2 + λ3) P3 -> P0
+        // (offline).
+        ConversionLinks {
+            protocol: "tetrad",
+            split: &[(Phase::Online, 0, 2), (Phase::Offline, 3, 0)],
+            input_to: [1, 2],
+            reveal: [(0, 3, 1), (1, 3, 0), (2, 3, 0), (3, 0, 1)],
+        },
+    ]
+}
+
 #[test]
-fn quad_conversions_cost_one_term_each_way_and_the_adder() {
-    // HK-C Figure 15 (A2B) and 17 (Bit2A): P0 sends P2 its share of -x0
-    // (offline), P2 sends P0 a + x0 masked (online); then the adder's ANDs
-    // (B2A: one ring multiplication per bit) at the table's prices.
+fn conversions_cost_two_terms_and_the_adder_on_every_link() {
+    // A2B (HK-C Figure 15 for Quad; the module docs for the others) and
+    // Bit2A after it: every byte on every link in the offline and online
+    // phases is the split's terms, the adder's ANDs (B2A: one ring
+    // multiplication per bit) at the protocol's table prices, P0's input
+    // and the outputs (the missing component, and a 32-byte digest).
     use huddle_engine::sharing::program::{ConversionKind, Program, Target};
     let (m, instances) = (5u32, 200usize);
     for ring in [RingWidth::W16, RingWidth::W64] {
@@ -463,33 +510,60 @@ fn quad_conversions_cost_one_term_each_way_and_the_adder() {
         .expect("compiles");
         let adder = program.recombining(ConversionKind::Decompose);
         let ands = adder.multiplications() as u64;
+        let depth = adder.layers.len() as u32;
         let bit = u64::from(m) * element_bytes(None, instances); // one bit of every conversion
         let e = u64::from(m) * element_bytes(Some(ring), instances); // one element of every conversion
         let inject = conversions(m, ring, true);
-        for t in tables()
-            .into_iter()
-            .filter(|t| t.protocol.starts_with("quad"))
-        {
-            for (c, term, mults) in [
-                (&a2b, k * bit, ands * bit),
-                (&inject, k * bit + e, ands * bit + e),
+        for (t, links) in tables().into_iter().zip(conversion_links()) {
+            assert_eq!(t.protocol, links.protocol);
+            // (circuit, split bytes per message, multiplication bytes,
+            // output bytes per receiver)
+            for (c, term, mults, out) in [
+                (&a2b, k * bit, ands * bit, k * bit),
+                (&inject, k * bit + e, ands * bit + e, e),
             ] {
                 let acc = accounting_of(t.protocol, c, instances);
-                let (offline, online) = (bytes(&acc, Phase::Offline), bytes(&acc, Phase::Online));
                 let what = format!("{} {ring} inject {}", t.protocol, c == &inject);
-                assert_eq!(offline[0][2], term + t.offline[0][2] * mults, "{what}");
-                assert_eq!(offline[3][0], t.offline[3][0] * mults, "{what}");
-                assert_eq!(online[1][2], t.online[1][2] * mults, "{what}");
-                assert_eq!(online[2][1], t.online[2][1] * mults, "{what}");
-                // P2 -> P0: the term, the products' m21 (and m22), the
-                // reveal's digest of P3's output component.
-                assert_eq!(online[2][0], term + t.online[2][0] * mults + 32, "{what}");
-                // Input, the adder, output: the split costs no round (P0
-                // only checks; P2's term travels with the first layer); B2A
-                // one multiplication more, Quad-Het's lag one round.
-                let depth = adder.layers.len() as u32;
-                let more = u32::from(c == &inject) + u32::from(t.protocol == "quad-het");
-                assert_eq!(acc.rounds(Phase::Online), 1 + depth + 1 + more, "{what}");
+                for (phase, table) in [(Phase::Offline, t.offline), (Phase::Online, t.online)] {
+                    let mut want = [[0u64; 4]; 4];
+                    for f in 0..PARTIES {
+                        for to in 0..PARTIES {
+                            want[f][to] = table[f][to] * mults;
+                        }
+                    }
+                    for &(p, f, to) in links.split {
+                        if p == phase {
+                            want[f][to] += term;
+                        }
+                    }
+                    if phase == Phase::Online {
+                        for to in links.input_to {
+                            want[0][to] += e;
+                        }
+                        for (receiver, sender, verifier) in links.reveal {
+                            want[sender][receiver] += out;
+                            want[verifier][receiver] += 32;
+                        }
+                    }
+                    assert_eq!(bytes(&acc, phase), want, "{what} {phase:?}");
+                }
+                // Input, the adder, output; B2A one multiplication more.
+                // A2B's split costs no round here: Quad's P0 only checks
+                // (P2's term travels with the adder's first layer), and the
+                // other senders know their terms of P0's input without
+                // waiting for it (P0 deals; Fantastic Four's P2 holds only
+                // key-drawn shares of it). B2A's split of computed bits
+                // costs Fantastic Four and Tetrad a round (P2 and P0 wait
+                // for it), not Quad. The protocols' own lags as in their
+                // chains.
+                let split = u32::from(c == &inject && !t.protocol.starts_with("quad"));
+                let lag = u32::from(t.protocol == "quad-het" || t.protocol == "tetrad");
+                let more = u32::from(c == &inject);
+                assert_eq!(
+                    acc.rounds(Phase::Online),
+                    1 + depth + split + more + 1 + lag,
+                    "{what}"
+                );
             }
         }
     }

@@ -28,10 +28,19 @@
 //! and x_c from K¬a and K¬c, and d sends x_b = v − x_a − x_c to a and c, who
 //! compare their views of it.
 //!
+//! **Conversions** ([`Sharing::split`]; ours, the specification has none):
+//! x = (x0 + x1) + (x2 + x3). P2 and P3 know the first term, P0 and P1 the
+//! second. The first is shared in the target domain as y2 = y3 = 0,
+//! y0 = r from K¬0 and y1 = term − r, which P2 sends P0 (the one party
+//! without r) and P3 vouches for; the second likewise with y0 = y1 = 0,
+//! y2 = r from K¬2, y3 sent by P0 to P2 and vouched for by P1. One element
+//! each way per term bit, online (`CONVERSION_TERMS`).
+//!
 //! **Reveal** (§3.3): P_{i−1} sends x_i to P_i and P_{i+1} vouches for it.
 //! Every compare-view digest is exchanged before any reveal message.
 
 use super::arith::Arith;
+use super::convert::SplitJob;
 use super::malicious::{self, message, write3, Route, SubsetKey, Tags};
 use super::pieces::{dot_terms, operands, Operands};
 use super::program::{Layer, Program};
@@ -81,12 +90,14 @@ static KEY_VIEWS: [ViewSpec; 4] = [
     },
 ];
 
-/// Views 0..4: inputs by dealer; 4..10: m1..m6; 10..14: reveal to P0..P3.
+/// Views 0..4: inputs by dealer; 4..10: m1..m6; 10..14: reveal to P0..P3;
+/// 14, 15: the conversion terms.
 const V_INPUT: usize = 0;
 const V_M: [usize; 6] = [4, 5, 6, 7, 8, 9];
 const V_REVEAL: usize = 10;
+const V_CONVERT: [usize; 2] = [14, 15];
 
-static VIEWS: [ViewSpec; 14] = [
+static VIEWS: [ViewSpec; 16] = [
     ViewSpec {
         check: "input x2 from P0 (P1, P3)",
         members: &[1, 3],
@@ -143,6 +154,14 @@ static VIEWS: [ViewSpec; 14] = [
         check: "output x3 from P2 to P3, digest from P0",
         members: &[],
     },
+    ViewSpec {
+        check: "conversion: share of x0 + x1 from P2 to P0, vouched for by P3",
+        members: &[0, 3],
+    },
+    ViewSpec {
+        check: "conversion: share of x2 + x3 from P0 to P2, vouched for by P1",
+        members: &[1, 2],
+    },
 ];
 
 /// P_i receives x_i from P_{i−1} (its component 0), vouched for by P_{i+1}
@@ -173,6 +192,8 @@ mod msg {
     pub const REVEAL: usize = 9;
     pub const REVEAL_DIGEST: usize = 10;
     pub const VERDICT: usize = 11;
+    /// The conversion terms' shares, t0 then t1.
+    pub const CONVERT: usize = 12;
 }
 
 const TAGS: Tags = Tags {
@@ -183,7 +204,7 @@ const TAGS: Tags = Tags {
     verdict: msg::VERDICT,
 };
 
-pub static MESSAGES: [MessageType; 12] = [
+pub static MESSAGES: [MessageType; 14] = [
     message("key", &[0, 1], false),
     message("input", &[0, 1, 2, 3], false),
     message("m1", &[0], false),
@@ -196,6 +217,8 @@ pub static MESSAGES: [MessageType; 12] = [
     message("reveal", &[0, 1, 2, 3], false),
     message("reveal-digest", &[0, 1, 2, 3], true),
     message("verdict", &[0, 1, 2, 3], false),
+    message("conversion-t0", &[2], false),
+    message("conversion-t1", &[0], false),
 ];
 
 pub struct FantasticFour {
@@ -203,6 +226,34 @@ pub struct FantasticFour {
     keys: Vec<Option<Prg>>,
     views: Option<Views>,
 }
+
+/// A conversion term (see [`Sharing::split`]): the sum of two shares of the
+/// source value, known to the two parties that hold both, shared in the
+/// target domain as y_holders = 0, y_keyed = r from K¬keyed and y_sent =
+/// term - r, which holders[0] sends to `keyed` (the one party without r)
+/// and holders[1] vouches for.
+struct ConversionTerm {
+    sum: [usize; 2],
+    holders: [PartyId; 2],
+    keyed: PartyId,
+    sent: usize,
+}
+
+/// x = (x0 + x1) + (x2 + x3): P2 and P3 know the first, P0 and P1 the second.
+static CONVERSION_TERMS: [ConversionTerm; 2] = [
+    ConversionTerm {
+        sum: [0, 1],
+        holders: [2, 3],
+        keyed: 0,
+        sent: 1,
+    },
+    ConversionTerm {
+        sum: [2, 3],
+        holders: [0, 1],
+        keyed: 2,
+        sent: 3,
+    },
+];
 
 /// The component at which party `me` holds share `j` (None for j = me).
 fn component(me: PartyId, j: usize) -> Option<usize> {
@@ -315,6 +366,77 @@ impl Sharing for FantasticFour {
 
     fn components(&self) -> usize {
         3
+    }
+
+    fn converts(&self) -> bool {
+        true
+    }
+
+    /// See `CONVERSION_TERMS`: each term is shared with its holders'
+    /// shares 0, one share from the key of a third party's complement, and
+    /// the last one sent to that third party by one holder, vouched for by
+    /// the other.
+    fn split<F: Arith, T: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        job: &SplitJob,
+        src: &Shares,
+        dst: &mut Shares,
+    ) -> Result<(), RunError> {
+        self.views().set_word_bytes(ch.word_bytes());
+        let me = self.me;
+        let n = job.term_words();
+        let mut received = Vec::new();
+        for (t, term) in CONVERSION_TERMS.iter().enumerate() {
+            let slots = job.terms[t];
+            let [ha, hb] = term.holders;
+            let set = |dst: &mut Shares, j: usize, words: Option<&[u64]>| {
+                if let Some(k) = component(me, j) {
+                    match words {
+                        Some(w) => dst.set_slots(k, slots, w),
+                        None => dst.zero_slots(k, slots),
+                    }
+                }
+            };
+            set(dst, ha, None);
+            set(dst, hb, None);
+            // y_keyed = r from K¬keyed (everyone else holds both).
+            if me != term.keyed {
+                let r = ch.draw(self.key(term.keyed), n);
+                set(dst, term.keyed, Some(&r));
+                if term.holders.contains(&me) {
+                    // y_sent = t - r.
+                    let gather = |j: usize| {
+                        job.gather(
+                            src,
+                            component(me, j).expect("a holder holds the term's shares"),
+                        )
+                    };
+                    let (a, b) = (gather(term.sum[0]), gather(term.sum[1]));
+                    let sum: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| F::add(a, b)).collect();
+                    let v = job.relayout(&sum);
+                    let y: Vec<u64> = v.iter().zip(&r).map(|(&v, &r)| T::sub(v, r)).collect();
+                    set(dst, term.sent, Some(&y));
+                    if me == ha {
+                        ch.send_tagged(msg::CONVERT + t, term.keyed, &y)?;
+                    } else {
+                        self.views().absorb(V_CONVERT[t], &y);
+                    }
+                }
+                ch.recycle(r);
+            } else {
+                received.push(t);
+            }
+        }
+        for t in received {
+            let term = &CONVERSION_TERMS[t];
+            let y = ch.recv(term.holders[0], n)?;
+            self.views().absorb(V_CONVERT[t], &y);
+            let k = component(me, term.sent).expect("the receiver holds the sent share");
+            dst.set_slots(k, job.terms[t], &y);
+            ch.recycle(y);
+        }
+        Ok(())
     }
 
     fn constant_rule(&self) -> ConstantRule {

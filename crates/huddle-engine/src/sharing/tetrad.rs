@@ -31,6 +31,11 @@
 //! one it lacks is 0) and sends m to those of P0, P1, P2 that are not it,
 //! who compare their views.
 //!
+//! **Conversions** ([`Sharing::split`]; ours, the specification has none):
+//! v = (m − λ1) + (−λ2 − λ3), the first term known to P0 and P1, the second
+//! to P2 and P3; each is shared with one element sent by one holder and
+//! vouched for by the other (P0 → P2 online, P3 → P0 offline; see `split`).
+//!
 //! **Reveal** (§3.3): P3 sends λ3 to P0 (vouched for by P1), λ2 to P1 (by
 //! P0), λ1 to P2 (by P0); P0 sends m to P3 (by P1). Every compare-view
 //! digest is exchanged before any reveal message.
@@ -45,6 +50,7 @@
 //! registers. Tetrad is a baseline here, so its gate throughput wins.
 
 use super::arith::Arith;
+use super::convert::SplitJob;
 use super::malicious::{self, message, write3, Route, SubsetKey, Tags};
 use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
@@ -90,8 +96,11 @@ const V_LZ2: usize = 1;
 const V_MZ: usize = 2;
 const V_CHECK: usize = 3;
 const V_REVEAL: usize = 4;
+/// Conversions: m - λ1 masked (P0 to P2), the share of -(λ2 + λ3) (P3 to P0).
+const V_CONVERT_M: usize = 8;
+const V_CONVERT_MASK: usize = 9;
 
-static VIEWS: [ViewSpec; 8] = [
+static VIEWS: [ViewSpec; 10] = [
     ViewSpec {
         check: "input m (P0, P1, P2)",
         members: &[0, 1, 2],
@@ -123,6 +132,14 @@ static VIEWS: [ViewSpec; 8] = [
     ViewSpec {
         check: "output m from P0 to P3, digest from P1",
         members: &[],
+    },
+    ViewSpec {
+        check: "conversion: m - λ1 masked, from P0 to P2, vouched for by P1",
+        members: &[1, 2],
+    },
+    ViewSpec {
+        check: "conversion: share of -(λ2 + λ3) from P3 to P0, vouched for by P2",
+        members: &[0, 2],
     },
 ];
 
@@ -161,6 +178,8 @@ mod msg {
     pub const REVEAL: usize = 8;
     pub const REVEAL_DIGEST: usize = 9;
     pub const VERDICT: usize = 10;
+    pub const CONVERT_M: usize = 11;
+    pub const CONVERT_MASK: usize = 12;
 }
 
 const TAGS: Tags = Tags {
@@ -171,7 +190,7 @@ const TAGS: Tags = Tags {
     verdict: msg::VERDICT,
 };
 
-pub static MESSAGES: [MessageType; 11] = [
+pub static MESSAGES: [MessageType; 13] = [
     message("key", &[0, 1], false),
     message("input", &[0, 1, 2, 3], false),
     message("t1", &[3], false),
@@ -183,6 +202,8 @@ pub static MESSAGES: [MessageType; 11] = [
     message("reveal", &[0, 3], false),
     message("reveal-digest", &[0, 1], true),
     message("verdict", &[0, 1, 2, 3], false),
+    message("conversion-m", &[0], false),
+    message("conversion-mask", &[3], false),
 ];
 
 pub struct Tetrad {
@@ -279,6 +300,108 @@ impl Sharing for Tetrad {
 
     fn components(&self) -> usize {
         3
+    }
+
+    fn converts(&self) -> bool {
+        true
+    }
+
+    /// v = t0 + t1 with t0 = m - λ1 (P0, P1) and t1 = -(λ2 + λ3) (P2, P3),
+    /// each shared in the target domain (masked value M, masks μ1, μ2, μ3):
+    /// - t0: μ1 = r from K013, μ2 = μ3 = 0, M = t0 + r, which P0 sends P2
+    ///   (P1 computes it too): P0, P1 (M, r, 0), P2 (M, 0, 0), P3 (r, 0, 0).
+    /// - t1: M = 0, μ1 = 0, μ3 = r' from K123, μ2 = -t1 - r', which P3 sends
+    ///   P0 (input-independent, phase `offline`; P2 computes it too): P0
+    ///   (0, 0, μ2), P1 (0, 0, r'), P2 and P3 (0, μ2, r').
+    fn split<F: Arith, T: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        job: &SplitJob,
+        src: &Shares,
+        dst: &mut Shares,
+    ) -> Result<(), RunError> {
+        self.views().set_word_bytes(ch.word_bytes());
+        let me = self.me;
+        let [t0, t1] = job.terms;
+        let n = job.term_words();
+        // The term a party knows, from two of its components: a - b or -(a + b).
+        let term = |a: usize, b: usize, negate: bool| -> Vec<u64> {
+            let (x, y) = (job.gather(src, a), job.gather(src, b));
+            let v: Vec<u64> = x
+                .iter()
+                .zip(&y)
+                .map(|(&x, &y)| {
+                    if negate {
+                        F::neg(F::add(x, y))
+                    } else {
+                        F::sub(x, y)
+                    }
+                })
+                .collect();
+            job.relayout(&v)
+        };
+        let plus = |a: &[u64], b: &[u64]| -> Vec<u64> {
+            a.iter().zip(b).map(|(&a, &b)| T::add(a, b)).collect()
+        };
+        for c in 0..3 {
+            dst.zero_slots(c, t0);
+            dst.zero_slots(c, t1);
+        }
+        // t0.
+        if self.holds(0) {
+            let r = ch.draw(self.key(0), n);
+            match me {
+                3 => dst.set_slots(0, t0, &r),
+                _ => {
+                    let big_m = plus(&term(0, 1, false), &r);
+                    dst.set_slots(0, t0, &big_m);
+                    dst.set_slots(1, t0, &r);
+                    if me == 0 {
+                        ch.send_tagged(msg::CONVERT_M, 2, &big_m)?;
+                    } else {
+                        self.views().absorb(V_CONVERT_M, &big_m);
+                    }
+                }
+            }
+            ch.recycle(r);
+        }
+        // t1.
+        if self.holds(2) {
+            let r = ch.draw(self.key(2), n);
+            // r' is P1's component 2, P2's and P3's component 2 too.
+            dst.set_slots(2, t1, &r);
+            if me != 1 {
+                let minus_t: Vec<u64> = term(1, 2, true).iter().map(|&t| T::neg(t)).collect();
+                let mu2: Vec<u64> = minus_t
+                    .iter()
+                    .zip(&r)
+                    .map(|(&t, &r)| T::sub(t, r))
+                    .collect();
+                dst.set_slots(1, t1, &mu2);
+                if me == 3 {
+                    ch.send_tagged_in(Phase::Offline, msg::CONVERT_MASK, 0, &mu2)?;
+                } else {
+                    self.views().absorb(V_CONVERT_MASK, &mu2);
+                }
+            }
+            ch.recycle(r);
+        }
+        match me {
+            0 => {
+                let mu2 = ch.recv(3, n)?;
+                self.views().absorb(V_CONVERT_MASK, &mu2);
+                dst.set_slots(2, t1, &mu2);
+                ch.recycle(mu2);
+            }
+            2 => {
+                let big_m = ch.recv(0, n)?;
+                self.views().absorb(V_CONVERT_M, &big_m);
+                dst.set_slots(0, t0, &big_m);
+                ch.recycle(big_m);
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     fn constant_rule(&self) -> ConstantRule {
