@@ -40,18 +40,18 @@
 //! P0), λ1 to P2 (by P0); P0 sends m to P3 (by P1). Every compare-view
 //! digest is exchanged before any reveal message.
 //!
-//! Dot products are lowered to multiplications and a sum. Summing the
-//! products over the pairs instead (native, one multiplication's traffic)
-//! was tried three ways (a dot branch in `each_word`, one call site of its
-//! closure, an out-of-line dot pass taking the closure by reference): each
-//! cost 5-15 % of Tetrad's AND throughput (`huddle bench protocols
-//! --protocol tetrad --batch 16384 --repeat 3`, alternating with the build
-//! without it), the last because the closure's captures no longer stay in
-//! registers. Tetrad is a baseline here, so its gate throughput wins.
+//! **Dot products** cost one multiplication: every product above is
+//! bilinear, so a dot product sums them over its pairs. Only layers that
+//! have dot products run that code (`each_word`'s `DOT`): three earlier
+//! forms with a run-time branch (in `each_word`, one call site of its
+//! closure, an out-of-line pass taking the closure by reference) each cost
+//! 5-15 % of Tetrad's AND throughput (`huddle bench protocols --protocol
+//! tetrad --batch 16384 --repeat 3`, alternating with the build without).
 
 use super::arith::Arith;
 use super::convert::SplitJob;
 use super::malicious::{self, message, write3, Route, SubsetKey, Tags};
+use super::pieces::{dot_terms, operands, Operands};
 use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
@@ -246,13 +246,114 @@ impl Tetrad {
     fn views(&mut self) -> &mut Views {
         self.views.as_mut().expect("setup runs first")
     }
+
+    /// One layer's multiplications (`DOT`: see [`each_word`]).
+    fn multiply_layer<R: Arith, const DOT: bool>(
+        &mut self,
+        ch: &mut Channel,
+        ops: &Operands,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let gates = &ops.gates;
+        let n = gates.len() * s.w;
+        let me = self.me;
+        let mut draw = |this: &mut Self, j: usize| this.holds(j).then(|| ch.draw(this.key(j), n));
+        let u1 = draw(self, 0);
+        let lz1 = draw(self, 0);
+        let u2 = draw(self, 1);
+        let sv = draw(self, 2);
+        let lz3 = draw(self, 2);
+        let draws = [u1, lz1, u2, sv, lz3];
+        let [u1, lz1, u2, sv, lz3] = draws.each_ref().map(held);
+        let (add, sub) = (R::add, R::sub);
+        // One pass over the layer's products fills `a` (and `b`) with what
+        // this party sends or keeps; the received values are combined after.
+        let (mut a, mut b) = (ch.buffer(n), ch.buffer(n));
+        match me {
+            3 => {
+                // Components (λ1, λ2, λ3): first = x1 y1, cross1 = x1 y2 + x2 y1,
+                // cross2 = x1 y3 + x3 y1, inner = x2 y3 + x3 y2, diag1 = x2 y2,
+                // diag2 = x3 y3. a = λz2 = u1 + u2 − Γ_A − λz1, b = w = s + Γ_B + Γ_C.
+                each_word::<R, DOT>(s, ops, |k, q| {
+                    let gamma_a = add(q.cross1, q.first);
+                    let (gamma_b, gamma_c) = (add(q.cross2, q.diag2), add(q.inner, q.diag1));
+                    a[k] = sub(sub(add(u1[k], u2[k]), gamma_a), lz1[k]);
+                    b[k] = add(add(sv[k], gamma_b), gamma_c);
+                });
+                ch.send_tagged_in(Phase::Offline, msg::T1, 0, &b)?;
+                ch.send_tagged_in(Phase::Offline, msg::T2, 2, &a)?;
+                write3(s, gates, |k| (lz1[k], a[k], lz3[k]));
+            }
+            0 => {
+                // Components (m, λ1, λ2): Γ_A = inner + diag1; a = λz2, b =
+                // c − w = u1 + u2 − (x1 + x2) m_y − m_x (y1 + y2).
+                each_word::<R, DOT>(s, ops, |k, q| {
+                    a[k] = sub(sub(add(u1[k], u2[k]), add(q.inner, q.diag1)), lz1[k]);
+                    b[k] = sub(add(u1[k], u2[k]), add(q.cross1, q.cross2));
+                });
+                let wv = ch.recv(3, n)?;
+                let mz = ch.recv(2, n)?;
+                let views = self.views();
+                views.absorb(V_LZ2, &a);
+                views.absorb(V_MZ, &mz);
+                views.absorb_with(V_CHECK, n, |k| add(wv[k], b[k]));
+                write3(s, gates, |k| (mz[k], lz1[k], a[k]));
+                for v in [wv, mz] {
+                    ch.recycle(v);
+                }
+            }
+            _ => {
+                // P1, components (m, λ1, λ3): a = y1 = Γ_B + u1 − cross1 with
+                // Γ_B = inner + diag2. P2, components (m, λ2, λ3): a = y2 =
+                // Γ_C + u2 − cross1 with Γ_C = inner + diag1. Both: b = m_x m_y
+                // + y3 = first − cross2.
+                let p1 = me == 1;
+                each_word::<R, DOT>(s, ops, |k, q| {
+                    let (diag, u) = if p1 {
+                        (q.diag2, u1[k])
+                    } else {
+                        (q.diag1, u2[k])
+                    };
+                    a[k] = sub(add(add(q.inner, diag), u), q.cross1);
+                    b[k] = sub(q.first, q.cross2);
+                });
+                let (tag, peer) = if p1 { (msg::T3, 2) } else { (msg::T4, 1) };
+                ch.send_tagged(tag, peer, &a)?;
+                let lz2 = (!p1).then(|| ch.recv(3, n)).transpose()?;
+                let theirs = ch.recv(peer, n)?;
+                // m_z = m_x m_y + y1 + y2 + y3 + λz3, in place of b.
+                for k in 0..n {
+                    b[k] = add(add(b[k], add(a[k], theirs[k])), lz3[k]);
+                }
+                if !p1 {
+                    ch.send_tagged(msg::T5, 0, &b)?;
+                }
+                let views = self.views();
+                match &lz2 {
+                    Some(lz2) => views.absorb(V_LZ2, lz2),
+                    None => views.absorb(V_MZ, &b),
+                }
+                views.absorb_with(V_CHECK, n, |k| add(add(a[k], theirs[k]), sv[k]));
+                let lz = lz2.as_deref().unwrap_or(lz1);
+                write3(s, gates, |k| (b[k], lz[k], lz3[k]));
+                ch.recycle(theirs);
+                if let Some(v) = lz2 {
+                    ch.recycle(v);
+                }
+            }
+        }
+        for v in [a, b].into_iter().chain(draws.into_iter().flatten()) {
+            ch.recycle(v);
+        }
+        Ok(())
+    }
 }
 
 /// Per word of a layer, the products a party combines, from its components
 /// (a0, a1, a2) of x and (b0, b1, b2) of y:
 /// `square` = a1 b1 + a1 b2 + a2 b1 (P0: Γ_A; P1: x1 y1 + the Γ_B cross terms,
 /// see `gamma`), and the cross terms with component 0.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Products {
     /// a0 b0: m_x m_y at P0, P1, P2.
     first: u64,
@@ -266,25 +367,63 @@ struct Products {
     diag2: u64,
 }
 
+/// The products of word j of a (`x`) and b (`y`).
 #[inline(always)]
-fn each_word<R: Arith>(s: &Shares, gates: &[(u32, u32, u32)], mut f: impl FnMut(usize, Products)) {
+fn products<R: Arith>(x: [&[u64]; 3], y: [&[u64]; 3], j: usize) -> Products {
+    let cross = |p: u64, q: u64, yp: u64, yq: u64| R::add(R::mul(p, yq), R::mul(q, yp));
+    Products {
+        first: R::mul(x[0][j], y[0][j]),
+        cross1: cross(x[0][j], x[1][j], y[0][j], y[1][j]),
+        cross2: cross(x[0][j], x[2][j], y[0][j], y[2][j]),
+        inner: cross(x[1][j], x[2][j], y[1][j], y[2][j]),
+        diag1: R::mul(x[1][j], y[1][j]),
+        diag2: R::mul(x[2][j], y[2][j]),
+    }
+}
+
+/// Calls `f(k, products)` for word k of the layer (gate k / w, word k % w).
+/// With `DOT` (a layer with dot products), a dot product's products are
+/// the sums over its pairs (each is bilinear). A layer without any runs the
+/// `DOT = false` instance, whose loop has no dot branch at all: Tetrad's
+/// AND throughput lost 5-15 % to every form with a run-time branch.
+#[inline(always)]
+fn each_word<R: Arith, const DOT: bool>(
+    s: &Shares,
+    ops: &Operands,
+    mut f: impl FnMut(usize, Products),
+) {
     let w = s.w;
-    for (gi, &(a, b, _)) in gates.iter().enumerate() {
-        let (x0, x1, x2) = (s.get(0, a), s.get(1, a), s.get(2, a));
-        let (y0, y1, y2) = (s.get(0, b), s.get(1, b), s.get(2, b));
-        for j in 0..w {
-            let cross = |p: u64, q: u64, yp: u64, yq: u64| R::add(R::mul(p, yq), R::mul(q, yp));
-            f(
-                gi * w + j,
-                Products {
-                    first: R::mul(x0[j], y0[j]),
-                    cross1: cross(x0[j], x1[j], y0[j], y1[j]),
-                    cross2: cross(x0[j], x2[j], y0[j], y2[j]),
-                    inner: cross(x1[j], x2[j], y1[j], y2[j]),
-                    diag1: R::mul(x1[j], y1[j]),
-                    diag2: R::mul(x2[j], y2[j]),
+    let slices = |slot: u32| [s.get(0, slot), s.get(1, slot), s.get(2, slot)];
+    let mut buffer = Vec::new();
+    for (gi, &(a, b, _)) in ops.gates.iter().enumerate() {
+        if DOT && !ops.more[gi].is_empty() {
+            let more = &ops.more[gi];
+            let sums = dot_terms(
+                (a, b),
+                more,
+                &mut buffer,
+                w,
+                |a, b, acc: &mut [Products]| {
+                    let (x, y) = (slices(a), slices(b));
+                    for (j, t) in acc.iter_mut().enumerate() {
+                        let u = products::<R>(x, y, j);
+                        t.first = R::add(t.first, u.first);
+                        t.cross1 = R::add(t.cross1, u.cross1);
+                        t.cross2 = R::add(t.cross2, u.cross2);
+                        t.inner = R::add(t.inner, u.inner);
+                        t.diag1 = R::add(t.diag1, u.diag1);
+                        t.diag2 = R::add(t.diag2, u.diag2);
+                    }
                 },
             );
+            for (j, &t) in sums.iter().enumerate() {
+                f(gi * w + j, t);
+            }
+            continue;
+        }
+        let (x, y) = (slices(a), slices(b));
+        for j in 0..w {
+            f(gi * w + j, products::<R>(x, y, j));
         }
     }
 }
@@ -300,6 +439,10 @@ impl Sharing for Tetrad {
 
     fn components(&self) -> usize {
         3
+    }
+
+    fn native_dot(&self) -> bool {
+        true
     }
 
     fn converts(&self) -> bool {
@@ -493,103 +636,12 @@ impl Sharing for Tetrad {
     ) -> Result<(), RunError> {
         // Values are hashed as this domain's words travel.
         self.views().set_word_bytes(ch.word_bytes());
-        let ops = super::pieces::operands(program, layer);
-        debug_assert!(
-            ops.more.iter().all(Vec::is_empty),
-            "DOT is lowered for Tetrad"
-        );
-        let gates = &ops.gates;
-        let n = gates.len() * s.w;
-        let me = self.me;
-        let mut draw = |this: &mut Self, j: usize| this.holds(j).then(|| ch.draw(this.key(j), n));
-        let u1 = draw(self, 0);
-        let lz1 = draw(self, 0);
-        let u2 = draw(self, 1);
-        let sv = draw(self, 2);
-        let lz3 = draw(self, 2);
-        let draws = [u1, lz1, u2, sv, lz3];
-        let [u1, lz1, u2, sv, lz3] = draws.each_ref().map(held);
-        let (add, sub) = (R::add, R::sub);
-        // One pass over the layer's products fills `a` (and `b`) with what
-        // this party sends or keeps; the received values are combined after.
-        let (mut a, mut b) = (ch.buffer(n), ch.buffer(n));
-        match me {
-            3 => {
-                // Components (λ1, λ2, λ3): first = x1 y1, cross1 = x1 y2 + x2 y1,
-                // cross2 = x1 y3 + x3 y1, inner = x2 y3 + x3 y2, diag1 = x2 y2,
-                // diag2 = x3 y3. a = λz2 = u1 + u2 − Γ_A − λz1, b = w = s + Γ_B + Γ_C.
-                each_word::<R>(s, gates, |k, q| {
-                    let gamma_a = add(q.cross1, q.first);
-                    let (gamma_b, gamma_c) = (add(q.cross2, q.diag2), add(q.inner, q.diag1));
-                    a[k] = sub(sub(add(u1[k], u2[k]), gamma_a), lz1[k]);
-                    b[k] = add(add(sv[k], gamma_b), gamma_c);
-                });
-                ch.send_tagged_in(Phase::Offline, msg::T1, 0, &b)?;
-                ch.send_tagged_in(Phase::Offline, msg::T2, 2, &a)?;
-                write3(s, gates, |k| (lz1[k], a[k], lz3[k]));
-            }
-            0 => {
-                // Components (m, λ1, λ2): Γ_A = inner + diag1; a = λz2, b =
-                // c − w = u1 + u2 − (x1 + x2) m_y − m_x (y1 + y2).
-                each_word::<R>(s, gates, |k, q| {
-                    a[k] = sub(sub(add(u1[k], u2[k]), add(q.inner, q.diag1)), lz1[k]);
-                    b[k] = sub(add(u1[k], u2[k]), add(q.cross1, q.cross2));
-                });
-                let wv = ch.recv(3, n)?;
-                let mz = ch.recv(2, n)?;
-                let views = self.views();
-                views.absorb(V_LZ2, &a);
-                views.absorb(V_MZ, &mz);
-                views.absorb_with(V_CHECK, n, |k| add(wv[k], b[k]));
-                write3(s, gates, |k| (mz[k], lz1[k], a[k]));
-                for v in [wv, mz] {
-                    ch.recycle(v);
-                }
-            }
-            _ => {
-                // P1, components (m, λ1, λ3): a = y1 = Γ_B + u1 − cross1 with
-                // Γ_B = inner + diag2. P2, components (m, λ2, λ3): a = y2 =
-                // Γ_C + u2 − cross1 with Γ_C = inner + diag1. Both: b = m_x m_y
-                // + y3 = first − cross2.
-                let p1 = me == 1;
-                each_word::<R>(s, gates, |k, q| {
-                    let (diag, u) = if p1 {
-                        (q.diag2, u1[k])
-                    } else {
-                        (q.diag1, u2[k])
-                    };
-                    a[k] = sub(add(add(q.inner, diag), u), q.cross1);
-                    b[k] = sub(q.first, q.cross2);
-                });
-                let (tag, peer) = if p1 { (msg::T3, 2) } else { (msg::T4, 1) };
-                ch.send_tagged(tag, peer, &a)?;
-                let lz2 = (!p1).then(|| ch.recv(3, n)).transpose()?;
-                let theirs = ch.recv(peer, n)?;
-                // m_z = m_x m_y + y1 + y2 + y3 + λz3, in place of b.
-                for k in 0..n {
-                    b[k] = add(add(b[k], add(a[k], theirs[k])), lz3[k]);
-                }
-                if !p1 {
-                    ch.send_tagged(msg::T5, 0, &b)?;
-                }
-                let views = self.views();
-                match &lz2 {
-                    Some(lz2) => views.absorb(V_LZ2, lz2),
-                    None => views.absorb(V_MZ, &b),
-                }
-                views.absorb_with(V_CHECK, n, |k| add(add(a[k], theirs[k]), sv[k]));
-                let lz = lz2.as_deref().unwrap_or(lz1);
-                write3(s, gates, |k| (b[k], lz[k], lz3[k]));
-                ch.recycle(theirs);
-                if let Some(v) = lz2 {
-                    ch.recycle(v);
-                }
-            }
+        let ops = operands(program, layer);
+        if ops.more.iter().any(|m| !m.is_empty()) {
+            self.multiply_layer::<R, true>(ch, &ops, s)
+        } else {
+            self.multiply_layer::<R, false>(ch, &ops, s)
         }
-        for v in [a, b].into_iter().chain(draws.into_iter().flatten()) {
-            ch.recycle(v);
-        }
-        Ok(())
     }
 
     fn checkpoint(&mut self, ch: &mut Channel) -> Result<(), RunError> {
