@@ -58,10 +58,16 @@
 //! then the engine's adder (A2B, LTZ) or t0 + t1 - 2 t0 t1 (B2A) runs as
 //! ordinary gates with their own checks.
 //!
-//! **Inputs** (the paper's): the dealer A draws x1 from K_{A,0,1,3}, x2 from
-//! K_{A,0,2,3} and u from K_{A,1,2,3} (K013, K023, K123, or the all-party key
-//! where A completes the set) and sends a + u + x0 to those of P0, P1, P2
-//! that are not A; P0, P1 and P2 compare their views of it.
+//! **Inputs** (the paper's, with fewer masks): the dealer A draws x1 from
+//! K013, x2 from K023 and u from K123 where it holds the key, and sets the
+//! mask to 0 where it does not (the paper draws it from the all-party key
+//! instead); it sends a + u + x0 to those of P0, P1, P2 that are not A, who
+//! compare their views of it. The zero mask is never one that hides a from
+//! anybody: A = P0 has u = 0 (P1 and P2 see a + x0 under x2 resp. x1, P3
+//! no a); A = P1 has x2 = 0 (P0 sees a + u under u, P2 a + x1 under x1);
+//! A = P2 has x1 = 0 (symmetric); P3 holds every key and zeroes nothing.
+//! Each zero mask saves every holder an AES-CTR draw per element, and the
+//! all-party key is gone.
 //!
 //! **Reveal** (ours; the paper's costs a second round of comparisons): every
 //! receiver gets the one missing component from one holder and a digest of
@@ -88,19 +94,18 @@ use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 use std::ops::Range;
 
-/// The four keys, by the parties that hold them.
+/// The three keys, by the parties that hold them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Key {
     K013 = 0,
     K023 = 1,
     K123 = 2,
-    All = 3,
 }
 
-const HOLDERS: [&[PartyId]; 4] = [&[0, 1, 3], &[0, 2, 3], &[1, 2, 3], &[0, 1, 2, 3]];
+const HOLDERS: [&[PartyId]; 3] = [&[0, 1, 3], &[0, 2, 3], &[1, 2, 3]];
 
 /// The keys with who chooses each (and sends it to the other holders).
-static KEYS: [SubsetKey; 4] = [
+static KEYS: [SubsetKey; 3] = [
     SubsetKey {
         holders: HOLDERS[0],
         chooser: 0,
@@ -113,14 +118,10 @@ static KEYS: [SubsetKey; 4] = [
         holders: HOLDERS[2],
         chooser: 1,
     },
-    SubsetKey {
-        holders: HOLDERS[3],
-        chooser: 0,
-    },
 ];
 
 /// The setup check: the receivers of each key compare its digest.
-static KEY_VIEWS: [ViewSpec; 4] = [
+static KEY_VIEWS: [ViewSpec; 3] = [
     ViewSpec {
         check: "key K013 as received by P1 and P3",
         members: &[1, 3],
@@ -132,10 +133,6 @@ static KEY_VIEWS: [ViewSpec; 4] = [
     ViewSpec {
         check: "key K123 as received by P2 and P3",
         members: &[2, 3],
-    },
-    ViewSpec {
-        check: "all-party key as received by P1, P2 and P3",
-        members: &[1, 2, 3],
     },
 ];
 
@@ -348,15 +345,11 @@ impl Quad {
         }
     }
 
-    /// The key dealer `a`'s masks x1, x2, u come from (K_{A,0,1,3} etc.).
-    fn input_keys(a: PartyId) -> [Key; 3] {
-        let pick = |set: Key| {
-            if HOLDERS[set as usize].contains(&a) {
-                set
-            } else {
-                Key::All
-            }
-        };
+    /// The keys dealer `a`'s masks x1, x2, u come from: K013, K023, K123
+    /// where `a` holds it; None (the mask is 0) where it does not (see the
+    /// module documentation).
+    fn input_keys(a: PartyId) -> [Option<Key>; 3] {
+        let pick = |set: Key| HOLDERS[set as usize].contains(&a).then_some(set);
         [pick(Key::K013), pick(Key::K023), pick(Key::K123)]
     }
 }
@@ -489,27 +482,31 @@ impl Sharing for Quad {
         // Per input value: where its masks x1, x2, u lie in their keys'
         // streams (None where this party lacks the key). Read back slot by
         // slot, so no whole-input mask is ever held.
-        let mut masks: Vec<[Option<(Key, LayerDraws)>; 3]> = Vec::new();
+        let mut masks: Vec<[InputMask; 3]> = Vec::new();
         for (idx, slots) in inputs.slots.iter().enumerate() {
             let n = slots.len() * w;
             let keys = Self::input_keys(inputs.owners[idx]);
-            masks.push(keys.map(|k| {
-                let prg = self.keys[k as usize].as_mut()?;
-                Some((k, LayerDraws::reserve(prg, n, 1)))
+            masks.push(keys.map(|k| match k {
+                None => InputMask::Zero,
+                Some(k) => match self.keys[k as usize].as_mut() {
+                    Some(prg) => InputMask::Drawn(k, LayerDraws::reserve(prg, n, 1)),
+                    None => InputMask::Lacking,
+                },
             }));
         }
         let lacks = |what: &str| RunError::Internal(format!("party {me} lacks {what}"));
         // A mask's words for slot j of an input value (`m`: 0 x1, 1 x2, 2 u).
         let read = |keys: &[Option<Prg>],
-                    masks: &[Option<(Key, LayerDraws)>; 3],
+                    masks: &[InputMask; 3],
                     m: usize,
                     j: usize,
                     out: &mut [u64]|
          -> Result<(), RunError> {
-            let (k, draws) = masks[m]
-                .as_ref()
-                .ok_or_else(|| lacks(["x1", "x2", "u"][m]))?;
-            draws.read(key(keys, *k), 0, j * w..(j + 1) * w, out);
+            match &masks[m] {
+                InputMask::Zero => out.fill(0),
+                InputMask::Drawn(k, draws) => draws.read(key(keys, *k), 0, j * w..(j + 1) * w, out),
+                InputMask::Lacking => return Err(lacks(["x1", "x2", "u"][m])),
+            }
             Ok(())
         };
         // Components known without the masked value: P0 x0, P1 x1, P2 x2,
@@ -756,6 +753,16 @@ fn key_mut(keys: &mut [Option<Prg>], k: Key) -> &mut Prg {
     keys[k as usize]
         .as_mut()
         .expect("setup runs first and this party holds the key")
+}
+
+/// Where one mask of an input value comes from, at one party.
+enum InputMask {
+    /// The dealer is not among the key's holders: the mask is 0.
+    Zero,
+    /// Drawn from this key, at these positions of its stream.
+    Drawn(Key, LayerDraws),
+    /// Drawn from a key this party does not hold (it never reads it).
+    Lacking,
 }
 
 /// A piece's worth of words, on the stack.
