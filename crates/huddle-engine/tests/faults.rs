@@ -207,6 +207,25 @@ impl Trial {
     }
 }
 
+/// Asserts that every honest party of every trial ended as its fault
+/// requires ([`acceptable`]).
+fn assert_every_honest_party_acceptable(trials: &[Trial], endings: &[Vec<Ending>]) {
+    for (t, e) in trials.iter().zip(endings) {
+        let name = t.protocol.descriptor().messages[t.tag].name;
+        for p in (0..PARTIES).filter(|&p| p != t.corrupt) {
+            assert!(
+                acceptable(t.kind, e[p]),
+                "{} corrupt P{} {} {}: party {p} ended with {:?}",
+                t.protocol,
+                t.corrupt,
+                t.kind.name(),
+                name,
+                e[p]
+            );
+        }
+    }
+}
+
 /// Enough for an honest run on a busy machine.
 const HONEST_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -328,20 +347,7 @@ fn every_injected_fault_makes_every_honest_party_abort() {
             n[5]
         );
     }
-    for (t, e) in trials.iter().zip(&endings) {
-        let name = t.protocol.descriptor().messages[t.tag].name;
-        for p in (0..PARTIES).filter(|&p| p != t.corrupt) {
-            assert!(
-                acceptable(t.kind, e[p]),
-                "{} corrupt P{} {} {}: party {p} ended with {:?}",
-                t.protocol,
-                t.corrupt,
-                t.kind.name(),
-                name,
-                e[p]
-            );
-        }
-    }
+    assert_every_honest_party_acceptable(&trials, &endings);
 }
 
 /// Two layers of fixed-point products over Z_2^32 (DOTTR, a dot product
@@ -398,20 +404,7 @@ fn every_fault_around_fused_truncation_makes_every_honest_party_abort() {
         }
     }
     let endings = run_all(&trials);
-    for (t, e) in trials.iter().zip(&endings) {
-        let name = t.protocol.descriptor().messages[t.tag].name;
-        for p in (0..PARTIES).filter(|&p| p != t.corrupt) {
-            assert!(
-                acceptable(t.kind, e[p]),
-                "{} corrupt P{} {} {}: party {p} ended with {:?}",
-                t.protocol,
-                t.corrupt,
-                t.kind.name(),
-                name,
-                e[p]
-            );
-        }
-    }
+    assert_every_honest_party_acceptable(&trials, &endings);
 }
 
 #[test]

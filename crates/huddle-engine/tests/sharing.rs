@@ -13,7 +13,7 @@ use huddle_net::{memory_networks, Accounting, LinkStats, NetProfile, Phase};
 use std::time::Duration;
 
 mod common;
-use common::{dots_or_products, local, request};
+use common::{conversions, dots_or_products, local, request};
 
 const SECURE: [&str; 4] = ["replicated", "astra", "trio", "mfi3"];
 
@@ -180,31 +180,6 @@ fn a_dot_product_costs_one_multiplication() {
             }
         }
     }
-}
-
-/// `m` conversions of one kind on P0's ring input of m wires: A2B (k bit
-/// outputs each) or, with `inject`, A2B then B2A of bit 0.
-fn conversions(m: u32, ring: RingWidth, inject: bool) -> Circuit {
-    let mut b = huddle_circuit::builder::Builder::arithmetic(ring, 2);
-    let x = b.ring_input("x", m);
-    let mut outs = Vec::new();
-    for &w in &x {
-        let bits = b.to_bits(w);
-        if inject {
-            outs.push(b.bit_to_ring(bits[0]));
-        } else {
-            outs.extend(bits);
-        }
-    }
-    if inject {
-        b.ring_output("y", outs);
-    } else {
-        b.output("y", outs);
-    }
-    let mut c = b.finish();
-    c.set_owners(huddle_circuit::InputOwners::Explicit(vec![0]))
-        .expect("owner");
-    c
 }
 
 #[test]

@@ -49,3 +49,28 @@ pub fn dots_or_products(n: u32, l: u32, ring: RingWidth, dot: bool) -> Circuit {
     )])
     .expect("valid")
 }
+
+/// `m` conversions on P0's ring input of m wires: A2B (k bit outputs each)
+/// or, with `inject`, A2B then B2A of bit 0.
+pub fn conversions(m: u32, ring: RingWidth, inject: bool) -> Circuit {
+    let mut b = huddle_circuit::builder::Builder::arithmetic(ring, 2);
+    let x = b.ring_input("x", m);
+    let mut outs = Vec::new();
+    for &w in &x {
+        let bits = b.to_bits(w);
+        if inject {
+            outs.push(b.bit_to_ring(bits[0]));
+        } else {
+            outs.extend(bits);
+        }
+    }
+    if inject {
+        b.ring_output("y", outs);
+    } else {
+        b.output("y", outs);
+    }
+    let mut c = b.finish();
+    c.set_owners(huddle_circuit::InputOwners::Explicit(vec![0]))
+        .expect("owner");
+    c
+}
