@@ -32,7 +32,7 @@ pub fn pieces(n: usize) -> impl Iterator<Item = Range<usize>> {
 /// per gate. Word k of the layer is word k % w of gate k / w.
 pub struct LayerGates {
     pub gates: Vec<(u32, u32, u32)>,
-    /// Per gate, a dot product's pairs after the first (see [`Operands`]).
+    /// Per gate, a dot product's pairs after the first (see `Operands`).
     pub more: Vec<Vec<(u32, u32)>>,
     /// Per gate, the bits a fused truncation shifts by (0: none).
     pub trunc: Vec<u8>,

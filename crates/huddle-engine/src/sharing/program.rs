@@ -10,10 +10,10 @@
 //! the source domain (t0 ⊕ t1 for bits), each known to some parties, and
 //! shares the terms in the target domain ([`super::Sharing::split`]); then a
 //! small pure program of the target domain, the same for every protocol,
-//! recombines them (`Conversion::kind`'s [`ConversionKind::program`]): a
-//! Boolean adder for A2B (only its top bit for LTZ), t0 + t1 − 2·t0·t1 for
-//! B2A. The sub-program runs once for all conversions of a round, the
-//! conversions side by side as more instances.
+//! recombines them (`ConversionKind::circuit`, compiled once per kind,
+//! [`Program::recombining`]): a Boolean adder for A2B (only its top bit for
+//! LTZ), t0 + t1 − 2·t0·t1 for B2A. The sub-program runs once for all
+//! conversions of a round, the conversions side by side as more instances.
 //!
 //! `DOT` and `DOTTR` gates a protocol cannot evaluate natively are rewritten
 //! first (`huddle_circuit::rewrite::lower_products`): multiplications and

@@ -78,7 +78,7 @@
 //! **Order**: every compare-view digest is exchanged in phase `verify` after
 //! the last layer and before any reveal message; a party sends its reveal
 //! messages only if its own checks passed, and everyone's verdict travels
-//! with the reveal ([`verify::settle`]), and again after it: an honest party
+//! with the reveal ([`super::verify::settle`]), and again after it: an honest party
 //! outputs only when every party reports success.
 
 use super::arith::Arith;
