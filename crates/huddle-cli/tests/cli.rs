@@ -391,7 +391,7 @@ fn fused_truncation_runs_from_the_command_line_and_is_not_checked_exactly() {
     let o = huddle(&[
         "local",
         "--protocol",
-        "replicated",
+        "tetrad",
         "--circuit",
         path,
         "--truncation",

@@ -132,7 +132,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         security: Security::SemiHonest,
         rings: true,
         conversions: true,
-        fused_truncation: false,
+        fused_truncation: true,
         family: Family::Sharing,
         messages: &[],
     },

@@ -16,7 +16,8 @@ mod common;
 use common::{local, request};
 
 /// Every protocol with fused truncation, with each preprocessing schedule.
-const FUSED: [(&str, Preprocess); 7] = [
+const FUSED: [(&str, Preprocess); 8] = [
+    ("replicated", Preprocess::Interleaved),
     ("astra", Preprocess::Interleaved),
     ("astra", Preprocess::Separate),
     ("trio", Preprocess::Interleaved),
@@ -294,28 +295,46 @@ fn a_truncating_product_costs_exactly_a_plain_one() {
             &products(ring, true),
             &inputs,
         );
-        // Except at Quad: P2's m21 = (ab + e)^t + w needs the exchange
-        // (Figure 12, step 4), so the last layer's follows it (one more
-        // online round) and earlier layers' go with the next exchange; the
-        // link P2 -> P0 then counts its rounds differently, same bytes.
-        let quad = protocol == "quad";
-        let shape = |a: &Accounting, extra: u32| -> Vec<_> {
-            traffic(a)
-                .into_iter()
-                .map(|(phase, from, to, mut link, rounds)| {
-                    if quad {
-                        link.rounds = 0;
-                    }
-                    let extra = if phase == Phase::Online { extra } else { 0 };
-                    (phase, from, to, link, rounds + extra)
-                })
-                .collect()
-        };
-        assert_eq!(
-            shape(&fused, 0),
-            shape(&plain, u32::from(quad)),
-            "{protocol} {pre:?}"
-        );
+        if protocol == "replicated" {
+            // Replicated moves the same three elements per product to other
+            // links (P0 and P1 -> P2, then P2 -> P1: module docs), one more
+            // round per truncating layer (two here); the bytes of every
+            // phase are a plain product's.
+            for phase in Phase::ALL {
+                let bytes = |a: &Accounting| a.phase_total(phase).bytes;
+                assert_eq!(bytes(&fused), bytes(&plain), "{protocol} {phase:?}");
+                let extra = if phase == Phase::Online { 2 } else { 0 };
+                assert_eq!(
+                    fused.rounds(phase),
+                    plain.rounds(phase) + extra,
+                    "{phase:?}"
+                );
+            }
+        } else {
+            // Except at Quad: P2's m21 = (ab + e)^t + w needs the exchange
+            // (Figure 12, step 4), so the last layer's follows it (one
+            // more online round) and earlier layers' go with the next
+            // exchange; the link P2 -> P0 then counts its rounds
+            // differently, same bytes.
+            let quad = protocol == "quad";
+            let shape = |a: &Accounting, extra: u32| -> Vec<_> {
+                traffic(a)
+                    .into_iter()
+                    .map(|(phase, from, to, mut link, rounds)| {
+                        if quad {
+                            link.rounds = 0;
+                        }
+                        let extra = if phase == Phase::Online { extra } else { 0 };
+                        (phase, from, to, link, rounds + extra)
+                    })
+                    .collect()
+            };
+            assert_eq!(
+                shape(&fused, 0),
+                shape(&plain, u32::from(quad)),
+                "{protocol} {pre:?}"
+            );
+        }
         // And exact truncation pays for its adders (where it runs: it
         // needs conversions).
         let converts = huddle_engine::Protocol::ALL
@@ -515,7 +534,7 @@ fn every_word_a_party_receives_around_conversions_looks_uniform() {
 #[test]
 fn probabilistic_truncation_is_refused_where_there_is_none() {
     let c = products(RingWidth::W32, false);
-    for (protocol, parties) in [("replicated", 3), ("fantastic4", 4), ("tetrad", 4)] {
+    for (protocol, parties) in [("fantastic4", 4), ("tetrad", 4)] {
         let e = request(
             protocol,
             parties,

@@ -11,6 +11,20 @@
 //! per gate, P_i -> P_{i+1}), one for outputs. No preprocessing; no native
 //! multi-fan-in multiplication.
 //!
+//! **Multiplication fused with truncation by f** (`--truncation
+//! probabilistic`; ABY3's idea, derived for this sharing): after the local
+//! step every party i holds an additive share r_i of the product z. For a
+//! truncating gate P0 sends P2 r0 + e (e from K01, which P2 lacks) instead
+//! of sending P1 r0, P1 sends P2 its r1 as for any gate, and P2 learns
+//! u = z + e, computes c = u^t (`program::shift_masked`) and sends P1
+//! c + p (p from K20, which P1 lacks). With d = e^t the value c − d, which
+//! is z^t or one more (as in the other protocols), is held in replicated
+//! shares s0 = −p (P2, P0), s1 = −d (P0, P1), s2 = c + p (P1, P2), in the
+//! Araki form (s_i − s_{i+1}, −2 s_i − s_{i+1}) at party i. The same three
+//! elements as a plain product, one round more per truncating layer. P2
+//! sees r1 masked by P1's part of alpha and r0 + e under e; P1 sees c + p
+//! under p; P0 receives nothing for the gate.
+//!
 //! Conversions ([`Sharing::split`]): v = x_{i-1} − a_i holds at every party
 //! i; with i = 0 the terms are t0 = x_2 (party 2's component 0) and
 //! t1 = −a_0 (party 0's component 1), each input in the target domain by
@@ -18,7 +32,7 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::program::{Layer, Program};
+use super::program::{shift_masked, Layer, Program};
 use super::{agree_key, draw, learns, Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::ttp::RunError;
 use huddle_core::Prg;
@@ -49,6 +63,118 @@ impl Replicated {
     fn neighbours(&self) -> (PartyId, PartyId) {
         ((self.me + 2) % 3, (self.me + 1) % 3)
     }
+
+    /// A layer with truncating gates, from each party's additive share `r`
+    /// of every product (see the module documentation): plain gates are
+    /// reshared as usual; a truncating gate's u = z + e goes to P2 (P0
+    /// sends r0 + e, P1 its r1 as for a plain gate), P2 sends P1 c + p with
+    /// c = u^t, and the output is c - e^t. `draws`: alpha's second draw, e
+    /// (at P0, P1) and p (at P0, P2).
+    fn multiply_truncating<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+        r: Vec<u64>,
+        draws: [Vec<u64>; 3],
+    ) -> Result<(), RunError> {
+        let me = self.me;
+        let w = s.w;
+        let mask = program.ring.map_or(u64::MAX, |k| k.mask());
+        let [from_next, e, p] = draws;
+        // The words of the plain gates, then of the truncating ones.
+        let words = |trunc: bool| -> Vec<usize> {
+            let gates = layer.gates.iter().enumerate();
+            gates
+                .filter(|(_, g)| (g.trunc > 0) == trunc)
+                .flat_map(|(gi, _)| gi * w..(gi + 1) * w)
+                .collect()
+        };
+        let (plain, trunc) = (words(false), words(true));
+        let pick = |v: &[u64], at: &[usize]| -> Vec<u64> { at.iter().map(|&k| v[k]).collect() };
+        let mut received = vec![0u64; r.len()]; // from prev, plain gates
+        let mut c_plus_p = Vec::new(); // at P1 and P2, truncating gates
+        match me {
+            0 => {
+                ch.send(1, &pick(&r, &plain))?;
+                let masked: Vec<u64> = trunc.iter().map(|&k| R::add(r[k], e[k])).collect();
+                ch.send(2, &masked)?;
+                let theirs = ch.recv(2, plain.len())?;
+                for (i, &k) in plain.iter().enumerate() {
+                    received[k] = theirs[i];
+                }
+            }
+            1 => {
+                ch.send(2, &r)?;
+                let theirs = ch.recv(0, plain.len())?;
+                for (i, &k) in plain.iter().enumerate() {
+                    received[k] = theirs[i];
+                }
+                c_plus_p = ch.recv(2, trunc.len())?;
+            }
+            _ => {
+                ch.send(0, &pick(&r, &plain))?;
+                let r1 = ch.recv(1, r.len())?;
+                let r0e = ch.recv(0, trunc.len())?;
+                for &k in &plain {
+                    received[k] = r1[k];
+                }
+                // c = (r0 + e + r1 + r2)^t; P1 gets c + p.
+                let mut t = 0;
+                for (gi, g) in layer.gates.iter().enumerate() {
+                    if g.trunc == 0 {
+                        continue;
+                    }
+                    for k in gi * w..(gi + 1) * w {
+                        let u = R::add(R::add(r0e[t], r1[k]), r[k]);
+                        c_plus_p.push(R::add(shift_masked(u, mask, g.trunc), p[k]));
+                        t += 1;
+                    }
+                }
+                ch.send(1, &c_plus_p)?;
+            }
+        }
+        // Outputs. Plain gates as in `multiply`. A truncating gate's value
+        // c - d (d = e^t) in replicated shares s0 = -p (P2, P0), s1 = -d
+        // (P0, P1), s2 = c + p (P1, P2), each party i's in the Araki form
+        // (s_i - s_{i+1}, -2 s_i - s_{i+1}).
+        let mut t = 0;
+        for (gi, g) in layer.gates.iter().enumerate() {
+            let base = gi * w;
+            if g.trunc == 0 {
+                let (mine, rp) = (&r[base..base + w], &received[base..base + w]);
+                s.write(g.out, |j| reshared::<R>(rp[j], mine[j]));
+                continue;
+            }
+            let f = g.trunc;
+            let at = t;
+            t += w;
+            let araki =
+                |si: u64, snext: u64| (R::sub(si, snext), R::sub(R::neg(R::add(si, si)), snext));
+            match me {
+                0 => s.write(g.out, |j| {
+                    let d = shift_masked(e[base + j], mask, f);
+                    araki(R::neg(p[base + j]), R::neg(d))
+                }),
+                1 => s.write(g.out, |j| {
+                    let d = shift_masked(e[base + j], mask, f);
+                    araki(R::neg(d), c_plus_p[at + j])
+                }),
+                _ => s.write(g.out, |j| araki(c_plus_p[at + j], R::neg(p[base + j]))),
+            }
+        }
+        for v in [r, from_next, e, p, received, c_plus_p] {
+            ch.recycle(v);
+        }
+        Ok(())
+    }
+}
+
+/// Party i's new components from r_{i-1} (received) and its own r_i.
+#[inline(always)]
+fn reshared<R: Arith>(prev: u64, mine: u64) -> (u64, u64) {
+    (R::sub(prev, mine), R::sub(R::neg(R::add(prev, prev)), mine))
 }
 
 impl Sharing for Replicated {
@@ -136,13 +262,26 @@ impl Sharing for Replicated {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError> {
+        let me = self.me;
         let (prev, next) = self.neighbours();
         let w = s.w;
         let n = layer.gates.len() * w;
+        let truncates = layer.gates.iter().any(|g| g.trunc > 0);
         let (k_prev, k_next) = self.keys();
         // alpha_i = F(K_{i-1,i}) - F(K_{i,i+1}): a zero-sharing.
         let mut r = ch.draw(k_prev, n);
         let from_next = ch.draw(k_next, n);
+        // A truncating layer also draws e from K01 and p from K20 (see the
+        // module documentation), after alpha.
+        let (e, p) = if truncates {
+            match me {
+                0 => (ch.draw(k_next, n), ch.draw(k_prev, n)),
+                1 => (ch.draw(k_prev, n), Vec::new()),
+                _ => (Vec::new(), ch.draw(k_next, n)),
+            }
+        } else {
+            (Vec::new(), Vec::new())
+        };
         // A dot product sums the local terms of its pairs before resharing.
         for (gi, g) in layer.gates.iter().enumerate() {
             let out = &mut r[gi * w..(gi + 1) * w];
@@ -162,14 +301,14 @@ impl Sharing for Replicated {
                 *o = R::mul(R::INV3, *o);
             }
         }
+        if truncates {
+            return self.multiply_truncating::<R>(ch, program, layer, s, r, [from_next, e, p]);
+        }
         ch.send(next, &r)?;
         let theirs = ch.recv(prev, n)?;
         for (gi, g) in layer.gates.iter().enumerate() {
             let (mine, rp) = (&r[gi * w..(gi + 1) * w], &theirs[gi * w..(gi + 1) * w]);
-            s.write(g.out, |j| {
-                let (p, m) = (rp[j], mine[j]);
-                (R::sub(p, m), R::sub(R::neg(R::add(p, p)), m))
-            });
+            s.write(g.out, |j| reshared::<R>(rp[j], mine[j]));
         }
         for v in [r, from_next, theirs] {
             ch.recycle(v);
@@ -178,6 +317,12 @@ impl Sharing for Replicated {
     }
 
     fn converts(&self) -> bool {
+        true
+    }
+
+    /// ABY3's idea in this sharing (see the module documentation): the same
+    /// three elements as a plain product, one more round.
+    fn fused_truncation(&self) -> bool {
         true
     }
 
