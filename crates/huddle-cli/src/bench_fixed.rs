@@ -15,6 +15,7 @@ use huddle_circuit::random::random_inputs;
 use huddle_circuit::{BitMatrix, Circuit, InputOwners, Op};
 use huddle_core::{Prg, RingWidth};
 use huddle_engine::protocol::Family;
+use huddle_engine::sharing::program::CONVERSION_FAN_IN;
 use huddle_engine::{Protocol, Truncation};
 use serde_json::{json, Map, Value};
 
@@ -222,8 +223,10 @@ pub fn run(as_json: bool, mut setup: Setup, options: Options) -> Result<(), Stri
         let a2b_times = alternate(&who, &a2b, &a2b_inputs, &mut setup)?;
         let b2a_times = alternate(&who, &b2a, &b2a_inputs, &mut setup)?;
         for (i, c) in who.iter().enumerate() {
+            // The adder a conversion runs on: the protocol's AND fan-in,
+            // capped as the engine caps it for conversions.
             let fan_in = c.protocol.descriptor().max_fan_in.unwrap_or(2);
-            let adder = adders(ring, fan_in);
+            let adder = adders(ring, fan_in.min(CONVERSION_FAN_IN));
             let adder_inputs = random_inputs(&adder, &mut prg, m as usize * options.batch);
             let adder_time = &alternate(&[*c], &adder, &adder_inputs, &mut setup)?[0];
             let (a, b, add) = (
