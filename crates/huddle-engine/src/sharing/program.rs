@@ -322,9 +322,12 @@ impl Program {
         domain == self.main_domain() || self.inputs.iter().any(|(d, _)| *d == domain)
     }
 
-    /// Like [`shares_inputs`](Self::shares_inputs), for outputs.
+    /// Whether outputs of `domain` are revealed: where it has some, and the
+    /// main domain of a circuit without any (so a single-domain run reveals
+    /// as before, and a mixed one opens no empty domain).
     pub fn reveals(&self, domain: Domain) -> bool {
-        domain == self.main_domain() || self.outputs.iter().any(|(d, _)| *d == domain)
+        self.outputs.iter().any(|(d, _)| *d == domain)
+            || (domain == self.main_domain() && self.outputs.is_empty())
     }
 
     /// The slots of every output wire of `domain`, output value after value.
