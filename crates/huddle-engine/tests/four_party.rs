@@ -14,7 +14,7 @@ use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
 
 mod common;
-use common::{conversions, dots_or_products, local};
+use common::{a2b_adder, conversions, dots_or_products, local};
 
 const PARTIES: usize = 4;
 
@@ -453,25 +453,11 @@ fn conversions_cost_two_terms_and_the_adder_on_every_link() {
     // phases is the split's terms, the adder's ANDs (B2A: one ring
     // multiplication per bit) at the protocol's table prices, P0's input
     // and the outputs (the missing component, and a 32-byte digest).
-    use huddle_engine::sharing::program::{ConversionKind, Program, Target};
     let (m, instances) = (5u32, 200usize);
     for ring in [RingWidth::W16, RingWidth::W64] {
         let k = u64::from(ring.bits());
         let a2b = conversions(m, ring, false);
-        let program = Program::compile(
-            &a2b,
-            Target {
-                name: "quad",
-                max_fan_in: 2,
-                converts: true,
-                native_dot: true,
-                fused_truncation: false,
-            },
-        )
-        .expect("compiles");
-        let adder = program.recombining(ConversionKind::Decompose);
-        let ands = adder.multiplications() as u64;
-        let depth = adder.layers.len() as u32;
+        let (ands, depth) = a2b_adder(&a2b);
         let bit = u64::from(m) * element_bytes(None, instances); // one bit of every conversion
         let e = u64::from(m) * element_bytes(Some(ring), instances); // one element of every conversion
         let inject = conversions(m, ring, true);

@@ -13,7 +13,7 @@ use huddle_net::{memory_networks, Accounting, LinkStats, NetProfile, Phase};
 use std::time::Duration;
 
 mod common;
-use common::{conversions, dots_or_products, local, request};
+use common::{a2b_adder, conversions, dots_or_products, local, request};
 
 const SECURE: [&str; 4] = ["replicated", "astra", "trio", "mfi3"];
 
@@ -184,24 +184,11 @@ fn a_dot_product_costs_one_multiplication() {
 
 #[test]
 fn conversions_cost_their_terms_and_the_adder() {
-    use huddle_engine::sharing::program::{ConversionKind, Program, Target};
     let (m, instances) = (5u32, 200usize);
     for ring in [RingWidth::W16, RingWidth::W32] {
         let k = u64::from(ring.bits());
         let a2b = conversions(m, ring, false);
-        let program = Program::compile(
-            &a2b,
-            Target {
-                name: "trio",
-                max_fan_in: 2,
-                converts: true,
-                native_dot: true,
-                fused_truncation: false,
-            },
-        )
-        .expect("compiles");
-        let adder = program.recombining(ConversionKind::Decompose);
-        let (ands, depth) = (adder.multiplications() as u64, adder.layers.len() as u32);
+        let (ands, depth) = a2b_adder(&a2b);
         let bit = u64::from(m) * instances.div_ceil(64) as u64 * 8; // one bit of every conversion
         let x = u64::from(m) * element_bytes(Some(ring), instances); // P0's input, one element
         for protocol in ["astra", "trio"] {

@@ -41,7 +41,7 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::malicious::{self, message, write3, Route, SubsetKey, Tags};
+use super::malicious::{self, message, write3, Route, SubsetKey, Tags, Vouched};
 use super::pieces::{dot_terms, operands, Operands};
 use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
@@ -49,7 +49,7 @@ use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
 use crate::ttp::RunError;
 use huddle_core::Prg;
-use huddle_net::PartyId;
+use huddle_net::{PartyId, Phase};
 
 /// K¬j (index j): the key of every party but Pj, chosen by the first holder.
 static KEYS: [SubsetKey; 4] = [
@@ -91,11 +91,10 @@ static KEY_VIEWS: [ViewSpec; 4] = [
 ];
 
 /// Views 0..4: inputs by dealer; 4..10: m1..m6; 10..14: reveal to P0..P3;
-/// 14, 15: the conversion terms.
+/// 14, 15: the conversion terms (`CONVERSION_TERMS`).
 const V_INPUT: usize = 0;
 const V_M: [usize; 6] = [4, 5, 6, 7, 8, 9];
 const V_REVEAL: usize = 10;
-const V_CONVERT: [usize; 2] = [14, 15];
 
 static VIEWS: [ViewSpec; 16] = [
     ViewSpec {
@@ -237,6 +236,8 @@ struct ConversionTerm {
     holders: [PartyId; 2],
     keyed: PartyId,
     sent: usize,
+    /// y_sent from holders[0] to `keyed`, vouched for by holders[1].
+    message: Vouched,
 }
 
 /// x = (x0 + x1) + (x2 + x3): P2 and P3 know the first, P0 and P1 the second.
@@ -246,12 +247,26 @@ static CONVERSION_TERMS: [ConversionTerm; 2] = [
         holders: [2, 3],
         keyed: 0,
         sent: 1,
+        message: Vouched {
+            sender: 2,
+            to: 0,
+            phase: Phase::Online,
+            tag: msg::CONVERT,
+            view: 14,
+        },
     },
     ConversionTerm {
         sum: [2, 3],
         holders: [0, 1],
         keyed: 2,
         sent: 3,
+        message: Vouched {
+            sender: 0,
+            to: 2,
+            phase: Phase::Online,
+            tag: msg::CONVERT + 1,
+            view: 15,
+        },
     },
 ];
 
@@ -417,11 +432,7 @@ impl Sharing for FantasticFour {
                     let v = job.relayout(&sum);
                     let y: Vec<u64> = v.iter().zip(&r).map(|(&v, &r)| T::sub(v, r)).collect();
                     set(dst, term.sent, Some(&y));
-                    if me == ha {
-                        ch.send_tagged(msg::CONVERT + t, term.keyed, &y)?;
-                    } else {
-                        self.views().absorb(V_CONVERT[t], &y);
-                    }
+                    term.message.send(ch, self.views(), &y)?;
                 }
                 ch.recycle(r);
             } else {
@@ -430,8 +441,7 @@ impl Sharing for FantasticFour {
         }
         for t in received {
             let term = &CONVERSION_TERMS[t];
-            let y = ch.recv(term.holders[0], n)?;
-            self.views().absorb(V_CONVERT[t], &y);
+            let y = term.message.receive(ch, self.views(), n)?;
             let k = component(me, term.sent).expect("the receiver holds the sent share");
             dst.set_slots(k, job.terms[t], &y);
             ch.recycle(y);

@@ -92,11 +92,7 @@ pub fn reveal_vouched(
     let me = ch.party();
     let wb = ch.word_bytes();
     let ok = views.failed().is_none();
-    // The verdicts are verification traffic, accounted (and seen) as such.
-    let now = ch.phase();
-    ch.set_phase(Phase::Verify);
     let mut sent = verify::tell(ch, views, PARTIES, tags.verdict);
-    ch.set_phase(now);
     for (receiver, r) in routes.iter().enumerate() {
         if !learns(receiver, to) || !ok {
             continue;
@@ -110,9 +106,7 @@ pub fn reveal_vouched(
             sent = sent.and(send_raw_tagged(ch, tags.reveal_digest, receiver, &digest));
         }
     }
-    ch.set_phase(Phase::Verify);
     verify::hear(ch, views, PARTIES)?;
-    ch.set_phase(now);
     sent?;
     let mut received = None;
     if learns(me, to) {
@@ -124,7 +118,6 @@ pub fn reveal_vouched(
         }
         received = Some(theirs);
     }
-    ch.set_phase(Phase::Verify);
     verify::settle(ch, views, PARTIES, tags.verdict)?;
     Ok(received)
 }
@@ -148,6 +141,42 @@ pub fn checkpoint(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result<()
     verify::settle(ch, views, PARTIES, tags.verdict)?;
     ch.set_phase(now);
     Ok(())
+}
+
+/// A value two parties hold, for a third one: `sender` sends it to `to`
+/// (as message type `tag`, in `phase`) and the other holder, its voucher,
+/// absorbs the same value into `view`, as `to` does with what it receives.
+/// One of the two holders is honest, so a wrong value fails the view.
+pub struct Vouched {
+    pub sender: PartyId,
+    pub to: PartyId,
+    pub phase: Phase,
+    pub tag: usize,
+    pub view: usize,
+}
+
+impl Vouched {
+    /// At either holder: the sender sends `value`, the voucher hashes it.
+    pub fn send(&self, ch: &mut Channel, views: &mut Views, value: &[u64]) -> Result<(), RunError> {
+        if ch.party() == self.sender {
+            ch.send_tagged_in(self.phase, self.tag, self.to, value)
+        } else {
+            views.absorb(self.view, value);
+            Ok(())
+        }
+    }
+
+    /// At `to`: the `n` words, hashed into the view.
+    pub fn receive(
+        &self,
+        ch: &mut Channel,
+        views: &mut Views,
+        n: usize,
+    ) -> Result<Vec<u64>, RunError> {
+        let value = ch.recv(self.sender, n)?;
+        views.absorb(self.view, &value);
+        Ok(value)
+    }
 }
 
 /// A row of a protocol's message-type list (see [`crate::fault`]).

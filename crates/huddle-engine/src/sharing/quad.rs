@@ -83,7 +83,7 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::malicious::{self, message, Route, SubsetKey, Tags};
+use super::malicious::{self, message, Route, SubsetKey, Tags, Vouched};
 use super::pieces::{dot_terms, pieces, LayerDraws, LayerGates, PIECE_WORDS};
 use super::program::{shift_masked, Layer, Program};
 use super::verify::{ViewSpec, Views};
@@ -144,9 +144,22 @@ const V_M21: usize = 2;
 const V_PRODUCT: usize = 3;
 /// Reveal checks (no running digest: the verifier's digest comes with the value).
 const V_REVEAL: [usize; 4] = [4, 5, 6, 7];
-/// Conversions: the share of -x0 P0 sends P2, and a + x0 masked for P0.
-const V_CONVERT_M0: usize = 8;
-const V_CONVERT_M2: usize = 9;
+/// Conversions: the share of -x0 P0 sends P2 (P3 vouches), and a + x0
+/// masked that P2 sends P0 (P1 vouches).
+const CONVERT_M0: Vouched = Vouched {
+    sender: 0,
+    to: 2,
+    phase: Phase::Offline,
+    tag: msg::CONVERT_M0,
+    view: 8,
+};
+const CONVERT_M2: Vouched = Vouched {
+    sender: 2,
+    to: 0,
+    phase: Phase::Online,
+    tag: msg::CONVERT_M2,
+    view: 9,
+};
 
 static QUAD_VIEWS: [ViewSpec; 10] = [
     ViewSpec {
@@ -412,18 +425,16 @@ impl Sharing for Quad {
                 .map(|(&t, &x)| T::sub(T::neg(t), x))
                 .collect();
             let neg: Vec<u64> = t.iter().map(|&t| T::neg(t)).collect();
+            CONVERT_M0.send(ch, views, &x2)?;
             if me == 0 {
                 dst.set_slots(0, t1, &t);
-                ch.send_tagged_in(Phase::Offline, msg::CONVERT_M0, 2, &x2)?;
             } else {
                 dst.zero_slots(0, t1);
-                views.absorb(V_CONVERT_M0, &x2);
             }
             dst.set_slots(1, t1, &neg);
             // t0 = a + x0: P0 (t0 + r123, 0) from P2, P3 (r123, 0).
             if me == 0 {
-                let m2 = ch.recv(2, n)?;
-                views.absorb(V_CONVERT_M2, &m2);
+                let m2 = CONVERT_M2.receive(ch, views, n)?;
                 dst.set_slots(0, t0, &m2);
             } else {
                 dst.set_slots(0, t0, &r123);
@@ -434,11 +445,7 @@ impl Sharing for Quad {
             // P0 t0 + r123 (P1 computes it too).
             let t = job.relayout(&job.gather(src, 0));
             let m2: Vec<u64> = t.iter().zip(&r123).map(|(&t, &r)| T::add(t, r)).collect();
-            if me == 2 {
-                ch.send_tagged(msg::CONVERT_M2, 0, &m2)?;
-            } else {
-                views.absorb(V_CONVERT_M2, &m2);
-            }
+            CONVERT_M2.send(ch, views, &m2)?;
             dst.set_slots(0, t0, &t);
             dst.zero_slots(1, t0);
             dst.zero_slots(0, t1);
@@ -446,8 +453,7 @@ impl Sharing for Quad {
                 let x1 = draw(key_mut(&mut self.keys, Key::K013), n);
                 dst.set_slots(1, t1, &x1);
             } else {
-                let x2 = ch.recv(0, n)?;
-                views.absorb(V_CONVERT_M0, &x2);
+                let x2 = CONVERT_M0.receive(ch, views, n)?;
                 dst.set_slots(1, t1, &x2);
             }
         }
@@ -794,6 +800,13 @@ fn finish_c0<R: Arith>(
     }
 }
 
+/// z0 = e^t of a truncating gate, e = -(x0 y0 + r013 + r023), as P0 and P3
+/// both compute it.
+#[inline(always)]
+fn truncated_e<R: Arith>(x0y0: u64, r013: u64, r023: u64, mask: u64, f: u8) -> u64 {
+    shift_masked(R::neg(R::add(R::add(x0y0, r013), r023)), mask, f)
+}
+
 /// x shifted as fused truncation does, or x where `f` is 0.
 #[inline(always)]
 fn truncated(x: u64, mask: u64, f: u8) -> u64 {
@@ -837,8 +850,7 @@ impl Quad {
                     if tr[i] > 0 {
                         // c0 = ab + e at P1 and P2 with e = -(x0 y0 + r013
                         // + r023); z0 = e^t and m0 = z0 - z1 (P3 checks it).
-                        let e = R::neg(R::add(R::add(p.second, r[i]), z2[i]));
-                        let t = shift_masked(e, mask, tr[i]);
+                        let t = truncated_e::<R>(p.second, r[i], z2[i], mask, tr[i]);
                         m0[i] = R::sub(t, z0[i]);
                         z0[i] = t;
                     } else {
@@ -1031,7 +1043,7 @@ impl Quad {
         let (d023, d123) = (LayerDraws::new(k023, n, 1), LayerDraws::new(k123, n, 2));
         let views = self.views.as_mut().expect("setup runs first");
         let mut m20 = ch.recv(0, n)?; // m0, then m20
-                                      // Plain Quad sends m21 = a0 b0 + r123 before the exchange; after it
+                                      // Plain Quad sends m21 = a0 b0 + r123 before the exchange, after it
                                       // when the layer truncates (its m21 needs (ab + e)^t).
         let early = !het && !layer.truncates;
         let mut m21 = ch.buffer(if early { n } else { 0 });
@@ -1193,8 +1205,7 @@ impl Quad {
             if layer.truncates {
                 each_word_in::<R>(s, layer, piece.clone(), |i, p| {
                     if tr[i] > 0 {
-                        let e = R::neg(R::add(R::add(p.second, r013[i]), z2[i]));
-                        let z = shift_masked(e, mask, tr[i]);
+                        let z = truncated_e::<R>(p.second, r013[i], z2[i], mask, tr[i]);
                         m0[i] = R::sub(z, z0[i]);
                         z0[i] = z;
                         let r = R::add(R::add(r013[i], z2[i]), r123[i]);

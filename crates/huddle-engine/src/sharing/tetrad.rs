@@ -50,7 +50,7 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::malicious::{self, message, write3, Route, SubsetKey, Tags};
+use super::malicious::{self, message, write3, Route, SubsetKey, Tags, Vouched};
 use super::pieces::{dot_terms, operands, Operands};
 use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
@@ -96,9 +96,22 @@ const V_LZ2: usize = 1;
 const V_MZ: usize = 2;
 const V_CHECK: usize = 3;
 const V_REVEAL: usize = 4;
-/// Conversions: m - λ1 masked (P0 to P2), the share of -(λ2 + λ3) (P3 to P0).
-const V_CONVERT_M: usize = 8;
-const V_CONVERT_MASK: usize = 9;
+/// Conversions: m - λ1 masked (P0 to P2, P1 vouches), the share of
+/// -(λ2 + λ3) (P3 to P0, P2 vouches).
+const CONVERT_M: Vouched = Vouched {
+    sender: 0,
+    to: 2,
+    phase: Phase::Online,
+    tag: msg::CONVERT_M,
+    view: 8,
+};
+const CONVERT_MASK: Vouched = Vouched {
+    sender: 3,
+    to: 0,
+    phase: Phase::Offline,
+    tag: msg::CONVERT_MASK,
+    view: 9,
+};
 
 static VIEWS: [ViewSpec; 10] = [
     ViewSpec {
@@ -499,11 +512,7 @@ impl Sharing for Tetrad {
                     let big_m = plus(&term(0, 1, false), &r);
                     dst.set_slots(0, t0, &big_m);
                     dst.set_slots(1, t0, &r);
-                    if me == 0 {
-                        ch.send_tagged(msg::CONVERT_M, 2, &big_m)?;
-                    } else {
-                        self.views().absorb(V_CONVERT_M, &big_m);
-                    }
+                    CONVERT_M.send(ch, self.views(), &big_m)?;
                 }
             }
             ch.recycle(r);
@@ -521,24 +530,18 @@ impl Sharing for Tetrad {
                     .map(|(&t, &r)| T::sub(t, r))
                     .collect();
                 dst.set_slots(1, t1, &mu2);
-                if me == 3 {
-                    ch.send_tagged_in(Phase::Offline, msg::CONVERT_MASK, 0, &mu2)?;
-                } else {
-                    self.views().absorb(V_CONVERT_MASK, &mu2);
-                }
+                CONVERT_MASK.send(ch, self.views(), &mu2)?;
             }
             ch.recycle(r);
         }
         match me {
             0 => {
-                let mu2 = ch.recv(3, n)?;
-                self.views().absorb(V_CONVERT_MASK, &mu2);
+                let mu2 = CONVERT_MASK.receive(ch, self.views(), n)?;
                 dst.set_slots(2, t1, &mu2);
                 ch.recycle(mu2);
             }
             2 => {
-                let big_m = ch.recv(0, n)?;
-                self.views().absorb(V_CONVERT_M, &big_m);
+                let big_m = CONVERT_M.receive(ch, self.views(), n)?;
                 dst.set_slots(0, t0, &big_m);
                 ch.recycle(big_m);
             }

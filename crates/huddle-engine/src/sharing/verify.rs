@@ -18,7 +18,7 @@
 
 use super::{recv_raw, send_raw_tagged, Channel};
 use crate::ttp::RunError;
-use huddle_net::PartyId;
+use huddle_net::{PartyId, Phase};
 use sha2::{Digest, Sha256};
 
 /// A SHA-256 digest as four little-endian words (how it travels).
@@ -269,24 +269,32 @@ pub fn settle(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Re
 /// A peer may already have stopped (it heard a failure and left): a send
 /// that fails does not stop the others, and the caller reports it only
 /// after [`hear`], whose verdicts in the inbox name the root cause.
+/// Verdicts are verification traffic, accounted (and seen) in phase
+/// `verify` whatever phase the caller is in.
 pub fn tell(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Result<(), RunError> {
     let me = ch.party();
     let verdict = verdict_word(views.failed());
+    let now = ch.phase();
+    ch.set_phase(Phase::Verify);
     let mut told = Ok(());
     for p in (0..parties).filter(|&p| p != me) {
         let sent = send_raw_tagged(ch, tag, p, &[verdict]);
         told = told.and(sent);
     }
+    ch.set_phase(now);
     told
 }
 
 /// The second half of [`settle`]: every other party's verdict.
 pub fn hear(ch: &mut Channel, views: &Views, parties: usize) -> Result<(), RunError> {
     let me = ch.party();
+    let now = ch.phase();
+    ch.set_phase(Phase::Verify);
     let mut reports = Vec::new();
     for p in (0..parties).filter(|&p| p != me) {
-        reports.push((p, recv_raw(ch, p, 1)?[0]));
+        reports.push((p, recv_raw(ch, p, 1)?[0])); // an error ends the run
     }
+    ch.set_phase(now);
     if let Some(m) = views.failed() {
         return Err(views.abort(m));
     }

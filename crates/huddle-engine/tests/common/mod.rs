@@ -74,3 +74,22 @@ pub fn conversions(m: u32, ring: RingWidth, inject: bool) -> Circuit {
         .expect("owner");
     c
 }
+
+/// The A2B adder the engine runs `circuit`'s conversions on (AND fan-in 2):
+/// its ANDs and its depth.
+pub fn a2b_adder(circuit: &Circuit) -> (u64, u32) {
+    use huddle_engine::sharing::program::{ConversionKind, Program, Target};
+    let program = Program::compile(
+        circuit,
+        Target {
+            name: "test",
+            max_fan_in: 2,
+            converts: true,
+            native_dot: true,
+            fused_truncation: false,
+        },
+    )
+    .expect("compiles");
+    let adder = program.recombining(ConversionKind::Decompose);
+    (adder.multiplications() as u64, adder.layers.len() as u32)
+}
