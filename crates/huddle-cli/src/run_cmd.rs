@@ -58,9 +58,9 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
     preprocess: PreprocessArg,
     /// Fixed-point products (DOTTR): exact (A2B, shift, B2A; the plaintext
-    /// result) or probabilistic (astra, trio, mfi3: fused into the
-    /// multiplication at no extra cost, the result or one more, wrong only
-    /// with probability about |product| / 2^k).
+    /// result) or probabilistic (secret-sharing protocols: fused into the
+    /// multiplication at no extra communication, the result or one more,
+    /// wrong only with probability about |product| / 2^k).
     #[arg(long, value_enum, default_value_t = TruncationArg::Exact)]
     truncation: TruncationArg,
     /// Worker threads per party (secret-sharing protocols: lanes of the

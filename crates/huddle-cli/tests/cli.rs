@@ -319,9 +319,14 @@ fn fixed_point_bench_reports_every_workload_beside_the_ttp() {
             .expect("mlp")
             > 0.0
     );
-    // Every secret-sharing protocol converts; Quad and Quad-Het also fuse
-    // truncation.
-    for p in ["quad", "quad-het (fused)", "fantastic4", "tetrad"] {
+    // Every secret-sharing protocol converts and fuses truncation.
+    for p in [
+        "quad",
+        "quad-het (fused)",
+        "fantastic4",
+        "fantastic4 (fused)",
+        "tetrad (fused)",
+    ] {
         assert!(
             v["perceptron"][p]["inferences_per_second"]
                 .as_f64()
@@ -330,7 +335,8 @@ fn fixed_point_bench_reports_every_workload_beside_the_ttp() {
             "{p}"
         );
     }
-    assert!(v["perceptron"].get("fantastic4 (fused)").is_none());
+    // Garbling has no rings, so no row at all.
+    assert!(v["perceptron"].get("bgw3").is_none());
     let o = huddle(&["bench", "fixed-point", "--only", "nonsense"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
@@ -367,12 +373,17 @@ fn fused_truncation_runs_from_the_command_line_and_is_not_checked_exactly() {
     assert!(o.status.success(), "{}", stderr(&o));
     let o = run(&["--truncation", "exact", "--check"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    // Quad too, with its own party count by default.
-    for truncation in ["probabilistic", "exact"] {
+    // The 4-party protocols too, with their own party count by default.
+    for (protocol, truncation) in [
+        ("quad", "probabilistic"),
+        ("quad", "exact"),
+        ("fantastic4", "probabilistic"),
+        ("tetrad", "probabilistic"),
+    ] {
         let o = huddle(&[
             "local",
             "--protocol",
-            "quad",
+            protocol,
             "--circuit",
             path,
             "--batch",
@@ -391,7 +402,7 @@ fn fused_truncation_runs_from_the_command_line_and_is_not_checked_exactly() {
     let o = huddle(&[
         "local",
         "--protocol",
-        "tetrad",
+        "bgw3",
         "--circuit",
         path,
         "--truncation",

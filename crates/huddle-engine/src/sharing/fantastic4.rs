@@ -36,6 +36,18 @@
 //! y2 = r from K¬2, y3 sent by P0 to P2 and vouched for by P1. One element
 //! each way per term bit, online (`CONVERSION_TERMS`).
 //!
+//! **Multiplication fused with truncation by f** (`--truncation
+//! probabilistic`; ours): of the six messages only m2, m4, m5 and m6 go out
+//! in the first round, which is enough for P2 and P3 to know A = z0 + z1
+//! and for P0 and P1 to know B = z2 + z3 (the sums of the components a
+//! plain product would write from them), where B holds fresh key draws
+//! and so is uniform. With the mask e = −B, z = A − e, and A^t − e^t is
+//! z^t or one more (`program::shift_masked`); in a second round the terms
+//! A^t and −e^t are shared exactly as a conversion's two terms are (one
+//! element each, vouched for by the other holder, tags `truncation-t0/t1`).
+//! Six elements per product as before, one more round per truncating
+//! layer; a layer's plain products take the same path unshifted.
+//!
 //! **Reveal** (§3.3): P_{i−1} sends x_i to P_i and P_{i+1} vouches for it.
 //! Every compare-view digest is exchanged before any reveal message.
 
@@ -43,7 +55,7 @@ use super::arith::Arith;
 use super::convert::SplitJob;
 use super::malicious::{self, message, write3, Route, SubsetKey, Tags, Vouched};
 use super::pieces::{dot_terms, operands, Operands};
-use super::program::{Layer, Program};
+use super::program::{shift_masked, Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
@@ -91,12 +103,13 @@ static KEY_VIEWS: [ViewSpec; 4] = [
 ];
 
 /// Views 0..4: inputs by dealer; 4..10: m1..m6; 10..14: reveal to P0..P3;
-/// 14, 15: the conversion terms (`CONVERSION_TERMS`).
+/// 14, 15: the conversion terms (`CONVERSION_TERMS`); 16, 17: the terms of
+/// truncated products.
 const V_INPUT: usize = 0;
 const V_M: [usize; 6] = [4, 5, 6, 7, 8, 9];
 const V_REVEAL: usize = 10;
 
-static VIEWS: [ViewSpec; 16] = [
+static VIEWS: [ViewSpec; 18] = [
     ViewSpec {
         check: "input x2 from P0 (P1, P3)",
         members: &[1, 3],
@@ -161,6 +174,14 @@ static VIEWS: [ViewSpec; 16] = [
         check: "conversion: share of x2 + x3 from P0 to P2, vouched for by P1",
         members: &[1, 2],
     },
+    ViewSpec {
+        check: "truncation: share of (z0 + z1)^t from P2 to P0, vouched for by P3",
+        members: &[0, 3],
+    },
+    ViewSpec {
+        check: "truncation: share of the truncated z2 + z3 from P0 to P2, vouched for by P1",
+        members: &[1, 2],
+    },
 ];
 
 /// P_i receives x_i from P_{i−1} (its component 0), vouched for by P_{i+1}
@@ -193,6 +214,8 @@ mod msg {
     pub const VERDICT: usize = 11;
     /// The conversion terms' shares, t0 then t1.
     pub const CONVERT: usize = 12;
+    /// A truncated product's terms' shares, t0 then t1.
+    pub const TRUNCATE: usize = 14;
 }
 
 const TAGS: Tags = Tags {
@@ -203,7 +226,7 @@ const TAGS: Tags = Tags {
     verdict: msg::VERDICT,
 };
 
-pub static MESSAGES: [MessageType; 14] = [
+pub static MESSAGES: [MessageType; 16] = [
     message("key", &[0, 1], false),
     message("input", &[0, 1, 2, 3], false),
     message("m1", &[0], false),
@@ -218,6 +241,8 @@ pub static MESSAGES: [MessageType; 14] = [
     message("verdict", &[0, 1, 2, 3], false),
     message("conversion-t0", &[2], false),
     message("conversion-t1", &[0], false),
+    message("truncation-t0", &[2], false),
+    message("truncation-t1", &[0], false),
 ];
 
 pub struct FantasticFour {
@@ -236,8 +261,11 @@ struct ConversionTerm {
     holders: [PartyId; 2],
     keyed: PartyId,
     sent: usize,
-    /// y_sent from holders[0] to `keyed`, vouched for by holders[1].
+    /// y_sent from holders[0] to `keyed`, vouched for by holders[1], when
+    /// the term is a conversion's.
     message: Vouched,
+    /// The same, when the term is a truncated product's (see `multiply`).
+    truncation: Vouched,
 }
 
 /// x = (x0 + x1) + (x2 + x3): P2 and P3 know the first, P0 and P1 the second.
@@ -254,6 +282,13 @@ static CONVERSION_TERMS: [ConversionTerm; 2] = [
             tag: msg::CONVERT,
             view: 14,
         },
+        truncation: Vouched {
+            sender: 2,
+            to: 0,
+            phase: Phase::Online,
+            tag: msg::TRUNCATE,
+            view: 16,
+        },
     },
     ConversionTerm {
         sum: [2, 3],
@@ -266,6 +301,13 @@ static CONVERSION_TERMS: [ConversionTerm; 2] = [
             phase: Phase::Online,
             tag: msg::CONVERT + 1,
             view: 15,
+        },
+        truncation: Vouched {
+            sender: 0,
+            to: 2,
+            phase: Phase::Online,
+            tag: msg::TRUNCATE + 1,
+            view: 17,
         },
     },
 ];
@@ -297,6 +339,92 @@ impl FantasticFour {
 
     fn views(&mut self) -> &mut Views {
         self.views.as_mut().expect("setup runs first")
+    }
+
+    /// Round 2 of a truncating layer: from A = z0 + z1 (`term` at P2, P3)
+    /// or B = z2 + z3 (at P0, P1), with z = A + B and B uniform, the terms
+    /// A^t and −(−B)^t (whose sum is z^t or one more, `shift_masked`; a
+    /// plain gate's are A and B) shared as `CONVERSION_TERMS` says.
+    fn share_truncated<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+        gates: &[(u32, u32, u32)],
+        mut term: Vec<u64>,
+    ) -> Result<(), RunError> {
+        let me = self.me;
+        let w = s.w;
+        let n = term.len();
+        let mask = program.ring.map_or(u64::MAX, |k| k.mask());
+        let first = me >= 2;
+        for (gi, g) in layer.gates.iter().enumerate() {
+            for v in &mut term[gi * w..(gi + 1) * w] {
+                *v = if first {
+                    shift_masked(*v, mask, g.trunc)
+                } else {
+                    R::neg(shift_masked(R::neg(*v), mask, g.trunc))
+                };
+            }
+        }
+        let values = if first {
+            [Some(term), None]
+        } else {
+            [None, Some(term)]
+        };
+        let shares = self.share_terms::<R>(ch, values, n, |t| &t.truncation)?;
+        // Share j of the result is term j / 2's (0, 1: keyed and sent of
+        // the first; 2, 3 of the second).
+        let component = |c: usize| -> &[u64] {
+            let j = (me + 1 + c) % 4;
+            shares[j / 2][j]
+                .as_deref()
+                .expect("every party holds its three shares of the terms")
+        };
+        let (c0, c1, c2) = (component(0), component(1), component(2));
+        write3(s, gates, |k| (c0[k], c1[k], c2[k]));
+        for v in shares.into_iter().flatten().flatten() {
+            ch.recycle(v);
+        }
+        Ok(())
+    }
+
+    /// Shares the two terms of `CONVERSION_TERMS` (`values[t]`: term t's
+    /// `n` words where this party holds it) as that table says, sending
+    /// with `message(term)`. Returns per term this party's shares y_j by
+    /// share index j (None: 0, or a share this party does not hold).
+    fn share_terms<T: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        values: [Option<Vec<u64>>; 2],
+        n: usize,
+        message: impl Fn(&ConversionTerm) -> &Vouched,
+    ) -> Result<[[Option<Vec<u64>>; 4]; 2], RunError> {
+        let me = self.me;
+        let mut shares: [[Option<Vec<u64>>; 4]; 2] = Default::default();
+        for (t, (term, value)) in CONVERSION_TERMS.iter().zip(values).enumerate() {
+            if me == term.keyed {
+                continue; // receives y_sent below, after every send
+            }
+            // y_keyed = r from K¬keyed (everyone else holds both).
+            let r = ch.draw(self.key(term.keyed), n);
+            if let Some(mut v) = value {
+                // y_sent = t - r.
+                for (v, &r) in v.iter_mut().zip(&r) {
+                    *v = T::sub(*v, r);
+                }
+                message(term).send(ch, self.views(), &v)?;
+                shares[t][term.sent] = Some(v);
+            }
+            shares[t][term.keyed] = Some(r);
+        }
+        for (t, term) in CONVERSION_TERMS.iter().enumerate() {
+            if me == term.keyed {
+                shares[t][term.sent] = Some(message(term).receive(ch, self.views(), n)?);
+            }
+        }
+        Ok(shares)
     }
 }
 
@@ -401,50 +529,32 @@ impl Sharing for FantasticFour {
         self.views().set_word_bytes(ch.word_bytes());
         let me = self.me;
         let n = job.term_words();
-        let mut received = Vec::new();
-        for (t, term) in CONVERSION_TERMS.iter().enumerate() {
-            let slots = job.terms[t];
-            let [ha, hb] = term.holders;
-            let set = |dst: &mut Shares, j: usize, words: Option<&[u64]>| {
-                if let Some(k) = component(me, j) {
-                    match words {
-                        Some(w) => dst.set_slots(k, slots, w),
-                        None => dst.zero_slots(k, slots),
+        // A holder's term: the sum of the two shares, in the target layout.
+        let values = CONVERSION_TERMS.each_ref().map(|term| {
+            term.holders.contains(&me).then(|| {
+                let gather = |j: usize| {
+                    job.gather(
+                        src,
+                        component(me, j).expect("a holder holds the term's shares"),
+                    )
+                };
+                let (a, b) = (gather(term.sum[0]), gather(term.sum[1]));
+                let sum: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| F::add(a, b)).collect();
+                job.relayout(&sum)
+            })
+        });
+        let shares = self.share_terms::<T>(ch, values, n, |t| &t.message)?;
+        for (t, term_shares) in shares.into_iter().enumerate() {
+            for (j, y) in term_shares.into_iter().enumerate() {
+                let Some(k) = component(me, j) else { continue };
+                match y {
+                    Some(y) => {
+                        dst.set_slots(k, job.terms[t], &y);
+                        ch.recycle(y);
                     }
+                    None => dst.zero_slots(k, job.terms[t]),
                 }
-            };
-            set(dst, ha, None);
-            set(dst, hb, None);
-            // y_keyed = r from K¬keyed (everyone else holds both).
-            if me != term.keyed {
-                let r = ch.draw(self.key(term.keyed), n);
-                set(dst, term.keyed, Some(&r));
-                if term.holders.contains(&me) {
-                    // y_sent = t - r.
-                    let gather = |j: usize| {
-                        job.gather(
-                            src,
-                            component(me, j).expect("a holder holds the term's shares"),
-                        )
-                    };
-                    let (a, b) = (gather(term.sum[0]), gather(term.sum[1]));
-                    let sum: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| F::add(a, b)).collect();
-                    let v = job.relayout(&sum);
-                    let y: Vec<u64> = v.iter().zip(&r).map(|(&v, &r)| T::sub(v, r)).collect();
-                    set(dst, term.sent, Some(&y));
-                    term.message.send(ch, self.views(), &y)?;
-                }
-                ch.recycle(r);
-            } else {
-                received.push(t);
             }
-        }
-        for t in received {
-            let term = &CONVERSION_TERMS[t];
-            let y = term.message.receive(ch, self.views(), n)?;
-            let k = component(me, term.sent).expect("the receiver holds the sent share");
-            dst.set_slots(k, job.terms[t], &y);
-            ch.recycle(y);
         }
         Ok(())
     }
@@ -561,6 +671,68 @@ impl Sharing for FantasticFour {
         let (r1, r5) = (drawn(&r15, 0), drawn(&r15, 1));
         let (r4, r6) = (drawn(&r46, 0), drawn(&r46, 1));
         let (r2v, r3v) = (drawn(&r2, 0), drawn(&r3, 0));
+        if layer.gates.iter().any(|g| g.trunc > 0) {
+            // Round 1: only m2, m4, m5 and m6, which give A = z0 + z1 to
+            // P2 and P3 and B = z2 + z3 to P0 and P1 (the sums of the
+            // components a plain product would write from them).
+            let sum = |a: [&[u64]; 3], b: [&[u64]; 3]| -> Vec<u64> {
+                (0..n)
+                    .map(|k| {
+                        R::add(
+                            add3(a[0][k], a[1][k], a[2][k]),
+                            add3(b[0][k], b[1][k], b[2][k]),
+                        )
+                    })
+                    .collect()
+            };
+            let term = match self.me {
+                0 => {
+                    ch.send_tagged(msg::M + 4, 3, &e)?; // m5
+                    self.views().absorb(V_M[3], &lo);
+                    let m2 = ch.recv(1, n)?;
+                    self.views().absorb(V_M[1], &m2);
+                    let b = sum([&hi, r4, r6], [r1, &m2, r5]);
+                    ch.recycle(m2);
+                    b
+                }
+                1 => {
+                    ch.send_tagged(msg::M + 1, 0, &hi)?; // m2
+                    ch.send_tagged(msg::M + 5, 2, &e)?; // m6
+                    sum([&lo, r4, r6], [r1, &hi, r5])
+                }
+                2 => {
+                    self.views().absorb(V_M[1], &lo);
+                    self.views().absorb(V_M[4], &e);
+                    let m4 = ch.recv(3, n)?;
+                    let m6 = ch.recv(1, n)?;
+                    self.views().absorb(V_M[3], &m4);
+                    self.views().absorb(V_M[5], &m6);
+                    let a = sum([r2v, &hi, &m6], [r3v, &m4, &e]);
+                    ch.recycle(m4);
+                    ch.recycle(m6);
+                    a
+                }
+                _ => {
+                    ch.send_tagged(msg::M + 3, 2, &hi)?; // m4
+                    self.views().absorb(V_M[5], &e);
+                    let m5 = ch.recv(0, n)?;
+                    self.views().absorb(V_M[4], &m5);
+                    let a = sum([r2v, &lo, &e], [r3v, &hi, &m5]);
+                    ch.recycle(m5);
+                    a
+                }
+            };
+            for v in [lo, hi, e]
+                .into_iter()
+                .chain(r15)
+                .chain(r46)
+                .chain(r2)
+                .chain(r3)
+            {
+                ch.recycle(v);
+            }
+            return self.share_truncated::<R>(ch, program, layer, s, gates, term);
+        }
         match self.me {
             0 => {
                 ch.send_tagged(msg::M, 3, &hi)?; // m1
@@ -636,6 +808,10 @@ impl Sharing for FantasticFour {
             ch.recycle(v);
         }
         Ok(())
+    }
+
+    fn fused_truncation(&self) -> bool {
+        true
     }
 
     fn checkpoint(&mut self, ch: &mut Channel) -> Result<(), RunError> {

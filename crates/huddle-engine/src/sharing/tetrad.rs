@@ -27,6 +27,17 @@
 //! value c (P0, P1, P2): y1 + y2 + s at P1 and P2, w + u1 + u2 − (x1 + x2) m_y
 //! − m_x (y1 + y2) at P0.
 //!
+//! **Multiplication fused with truncation by f** (`--truncation
+//! probabilistic`; ours, after HK-C's Figure 11): u = m_z − λz3 = z + λ12
+//! with λ12 = λz1 + λz2 is known to P1 and P2, λ12 to P0 and P3, so
+//! u^t − λ12^t is z^t or one more (`program::shift_masked`). The new masked
+//! value m' = u^t + λz3 is computed by P1 and P2 and goes to P0 as t5; its
+//! masks are λ'1 (a fresh draw from K013, after the layer's others), λ'3 =
+//! λz3 and λ'2 = λ12^t − λ'1, computed by P0 and P3 and sent to P2 as t2.
+//! The same messages, the same checks (t2 vouched for by P0, t5 by P1, the
+//! check value c unchanged). λ'1 must be fresh: λ12^t − λz1 would tell P2,
+//! who knows λz2 and u, most of λz1 and so of z.
+//!
 //! **Inputs** (§3.2): the dealer draws every mask from a key it holds (the
 //! one it lacks is 0) and sends m to those of P0, P1, P2 that are not it,
 //! who compare their views.
@@ -52,7 +63,7 @@ use super::arith::Arith;
 use super::convert::SplitJob;
 use super::malicious::{self, message, write3, Route, SubsetKey, Tags, Vouched};
 use super::pieces::{dot_terms, operands, Operands};
-use super::program::{Layer, Program};
+use super::program::{shift_masked, Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
@@ -260,15 +271,18 @@ impl Tetrad {
         self.views.as_mut().expect("setup runs first")
     }
 
-    /// One layer's multiplications (`DOT`: see [`each_word`]).
+    /// One layer's multiplications (`DOT`: see [`each_word`]; `trunc`: the
+    /// layer's truncations, when it has any).
     fn multiply_layer<R: Arith, const DOT: bool>(
         &mut self,
         ch: &mut Channel,
         ops: &Operands,
         s: &mut Shares,
+        trunc: Option<&Truncations>,
     ) -> Result<(), RunError> {
         let gates = &ops.gates;
-        let n = gates.len() * s.w;
+        let w = s.w;
+        let n = gates.len() * w;
         let me = self.me;
         let mut draw = |this: &mut Self, j: usize| this.holds(j).then(|| ch.draw(this.key(j), n));
         let u1 = draw(self, 0);
@@ -276,8 +290,32 @@ impl Tetrad {
         let u2 = draw(self, 1);
         let sv = draw(self, 2);
         let lz3 = draw(self, 2);
-        let draws = [u1, lz1, u2, sv, lz3];
-        let [u1, lz1, u2, sv, lz3] = draws.each_ref().map(held);
+        // A truncating layer's fresh λ'1 (K013, after the layer's other draws).
+        let lz1_fresh = trunc.and_then(|_| draw(self, 0));
+        let draws = [u1, lz1, u2, sv, lz3, lz1_fresh];
+        let [u1, lz1, u2, sv, lz3, lz1_fresh] = draws.each_ref().map(held);
+        // The words of truncating gates, with their shift.
+        let truncated_words = || {
+            trunc.into_iter().flat_map(move |t| {
+                t.f.iter()
+                    .enumerate()
+                    .filter(|(_, &f)| f > 0)
+                    .flat_map(move |(gi, &f)| (gi * w..(gi + 1) * w).map(move |k| (k, f)))
+            })
+        };
+        let mask = trunc.map_or(u64::MAX, |t| t.mask);
+        // At P0 and P3: a truncating gate's λ'2 = (λz1 + λz2)^t − λ'1 in
+        // place of λz2 (`lz2`), and its λ'1 in place of λz1 (returned).
+        let truncate_masks = |lz2: &mut [u64]| -> Option<Vec<u64>> {
+            trunc?;
+            let mut lz1_out = lz1.to_vec();
+            for (k, f) in truncated_words() {
+                let lambda12 = R::add(lz1[k], lz2[k]);
+                lz2[k] = R::sub(shift_masked(lambda12, mask, f), lz1_fresh[k]);
+                lz1_out[k] = lz1_fresh[k];
+            }
+            Some(lz1_out)
+        };
         let (add, sub) = (R::add, R::sub);
         // One pass over the layer's products fills `a` (and `b`) with what
         // this party sends or keeps; the received values are combined after.
@@ -293,6 +331,8 @@ impl Tetrad {
                     a[k] = sub(sub(add(u1[k], u2[k]), gamma_a), lz1[k]);
                     b[k] = add(add(sv[k], gamma_b), gamma_c);
                 });
+                let lz1_out = truncate_masks(&mut a);
+                let lz1 = lz1_out.as_deref().unwrap_or(lz1);
                 ch.send_tagged_in(Phase::Offline, msg::T1, 0, &b)?;
                 ch.send_tagged_in(Phase::Offline, msg::T2, 2, &a)?;
                 write3(s, gates, |k| (lz1[k], a[k], lz3[k]));
@@ -304,6 +344,8 @@ impl Tetrad {
                     a[k] = sub(sub(add(u1[k], u2[k]), add(q.inner, q.diag1)), lz1[k]);
                     b[k] = sub(add(u1[k], u2[k]), add(q.cross1, q.cross2));
                 });
+                let lz1_out = truncate_masks(&mut a);
+                let lz1 = lz1_out.as_deref().unwrap_or(lz1);
                 let wv = ch.recv(3, n)?;
                 let mz = ch.recv(2, n)?;
                 let views = self.views();
@@ -338,6 +380,10 @@ impl Tetrad {
                 for k in 0..n {
                     b[k] = add(add(b[k], add(a[k], theirs[k])), lz3[k]);
                 }
+                // A truncating gate's m' = (m_z − λz3)^t + λz3.
+                for (k, f) in truncated_words() {
+                    b[k] = add(shift_masked(sub(b[k], lz3[k]), mask, f), lz3[k]);
+                }
                 if !p1 {
                     ch.send_tagged(msg::T5, 0, &b)?;
                 }
@@ -347,6 +393,15 @@ impl Tetrad {
                     None => views.absorb(V_MZ, &b),
                 }
                 views.absorb_with(V_CHECK, n, |k| add(add(a[k], theirs[k]), sv[k]));
+                // P1's λ'1 of truncating gates.
+                let lz1_out = (p1 && trunc.is_some()).then(|| {
+                    let mut v = lz1.to_vec();
+                    for (k, _) in truncated_words() {
+                        v[k] = lz1_fresh[k];
+                    }
+                    v
+                });
+                let lz1 = lz1_out.as_deref().unwrap_or(lz1);
                 let lz = lz2.as_deref().unwrap_or(lz1);
                 write3(s, gates, |k| (b[k], lz[k], lz3[k]));
                 ch.recycle(theirs);
@@ -360,6 +415,13 @@ impl Tetrad {
         }
         Ok(())
     }
+}
+
+/// A truncating layer's shift per gate (0: a plain product) and its ring's
+/// mask (`program::shift_masked`).
+struct Truncations {
+    f: Vec<u8>,
+    mask: u64,
 }
 
 /// Per word of a layer, the products a party combines, from its components
@@ -459,6 +521,11 @@ impl Sharing for Tetrad {
     }
 
     fn converts(&self) -> bool {
+        true
+    }
+
+    /// See the module documentation: the same messages as a plain product.
+    fn fused_truncation(&self) -> bool {
         true
     }
 
@@ -640,10 +707,19 @@ impl Sharing for Tetrad {
         // Values are hashed as this domain's words travel.
         self.views().set_word_bytes(ch.word_bytes());
         let ops = operands(program, layer);
+        let trunc = layer
+            .gates
+            .iter()
+            .any(|g| g.trunc > 0)
+            .then(|| Truncations {
+                f: layer.gates.iter().map(|g| g.trunc).collect(),
+                mask: program.ring.map_or(u64::MAX, |k| k.mask()),
+            });
+        let trunc = trunc.as_ref();
         if ops.more.iter().any(|m| !m.is_empty()) {
-            self.multiply_layer::<R, true>(ch, &ops, s)
+            self.multiply_layer::<R, true>(ch, &ops, s, trunc)
         } else {
-            self.multiply_layer::<R, false>(ch, &ops, s)
+            self.multiply_layer::<R, false>(ch, &ops, s, trunc)
         }
     }
 
