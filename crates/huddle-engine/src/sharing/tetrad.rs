@@ -290,31 +290,28 @@ impl Tetrad {
         let u2 = draw(self, 1);
         let sv = draw(self, 2);
         let lz3 = draw(self, 2);
-        // A truncating layer's fresh λ'1 (K013, after the layer's other draws).
-        let lz1_fresh = trunc.and_then(|_| draw(self, 0));
-        let draws = [u1, lz1, u2, sv, lz3, lz1_fresh];
-        let [u1, lz1, u2, sv, lz3, lz1_fresh] = draws.each_ref().map(held);
-        // The words of truncating gates, with their shift.
-        let truncated_words = || {
-            trunc.into_iter().flat_map(move |t| {
-                t.f.iter()
-                    .enumerate()
-                    .filter(|(_, &f)| f > 0)
-                    .flat_map(move |(gi, &f)| (gi * w..(gi + 1) * w).map(move |k| (k, f)))
-            })
-        };
+        // A truncating layer's fresh λ'1 (K013, after the layer's other
+        // draws), made the outputs' λ1: a plain gate's keeps λz1.
+        let mut fresh = trunc.and_then(|_| draw(self, 0));
+        if let (Some(t), Some(out), Some(lz1)) = (trunc, fresh.as_mut(), lz1.as_ref()) {
+            for (gi, _) in t.f.iter().enumerate().filter(|(_, &f)| f == 0) {
+                let at = gi * w..(gi + 1) * w;
+                out[at.clone()].copy_from_slice(&lz1[at]);
+            }
+        }
+        let draws = [u1, lz1, u2, sv, lz3];
+        let [u1, lz1, u2, sv, lz3] = draws.each_ref().map(held);
+        let lz1_out = fresh.as_deref().unwrap_or(lz1);
         let mask = trunc.map_or(u64::MAX, |t| t.mask);
         // At P0 and P3: a truncating gate's λ'2 = (λz1 + λz2)^t − λ'1 in
-        // place of λz2 (`lz2`), and its λ'1 in place of λz1 (returned).
-        let truncate_masks = |lz2: &mut [u64]| -> Option<Vec<u64>> {
-            trunc?;
-            let mut lz1_out = lz1.to_vec();
-            for (k, f) in truncated_words() {
-                let lambda12 = R::add(lz1[k], lz2[k]);
-                lz2[k] = R::sub(shift_masked(lambda12, mask, f), lz1_fresh[k]);
-                lz1_out[k] = lz1_fresh[k];
+        // place of λz2.
+        let truncate_masks = |lz2: &mut [u64]| {
+            for (at, f) in truncating_gates(trunc, w) {
+                for k in at {
+                    let lambda12 = R::add(lz1[k], lz2[k]);
+                    lz2[k] = R::sub(shift_masked(lambda12, mask, f), lz1_out[k]);
+                }
             }
-            Some(lz1_out)
         };
         let (add, sub) = (R::add, R::sub);
         // One pass over the layer's products fills `a` (and `b`) with what
@@ -331,11 +328,10 @@ impl Tetrad {
                     a[k] = sub(sub(add(u1[k], u2[k]), gamma_a), lz1[k]);
                     b[k] = add(add(sv[k], gamma_b), gamma_c);
                 });
-                let lz1_out = truncate_masks(&mut a);
-                let lz1 = lz1_out.as_deref().unwrap_or(lz1);
+                truncate_masks(&mut a);
                 ch.send_tagged_in(Phase::Offline, msg::T1, 0, &b)?;
                 ch.send_tagged_in(Phase::Offline, msg::T2, 2, &a)?;
-                write3(s, gates, |k| (lz1[k], a[k], lz3[k]));
+                write3(s, gates, |k| (lz1_out[k], a[k], lz3[k]));
             }
             0 => {
                 // Components (m, λ1, λ2): Γ_A = inner + diag1; a = λz2, b =
@@ -344,15 +340,14 @@ impl Tetrad {
                     a[k] = sub(sub(add(u1[k], u2[k]), add(q.inner, q.diag1)), lz1[k]);
                     b[k] = sub(add(u1[k], u2[k]), add(q.cross1, q.cross2));
                 });
-                let lz1_out = truncate_masks(&mut a);
-                let lz1 = lz1_out.as_deref().unwrap_or(lz1);
+                truncate_masks(&mut a);
                 let wv = ch.recv(3, n)?;
                 let mz = ch.recv(2, n)?;
                 let views = self.views();
                 views.absorb(V_LZ2, &a);
                 views.absorb(V_MZ, &mz);
                 views.absorb_with(V_CHECK, n, |k| add(wv[k], b[k]));
-                write3(s, gates, |k| (mz[k], lz1[k], a[k]));
+                write3(s, gates, |k| (mz[k], lz1_out[k], a[k]));
                 for v in [wv, mz] {
                     ch.recycle(v);
                 }
@@ -381,8 +376,10 @@ impl Tetrad {
                     b[k] = add(add(b[k], add(a[k], theirs[k])), lz3[k]);
                 }
                 // A truncating gate's m' = (m_z − λz3)^t + λz3.
-                for (k, f) in truncated_words() {
-                    b[k] = add(shift_masked(sub(b[k], lz3[k]), mask, f), lz3[k]);
+                for (at, f) in truncating_gates(trunc, w) {
+                    for k in at {
+                        b[k] = add(shift_masked(sub(b[k], lz3[k]), mask, f), lz3[k]);
+                    }
                 }
                 if !p1 {
                     ch.send_tagged(msg::T5, 0, &b)?;
@@ -393,16 +390,7 @@ impl Tetrad {
                     None => views.absorb(V_MZ, &b),
                 }
                 views.absorb_with(V_CHECK, n, |k| add(add(a[k], theirs[k]), sv[k]));
-                // P1's λ'1 of truncating gates.
-                let lz1_out = (p1 && trunc.is_some()).then(|| {
-                    let mut v = lz1.to_vec();
-                    for (k, _) in truncated_words() {
-                        v[k] = lz1_fresh[k];
-                    }
-                    v
-                });
-                let lz1 = lz1_out.as_deref().unwrap_or(lz1);
-                let lz = lz2.as_deref().unwrap_or(lz1);
+                let lz = lz2.as_deref().unwrap_or(lz1_out);
                 write3(s, gates, |k| (b[k], lz[k], lz3[k]));
                 ch.recycle(theirs);
                 if let Some(v) = lz2 {
@@ -413,8 +401,24 @@ impl Tetrad {
         for v in [a, b].into_iter().chain(draws.into_iter().flatten()) {
             ch.recycle(v);
         }
+        if let Some(v) = fresh {
+            ch.recycle(v);
+        }
         Ok(())
     }
+}
+
+/// The word ranges of a layer's truncating gates (`w` words each), with
+/// their shifts.
+fn truncating_gates(
+    trunc: Option<&Truncations>,
+    w: usize,
+) -> impl Iterator<Item = (std::ops::Range<usize>, u8)> + '_ {
+    let f = trunc.map_or(&[][..], |t| &t.f[..]);
+    f.iter()
+        .enumerate()
+        .filter(|(_, &f)| f > 0)
+        .map(move |(gi, &f)| (gi * w..(gi + 1) * w, f))
 }
 
 /// A truncating layer's shift per gate (0: a plain product) and its ring's
