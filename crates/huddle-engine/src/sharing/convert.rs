@@ -13,7 +13,7 @@
 
 use super::arith::{Bits, Ring};
 use super::program::{Conversion, ConversionKind, Program};
-use super::{evaluate, Arenas, Channel, Shares, Sharing};
+use super::{evaluate, Arenas, Channel, Sharing};
 use crate::ttp::RunError;
 use huddle_circuit::Domain;
 use huddle_core::bits::transpose_64x64;
@@ -51,48 +51,60 @@ impl SplitJob<'_> {
         self.terms[0].len() * self.sources.len() * self.target_words()
     }
 
-    /// Component `component` of every source slot, one after another.
-    pub fn gather(&self, src: &Shares, component: usize) -> Vec<u64> {
-        src.concat(component, self.sources)
+    /// One term in the target layout of its slots, slot after slot (as
+    /// [`Shares::set_slots`] takes them), computed conversion by
+    /// conversion: `combine(slot, out)` writes the term's words of source
+    /// slot `slot` in the source layout ([`source_words`](Self::source_words)
+    /// of them, e.g. a sum of two components). Only one conversion's words
+    /// are held in the source layout at a time; the result is a buffer of
+    /// `ch`'s (recycle it).
+    pub fn term(&self, ch: &mut Channel, mut combine: impl FnMut(u32, &mut [u64])) -> Vec<u64> {
+        let mut out = ch.buffer(self.term_words());
+        let mut values = vec![0u64; self.source_words()];
+        for (g, &slot) in self.sources.iter().enumerate() {
+            combine(slot, &mut values);
+            self.place(g, &values, &mut out);
+        }
+        out
     }
 
-    /// One term's values in the source layout (one run of
-    /// [`source_words`](Self::source_words) per conversion, as
-    /// [`gather`](Self::gather) gives them) in the target layout of its
-    /// slots, slot after slot (as [`Shares::set_slots`] takes them).
-    pub fn relayout(&self, values: &[u64]) -> Vec<u64> {
+    /// [`term`](Self::term) of values given in the source layout, all
+    /// conversions' one after another.
+    #[cfg(test)]
+    fn relayout(&self, values: &[u64]) -> Vec<u64> {
+        let ws = self.source_words();
+        debug_assert_eq!(values.len(), self.sources.len() * ws);
+        let mut out = vec![0u64; self.term_words()];
+        for g in 0..self.sources.len() {
+            self.place(g, &values[g * ws..][..ws], &mut out);
+        }
+        out
+    }
+
+    /// Conversion g's words `values` (source layout) into its places in
+    /// `out` (target layout, every word of them written).
+    fn place(&self, g: usize, values: &[u64], out: &mut [u64]) {
         let (n, m) = (self.instances, self.sources.len());
-        let (ws, wt) = (self.source_words(), self.target_words());
-        debug_assert_eq!(values.len(), m * ws);
+        let wt = self.target_words();
         match self.kind.target() {
             Domain::Bit => {
                 // Ring elements to bitsliced words: 64 elements at a time,
                 // transposed so that word j holds bit j of each.
                 let k = self.terms[0].len();
-                let mut out = vec![0u64; k * m * wt];
                 let mut block = [0u64; 64];
-                for g in 0..m {
-                    let elements = &values[g * ws..][..n];
-                    for (q, chunk) in elements.chunks(64).enumerate() {
-                        block[..chunk.len()].copy_from_slice(chunk);
-                        block[chunk.len()..].fill(0);
-                        transpose_64x64(&mut block);
-                        for (j, &word) in block[..k].iter().enumerate() {
-                            out[(j * m + g) * wt + q] = word;
-                        }
+                for (q, chunk) in values[..n].chunks(64).enumerate() {
+                    block[..chunk.len()].copy_from_slice(chunk);
+                    block[chunk.len()..].fill(0);
+                    transpose_64x64(&mut block);
+                    for (j, &word) in block[..k].iter().enumerate() {
+                        out[(j * m + g) * wt + q] = word;
                     }
                 }
-                out
             }
             Domain::Ring => {
-                let mut out = vec![0u64; m * wt];
-                for g in 0..m {
-                    let words = &values[g * ws..][..ws];
-                    for (i, e) in out[g * wt..][..n].iter_mut().enumerate() {
-                        *e = (words[i / 64] >> (i % 64)) & 1;
-                    }
+                for (i, e) in out[g * wt..][..n].iter_mut().enumerate() {
+                    *e = (values[i / 64] >> (i % 64)) & 1;
                 }
-                out
             }
         }
     }

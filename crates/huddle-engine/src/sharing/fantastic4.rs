@@ -532,15 +532,14 @@ impl Sharing for FantasticFour {
         // A holder's term: the sum of the two shares, in the target layout.
         let values = CONVERSION_TERMS.each_ref().map(|term| {
             term.holders.contains(&me).then(|| {
-                let gather = |j: usize| {
-                    job.gather(
-                        src,
-                        component(me, j).expect("a holder holds the term's shares"),
-                    )
-                };
-                let (a, b) = (gather(term.sum[0]), gather(term.sum[1]));
-                let sum: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| F::add(a, b)).collect();
-                job.relayout(&sum)
+                let at = |j: usize| component(me, j).expect("a holder holds the term's shares");
+                let (a, b) = (at(term.sum[0]), at(term.sum[1]));
+                job.term(ch, |slot, out| {
+                    let (x, y) = (src.get(a, slot), src.get(b, slot));
+                    for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                        *o = F::add(x, y);
+                    }
+                })
             })
         });
         let shares = self.share_terms::<T>(ch, values, n, |t| &t.message)?;

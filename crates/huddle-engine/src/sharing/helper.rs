@@ -392,15 +392,18 @@ impl<V: Variant> Sharing for Helper<V> {
         }
         let [t0, t1] = job.terms;
         let n = job.term_words();
-        let (c0, c1) = (job.gather(src, 0), job.gather(src, 1));
+        // The term from this party's components, in the target layout.
+        let term = |ch: &mut Channel, f: fn(u64, u64) -> u64| {
+            job.term(ch, |slot, out| {
+                let (c0, c1) = (src.get(0, slot), src.get(1, slot));
+                for ((o, &a), &b) in out.iter_mut().zip(c0).zip(c1) {
+                    *o = f(a, b);
+                }
+            })
+        };
         match self.core.me {
             HELPER => {
-                let lambda: Vec<u64> = c0
-                    .iter()
-                    .zip(&c1)
-                    .map(|(&a, &b)| F::neg(F::add(a, b)))
-                    .collect();
-                let lambda = job.relayout(&lambda);
+                let lambda = term(ch, |a, b| F::neg(F::add(a, b)));
                 let mu1 = draw(self.core.k01(), n);
                 let mu2 = draw(self.core.k02(), n);
                 for c in 0..2 {
@@ -417,12 +420,13 @@ impl<V: Variant> Sharing for Helper<V> {
                 // P1's own mask mu1 sits in component 1; whether its value
                 // already holds it is VALUE_MASKS[0][0] (P2: mu2, [1][1]).
                 let own_in_value = V::VALUE_MASKS[me - 1][me - 1];
-                let masked: Vec<u64> = if own_in_value {
-                    c0
+                let masked = if own_in_value {
+                    term(ch, |a, _| a)
                 } else {
-                    c0.iter().zip(&c1).map(|(&a, &b)| F::add(a, b)).collect()
+                    term(ch, F::add)
                 };
-                dst.set_slots(0, t0, &job.relayout(&masked));
+                dst.set_slots(0, t0, &masked);
+                ch.recycle(masked);
                 dst.zero_slots(1, t0);
                 let key = if me == 1 {
                     self.core.k01()

@@ -416,8 +416,11 @@ impl Sharing for Quad {
             // t1 = -x0 (component 1): P0 (t1, -t1), P3 (0, -t1); P1 and P2
             // hold (0, x1') and (0, x2') with x1' from K013 and
             // x2' = -t1 - x1' from P0 (P3 computes it too).
-            let minus_x0: Vec<u64> = job.gather(src, 1).iter().map(|&x| F::neg(x)).collect();
-            let t = job.relayout(&minus_x0);
+            let t = job.term(ch, |slot, out| {
+                for (o, &x) in out.iter_mut().zip(src.get(1, slot)) {
+                    *o = F::neg(x);
+                }
+            });
             let x1 = draw(key_mut(&mut self.keys, Key::K013), n);
             let x2: Vec<u64> = t
                 .iter()
@@ -443,7 +446,11 @@ impl Sharing for Quad {
         } else {
             // t0 = a + x0 (component 0): P1 and P2 hold (t0, 0); P2 sends
             // P0 t0 + r123 (P1 computes it too).
-            let t = job.relayout(&job.gather(src, 0));
+            let t = job.term(ch, |slot, out| {
+                for (o, &x) in out.iter_mut().zip(src.get(0, slot)) {
+                    *o = x;
+                }
+            });
             let m2: Vec<u64> = t.iter().zip(&r123).map(|(&t, &r)| T::add(t, r)).collect();
             CONVERT_M2.send(ch, views, &m2)?;
             dst.set_slots(0, t0, &t);

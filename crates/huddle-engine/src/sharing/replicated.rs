@@ -338,11 +338,16 @@ impl Sharing for Replicated {
         dst: &mut Shares,
     ) -> Result<(), RunError> {
         let me = self.me;
-        let t0 = (me == 2).then(|| job.relayout(&job.gather(src, 0)));
-        let t1 = (me == 0).then(|| {
-            let minus_a: Vec<u64> = job.gather(src, 1).iter().map(|&a| F::neg(a)).collect();
-            job.relayout(&minus_a)
-        });
+        // t0 = x_2 at P2, t1 = -a_0 at P0, in the target layout.
+        let term = |ch: &mut Channel, c: usize, f: fn(u64) -> u64| {
+            job.term(ch, |slot, out| {
+                for (o, &x) in out.iter_mut().zip(src.get(c, slot)) {
+                    *o = f(x);
+                }
+            })
+        };
+        let t0 = (me == 2).then(|| term(ch, 0, |x| x));
+        let t1 = (me == 0).then(|| term(ch, 1, F::neg));
         let slots = [job.terms[0].to_vec(), job.terms[1].to_vec()];
         let terms = InputValues {
             owners: vec![2, 0],

@@ -551,24 +551,19 @@ impl Sharing for Tetrad {
         let me = self.me;
         let [t0, t1] = job.terms;
         let n = job.term_words();
-        // The term a party knows, from two of its components: a - b or -(a + b).
-        let term = |a: usize, b: usize, negate: bool| -> Vec<u64> {
-            let (x, y) = (job.gather(src, a), job.gather(src, b));
-            let v: Vec<u64> = x
-                .iter()
-                .zip(&y)
-                .map(|(&x, &y)| {
-                    if negate {
+        // The term a party knows, from two of its components: a - b or
+        // -(a + b), in the target layout.
+        let term = |ch: &mut Channel, a: usize, b: usize, negate: bool| -> Vec<u64> {
+            job.term(ch, |slot, out| {
+                let (x, y) = (src.get(a, slot), src.get(b, slot));
+                for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
+                    *o = if negate {
                         F::neg(F::add(x, y))
                     } else {
                         F::sub(x, y)
-                    }
-                })
-                .collect();
-            job.relayout(&v)
-        };
-        let plus = |a: &[u64], b: &[u64]| -> Vec<u64> {
-            a.iter().zip(b).map(|(&a, &b)| T::add(a, b)).collect()
+                    };
+                }
+            })
         };
         for c in 0..3 {
             dst.zero_slots(c, t0);
@@ -580,10 +575,15 @@ impl Sharing for Tetrad {
             match me {
                 3 => dst.set_slots(0, t0, &r),
                 _ => {
-                    let big_m = plus(&term(0, 1, false), &r);
+                    // M = t0 + r.
+                    let mut big_m = term(ch, 0, 1, false);
+                    for (m, &r) in big_m.iter_mut().zip(&r) {
+                        *m = T::add(*m, r);
+                    }
                     dst.set_slots(0, t0, &big_m);
                     dst.set_slots(1, t0, &r);
                     CONVERT_M.send(ch, self.views(), &big_m)?;
+                    ch.recycle(big_m);
                 }
             }
             ch.recycle(r);
@@ -594,14 +594,14 @@ impl Sharing for Tetrad {
             // r' is P1's component 2, P2's and P3's component 2 too.
             dst.set_slots(2, t1, &r);
             if me != 1 {
-                let minus_t: Vec<u64> = term(1, 2, true).iter().map(|&t| T::neg(t)).collect();
-                let mu2: Vec<u64> = minus_t
-                    .iter()
-                    .zip(&r)
-                    .map(|(&t, &r)| T::sub(t, r))
-                    .collect();
+                // μ2 = -t1 - r'.
+                let mut mu2 = term(ch, 1, 2, true);
+                for (t, &r) in mu2.iter_mut().zip(&r) {
+                    *t = T::sub(T::neg(*t), r);
+                }
                 dst.set_slots(1, t1, &mu2);
                 CONVERT_MASK.send(ch, self.views(), &mu2)?;
+                ch.recycle(mu2);
             }
             ch.recycle(r);
         }
