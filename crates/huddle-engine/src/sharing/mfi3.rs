@@ -80,11 +80,23 @@ impl Variant for MfiVariant {
             groups: &groups,
             rand: &rand,
         };
-        if core.me == HELPER {
+        let done = if core.me == HELPER {
             layer.helper::<R>(ch, s)
         } else {
             layer.evaluator::<R>(core.me, ch, s)
+        };
+        // The next layer draws into this one's memory (fresh memory costs
+        // a page fault and a zeroing pass per page).
+        for r in rand {
+            let vs = match r {
+                GroupRandomness::Two { mc, ma, mb } => vec![mc, ma, mb],
+                GroupRandomness::Many { r, rho1, r2, rho2 } => vec![r, rho1, r2, rho2],
+            };
+            for v in vs {
+                ch.recycle(v);
+            }
         }
+        done
     }
 }
 
@@ -156,21 +168,24 @@ impl FanInGroups<'_> {
     /// its own shares; it receives nothing.
     fn helper<R: Arith>(&self, ch: &mut Channel, s: &mut Shares) -> Result<(), RunError> {
         let w = s.w;
-        let (mut to1, mut to2) = (Vec::new(), Vec::new());
+        let words: usize = self.groups.iter().map(|(_, g)| g.len() * w).sum();
+        let (mut to1, mut to2) = (ch.buffer(words), ch.buffer(words));
+        to1.clear();
+        to2.clear();
         let mut outs: Vec<(Vec<u64>, Vec<u64>)> = Vec::new();
         for (&(l, gates), r) in self.groups.iter().zip(self.rand) {
             match r {
                 GroupRandomness::Two { mc, ma, mb } => {
-                    let v3 = two_input_terms::<R>(self.program, gates, s, w, |x1, x2, y1, y2| {
+                    let v3 = two_input_terms::<R>(ch, self.program, gates, s, |x1, x2, y1, y2| {
                         R::sub(R::add(R::mul(x1, y2), R::mul(y1, x2)), R::mul(x2, y2))
                     });
                     let at = to1.len();
                     to1.extend(v3.iter().zip(mb).map(|(&v, &m)| R::add(v, m)));
-                    let mut first: Vec<u64> = (0..v3.len())
-                        .map(|k| R::sub(R::sub(mc[k], v3[k]), mb[k]))
-                        .collect();
-                    let mut second: Vec<u64> =
-                        ma.iter().zip(mb).map(|(&a, &b)| R::add(a, b)).collect();
+                    let (mut first, mut second) = (ch.buffer(v3.len()), ch.buffer(v3.len()));
+                    for k in 0..v3.len() {
+                        first[k] = R::sub(R::sub(mc[k], v3[k]), mb[k]);
+                        second[k] = R::add(ma[k], mb[k]);
+                    }
                     // Truncating gates: e = m_c + m_a - v3; P1's new mask
                     // e^t - m_b goes in c3's place, P2's is m_b.
                     for (gi, g) in gates.iter().enumerate().filter(|(_, g)| g.trunc > 0) {
@@ -182,10 +197,11 @@ impl FanInGroups<'_> {
                             second[k] = mb[k];
                         }
                     }
+                    ch.recycle(v3);
                     outs.push((first, second));
                 }
                 GroupRandomness::Many { r, rho1, r2, rho2 } => {
-                    let (mu1p, mu2p) = self.helper_masks::<R>(l, gates, s, [r, rho1, r2, rho2]);
+                    let (mu1p, mu2p) = self.helper_masks::<R>(ch, l, gates, s, [r, rho1, r2, rho2]);
                     to1.extend_from_slice(&mu1p);
                     to2.extend_from_slice(&mu2p);
                     outs.push((mu1p, mu2p));
@@ -194,9 +210,13 @@ impl FanInGroups<'_> {
         }
         ch.send(1, &to1)?;
         ch.send(2, &to2)?;
-        for (&(_, gates), (a, b)) in self.groups.iter().zip(&outs) {
-            set_outputs(s, gates, a, b);
+        for (&(_, gates), (a, b)) in self.groups.iter().zip(outs) {
+            set_outputs(s, gates, &a, &b);
+            ch.recycle(a);
+            ch.recycle(b);
         }
+        ch.recycle(to1);
+        ch.recycle(to2);
         Ok(())
     }
 
@@ -204,14 +224,16 @@ impl FanInGroups<'_> {
     /// N1(not I) + sum mu2_i N1(not i), and mu1' symmetrically.
     fn helper_masks<R: Arith>(
         &self,
+        ch: &mut Channel,
         l: usize,
         gates: &[MulGate],
         s: &Shares,
         [r, rho1, r2, rho2]: [&Vec<u64>; 4],
     ) -> (Vec<u64>, Vec<u64>) {
         let (w, q) = (s.w, elements_per_party(l));
-        let mut mu1p = vec![0u64; gates.len() * w];
-        let mut mu2p = vec![0u64; gates.len() * w];
+        let mut mu1p = ch.buffer(gates.len() * w);
+        let mut mu2p = ch.buffer(gates.len() * w);
+        let mut scratch = vec![0u64; 1 << l];
         for (gi, g) in gates.iter().enumerate() {
             let ops = self.program.operands(g);
             let mu1 = s.gather(0, ops);
@@ -219,9 +241,27 @@ impl FanInGroups<'_> {
             let block = gi * q * w..(gi + 1) * q * w;
             for j in 0..w {
                 let k = gi * w + j;
-                let e = combine::<R>(l, &r[block.clone()], w, j, &mu1, |i| mu2[i][j], false);
+                let e = combine::<R>(
+                    l,
+                    &r[block.clone()],
+                    w,
+                    j,
+                    &mu1,
+                    |i| mu2[i][j],
+                    false,
+                    &mut scratch,
+                );
                 mu2p[k] = R::add(e, rho1[k]);
-                let e2 = combine::<R>(l, &r2[block.clone()], w, j, &mu2, |i| mu1[i][j], false);
+                let e2 = combine::<R>(
+                    l,
+                    &r2[block.clone()],
+                    w,
+                    j,
+                    &mu2,
+                    |i| mu1[i][j],
+                    false,
+                    &mut scratch,
+                );
                 mu1p[k] = R::add(e2, rho2[k]);
             }
         }
@@ -238,17 +278,23 @@ impl FanInGroups<'_> {
     ) -> Result<(), RunError> {
         let w = s.w;
         let other = 3 - me;
-        let mut msg = Vec::new();
+        let words: usize = self
+            .groups
+            .iter()
+            .map(|&(l, g)| g.len() * w * elements_per_party(l))
+            .sum();
+        let mut msg = ch.buffer(words);
+        msg.clear();
         let mut local: Vec<Vec<u64>> = Vec::new(); // v1 / v2 for 2-input groups
         for (&(l, gates), r) in self.groups.iter().zip(self.rand) {
             match r {
                 GroupRandomness::Two { mc, ma, .. } => {
                     let v = if me == 1 {
-                        two_input_terms::<R>(self.program, gates, s, w, |w1, _, w2, _| {
+                        two_input_terms::<R>(ch, self.program, gates, s, |w1, _, w2, _| {
                             R::mul(w1, w2)
                         })
                     } else {
-                        two_input_terms::<R>(self.program, gates, s, w, |u1, m1, u2, m2| {
+                        two_input_terms::<R>(ch, self.program, gates, s, |u1, m1, u2, m2| {
                             R::neg(R::add(R::mul(u1, m2), R::mul(u2, m1)))
                         })
                     };
@@ -280,38 +326,30 @@ impl FanInGroups<'_> {
                 GroupRandomness::Two { mc, ma, mb } => {
                     let from_other = &theirs[at..at + n];
                     at += n;
-                    let (mut first, mut second): (Vec<u64>, Vec<u64>) = if me == 1 {
+                    let (mut first, mut second) = (ch.buffer(n), ch.buffer(n));
+                    if me == 1 {
                         let c3 = &helper_msg[at_helper..at_helper + n];
                         at_helper += n;
-                        let mut out: (Vec<u64>, Vec<u64>) = (0..n)
-                            .map(|k| {
-                                (
-                                    R::add(R::add(v[k], from_other[k]), c3[k]),
-                                    R::sub(mc[k], c3[k]),
-                                )
-                            })
-                            .unzip();
+                        for k in 0..n {
+                            first[k] = R::add(R::add(v[k], from_other[k]), c3[k]);
+                            second[k] = R::sub(mc[k], c3[k]);
+                        }
                         // Truncating gates: u = v1 + m_c + c2 = v + e, and
                         // c3 is the new mask e^t - m_b.
                         for (gi, g) in gates.iter().enumerate().filter(|(_, g)| g.trunc > 0) {
                             for k in gi * w..(gi + 1) * w {
                                 let u = R::add(R::add(v[k], mc[k]), from_other[k]);
                                 let u = shift_masked(u, self.mask, g.trunc);
-                                out.0[k] = R::sub(u, c3[k]);
-                                out.1[k] = c3[k];
+                                first[k] = R::sub(u, c3[k]);
+                                second[k] = c3[k];
                             }
                         }
-                        out
                     } else {
-                        (0..n)
-                            .map(|k| {
-                                (
-                                    R::sub(R::add(from_other[k], v[k]), mb[k]),
-                                    R::add(ma[k], mb[k]),
-                                )
-                            })
-                            .unzip()
-                    };
+                        for k in 0..n {
+                            first[k] = R::sub(R::add(from_other[k], v[k]), mb[k]);
+                            second[k] = R::add(ma[k], mb[k]);
+                        }
+                    }
                     if me == 2 {
                         // Truncating gates: u = c1 + v2 + m_a; the new mask m_b.
                         for (gi, g) in gates.iter().enumerate().filter(|(_, g)| g.trunc > 0) {
@@ -324,6 +362,8 @@ impl FanInGroups<'_> {
                         }
                     }
                     set_outputs(s, gates, &first, &second);
+                    ch.recycle(first);
+                    ch.recycle(second);
                 }
                 GroupRandomness::Many { rho1, rho2, .. } => {
                     let q = elements_per_party(l);
@@ -332,10 +372,14 @@ impl FanInGroups<'_> {
                     let mask_p = &helper_msg[at_helper..at_helper + n];
                     at_helper += n;
                     let rho = if me == 1 { rho1 } else { rho2 };
-                    let first = self.masked_products::<R>(l, gates, s, from_other, rho);
+                    let first = self.masked_products::<R>(ch, l, gates, s, from_other, rho);
                     set_outputs(s, gates, &first, mask_p);
+                    ch.recycle(first);
                 }
             }
+        }
+        for v in local.into_iter().chain([msg, theirs, helper_msg]) {
+            ch.recycle(v);
         }
         Ok(())
     }
@@ -372,6 +416,7 @@ impl FanInGroups<'_> {
     /// subset products: A + rho.
     fn masked_products<R: Arith>(
         &self,
+        ch: &mut Channel,
         l: usize,
         gates: &[MulGate],
         s: &Shares,
@@ -379,7 +424,8 @@ impl FanInGroups<'_> {
         rho: &[u64],
     ) -> Vec<u64> {
         let (w, q) = (s.w, elements_per_party(l));
-        let mut first = vec![0u64; gates.len() * w];
+        let mut first = ch.buffer(gates.len() * w);
+        let mut scratch = vec![0u64; 1 << l];
         for (gi, g) in gates.iter().enumerate() {
             let ops = self.program.operands(g);
             let vals = s.gather(0, ops);
@@ -387,7 +433,7 @@ impl FanInGroups<'_> {
             let block = &from_other[gi * q * w..(gi + 1) * q * w];
             for j in 0..w {
                 let single = |i: usize| R::add(vals[i][j], own[i][j]);
-                let a = combine::<R>(l, block, w, j, &own, single, true);
+                let a = combine::<R>(l, block, w, j, &own, single, true, &mut scratch);
                 first[gi * w + j] = R::add(a, rho[gi * w + j]);
             }
         }
@@ -395,23 +441,31 @@ impl FanInGroups<'_> {
     }
 }
 
-/// For each 2-input gate and word: f(first comp of x, second comp of x, first of y, second of y).
+/// For each 2-input gate and word: f(first comp of x, second comp of x,
+/// first of y, second of y), in a buffer of `ch`'s.
 fn two_input_terms<R: Arith>(
+    ch: &mut Channel,
     program: &Program,
     gates: &[MulGate],
     s: &Shares,
-    w: usize,
     f: impl Fn(u64, u64, u64, u64) -> u64,
 ) -> Vec<u64> {
-    let mut all = vec![0; gates.len() * w];
+    let w = s.w;
+    let mut all = ch.buffer(gates.len() * w);
     for (gi, g) in gates.iter().enumerate() {
         let out = &mut all[gi * w..(gi + 1) * w];
         // The terms are bilinear, so a dot product sums them over its pairs.
-        for (x, y) in program.pairs(g) {
-            let (x0, x1) = (s.get(0, x), s.get(1, x));
-            let (y0, y1) = (s.get(0, y), s.get(1, y));
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = R::add(*o, f(x0[j], x1[j], y0[j], y1[j]));
+        for (i, (x, y)) in program.pairs(g).enumerate() {
+            let (x0, x1) = (&s.get(0, x)[..w], &s.get(1, x)[..w]);
+            let (y0, y1) = (&s.get(0, y)[..w], &s.get(1, y)[..w]);
+            if i == 0 {
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o = f(x0[j], x1[j], y0[j], y1[j]);
+                }
+            } else {
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o = R::add(*o, f(x0[j], x1[j], y0[j], y1[j]));
+                }
             }
         }
     }
@@ -443,7 +497,10 @@ fn products<R: Arith>(prod: &mut [u64], value: impl Fn(usize) -> u64) {
 
 /// sum_{|I|>=2} c_I N(not I) + sum_i single(i) N(not {i}) [+ N(all) if `with_empty`],
 /// where N(J) = prod_{j in J} (-mu_j), for word j of one gate whose subset
-/// values are `c` (q blocks of `w` words).
+/// values are `c` (q blocks of `w` words). `n`: 2^l words of scratch, kept
+/// by the caller (zeroing a fresh array per word cost MFI-3PC a sixth of
+/// its time).
+#[allow(clippy::too_many_arguments)]
 fn combine<R: Arith>(
     l: usize,
     c: &[u64],
@@ -452,9 +509,9 @@ fn combine<R: Arith>(
     mu: &[&[u64]],
     single: impl Fn(usize) -> u64,
     with_empty: bool,
+    n: &mut [u64],
 ) -> u64 {
     let full = (1usize << l) - 1;
-    let mut n = [0u64; 1 << MAX_FAN_IN];
     products::<R>(&mut n[..=full], |i| R::neg(mu[i][j]));
     let mut acc = if with_empty { n[full] } else { 0 };
     let mut si = 0;
