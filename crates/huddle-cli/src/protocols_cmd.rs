@@ -28,7 +28,9 @@ pub fn run(args: ProtocolsArgs) -> Result<(), String> {
                     "name": d.name, "parties": parties(d.parties),
                     "security": d.security.label(), "rings": d.rings,
                     "max_fan_in": d.max_fan_in, "preprocessing": d.preprocessing,
-                    "separate_preprocessing": d.separate_preprocessing, "summary": d.summary,
+                    "separate_preprocessing": d.separate_preprocessing,
+                    "conversions": d.conversions, "fused_truncation": d.fused_truncation,
+                    "dealer": d.dealer, "summary": d.summary,
                 })
             })
             .collect();

@@ -624,6 +624,10 @@ fn garbling_runs_from_the_command_line_and_its_bench_reports_every_phase() {
     }
 }
 
+fn row_of<'a>(rows: &'a [serde_json::Value], name: &str) -> &'a serde_json::Value {
+    rows.iter().find(|r| r["name"] == name).expect("row")
+}
+
 #[test]
 fn protocols_lists_every_protocol_with_its_security() {
     let o = huddle(&["protocols", "--json"]);
@@ -643,11 +647,14 @@ fn protocols_lists_every_protocol_with_its_security() {
             "quad-het",
             "fantastic4",
             "tetrad",
+            "ca2pc",
             "bgw3",
             "bgw2",
             "bgw2-mal"
         ]
     );
+    assert_eq!(row_of(rows, "ca2pc")["dealer"], 2);
+    assert_eq!(row_of(rows, "trio")["dealer"], serde_json::Value::Null);
     let row = |name: &str| rows.iter().find(|r| r["name"] == name).expect("row");
     assert_eq!(row("bgw2-mal")["security"], "malicious, selective abort");
     assert_eq!(row("bgw2")["parties"], "4+");

@@ -239,8 +239,8 @@ pub fn run_party(
     supply: Option<garble::LinearSupply>,
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
     use sharing::{
-        astra::Astra, fantastic4::FantasticFour, mfi3::Mfi3, quad::Quad, replicated::Replicated,
-        tetrad::Tetrad, trio::Trio,
+        astra::Astra, client_aided::ClientAided, fantastic4::FantasticFour, mfi3::Mfi3, quad::Quad,
+        replicated::Replicated, tetrad::Tetrad, trio::Trio,
     };
     if net.parties() != request.parties() {
         return Err(ttp::RunError::Input(format!(
@@ -264,6 +264,7 @@ pub fn run_party(
         Protocol::QuadHet => sharing::run(|| Quad::new(me, true), net, c, i, o, options),
         Protocol::FantasticFour => sharing::run(|| FantasticFour::new(me), net, c, i, o, options),
         Protocol::Tetrad => sharing::run(|| Tetrad::new(me), net, c, i, o, options),
+        Protocol::Ca2pc => sharing::run(|| ClientAided::new(me), net, c, i, o, options),
         Protocol::Bgw3 => garble::run_with_supply(net, Variant::Bgw3, c, i, o, options, supply),
         Protocol::Bgw2 => garble::run_with_supply(net, Variant::Bgw2, c, i, o, options, supply),
         Protocol::Bgw2Mal => {
@@ -333,7 +334,7 @@ pub fn run_local(
                 s.spawn(move || {
                     let me = net.party();
                     let own: Vec<(usize, BitMatrix)> = (0..circuit.inputs().len())
-                        .filter(|&i| circuit.owner(i, parties) == me)
+                        .filter(|&i| request.owner(circuit, i) == me)
                         .map(|i| (i, inputs[i].clone()))
                         .collect();
                     let outputs = run_party(

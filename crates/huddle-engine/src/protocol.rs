@@ -27,6 +27,7 @@ pub enum Protocol {
     QuadHet,
     FantasticFour,
     Tetrad,
+    Ca2pc,
     Bgw3,
     Bgw2,
     Bgw2Mal,
@@ -103,9 +104,13 @@ pub struct Descriptor {
     /// The message types fault injection can target (malicious
     /// secret-sharing protocols; empty elsewhere).
     pub messages: &'static [crate::fault::MessageType],
+    /// A party that only deals correlated randomness: it owns no input
+    /// (round robin deals input values to the others), learns no output
+    /// and receives nothing after setup.
+    pub dealer: Option<usize>,
 }
 
-const DESCRIPTORS: [Descriptor; 12] = [
+const DESCRIPTORS: [Descriptor; 13] = [
     Descriptor {
         protocol: Protocol::Ttp,
         name: "ttp",
@@ -120,6 +125,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: false,
         family: Family::Clear,
         messages: &[],
+        dealer: None,
     },
     Descriptor {
         protocol: Protocol::Replicated,
@@ -135,6 +141,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: true,
         family: Family::Sharing,
         messages: &[],
+        dealer: None,
     },
     Descriptor {
         protocol: Protocol::Astra,
@@ -150,6 +157,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: true,
         family: Family::Sharing,
         messages: &[],
+        dealer: None,
     },
     Descriptor {
         protocol: Protocol::Trio,
@@ -165,6 +173,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: true,
         family: Family::Sharing,
         messages: &[],
+        dealer: None,
     },
     Descriptor {
         protocol: Protocol::Mfi3,
@@ -180,6 +189,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: true,
         family: Family::Sharing,
         messages: &[],
+        dealer: None,
     },
     Descriptor {
         protocol: Protocol::Quad,
@@ -195,6 +205,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: true,
         family: Family::Sharing,
         messages: &sharing::quad::QUAD_MESSAGES,
+        dealer: None,
     },
     Descriptor {
         protocol: Protocol::QuadHet,
@@ -210,6 +221,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: true,
         family: Family::Sharing,
         messages: &sharing::quad::HET_MESSAGES,
+        dealer: None,
     },
     Descriptor {
         protocol: Protocol::FantasticFour,
@@ -225,6 +237,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: true,
         family: Family::Sharing,
         messages: &sharing::fantastic4::MESSAGES,
+        dealer: None,
     },
     Descriptor {
         protocol: Protocol::Tetrad,
@@ -240,6 +253,23 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: true,
         family: Family::Sharing,
         messages: &sharing::tetrad::MESSAGES,
+        dealer: None,
+    },
+    Descriptor {
+        protocol: Protocol::Ca2pc,
+        name: "ca2pc",
+        summary: "client-aided 2PC (Ohata-Nuida): parties 0 and 1 compute, party 2 deals extended Beaver triples; one-round multiplications of up to 9 inputs",
+        parties: PartyRule::Exactly(3),
+        max_fan_in: Some(sharing::client_aided::MAX_FAN_IN),
+        separate_preprocessing: false,
+        preprocessing: true,
+        security: Security::SemiHonest,
+        rings: true,
+        conversions: false,
+        fused_truncation: false,
+        family: Family::Sharing,
+        messages: &[],
+        dealer: Some(sharing::client_aided::DEALER),
     },
     Descriptor {
         protocol: Protocol::Bgw3,
@@ -255,6 +285,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: false,
         family: Family::Garbling(Variant::Bgw3),
         messages: &[],
+        dealer: None,
     },
     Descriptor {
         protocol: Protocol::Bgw2,
@@ -270,6 +301,7 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: false,
         family: Family::Garbling(Variant::Bgw2),
         messages: &[],
+        dealer: None,
     },
     Descriptor {
         protocol: Protocol::Bgw2Mal,
@@ -285,11 +317,12 @@ const DESCRIPTORS: [Descriptor; 12] = [
         fused_truncation: false,
         family: Family::Garbling(Variant::Bgw2Mal),
         messages: &[],
+        dealer: None,
     },
 ];
 
 impl Protocol {
-    pub const ALL: [Protocol; 12] = [
+    pub const ALL: [Protocol; 13] = [
         Protocol::Ttp,
         Protocol::Replicated,
         Protocol::Astra,
@@ -299,6 +332,7 @@ impl Protocol {
         Protocol::QuadHet,
         Protocol::FantasticFour,
         Protocol::Tetrad,
+        Protocol::Ca2pc,
         Protocol::Bgw3,
         Protocol::Bgw2,
         Protocol::Bgw2Mal,
@@ -408,6 +442,14 @@ impl RunRequest {
             ));
         }
         crate::check_reveal_to(options.reveal_to, parties)?;
+        if let (Some(to), Some(dealer)) = (options.reveal_to, d.dealer) {
+            if to == dealer {
+                return err(format!(
+                    "outputs cannot go to party {dealer}: it is {name}'s dealer, which never \
+                     receives anything after setup (give --reveal-to one of the computing parties)"
+                ));
+            }
+        }
         if let Some(fault) = options.fault {
             fault.check(name, d.messages, parties)?;
         }
@@ -466,8 +508,29 @@ impl RunRequest {
 
     /// [`check_circuit`](Self::check_circuit) without compiling: for the
     /// engine's entry, whose protocols compile (and refuse) on their own.
+    /// The parties that hold data: all but a dealer (the last party), so
+    /// round-robin input owners skip it.
+    pub fn input_parties(&self) -> usize {
+        self.parties - usize::from(self.protocol.descriptor().dealer.is_some())
+    }
+
+    /// The party that owns input value `i` of `circuit` in this run.
+    pub fn owner(&self, circuit: &Circuit, i: usize) -> usize {
+        circuit.owner(i, self.input_parties())
+    }
+
     pub(crate) fn check_owners_and_domain(&self, circuit: &Circuit) -> Result<(), RunError> {
         let d = self.protocol.descriptor();
+        if let (InputOwners::Explicit(owners), Some(dealer)) = (circuit.owners(), d.dealer) {
+            if let Some(value) = owners.iter().position(|&o| o == dealer) {
+                return Err(RunError::Input(format!(
+                    "input value {value} belongs to party {dealer}, {}'s dealer, which never \
+                     sees data: give inputs to parties 0..{}",
+                    d.name,
+                    self.input_parties() - 1
+                )));
+            }
+        }
         if let InputOwners::Explicit(owners) = circuit.owners() {
             if let Some((value, &owner)) =
                 owners.iter().enumerate().find(|(_, &o)| o >= self.parties)
@@ -477,6 +540,11 @@ impl RunRequest {
                     self.parties - 1
                 )));
             }
+        }
+        if d.family == Family::Sharing {
+            let fused =
+                d.fused_truncation && self.options.truncation == crate::Truncation::Probabilistic;
+            sharing::program::Program::check_conversions(circuit, d.name, d.conversions, fused)?;
         }
         if !d.rings && !circuit.is_boolean() {
             return Err(RunError::Input(format!(

@@ -350,15 +350,11 @@ fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
         &RandomCircuitSpec::mixed(RingWidth::W32, 8, 2, 200, 4),
         &mut prg,
     );
-    // Protocols without share conversions (every secret-sharing protocol
-    // has them; the garbling ones are Boolean) refuse mixed circuits before
-    // connecting, naming why.
+    // Protocols without share conversions (ca2pc, for now; the garbling
+    // ones are Boolean) refuse mixed circuits before connecting, naming why.
     let mut refused = 0;
     for protocol in huddle_engine::Protocol::ALL {
         let d = protocol.descriptor();
-        if d.family == huddle_engine::protocol::Family::Sharing {
-            assert!(d.conversions, "{}", d.name);
-        }
         if d.family == huddle_engine::protocol::Family::Clear || d.conversions {
             continue;
         }
@@ -370,11 +366,12 @@ fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
             .err()
             .map(|e| e.to_string())
             .expect("refused");
-        assert!(
-            err.contains("Boolean circuits only") && err.contains("ring wires"),
-            "{}: {err}",
-            d.name
-        );
+        let why = if d.family == huddle_engine::protocol::Family::Sharing {
+            err.contains("share conversions") && err.contains(d.name)
+        } else {
+            err.contains("Boolean circuits only") && err.contains("ring wires")
+        };
+        assert!(why, "{}: {err}", d.name);
         refused += 1;
     }
     assert!(refused >= 1);

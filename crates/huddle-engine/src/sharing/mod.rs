@@ -19,6 +19,7 @@
 
 pub mod arith;
 pub mod astra;
+pub mod client_aided;
 pub mod convert;
 pub mod fantastic4;
 pub mod helper;
@@ -620,6 +621,11 @@ pub trait Sharing {
     fn evaluates_online(&self) -> bool {
         true
     }
+    /// A party that only deals correlated randomness (the last one): it
+    /// owns no input and learns no output (see `Descriptor::dealer`).
+    fn dealer(&self) -> Option<PartyId> {
+        None
+    }
     fn share_inputs<R: Arith>(
         &mut self,
         ch: &mut Channel,
@@ -800,7 +806,9 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         )));
     }
     let parties = probe.parties();
-    crate::ttp::check_own_inputs(net.party(), parties, circuit, instances, own_inputs)?;
+    // Round-robin owners skip a dealer (the last party).
+    let input_parties = parties - usize::from(probe.dealer().is_some());
+    crate::ttp::check_own_inputs(net.party(), input_parties, circuit, instances, own_inputs)?;
     let program = Program::compile(
         circuit,
         Target {
@@ -867,7 +875,10 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
                 .iter()
                 .map(|&i| program.inputs[i].1.clone())
                 .collect(),
-            owners: indices.iter().map(|&i| circuit.owner(i, parties)).collect(),
+            owners: indices
+                .iter()
+                .map(|&i| circuit.owner(i, input_parties))
+                .collect(),
             own: indices
                 .iter()
                 .map(|&i| {
@@ -890,6 +901,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     };
     crate::check_reveal_to(options.reveal_to, parties)?;
     let malicious = !probe.messages().is_empty();
+    let dealer = probe.dealer();
     drop(probe);
     let parts = match run_lanes(&job, &make, net, lanes, &lane_ranges) {
         Ok(parts) => parts,
@@ -908,7 +920,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         net.finish()?;
     }
     net.stop_clock();
-    if !learns(net.party(), options.reveal_to) {
+    if !learns(net.party(), options.reveal_to) || dealer == Some(net.party()) {
         return Ok(Vec::new());
     }
     // Every output wire's words over the whole batch, per domain, from the

@@ -357,21 +357,33 @@ impl Program {
         a.iter().copied().zip(b.iter().copied())
     }
 
-    /// Compiles `circuit` for a protocol (see [`Target`]).
-    pub fn compile(circuit: &Circuit, target: Target) -> Result<Program, RunError> {
-        let protocol = target.name;
+    /// Refuses `circuit` for a protocol without share conversions when it
+    /// needs them (mixed domains, or DOTTR not fused into the products).
+    pub fn check_conversions(
+        circuit: &Circuit,
+        protocol: &str,
+        converts: bool,
+        fused_truncation: bool,
+    ) -> Result<(), RunError> {
         let mixed = circuit.gates().iter().any(|g| {
             matches!(g.op, Op::BitDecompose | Op::BitInject | Op::Ltz)
-                || (matches!(g.op, Op::DotTrunc(_)) && !target.fused_truncation)
+                || (matches!(g.op, Op::DotTrunc(_)) && !fused_truncation)
         }) || (circuit.ring().is_some()
             && (0..circuit.num_wires()).any(|w| circuit.domain(w as WireId) == Domain::Bit));
-        if mixed && !target.converts {
+        if mixed && !converts {
             return Err(RunError::Input(format!(
                 "{protocol} cannot run this circuit: it mixes Boolean and arithmetic wires or \
                  truncates fixed-point values (A2B, B2A, LTZ or DOTTR gates), which need share \
                  conversions, and {protocol} has none yet"
             )));
         }
+        Ok(())
+    }
+
+    /// Compiles `circuit` for a protocol (see [`Target`]).
+    pub fn compile(circuit: &Circuit, target: Target) -> Result<Program, RunError> {
+        let protocol = target.name;
+        Self::check_conversions(circuit, protocol, target.converts, target.fused_truncation)?;
         let lowered = lower_products(
             circuit,
             NativeProducts {

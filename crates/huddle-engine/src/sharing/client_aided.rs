@@ -1,0 +1,336 @@
+//! Client-aided two-party computation (Ohata and Nuida, FC 2020 workshops,
+//! Sections 2-3): parties 0 and 1 compute on 2-out-of-2 additive shares
+//! (XOR shares of bitsliced words in the Boolean domain); party 2 is the
+//! client, a dealer that never sees data: it sends only correlated
+//! randomness and receives nothing after the key agreement.
+//!
+//! **Keys**: K01 (P0 chooses; input sharing), K02 (the dealer chooses; all
+//! of P0's dealt shares) and K12 (the dealer chooses; P1's shares of the
+//! single masks). So the dealer sends P1 only the corrections of the
+//! products, and P0 nothing at all.
+//!
+//! **Inputs**: r from K01; the owner's share is v − r, the other's r. No
+//! messages. The dealer owns no input (round robin deals input values to
+//! parties 0 and 1 only; see `Descriptor::dealer`).
+//!
+//! **l-input multiplication, one round (N-BTE, Section 3.1)**: per gate the
+//! dealer draws a_i = a_i⁰ + a_i¹ (a_i⁰ from K02, a_i¹ from K12) for every
+//! operand and, for every subset I of at least two operands, a_I⁰ from K02,
+//! and sends P1 c_I = ∏_{i∈I} a_i − a_I⁰ (phase `offline`, 2^l − l − 1
+//! elements). Online each party k sends the other x_i^k − a_i^k for every
+//! operand (l elements); both learn d_i = x_i − a_i and set
+//!
+//!   y^k = [k = 0] ∏ d_i + Σ_{∅ ≠ I} (∏_{i ∉ I} d_i) · a_I^k,
+//!
+//! with a_{i}^k the single masks and a_I¹ = c_I, so y⁰ + y¹ = ∏ (d_i + a_i).
+//! The same for AND over bitsliced words (product = AND, sum = XOR).
+//!
+//! **Reveal**: P0 and P1 send each other (or the one that learns) their
+//! shares. The dealer learns nothing.
+
+use super::arith::Arith;
+use super::program::{Layer, MulGate, Program};
+use super::{agree_key, learns, Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::ttp::RunError;
+use huddle_core::Prg;
+use huddle_net::{PartyId, Phase};
+
+/// The client that deals correlated randomness.
+pub const DEALER: PartyId = 2;
+
+/// Widest native multiplication: the paper's bound (2^9 − 10 = 502 dealt
+/// elements per gate and word).
+pub const MAX_FAN_IN: usize = 9;
+
+pub struct ClientAided {
+    me: PartyId,
+    k01: Option<Prg>,
+    k02: Option<Prg>,
+    k12: Option<Prg>,
+}
+
+impl ClientAided {
+    pub fn new(me: PartyId) -> Self {
+        ClientAided {
+            me,
+            k01: None,
+            k02: None,
+            k12: None,
+        }
+    }
+}
+
+/// The key a party draws from: `Some` at the parties that hold it.
+fn key(k: &mut Option<Prg>) -> &mut Prg {
+    k.as_mut()
+        .expect("setup runs first and this party holds the key")
+}
+
+/// Elements the dealer sends P1 per l-input gate and word.
+pub fn dealt_elements(l: usize) -> usize {
+    (1 << l) - l - 1
+}
+
+/// prod[m] = product of value(i) over the bits i of m (prod[0] = 1).
+#[inline]
+fn products<R: Arith>(prod: &mut [u64], value: impl Fn(usize) -> u64) {
+    prod[0] = R::ONE;
+    for m in 1..prod.len() {
+        prod[m] = R::mul(prod[m & (m - 1)], value(m.trailing_zeros() as usize));
+    }
+}
+
+/// One fan-in group of a layer: `l` operands per gate, `gates`.
+struct Group<'a> {
+    l: usize,
+    gates: &'a [MulGate],
+}
+
+impl Group<'_> {
+    /// Words of one per-operand quantity (l per gate and word).
+    fn singles(&self, w: usize) -> usize {
+        self.l * self.gates.len() * w
+    }
+
+    /// Words of one per-subset quantity.
+    fn subsets(&self, w: usize) -> usize {
+        dealt_elements(self.l) * self.gates.len() * w
+    }
+}
+
+impl Sharing for ClientAided {
+    fn name(&self) -> &'static str {
+        "ca2pc"
+    }
+
+    fn parties(&self) -> usize {
+        3
+    }
+
+    fn max_fan_in(&self) -> usize {
+        MAX_FAN_IN
+    }
+
+    fn components(&self) -> usize {
+        1
+    }
+
+    fn dealer(&self) -> Option<PartyId> {
+        Some(DEALER)
+    }
+
+    fn constant_rule(&self) -> ConstantRule {
+        if self.me == 0 {
+            ConstantRule::Add(0)
+        } else {
+            ConstantRule::None
+        }
+    }
+
+    fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
+        match self.me {
+            0 => {
+                self.k01 = Some(agree_key(ch, 1, true)?);
+                self.k02 = Some(agree_key(ch, DEALER, false)?);
+            }
+            1 => {
+                self.k01 = Some(agree_key(ch, 0, false)?);
+                self.k12 = Some(agree_key(ch, DEALER, false)?);
+            }
+            _ => {
+                self.k02 = Some(agree_key(ch, 0, true)?);
+                self.k12 = Some(agree_key(ch, 1, true)?);
+            }
+        }
+        Ok(())
+    }
+
+    fn share_inputs<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        inputs: &InputValues,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let me = self.me;
+        let w = s.w;
+        for (idx, slots) in inputs.slots.iter().enumerate() {
+            let n = slots.len() * w;
+            if me == DEALER {
+                s.zero_slots(0, slots);
+                continue;
+            }
+            let mut share = ch.draw(key(&mut self.k01), n);
+            if inputs.owners[idx] == me {
+                let v = inputs.own[idx]
+                    .as_ref()
+                    .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
+                for (x, &v) in share.iter_mut().zip(v) {
+                    *x = R::sub(v, *x);
+                }
+            }
+            s.set_slots(0, slots, &share);
+            ch.recycle(share);
+        }
+        Ok(())
+    }
+
+    fn multiply<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        layer: &Layer,
+        s: &mut Shares,
+    ) -> Result<(), RunError> {
+        let me = self.me;
+        let w = s.w;
+        let groups: Vec<Group> = layer
+            .by_fan_in()
+            .into_iter()
+            .map(|(l, gates)| Group { l, gates })
+            .collect();
+        // Per group, in order: the single masks (K02 at P0, K12 at P1), then
+        // P0's subset shares (K02). The dealer draws both parties' streams.
+        let mut draws: Vec<[Vec<u64>; 3]> = Vec::new();
+        for g in &groups {
+            let (n1, nq) = (g.singles(w), g.subsets(w));
+            let draw = |k: &mut Option<Prg>, ch: &mut Channel, n: usize| match k {
+                Some(k) => ch.draw(k, n),
+                None => Vec::new(),
+            };
+            let a0 = draw(&mut self.k02, ch, n1);
+            let sub0 = draw(&mut self.k02, ch, nq);
+            let a1 = draw(&mut self.k12, ch, n1);
+            draws.push([a0, sub0, a1]);
+        }
+        if me == DEALER {
+            // c_I = ∏ a_i − a_I⁰ for P1, every group in one message.
+            let total: usize = groups.iter().map(|g| g.subsets(w)).sum();
+            let mut corrections = ch.buffer(total);
+            corrections.clear();
+            for (g, [a0, sub0, a1]) in groups.iter().zip(&draws) {
+                let (l, q) = (g.l, dealt_elements(g.l));
+                let mut prod = vec![0u64; 1 << l];
+                let start = corrections.len();
+                corrections.resize(start + g.subsets(w), 0);
+                for gi in 0..g.gates.len() {
+                    for j in 0..w {
+                        let single = |i: usize| (gi * l + i) * w + j;
+                        products::<R>(&mut prod, |i| R::add(a0[single(i)], a1[single(i)]));
+                        let mut si = 0;
+                        for (m, &p) in prod.iter().enumerate() {
+                            if m.count_ones() >= 2 {
+                                let k = (gi * q + si) * w + j;
+                                corrections[start + k] = R::sub(p, sub0[k]);
+                                si += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            ch.send_in(Phase::Offline, 1, &corrections)?;
+            ch.recycle(corrections);
+            for g in &groups {
+                for gate in g.gates {
+                    s.zero_slots(0, &[gate.out]);
+                }
+            }
+        } else {
+            let dealt = if me == 1 {
+                let total: usize = groups.iter().map(|g| g.subsets(w)).sum();
+                ch.recv(DEALER, total)?
+            } else {
+                Vec::new()
+            };
+            // x_i^k − a_i^k for every operand of every gate, group after group.
+            let total: usize = groups.iter().map(|g| g.singles(w)).sum();
+            let mut masked = ch.buffer(total);
+            let mut at = 0;
+            for (g, d) in groups.iter().zip(&draws) {
+                let a = if me == 0 { &d[0] } else { &d[2] };
+                for (gi, gate) in g.gates.iter().enumerate() {
+                    for (i, &x) in program.operands(gate).iter().enumerate() {
+                        let x = &s.get(0, x)[..w];
+                        let a = &a[(gi * g.l + i) * w..][..w];
+                        for j in 0..w {
+                            masked[at + (gi * g.l + i) * w + j] = R::sub(x[j], a[j]);
+                        }
+                    }
+                }
+                at += g.singles(w);
+            }
+            let other = 1 - me;
+            ch.send(other, &masked)?;
+            let theirs = ch.recv(other, total)?;
+            let (mut at, mut at_dealt) = (0, 0);
+            for (g, [a0, sub0, a1]) in groups.iter().zip(&draws) {
+                let (l, q) = (g.l, dealt_elements(g.l));
+                let full = (1usize << l) - 1;
+                let (a, subsets) = if me == 0 {
+                    (a0, &sub0[..])
+                } else {
+                    (a1, &dealt[at_dealt..at_dealt + g.subsets(w)])
+                };
+                let mut d_prod = vec![0u64; 1 << l];
+                let mut out = vec![0u64; w];
+                for (gi, gate) in g.gates.iter().enumerate() {
+                    for (j, o) in out.iter_mut().enumerate() {
+                        let at_single = |i: usize| at + (gi * l + i) * w + j;
+                        products::<R>(&mut d_prod, |i| {
+                            R::add(masked[at_single(i)], theirs[at_single(i)])
+                        });
+                        let mut acc = if me == 0 { d_prod[full] } else { 0 };
+                        let mut si = 0;
+                        for m in 1..=full {
+                            let share = if m.count_ones() == 1 {
+                                a[(gi * l + m.trailing_zeros() as usize) * w + j]
+                            } else {
+                                si += 1;
+                                subsets[(gi * q + si - 1) * w + j]
+                            };
+                            acc = R::add(acc, R::mul(d_prod[full ^ m], share));
+                        }
+                        *o = acc;
+                    }
+                    s.set(0, gate.out, &out);
+                }
+                at += g.singles(w);
+                at_dealt += g.subsets(w);
+            }
+            for v in [masked, theirs, dealt] {
+                ch.recycle(v);
+            }
+        }
+        for v in draws.into_iter().flatten() {
+            ch.recycle(v);
+        }
+        Ok(())
+    }
+
+    fn reveal<R: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        slots: &[u32],
+        s: &Shares,
+        to: Option<PartyId>,
+    ) -> Result<Option<Vec<u64>>, RunError> {
+        let me = self.me;
+        if me == DEALER {
+            return Ok(None);
+        }
+        let other = 1 - me;
+        let mine = s.concat(0, slots);
+        if learns(other, to) {
+            ch.send(other, &mine)?;
+        }
+        if !learns(me, to) {
+            return Ok(None);
+        }
+        let theirs = ch.recv(other, mine.len())?;
+        Ok(Some(
+            mine.iter()
+                .zip(&theirs)
+                .map(|(&a, &b)| R::add(a, b))
+                .collect(),
+        ))
+    }
+}

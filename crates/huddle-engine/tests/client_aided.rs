@@ -1,0 +1,216 @@
+//! Client-aided 2PC (`ca2pc`, Ohata–Nuida): exact communication of N-input
+//! AND and MULT (N = 2..9) per link and phase, the dealer's view (it
+//! receives nothing at all), what the computing parties receive, and the
+//! requests it refuses.
+
+use huddle_circuit::builder::Builder;
+use huddle_circuit::random::random_inputs;
+use huddle_circuit::{Circuit, InputOwners, Op, PlainEvaluator};
+use huddle_core::{Prg, RingWidth};
+use huddle_engine::RunOptions;
+use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
+use std::time::Duration;
+
+mod common;
+use common::{local, request};
+
+/// One N-input product of x_i = a_i + b_i (a from P0, b from P1): Boolean
+/// (AND of XORs) or over `ring` (MULT of sums).
+fn n_input_product(n: usize, ring: Option<RingWidth>) -> Circuit {
+    let mut b = match ring {
+        Some(r) => Builder::arithmetic(r, 9),
+        None => Builder::boolean(9),
+    };
+    let (x, y) = match ring {
+        Some(_) => (b.ring_input("a", n as u32), b.ring_input("b", n as u32)),
+        None => (b.input("a", n as u32), b.input("b", n as u32)),
+    };
+    let sums: Vec<_> = x
+        .iter()
+        .zip(&y)
+        .map(|(&p, &q)| match ring {
+            Some(_) => b.ring_op(Op::Add, &[p, q]),
+            None => b.xor(p, q),
+        })
+        .collect();
+    match ring {
+        Some(_) => {
+            let z = b.ring_op(Op::Mul, &sums);
+            b.ring_output("z", vec![z]);
+        }
+        None => {
+            let z = b.and_all(&sums);
+            b.output("z", vec![z]);
+        }
+    }
+    b.finish()
+}
+
+fn run(
+    c: &Circuit,
+    instances: usize,
+    seed: u8,
+) -> (Vec<Vec<huddle_circuit::BitMatrix>>, Accounting) {
+    let mut prg = Prg::from_seed([seed; 16]);
+    let inputs = random_inputs(c, &mut prg, instances);
+    let want = PlainEvaluator::new(c).evaluate(&inputs).expect("plain");
+    let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+    let results = local("ca2pc", nets, c, &inputs, RunOptions::default()).expect("ca2pc");
+    let mut acc = Accounting::default();
+    for r in &results {
+        acc.merge(&r.accounting);
+    }
+    let outputs: Vec<_> = results.into_iter().map(|r| r.outputs).collect();
+    assert_eq!(outputs[0], want);
+    assert_eq!(outputs[1], want);
+    assert!(outputs[2].is_empty(), "the dealer learned outputs");
+    (outputs, acc)
+}
+
+#[test]
+fn an_n_input_product_costs_n_elements_each_way_in_one_round() {
+    // Paper Table 1: N-AND sends N bits (per party) in one round, whatever
+    // N; the dealer's share of the extended triple costs 2^N - N - 1 more,
+    // sent to P1 only (P0's comes from a key it shares with the dealer).
+    let instances = 640; // 10 bitsliced words
+    for (ring, bytes, units) in [
+        (None, 8, instances / 64),
+        (Some(RingWidth::W32), 4, instances),
+        (Some(RingWidth::W64), 8, instances),
+    ] {
+        for n in 2..=9usize {
+            let c = n_input_product(n, ring);
+            let (_, acc) = run(&c, instances, n as u8);
+            let per = (bytes * units) as u64;
+            let link = |phase, from, to| acc.link(phase, from, to).bytes;
+            // Inputs cost nothing (a key P0 and P1 share); the product's
+            // masked operands, then the output shares.
+            assert_eq!(
+                link(Phase::Online, 0, 1),
+                (n as u64 + 1) * per,
+                "{ring:?} {n}"
+            );
+            assert_eq!(
+                link(Phase::Online, 1, 0),
+                (n as u64 + 1) * per,
+                "{ring:?} {n}"
+            );
+            assert_eq!(
+                link(Phase::Offline, 2, 1),
+                ((1u64 << n) - n as u64 - 1) * per,
+                "{ring:?} {n}"
+            );
+            assert_eq!(link(Phase::Offline, 2, 0), 0);
+            // The product's round and the output's.
+            assert_eq!(acc.rounds(Phase::Online), 2, "{ring:?} {n}");
+            // The dealer receives nothing, in any phase.
+            for phase in Phase::ALL {
+                for from in 0..2 {
+                    assert_eq!(acc.link(phase, from, 2).bytes, 0, "{phase:?} {from}->2");
+                }
+                assert_eq!(
+                    link(phase, 2, 0) + link(phase, 2, 1) > 0,
+                    matches!(phase, Phase::Setup | Phase::Offline)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn wider_products_become_trees_of_nine_input_gates() {
+    // 16 inputs (the widest MUL): the engine splits it into gates of at
+    // most nine inputs, two rounds, then the output's.
+    let c = n_input_product(16, Some(RingWidth::W16));
+    let (_, acc) = run(&c, 100, 3);
+    assert_eq!(acc.rounds(Phase::Online), 3);
+}
+
+#[test]
+fn the_dealer_owns_no_input_and_learns_no_output() {
+    let mut c = n_input_product(3, None);
+    // Round robin over the computing parties: value 0 to P0, 1 to P1.
+    let r = request("ca2pc", 3, &c, RunOptions::default()).expect("request");
+    assert_eq!((r.owner(&c, 0), r.owner(&c, 1)), (0, 1));
+    c.set_owners(InputOwners::Explicit(vec![0, 2]))
+        .expect("owners");
+    let e = request("ca2pc", 3, &c, RunOptions::default())
+        .expect_err("an input owned by the dealer")
+        .to_string();
+    assert!(e.contains("dealer") && e.contains("input value 1"), "{e}");
+    let c = n_input_product(3, None);
+    let e = request(
+        "ca2pc",
+        3,
+        &c,
+        RunOptions {
+            reveal_to: Some(2),
+            ..RunOptions::default()
+        },
+    )
+    .expect_err("outputs to the dealer")
+    .to_string();
+    assert!(e.contains("dealer") && e.contains("party 2"), "{e}");
+    // Outputs to one computing party: the other learns nothing either.
+    let mut prg = Prg::from_seed([5; 16]);
+    let inputs = random_inputs(&c, &mut prg, 100);
+    let want = PlainEvaluator::new(&c).evaluate(&inputs).expect("plain");
+    let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+    let options = RunOptions {
+        reveal_to: Some(1),
+        ..RunOptions::default()
+    };
+    let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
+    assert!(results[0].outputs.is_empty() && results[2].outputs.is_empty());
+    assert_eq!(results[1].outputs, want);
+}
+
+#[test]
+fn every_word_a_computing_party_receives_looks_uniform() {
+    // Zero inputs in every instance: all that varies is randomness, so
+    // every message P0 and P1 receive (the dealer's corrections, the masked
+    // operands, the output shares) must look uniform as 64-bit words: each
+    // bit set in about half of them, nearly all distinct.
+    let c = n_input_product(4, Some(RingWidth::W64));
+    let instances = 2000;
+    let inputs: Vec<huddle_circuit::BitMatrix> = (0..c.inputs().len())
+        .map(|i| huddle_circuit::BitMatrix::zeros(instances, c.input_bits(i)))
+        .collect();
+    let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+    let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
+    local("ca2pc", nets, &c, &inputs, RunOptions::default()).expect("ca2pc");
+    for (party, view) in views.iter().enumerate() {
+        let view = view.lock().expect("transcript");
+        let messages: Vec<_> = view
+            .iter()
+            .filter(|m| matches!(m.phase, Phase::Offline | Phase::Online))
+            .collect();
+        // P0: operands, output; P1: corrections too; the dealer: nothing.
+        assert_eq!(messages.len(), [2, 3, 0][party], "P{party}");
+        for m in messages {
+            let words: Vec<u64> = m
+                .payload
+                .chunks_exact(8)
+                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+                .collect();
+            let n = words.len() as f64;
+            let sd = (0.25 / n).sqrt();
+            for bit in 0..64 {
+                let ones = words.iter().filter(|&&w| w >> bit & 1 == 1).count() as f64;
+                assert!(
+                    (ones / n - 0.5).abs() < 6.0 * sd,
+                    "P{party} from P{}: bit {bit} in {ones} of {n}",
+                    m.from
+                );
+            }
+            let mut distinct = words.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert!(
+                distinct.len() as f64 > 0.99 * n,
+                "P{party} from P{}",
+                m.from
+            );
+        }
+    }
+}
