@@ -264,7 +264,7 @@ pub fn run_party(
         Protocol::QuadHet => sharing::run(|| Quad::new(me, true), net, c, i, o, options),
         Protocol::FantasticFour => sharing::run(|| FantasticFour::new(me), net, c, i, o, options),
         Protocol::Tetrad => sharing::run(|| Tetrad::new(me), net, c, i, o, options),
-        Protocol::Ca2pc => sharing::run(|| ClientAided::new(me), net, c, i, o, options),
+        Protocol::Ca2pc => sharing::run(|| ClientAided::new(me, pre), net, c, i, o, options),
         Protocol::Bgw3 => garble::run_with_supply(net, Variant::Bgw3, c, i, o, options, supply),
         Protocol::Bgw2 => garble::run_with_supply(net, Variant::Bgw2, c, i, o, options, supply),
         Protocol::Bgw2Mal => {

@@ -261,7 +261,7 @@ const DESCRIPTORS: [Descriptor; 13] = [
         summary: "client-aided 2PC (Ohata-Nuida): parties 0 and 1 compute, party 2 deals extended Beaver triples; one-round multiplications of up to 9 inputs",
         parties: PartyRule::Exactly(3),
         max_fan_in: Some(sharing::client_aided::MAX_FAN_IN),
-        separate_preprocessing: false,
+        separate_preprocessing: true,
         preprocessing: true,
         security: Security::SemiHonest,
         rings: true,
@@ -422,8 +422,14 @@ impl RunRequest {
             _ => {}
         }
         if options.preprocess == Preprocess::Separate && !d.separate_preprocessing {
+            let with: Vec<&str> = DESCRIPTORS
+                .iter()
+                .filter(|d| d.separate_preprocessing)
+                .map(|d| d.name)
+                .collect();
             return err(format!(
-                "{name} has no separate preprocessing phase; --preprocess separate applies to astra and trio"
+                "{name} has no separate preprocessing phase; --preprocess separate applies to {}",
+                with.join(", ")
             ));
         }
         if options.truncation == crate::Truncation::Probabilistic

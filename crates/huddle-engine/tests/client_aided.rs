@@ -214,3 +214,60 @@ fn every_word_a_computing_party_receives_looks_uniform() {
         }
     }
 }
+
+#[test]
+fn separate_preprocessing_deals_every_layer_before_the_inputs() {
+    // Three layers of products: with --preprocess separate P1 receives all
+    // the dealer's corrections before any message from P0; interleaved,
+    // they alternate with the layers. The same bytes on every link.
+    let mut b = Builder::arithmetic(RingWidth::W32, 9);
+    let x = b.ring_input("x", 4);
+    let y = b.ring_input("y", 4);
+    let p = b.ring_op(Op::Mul, &[x[0], y[0], x[1]]);
+    let q = b.ring_op(Op::Mul, &[p, y[1]]);
+    let r = b.ring_op(Op::Mul, &[q, x[2], y[2], x[3], y[3]]);
+    b.ring_output("z", vec![p, q, r]);
+    let c = b.finish();
+    let mut prg = Prg::from_seed([9; 16]);
+    let inputs = random_inputs(&c, &mut prg, 300);
+    let want = PlainEvaluator::new(&c).evaluate(&inputs).expect("plain");
+    let mut order = Vec::new();
+    let mut bytes = Vec::new();
+    for preprocess in [
+        huddle_engine::Preprocess::Interleaved,
+        huddle_engine::Preprocess::Separate,
+    ] {
+        let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+        let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
+        let options = RunOptions {
+            preprocess,
+            ..RunOptions::default()
+        };
+        let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
+        assert_eq!(results[0].outputs, want);
+        assert_eq!(results[1].outputs, want);
+        let senders: Vec<usize> = views[1]
+            .lock()
+            .expect("transcript")
+            .iter()
+            .filter(|m| m.phase != Phase::Setup)
+            .map(|m| m.from)
+            .collect();
+        order.push(senders);
+        let mut acc = Accounting::default();
+        for r in &results {
+            acc.merge(&r.accounting);
+        }
+        bytes.push(
+            Phase::ALL
+                .iter()
+                .flat_map(|&ph| (0..3).flat_map(move |f| (0..3).map(move |t| (ph, f, t))))
+                .map(|(ph, f, t)| acc.link(ph, f, t).bytes)
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(bytes[0], bytes[1]);
+    // Three layers and the output: P0's four messages; the dealer's three.
+    assert_eq!(order[0], [2, 0, 2, 0, 2, 0, 0]);
+    assert_eq!(order[1], [2, 2, 2, 0, 0, 0, 0]);
+}

@@ -25,15 +25,25 @@
 //! with a_{i}^k the single masks and a_I¹ = c_I, so y⁰ + y¹ = ∏ (d_i + a_i).
 //! The same for AND over bitsliced words (product = AND, sum = XOR).
 //!
+//! **Preprocessing**: interleaved, the dealer sends each layer's
+//! corrections as the layer is evaluated; with `--preprocess separate` it
+//! runs its whole part before the inputs (it never needs data) and P1
+//! receives every layer's corrections before the online phase.
+//!
 //! **Reveal**: P0 and P1 send each other (or the one that learns) their
 //! shares. The dealer learns nothing.
 
 use super::arith::Arith;
-use super::program::{Layer, MulGate, Program};
-use super::{agree_key, learns, Channel, ConstantRule, InputValues, Shares, Sharing};
+use super::convert::words;
+use super::program::{Layer, MulGate, Program, Step};
+use super::{
+    agree_key, evaluate, learns, Arenas, Channel, ConstantRule, InputValues, Preprocess, Shares,
+    Sharing,
+};
 use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
+use std::collections::VecDeque;
 
 /// The client that deals correlated randomness.
 pub const DEALER: PartyId = 2;
@@ -47,17 +57,34 @@ pub struct ClientAided {
     k01: Option<Prg>,
     k02: Option<Prg>,
     k12: Option<Prg>,
+    preprocess: Preprocess,
+    /// At P1 in separate mode: every layer's corrections, in order.
+    ahead: VecDeque<Vec<u64>>,
+    /// At the dealer in separate mode: its whole part is done.
+    ran_ahead: bool,
 }
 
 impl ClientAided {
-    pub fn new(me: PartyId) -> Self {
+    pub fn new(me: PartyId, preprocess: Preprocess) -> Self {
         ClientAided {
             me,
             k01: None,
             k02: None,
             k12: None,
+            preprocess,
+            ahead: VecDeque::new(),
+            ran_ahead: false,
         }
     }
+}
+
+/// The corrections the dealer sends P1 for `layer`, `w` words per slot.
+fn dealt_words(layer: &Layer, w: usize) -> usize {
+    layer
+        .by_fan_in()
+        .iter()
+        .map(|&(l, gates)| dealt_elements(l) * gates.len() * w)
+        .sum()
 }
 
 /// The key a party draws from: `Some` at the parties that hold it.
@@ -117,6 +144,47 @@ impl Sharing for ClientAided {
 
     fn dealer(&self) -> Option<PartyId> {
         Some(DEALER)
+    }
+
+    fn begin_batch(&mut self) {
+        self.ahead.clear();
+        self.ran_ahead = false;
+    }
+
+    fn preprocess(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        _inputs: &[InputValues; 2],
+        arenas: &mut Arenas,
+    ) -> Result<(), RunError> {
+        if self.preprocess != Preprocess::Separate {
+            return Ok(());
+        }
+        match self.me {
+            DEALER => {
+                // Nothing it computes depends on data: every layer now.
+                evaluate(self, ch, program, arenas, None)?;
+                self.ran_ahead = true;
+            }
+            1 => {
+                for step in &program.steps {
+                    if let Step::Layer(i) = step {
+                        let layer = &program.layers[*i];
+                        let w = words(layer.domain, arenas.instances);
+                        ch.set_word_bytes(program.word_bytes(layer.domain));
+                        let m = ch.recv(DEALER, dealt_words(layer, w))?;
+                        self.ahead.push_back(m);
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn evaluates_online(&self) -> bool {
+        !self.ran_ahead
     }
 
     fn constant_rule(&self) -> ConstantRule {
@@ -235,11 +303,10 @@ impl Sharing for ClientAided {
                 }
             }
         } else {
-            let dealt = if me == 1 {
-                let total: usize = groups.iter().map(|g| g.subsets(w)).sum();
-                ch.recv(DEALER, total)?
-            } else {
-                Vec::new()
+            let dealt = match (me, self.ahead.pop_front()) {
+                (1, Some(m)) => m,
+                (1, None) => ch.recv(DEALER, dealt_words(layer, w))?,
+                _ => Vec::new(),
             };
             // x_i^k − a_i^k for every operand of every gate, group after group.
             let total: usize = groups.iter().map(|g| g.singles(w)).sum();
