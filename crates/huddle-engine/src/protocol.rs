@@ -265,7 +265,7 @@ const DESCRIPTORS: [Descriptor; 13] = [
         preprocessing: true,
         security: Security::SemiHonest,
         rings: true,
-        conversions: false,
+        conversions: true,
         fused_truncation: false,
         family: Family::Sharing,
         messages: &[],

@@ -271,3 +271,35 @@ fn separate_preprocessing_deals_every_layer_before_the_inputs() {
     assert_eq!(order[0], [2, 0, 2, 0, 2, 0, 0]);
     assert_eq!(order[1], [2, 2, 2, 0, 0, 0, 0]);
 }
+
+#[test]
+fn a_conversion_costs_no_more_than_its_adder() {
+    // Each party's share is a term only it knows, shared for free, so an
+    // A2B of P0's ring value moves no more bytes, in no more rounds, than
+    // the Sklansky adder it runs on over two parties' inputs (a little
+    // less: the recombining adder has no carry out of bit k).
+    use huddle_engine::sharing::program::CONVERSION_FAN_IN;
+    for ring in [RingWidth::W16, RingWidth::W32, RingWidth::W64] {
+        let a2b = common::conversions(1, ring, false);
+        let mut adder = huddle_circuit::gen::adder_sklansky(ring.bits(), CONVERSION_FAN_IN);
+        adder
+            .set_owners(InputOwners::Explicit(vec![0, 1]))
+            .expect("owners");
+        let (_, converted) = run(&a2b, 640, 1);
+        let (_, added) = run(&adder, 640, 2);
+        for phase in Phase::ALL {
+            for (f, t) in [(0, 1), (1, 0), (2, 1), (2, 0)] {
+                let c = converted.link(phase, f, t).bytes;
+                let a = added.link(phase, f, t).bytes;
+                assert!(
+                    c <= a && c * 10 >= a * 9,
+                    "{ring:?} {phase:?} {f}->{t}: {c} vs {a}"
+                );
+            }
+            assert!(
+                converted.rounds(phase) <= added.rounds(phase),
+                "{ring:?} {phase:?}"
+            );
+        }
+    }
+}

@@ -539,8 +539,20 @@ fn every_word_a_party_receives_around_conversions_looks_uniform() {
 #[test]
 fn probabilistic_truncation_is_refused_where_there_is_none() {
     let c = products(RingWidth::W32, false);
-    // Every secret-sharing protocol has it (the list in the message);
-    // garbling has none.
+    // Every secret-sharing protocol but ca2pc has it (the list in the
+    // message); garbling has none.
+    let e = request(
+        "ca2pc",
+        3,
+        &c,
+        RunOptions {
+            truncation: Truncation::Probabilistic,
+            ..RunOptions::default()
+        },
+    )
+    .expect_err("ca2pc accepted")
+    .to_string();
+    assert!(e.contains("no fused probabilistic truncation"), "{e}");
     let e = request(
         "bgw3",
         3,

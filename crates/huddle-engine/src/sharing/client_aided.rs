@@ -25,6 +25,11 @@
 //! with a_{i}^k the single masks and a_I¹ = c_I, so y⁰ + y¹ = ∏ (d_i + a_i).
 //! The same for AND over bitsliced words (product = AND, sum = XOR).
 //!
+//! **Conversions** ([`Sharing::split`]): each party's share is a term
+//! known to it alone, shared in the target domain for free (the other
+//! party's share of it 0): A2B, LTZ and B2A cost only their recombining
+//! circuits, whose AND gates take up to nine inputs here.
+//!
 //! **Preprocessing**: interleaved, the dealer sends each layer's
 //! corrections as the layer is evaluated; with `--preprocess separate` it
 //! runs its whole part before the inputs (it never needs data) and P1
@@ -34,13 +39,14 @@
 //! shares. The dealer learns nothing.
 
 use super::arith::Arith;
-use super::convert::words;
+use super::convert::{words, SplitJob};
 use super::program::{Layer, MulGate, Program, Step};
 use super::{
     agree_key, evaluate, learns, Arenas, Channel, ConstantRule, InputValues, Preprocess, Shares,
     Sharing,
 };
 use crate::ttp::RunError;
+use huddle_circuit::Domain;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 use std::collections::VecDeque;
@@ -75,6 +81,38 @@ impl ClientAided {
             ahead: VecDeque::new(),
             ran_ahead: false,
         }
+    }
+}
+
+impl ClientAided {
+    /// At P1 in separate mode: the corrections of every layer the dealer
+    /// evaluates for `program` (`w` words per slot by domain), in its
+    /// order, the recombining programs of conversions included.
+    fn receive_ahead(
+        &mut self,
+        ch: &mut Channel,
+        program: &Program,
+        w: [usize; 2],
+    ) -> Result<(), RunError> {
+        for step in &program.steps {
+            match step {
+                Step::Layer(i) => {
+                    let layer = &program.layers[*i];
+                    ch.set_word_bytes(program.word_bytes(layer.domain));
+                    let m = ch.recv(DEALER, dealt_words(layer, w[layer.domain as usize]))?;
+                    self.ahead.push_back(m);
+                }
+                Step::Convert(i) => {
+                    let conversion = &program.conversions[*i];
+                    let to = conversion.kind.target();
+                    let mut sub_w = [0, 0];
+                    sub_w[to as usize] = conversion.sources.len() * w[to as usize];
+                    self.receive_ahead(ch, program.recombining(conversion.kind), sub_w)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 }
 
@@ -146,6 +184,38 @@ impl Sharing for ClientAided {
         Some(DEALER)
     }
 
+    fn converts(&self) -> bool {
+        true
+    }
+
+    /// v = x⁰ + x¹ with each term known to its one holder, so each is
+    /// shared in the target domain for free: P0 holds (t0) and P1 (t1) as
+    /// their shares of the terms, the other's share 0 (Section 3.3's
+    /// "trivial sharing"). Then the engine's adder (A2B, LTZ) or
+    /// t0 + t1 − 2·t0·t1 (B2A) runs on the dealer's triples.
+    fn split<F: Arith, T: Arith>(
+        &mut self,
+        ch: &mut Channel,
+        job: &SplitJob,
+        src: &Shares,
+        dst: &mut Shares,
+    ) -> Result<(), RunError> {
+        for (t, slots) in job.terms.iter().enumerate() {
+            if self.me == t {
+                let own = job.term(ch, |slot, out| {
+                    for (o, &x) in out.iter_mut().zip(src.get(0, slot)) {
+                        *o = x;
+                    }
+                });
+                dst.set_slots(0, slots, &own);
+                ch.recycle(own);
+            } else {
+                dst.zero_slots(0, slots);
+            }
+        }
+        Ok(())
+    }
+
     fn begin_batch(&mut self) {
         self.ahead.clear();
         self.ran_ahead = false;
@@ -168,15 +238,9 @@ impl Sharing for ClientAided {
                 self.ran_ahead = true;
             }
             1 => {
-                for step in &program.steps {
-                    if let Step::Layer(i) = step {
-                        let layer = &program.layers[*i];
-                        let w = words(layer.domain, arenas.instances);
-                        ch.set_word_bytes(program.word_bytes(layer.domain));
-                        let m = ch.recv(DEALER, dealt_words(layer, w))?;
-                        self.ahead.push_back(m);
-                    }
-                }
+                let n = arenas.instances;
+                let w = [words(Domain::Bit, n), words(Domain::Ring, n)];
+                self.receive_ahead(ch, program, w)?;
             }
             _ => {}
         }
