@@ -18,6 +18,17 @@ pub trait Arith: Copy + Send + Sync + 'static {
     fn neg(a: u64) -> u64;
 }
 
+/// prod[m] = the product of value(i) over the bits i of m, for every subset
+/// m of the operands (prod[0] = 1): each from one smaller subset, one
+/// multiplication per entry (the l-input products of MFI-3PC and ca2pc).
+#[inline]
+pub fn subset_products<R: Arith>(prod: &mut [u64], value: impl Fn(usize) -> u64) {
+    prod[0] = R::ONE;
+    for m in 1..prod.len() {
+        prod[m] = R::mul(prod[m & (m - 1)], value(m.trailing_zeros() as usize));
+    }
+}
+
 /// Bitsliced Boolean words.
 #[derive(Clone, Copy, Debug)]
 pub struct Bits;

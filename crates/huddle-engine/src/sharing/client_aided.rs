@@ -38,7 +38,7 @@
 //! **Reveal**: P0 and P1 send each other (or the one that learns) their
 //! shares. The dealer learns nothing.
 
-use super::arith::Arith;
+use super::arith::{subset_products, Arith};
 use super::convert::{words, SplitJob};
 use super::program::{Layer, MulGate, Program, Step};
 use super::{
@@ -134,15 +134,6 @@ fn key(k: &mut Option<Prg>) -> &mut Prg {
 /// Elements the dealer sends P1 per l-input gate and word.
 pub fn dealt_elements(l: usize) -> usize {
     (1 << l) - l - 1
-}
-
-/// prod[m] = product of value(i) over the bits i of m (prod[0] = 1).
-#[inline]
-fn products<R: Arith>(prod: &mut [u64], value: impl Fn(usize) -> u64) {
-    prod[0] = R::ONE;
-    for m in 1..prod.len() {
-        prod[m] = R::mul(prod[m & (m - 1)], value(m.trailing_zeros() as usize));
-    }
 }
 
 /// One fan-in group of a layer: `l` operands per gate, `gates`.
@@ -347,7 +338,7 @@ impl Sharing for ClientAided {
                 for gi in 0..g.gates.len() {
                     for j in 0..w {
                         let single = |i: usize| (gi * l + i) * w + j;
-                        products::<R>(&mut prod, |i| R::add(a0[single(i)], a1[single(i)]));
+                        subset_products::<R>(&mut prod, |i| R::add(a0[single(i)], a1[single(i)]));
                         let mut si = 0;
                         for (m, &p) in prod.iter().enumerate() {
                             if m.count_ones() >= 2 {
@@ -406,7 +397,7 @@ impl Sharing for ClientAided {
                 for (gi, gate) in g.gates.iter().enumerate() {
                     for (j, o) in out.iter_mut().enumerate() {
                         let at_single = |i: usize| at + (gi * l + i) * w + j;
-                        products::<R>(&mut d_prod, |i| {
+                        subset_products::<R>(&mut d_prod, |i| {
                             R::add(masked[at_single(i)], theirs[at_single(i)])
                         });
                         let mut acc = if me == 0 { d_prod[full] } else { 0 };

@@ -33,7 +33,7 @@
 //! d = e^t - m_b in c3's place: P1 (u^t - d, d), P2 (u^t - m_b, m_b),
 //! P0 (d, m_b), a sharing of u^t - e^t.
 
-use super::arith::Arith;
+use super::arith::{subset_products, Arith};
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{shift_masked, Layer, MulGate, Program};
 use super::{Channel, Shares};
@@ -403,7 +403,7 @@ impl FanInGroups<'_> {
             let vals = s.gather(0, self.program.operands(g));
             #[allow(clippy::needless_range_loop)] // j indexes every operand
             for j in 0..w {
-                products::<R>(&mut prod, |i| vals[i][j]);
+                subset_products::<R>(&mut prod, |i| vals[i][j]);
                 for (si, &m) in subsets.iter().enumerate() {
                     let k = (gi * q + si) * w + j;
                     msg[start + k] = R::add(prod[m], masks[k]);
@@ -486,15 +486,6 @@ fn subsets(l: usize) -> Vec<usize> {
     (0..1usize << l).filter(|m| m.count_ones() >= 2).collect()
 }
 
-/// prod[m] = product of value(i) over the bits i of m (prod[0] = 1).
-#[inline]
-fn products<R: Arith>(prod: &mut [u64], value: impl Fn(usize) -> u64) {
-    prod[0] = R::ONE;
-    for m in 1..prod.len() {
-        prod[m] = R::mul(prod[m & (m - 1)], value(m.trailing_zeros() as usize));
-    }
-}
-
 /// sum_{|I|>=2} c_I N(not I) + sum_i single(i) N(not {i}) [+ N(all) if `with_empty`],
 /// where N(J) = prod_{j in J} (-mu_j), for word j of one gate whose subset
 /// values are `c` (q blocks of `w` words). `n`: 2^l words of scratch, kept
@@ -512,7 +503,7 @@ fn combine<R: Arith>(
     n: &mut [u64],
 ) -> u64 {
     let full = (1usize << l) - 1;
-    products::<R>(&mut n[..=full], |i| R::neg(mu[i][j]));
+    subset_products::<R>(&mut n[..=full], |i| R::neg(mu[i][j]));
     let mut acc = if with_empty { n[full] } else { 0 };
     let mut si = 0;
     for m in 0..=full {
