@@ -625,3 +625,74 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn client_aided_parties_compute_across_processes_and_the_dealer_learns_nothing() {
+    // ca2pc over TLS between three processes: round robin gives the
+    // adder's inputs to the computing parties (1 and 3 to P0, 2 to P1);
+    // the dealer takes no input and prints no output.
+    let dir = temp_dir("ca2pc");
+    let c = adder(&dir);
+    let out = dir.join("n3");
+    let o = run(&[
+        "certs",
+        "--parties",
+        "3",
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success());
+    let cfg = out.join("parties.toml");
+    for extra in [&[][..], &["--preprocess", "separate", "--threads", "2"][..]] {
+        let spawn_all = || -> Vec<Output> {
+            let children: Vec<_> = [&["1", "3"][..], &["2"][..], &[][..]]
+                .iter()
+                .enumerate()
+                .map(|(i, inputs)| {
+                    let mut args = vec![
+                        "party".to_string(),
+                        "--config".into(),
+                        cfg.to_str().expect("utf8").into(),
+                        "--id".into(),
+                        i.to_string(),
+                        "--protocol".into(),
+                        "ca2pc".into(),
+                        "--circuit".into(),
+                        c.to_str().expect("utf8").into(),
+                        "--timeout".into(),
+                        "30".into(),
+                        "--json".into(),
+                    ];
+                    for v in *inputs {
+                        args.extend(["--input".to_string(), v.to_string()]);
+                    }
+                    args.extend(extra.iter().map(|s| s.to_string()));
+                    Command::new(bin())
+                        .args(&args)
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .expect("spawn")
+                })
+                .collect();
+            children
+                .into_iter()
+                .map(|c| c.wait_with_output().expect("wait"))
+                .collect()
+        };
+        for (i, o) in with_os_ports(&cfg, spawn_all).into_iter().enumerate() {
+            assert!(
+                o.status.success(),
+                "party {i} {extra:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            let want = if i == 2 {
+                serde_json::json!([])
+            } else {
+                serde_json::json!(["2"])
+            };
+            assert_eq!(v["outputs"], want, "party {i} {extra:?}");
+        }
+    }
+}
