@@ -303,3 +303,22 @@ fn a_conversion_costs_no_more_than_its_adder() {
         }
     }
 }
+
+#[test]
+fn an_operand_several_products_share_is_opened_once() {
+    // x·y0, x·y1, x·y2 in one layer: four distinct operands, so four
+    // elements each way (not six), then the three outputs; the dealer still
+    // deals one correction per product.
+    let mut b = Builder::arithmetic(RingWidth::W64, 2);
+    let x = b.ring_input("x", 1);
+    let y = b.ring_input("y", 3);
+    let z = (0..3).map(|i| b.ring_op(Op::Mul, &[x[0], y[i]])).collect();
+    b.ring_output("z", z);
+    let c = b.finish();
+    let instances = 100;
+    let (_, acc) = run(&c, instances, 4);
+    let per = 8 * instances as u64;
+    assert_eq!(acc.link(Phase::Online, 0, 1).bytes, (4 + 3) * per);
+    assert_eq!(acc.link(Phase::Online, 1, 0).bytes, (4 + 3) * per);
+    assert_eq!(acc.link(Phase::Offline, 2, 1).bytes, 3 * per);
+}

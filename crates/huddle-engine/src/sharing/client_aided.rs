@@ -18,7 +18,8 @@
 //! operand and, for every subset I of at least two operands, a_I⁰ from K02,
 //! and sends P1 c_I = ∏_{i∈I} a_i − a_I⁰ (phase `offline`, 2^l − l − 1
 //! elements). Online each party k sends the other x_i^k − a_i^k for every
-//! operand (l elements); both learn d_i = x_i − a_i and set
+//! operand (l elements; an operand several gates of the layer share has
+//! one mask, so it is opened once); both learn d_i = x_i − a_i and set
 //!
 //!   y^k = [k = 0] ∏ d_i + Σ_{∅ ≠ I} (∏_{i ∉ I} d_i) · a_I^k,
 //!
@@ -49,7 +50,7 @@ use crate::ttp::RunError;
 use huddle_circuit::Domain;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// The client that deals correlated randomness.
 pub const DEALER: PartyId = 2;
@@ -143,11 +144,6 @@ struct Group<'a> {
 }
 
 impl Group<'_> {
-    /// Words of one per-operand quantity (l per gate and word).
-    fn singles(&self, w: usize) -> usize {
-        self.l * self.gates.len() * w
-    }
-
     /// Words of one per-subset quantity.
     fn subsets(&self, w: usize) -> usize {
         dealt_elements(self.l) * self.gates.len() * w
@@ -311,33 +307,53 @@ impl Sharing for ClientAided {
             .into_iter()
             .map(|(l, gates)| Group { l, gates })
             .collect();
-        // Per group, in order: the single masks (K02 at P0, K12 at P1), then
-        // P0's subset shares (K02). The dealer draws both parties' streams.
-        let mut draws: Vec<[Vec<u64>; 3]> = Vec::new();
-        for g in &groups {
-            let (n1, nq) = (g.singles(w), g.subsets(w));
-            let draw = |k: &mut Option<Prg>, ch: &mut Channel, n: usize| match k {
-                Some(k) => ch.draw(k, n),
-                None => Vec::new(),
-            };
-            let a0 = draw(&mut self.k02, ch, n1);
-            let sub0 = draw(&mut self.k02, ch, nq);
-            let a1 = draw(&mut self.k12, ch, n1);
-            draws.push([a0, sub0, a1]);
-        }
+        // The layer's distinct operand slots in order of first use, and per
+        // group the index among them of every gate's operand i (gi·l + i):
+        // an operand several gates share has one mask and is opened once.
+        let mut first_use: HashMap<u32, usize> = HashMap::new();
+        let mut distinct: Vec<u32> = Vec::new();
+        let operand: Vec<Vec<usize>> = groups
+            .iter()
+            .map(|g| {
+                let mut at = Vec::with_capacity(g.gates.len() * g.l);
+                for gate in g.gates {
+                    for &x in program.operands(gate) {
+                        at.push(*first_use.entry(x).or_insert_with(|| {
+                            distinct.push(x);
+                            distinct.len() - 1
+                        }));
+                    }
+                }
+                at
+            })
+            .collect();
+        let opened = distinct.len() * w;
+        // Draws: the single masks of every distinct operand (K02 for P0's
+        // shares, K12 for P1's), then group by group P0's subset shares
+        // (K02). The dealer draws both parties' streams.
+        let draw = |k: &mut Option<Prg>, ch: &mut Channel, n: usize| match k {
+            Some(k) => ch.draw(k, n),
+            None => Vec::new(),
+        };
+        let a0 = draw(&mut self.k02, ch, opened);
+        let a1 = draw(&mut self.k12, ch, opened);
+        let sub0: Vec<Vec<u64>> = groups
+            .iter()
+            .map(|g| draw(&mut self.k02, ch, g.subsets(w)))
+            .collect();
         if me == DEALER {
             // c_I = ∏ a_i − a_I⁰ for P1, every group in one message.
             let total: usize = groups.iter().map(|g| g.subsets(w)).sum();
             let mut corrections = ch.buffer(total);
             corrections.clear();
-            for (g, [a0, sub0, a1]) in groups.iter().zip(&draws) {
+            for ((g, sub0), at) in groups.iter().zip(&sub0).zip(&operand) {
                 let (l, q) = (g.l, dealt_elements(g.l));
                 let mut prod = vec![0u64; 1 << l];
                 let start = corrections.len();
                 corrections.resize(start + g.subsets(w), 0);
                 for gi in 0..g.gates.len() {
                     for j in 0..w {
-                        let single = |i: usize| (gi * l + i) * w + j;
+                        let single = |i: usize| at[gi * l + i] * w + j;
                         subset_products::<R>(&mut prod, |i| R::add(a0[single(i)], a1[single(i)]));
                         let mut si = 0;
                         for (m, &p) in prod.iter().enumerate() {
@@ -363,48 +379,44 @@ impl Sharing for ClientAided {
                 (1, None) => ch.recv(DEALER, dealt_words(layer, w))?,
                 _ => Vec::new(),
             };
-            // x_i^k − a_i^k for every operand of every gate, group after group.
-            let total: usize = groups.iter().map(|g| g.singles(w)).sum();
-            let mut masked = ch.buffer(total);
-            let mut at = 0;
-            for (g, d) in groups.iter().zip(&draws) {
-                let a = if me == 0 { &d[0] } else { &d[2] };
-                for (gi, gate) in g.gates.iter().enumerate() {
-                    for (i, &x) in program.operands(gate).iter().enumerate() {
-                        let x = &s.get(0, x)[..w];
-                        let a = &a[(gi * g.l + i) * w..][..w];
-                        for j in 0..w {
-                            masked[at + (gi * g.l + i) * w + j] = R::sub(x[j], a[j]);
-                        }
-                    }
+            let a = if me == 0 { &a0 } else { &a1 };
+            // x − a for every distinct operand x.
+            let mut masked = ch.buffer(opened);
+            for (k, &x) in distinct.iter().enumerate() {
+                let x = &s.get(0, x)[..w];
+                let (a, m) = (&a[k * w..][..w], &mut masked[k * w..][..w]);
+                for j in 0..w {
+                    m[j] = R::sub(x[j], a[j]);
                 }
-                at += g.singles(w);
             }
             let other = 1 - me;
             ch.send(other, &masked)?;
-            let theirs = ch.recv(other, total)?;
-            let (mut at, mut at_dealt) = (0, 0);
-            for (g, [a0, sub0, a1]) in groups.iter().zip(&draws) {
+            let theirs = ch.recv(other, opened)?;
+            // d = x − a, opened.
+            for (m, &t) in masked.iter_mut().zip(&theirs) {
+                *m = R::add(*m, t);
+            }
+            let d = &masked;
+            let mut at_dealt = 0;
+            for ((g, sub0), at) in groups.iter().zip(&sub0).zip(&operand) {
                 let (l, q) = (g.l, dealt_elements(g.l));
                 let full = (1usize << l) - 1;
-                let (a, subsets) = if me == 0 {
-                    (a0, &sub0[..])
+                let subsets = if me == 0 {
+                    &sub0[..]
                 } else {
-                    (a1, &dealt[at_dealt..at_dealt + g.subsets(w)])
+                    &dealt[at_dealt..at_dealt + g.subsets(w)]
                 };
                 let mut d_prod = vec![0u64; 1 << l];
                 let mut out = vec![0u64; w];
                 for (gi, gate) in g.gates.iter().enumerate() {
                     for (j, o) in out.iter_mut().enumerate() {
-                        let at_single = |i: usize| at + (gi * l + i) * w + j;
-                        subset_products::<R>(&mut d_prod, |i| {
-                            R::add(masked[at_single(i)], theirs[at_single(i)])
-                        });
+                        let single = |i: usize| at[gi * l + i] * w + j;
+                        subset_products::<R>(&mut d_prod, |i| d[single(i)]);
                         let mut acc = if me == 0 { d_prod[full] } else { 0 };
                         let mut si = 0;
                         for m in 1..=full {
                             let share = if m.count_ones() == 1 {
-                                a[(gi * l + m.trailing_zeros() as usize) * w + j]
+                                a[single(m.trailing_zeros() as usize)]
                             } else {
                                 si += 1;
                                 subsets[(gi * q + si - 1) * w + j]
@@ -415,14 +427,13 @@ impl Sharing for ClientAided {
                     }
                     s.set(0, gate.out, &out);
                 }
-                at += g.singles(w);
                 at_dealt += g.subsets(w);
             }
             for v in [masked, theirs, dealt] {
                 ch.recycle(v);
             }
         }
-        for v in draws.into_iter().flatten() {
+        for v in [a0, a1].into_iter().chain(sub0) {
             ch.recycle(v);
         }
         Ok(())
