@@ -436,17 +436,18 @@ fn local_refuses_bad_requests_before_communicating() {
     }
 }
 
-/// Runs `huddle party` for all `n` ids of `cfg` at once on the adder, whose
-/// three inputs 1, 2, 3 belong to parties 0, 1 and 2 (plus `extra(i)`
-/// arguments), and asserts that every party prints their sum mod 4, 2.
-fn adder_parties_agree(
+/// Runs `huddle party --json` for every id of `cfg` at once (retrying
+/// where the OS gave a port away), party i with the `--input` values
+/// `inputs[i]` (none past the list) and the arguments `extra(i)`; returns
+/// each party's output.
+fn parties_run(
     cfg: &std::path::Path,
     n: usize,
     protocol: &str,
-    adder: &std::path::Path,
+    circuit: &std::path::Path,
+    inputs: &[&[&str]],
     extra: impl Fn(usize) -> Vec<String>,
-) {
-    let inputs = ["1", "2", "3"];
+) -> Vec<Output> {
     let spawn_all = || -> Vec<Output> {
         let children: Vec<_> = (0..n)
             .map(|i| {
@@ -459,13 +460,13 @@ fn adder_parties_agree(
                     "--protocol".into(),
                     protocol.to_string(),
                     "--circuit".into(),
-                    adder.to_str().expect("utf8").into(),
+                    circuit.to_str().expect("utf8").into(),
                     "--timeout".into(),
                     "30".into(),
                     "--json".into(),
                 ];
-                if i < inputs.len() {
-                    args.extend(["--input".to_string(), inputs[i].to_string()]);
+                for v in inputs.get(i).copied().unwrap_or_default() {
+                    args.extend(["--input".to_string(), v.to_string()]);
                 }
                 args.extend(extra(i));
                 Command::new(bin())
@@ -481,7 +482,22 @@ fn adder_parties_agree(
             .map(|c| c.wait_with_output().expect("wait"))
             .collect()
     };
-    for (i, o) in with_os_ports(cfg, spawn_all).into_iter().enumerate() {
+    with_os_ports(cfg, spawn_all)
+}
+
+/// Runs `huddle party` for all `n` ids of `cfg` at once on the adder, whose
+/// three inputs 1, 2, 3 belong to parties 0, 1 and 2 (plus `extra(i)`
+/// arguments), and asserts that every party prints their sum mod 4, 2.
+fn adder_parties_agree(
+    cfg: &std::path::Path,
+    n: usize,
+    protocol: &str,
+    adder: &std::path::Path,
+    extra: impl Fn(usize) -> Vec<String>,
+) {
+    let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
+    let outputs = parties_run(cfg, n, protocol, adder, &inputs, extra);
+    for (i, o) in outputs.into_iter().enumerate() {
         assert!(
             o.status.success(),
             "{protocol} ({n} parties) party {i}: {}",
@@ -644,43 +660,11 @@ fn client_aided_parties_compute_across_processes_and_the_dealer_learns_nothing()
     assert!(o.status.success());
     let cfg = out.join("parties.toml");
     for extra in [&[][..], &["--preprocess", "separate", "--threads", "2"][..]] {
-        let spawn_all = || -> Vec<Output> {
-            let children: Vec<_> = [&["1", "3"][..], &["2"][..], &[][..]]
-                .iter()
-                .enumerate()
-                .map(|(i, inputs)| {
-                    let mut args = vec![
-                        "party".to_string(),
-                        "--config".into(),
-                        cfg.to_str().expect("utf8").into(),
-                        "--id".into(),
-                        i.to_string(),
-                        "--protocol".into(),
-                        "ca2pc".into(),
-                        "--circuit".into(),
-                        c.to_str().expect("utf8").into(),
-                        "--timeout".into(),
-                        "30".into(),
-                        "--json".into(),
-                    ];
-                    for v in *inputs {
-                        args.extend(["--input".to_string(), v.to_string()]);
-                    }
-                    args.extend(extra.iter().map(|s| s.to_string()));
-                    Command::new(bin())
-                        .args(&args)
-                        .stdout(Stdio::piped())
-                        .stderr(Stdio::piped())
-                        .spawn()
-                        .expect("spawn")
-                })
-                .collect();
-            children
-                .into_iter()
-                .map(|c| c.wait_with_output().expect("wait"))
-                .collect()
-        };
-        for (i, o) in with_os_ports(&cfg, spawn_all).into_iter().enumerate() {
+        let inputs: [&[&str]; 2] = [&["1", "3"], &["2"]];
+        let outputs = parties_run(&cfg, 3, "ca2pc", &c, &inputs, |_| {
+            extra.iter().map(|s| s.to_string()).collect()
+        });
+        for (i, o) in outputs.into_iter().enumerate() {
             assert!(
                 o.status.success(),
                 "party {i} {extra:?}: {}",

@@ -16,10 +16,12 @@ use huddle_circuit::{
 };
 use huddle_core::{Prg, RingWidth};
 use huddle_engine::protocol::{Family, PartyRule, Protocol};
-use huddle_engine::sharing::program::{ConversionKind, Program, Target};
+use huddle_engine::sharing::program::ConversionKind;
 use huddle_engine::{Preprocess, RunOptions};
 use huddle_net::{memory_networks, NetProfile};
 use std::time::Duration;
+
+mod common;
 
 /// One way to run a protocol.
 #[derive(Clone, Copy, Debug)]
@@ -204,17 +206,7 @@ fn every_converting_protocol_on_random_mixed_circuits_over_every_ring() {
                 &RandomCircuitSpec::mixed(ring, 13, 4, 220, 2 + 3 * round),
                 &mut prg,
             );
-            let program = Program::compile(
-                &c,
-                Target {
-                    name: "test",
-                    max_fan_in: 2,
-                    converts: true,
-                    native_dot: true,
-                    fused_truncation: false,
-                },
-            )
-            .expect("compiles");
+            let program = common::converting_program(&c);
             let live = |kind| program.conversions.iter().any(|cv| cv.kind == kind);
             if [
                 ConversionKind::Decompose,

@@ -75,11 +75,10 @@ pub fn conversions(m: u32, ring: RingWidth, inject: bool) -> Circuit {
     c
 }
 
-/// The A2B adder the engine runs `circuit`'s conversions on (AND fan-in 2):
-/// its ANDs and its depth.
-pub fn a2b_adder(circuit: &Circuit) -> (u64, u32) {
-    use huddle_engine::sharing::program::{ConversionKind, Program, Target};
-    let program = Program::compile(
+/// `circuit` compiled as for a converting protocol with AND fan-in 2.
+pub fn converting_program(circuit: &Circuit) -> huddle_engine::sharing::program::Program {
+    use huddle_engine::sharing::program::{Program, Target};
+    Program::compile(
         circuit,
         Target {
             name: "test",
@@ -89,7 +88,14 @@ pub fn a2b_adder(circuit: &Circuit) -> (u64, u32) {
             fused_truncation: false,
         },
     )
-    .expect("compiles");
+    .expect("compiles")
+}
+
+/// The A2B adder the engine runs `circuit`'s conversions on (AND fan-in 2):
+/// its ANDs and its depth.
+pub fn a2b_adder(circuit: &Circuit) -> (u64, u32) {
+    use huddle_engine::sharing::program::ConversionKind;
+    let program = converting_program(circuit);
     let adder = program.recombining(ConversionKind::Decompose);
     (adder.multiplications() as u64, adder.layers.len() as u32)
 }
