@@ -6,8 +6,20 @@
 //! wires than the budget becomes a balanced tree of gates of at most that
 //! many inputs, so one generator serves every fan-in.
 
-use crate::model::{Circuit, CircuitAssembler, Op, ValueSpec, WireId, MAX_FAN_IN};
+use crate::model::{Circuit, CircuitAssembler, Op, ValueSpec, WireId, MAX_FAN_IN, MAX_INJECT_BITS};
 use huddle_core::RingWidth;
+
+/// How [`Builder::compare_lt`] reads two ring values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// Signed values whose difference fits the ring (|a − b| < 2^(k−1)):
+    /// the sign of a − b, one LTZ.
+    Bounded,
+    /// Any two signed k-bit values.
+    Signed,
+    /// Any two unsigned k-bit values.
+    Unsigned,
+}
 
 /// A circuit under construction.
 pub struct Builder {
@@ -232,6 +244,150 @@ impl Builder {
     /// The ring element 0 or 1 of a bit.
     pub fn bit_to_ring(&mut self, bit: WireId) -> WireId {
         self.ring_op(Op::BitInject, &[bit])
+    }
+
+    /// The bit a = 0 (one EQZ gate).
+    pub fn eqz(&mut self, a: WireId) -> WireId {
+        self.ring_op(Op::Eqz, &[a])
+    }
+
+    /// The bit a = b: EQZ of the difference (Ohata–Nuida's Equality).
+    pub fn eq(&mut self, a: WireId, b: WireId) -> WireId {
+        let d = self.ring_op(Op::Sub, &[a, b]);
+        self.eqz(d)
+    }
+
+    /// The product of 1 to [`MAX_INJECT_BITS`] bits as a ring element
+    /// (one B2A gate; BC2A for two bits).
+    pub fn bits_to_ring(&mut self, bits: &[WireId]) -> WireId {
+        assert!(
+            (1..=MAX_INJECT_BITS).contains(&bits.len()),
+            "B2A takes 1 to 3 bits"
+        );
+        self.ring_op(Op::BitInject, bits)
+    }
+
+    /// x if all of 1 to [`MAX_INJECT_BITS`] bits are 1, else 0 (one BX2A
+    /// gate; Ohata–Nuida's BCX2A for two bits).
+    pub fn bits_times(&mut self, bits: &[WireId], x: WireId) -> WireId {
+        assert!(
+            (1..=MAX_INJECT_BITS).contains(&bits.len()),
+            "BX2A takes 1 to 3 bits"
+        );
+        self.ring_op(Op::BitMul, &[bits, &[x]].concat())
+    }
+
+    /// The bit a < b, for values as `how` says: [`Comparison::Bounded`] is
+    /// [`Builder::lt`]; the full-range ones add the signs of a and b (three
+    /// LTZ side by side) and one AND.
+    pub fn compare_lt(&mut self, a: WireId, b: WireId, how: Comparison) -> WireId {
+        let below = self.lt(a, b);
+        let signed = match how {
+            Comparison::Bounded => return below,
+            Comparison::Signed => true,
+            Comparison::Unsigned => false,
+        };
+        let (sa, sb) = (self.ltz(a), self.ltz(b));
+        let differ = self.xor(sa, sb);
+        // Top bits differ: a < b iff a is the negative one (signed), iff b
+        // has the top bit (unsigned); else the difference's sign is right.
+        let sign = if signed { sa } else { sb };
+        let wrong = self.xor(below, sign);
+        let fix = self.and(differ, wrong);
+        self.xor(below, fix)
+    }
+
+    /// The largest (or smallest, `max` false) of `values` and its index
+    /// (the first such), as ring elements: a tournament of groups of up to
+    /// [`MAX_INJECT_BITS`] + 1, each group in one round of comparisons, all
+    /// pairs side by side, and one round of BX2A selecting the winner
+    /// (Ohata–Nuida's 3-Max and 3-Argmax: 4 rounds for three values on
+    /// ca2pc; groups of four keep that for four).
+    pub fn extreme(&mut self, values: &[WireId], max: bool, how: Comparison) -> (WireId, WireId) {
+        assert!(!values.is_empty(), "the extreme of no values");
+        let mut field: Vec<(WireId, Option<WireId>)> = values.iter().map(|&v| (v, None)).collect();
+        let mut level = 0;
+        while field.len() > 1 {
+            let group = MAX_INJECT_BITS + 1;
+            field = field
+                .chunks(group)
+                .enumerate()
+                .map(|(c, members)| {
+                    self.extreme_group(members, (c * group) as u64, level, max, how)
+                })
+                .collect();
+            level += 1;
+        }
+        let (best, index) = field[0];
+        let index = index.unwrap_or_else(|| self.ring_op(Op::ConstRing(0), &[]));
+        (best, index)
+    }
+
+    /// One group of [`Builder::extreme`]: member i wins if it beats every
+    /// later member (or ties) and every earlier one strictly. Members'
+    /// indices are `first + i` at level 0 (public, so a B2A and a public
+    /// multiple suffice), later the ring wires they carry.
+    fn extreme_group(
+        &mut self,
+        members: &[(WireId, Option<WireId>)],
+        first: u64,
+        level: usize,
+        max: bool,
+        how: Comparison,
+    ) -> (WireId, Option<WireId>) {
+        if members.len() == 1 {
+            let (v, index) = members[0];
+            return (
+                v,
+                index.or_else(|| Some(self.ring_op(Op::ConstRing(first), &[]))),
+            );
+        }
+        let n = members.len();
+        // keeps[i][j] (i < j): member i is kept over member j.
+        let mut keeps = vec![vec![None; n]; n];
+        for i in 0..n {
+            for j in i + 1..n {
+                let (xi, xj) = (members[i].0, members[j].0);
+                let loses = if max {
+                    self.compare_lt(xi, xj, how)
+                } else {
+                    self.compare_lt(xj, xi, how)
+                };
+                keeps[i][j] = Some(self.not(loses));
+            }
+        }
+        let (mut values, mut indices) = (Vec::new(), Vec::new());
+        for i in 0..n {
+            let wins: Vec<WireId> = (0..n)
+                .filter(|&j| j != i)
+                .map(|j| match keeps[i][j] {
+                    Some(keep) => keep,
+                    None => {
+                        let earlier_kept = keeps[j][i].expect("pairs i < j are compared");
+                        self.not(earlier_kept)
+                    }
+                })
+                .collect();
+            values.push(self.bits_times(&wins, members[i].0));
+            match members[i].1 {
+                Some(index) => indices.push(self.bits_times(&wins, index)),
+                None if level == 0 && first + i as u64 == 0 => {}
+                None => {
+                    let chosen = self.bits_to_ring(&wins);
+                    let ring = self.ring.expect("ring values");
+                    let at = (first + i as u64) & ring.mask();
+                    indices.push(self.ring_op(Op::MulConst(at), &[chosen]));
+                }
+            }
+        }
+        let sum = |b: &mut Builder, terms: Vec<WireId>| match terms[..] {
+            [] => b.ring_op(Op::ConstRing(0), &[]),
+            [one] => one,
+            _ => b.ring_op(Op::Add, &terms),
+        };
+        let value = sum(self, values);
+        let index = sum(self, indices);
+        (value, Some(index))
     }
 
     /// max(a, b) for signed a and b as [`Builder::lt`] bounds them:

@@ -100,9 +100,12 @@ enum Instr {
         a: u32,
         first: u32,
     },
-    /// Bit slot `a` to ring slot `o`.
+    /// The product of the bit slots args[first..first + bits] as a ring
+    /// element, times the ring slot that follows them if `factor`.
     Inject {
-        a: u32,
+        first: u32,
+        bits: u32,
+        factor: bool,
         o: u32,
     },
     /// Σ a_i·b_i over the 2·len operands at `first` (a's, then b's),
@@ -115,6 +118,11 @@ enum Instr {
     },
     /// Ring slot a to bit slot o: the top bit of each element.
     Ltz {
+        a: u32,
+        o: u32,
+    },
+    /// Ring slot a to bit slot o: whether each element is 0 in the ring.
+    Eqz {
         a: u32,
         o: u32,
     },
@@ -200,7 +208,16 @@ impl Program {
                     args.extend_from_slice(outs);
                     Instr::Decompose { a: ins[0], first }
                 }
-                Op::BitInject => Instr::Inject { a: ins[0], o },
+                Op::BitInject | Op::BitMul => {
+                    let (first, len) = many();
+                    let factor = step.op == Op::BitMul;
+                    Instr::Inject {
+                        first,
+                        bits: len - u32::from(factor),
+                        factor,
+                        o,
+                    }
+                }
                 Op::Dot | Op::DotTrunc(_) => {
                     let (first, len) = many();
                     let trunc = if let Op::DotTrunc(f) = step.op { f } else { 0 };
@@ -212,6 +229,7 @@ impl Program {
                     }
                 }
                 Op::Ltz => Instr::Ltz { a: ins[0], o },
+                Op::Eqz => Instr::Eqz { a: ins[0], o },
                 Op::Mand => unreachable!("the schedule lowers MAND to ANDs"),
             };
             instrs.push(instr);
@@ -659,14 +677,34 @@ fn run_kernel(p: &Program, w: usize, bits: &mut [u64], ring: &mut [u64]) {
                         .fold(0, |word, (i, x)| word | ((x >> top) & 1) << i);
                 }
             }
-            Instr::Inject { a, o } => {
-                let src = &bits[a as usize * w..][..w];
-                for (b, chunk) in ring[o as usize * rw..][..rw]
-                    .chunks_exact_mut(64)
-                    .enumerate()
-                {
-                    for (i, x) in chunk.iter_mut().enumerate() {
-                        *x = (src[b] >> i) & 1;
+            Instr::Eqz { a, o } => {
+                let mask = p.ring.map_or(u64::MAX, |r| r.mask());
+                let src = &ring[a as usize * rw..][..rw];
+                for (b, chunk) in src.chunks_exact(64).enumerate() {
+                    bits[o as usize * w + b] = chunk
+                        .iter()
+                        .enumerate()
+                        .fold(0, |word, (i, x)| word | u64::from(x & mask == 0) << i);
+                }
+            }
+            Instr::Inject {
+                first,
+                bits: m,
+                factor,
+                o,
+            } => {
+                let args = &p.args[first as usize..][..m as usize + usize::from(factor)];
+                let (sources, x) = args.split_at(m as usize);
+                for b in 0..w {
+                    let all = sources
+                        .iter()
+                        .fold(u64::MAX, |acc, &s| acc & bits[s as usize * w + b]);
+                    for i in 0..64 {
+                        let value = match x.first() {
+                            Some(&x) => ring[x as usize * rw + 64 * b + i],
+                            None => 1,
+                        };
+                        ring[o as usize * rw + 64 * b + i] = value * ((all >> i) & 1);
                     }
                 }
             }

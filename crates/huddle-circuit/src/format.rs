@@ -407,6 +407,8 @@ fn parse_op(name: &[u8], inputs: &[u64], ring: Option<RingWidth>) -> Result<(Op,
         b"B2A" => Op::BitInject,
         b"DOT" => Op::Dot,
         b"LTZ" => Op::Ltz,
+        b"EQZ" => Op::Eqz,
+        b"BX2A" => Op::BitMul,
         b"DOTTR" => {
             return match inputs.last() {
                 Some(&f) if inputs.len() % 2 == 1 && inputs.len() >= 3 => match u8::try_from(f) {

@@ -26,6 +26,10 @@ pub const MAX_FAN_IN: usize = 16;
 /// Longest vector of a DOT or DOTTR gate.
 pub const MAX_DOT_LEN: usize = 1 << 16;
 
+/// Most bits one B2A or BX2A gate multiplies: with BX2A's ring factor a
+/// product of up to 2·3 + 1 share terms, one round at fan-in 7.
+pub const MAX_INJECT_BITS: usize = 3;
+
 /// What a wire carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Domain {
@@ -81,8 +85,15 @@ pub enum Op {
     // Conversions.
     /// Bit decomposition (A2B): one ring wire to k bit wires, least significant first.
     BitDecompose,
-    /// Bit injection (B2A): one bit wire to the ring element 0 or 1.
+    /// Bit injection (B2A): bit wires b_1..b_m (1 ≤ m ≤
+    /// [`MAX_INJECT_BITS`]) to the ring element b_1·..·b_m (0 or 1); with
+    /// m = 2 it is Ohata–Nuida's BC2A.
     BitInject,
+    /// Bits times a ring element (Ohata–Nuida's BX2A, BCX2A): inputs
+    /// b_1..b_m (bits, 1 ≤ m ≤ [`MAX_INJECT_BITS`]) and a ring wire x,
+    /// out = b_1·..·b_m·x. A conversion like B2A, so that protocols with
+    /// wide multiplications select a value in one round.
+    BitMul,
     // Fixed point and comparison.
     /// out = a_1·b_1 + .. + a_l·b_l, inputs a_1..a_l b_1..b_l (l = 1..=
     /// [`MAX_DOT_LEN`]): one gate, so that protocols which can pay for a dot
@@ -97,6 +108,8 @@ pub enum Op {
     /// Less than zero: the bit wire out = 1 iff a < 0 as a signed k-bit
     /// number (the top bit of a).
     Ltz,
+    /// Equal to zero: the bit wire out = 1 iff a = 0.
+    Eqz,
 }
 
 impl Op {
@@ -121,6 +134,8 @@ impl Op {
             Op::Dot => "DOT",
             Op::DotTrunc(_) => "DOTTR",
             Op::Ltz => "LTZ",
+            Op::Eqz => "EQZ",
+            Op::BitMul => "BX2A",
         }
     }
 
@@ -137,6 +152,8 @@ impl Op {
                 | Op::Dot
                 | Op::DotTrunc(_)
                 | Op::Ltz
+                | Op::Eqz
+                | Op::BitMul
         )
     }
 }
@@ -501,8 +518,10 @@ impl CircuitAssembler {
             | Op::BitDecompose
             | Op::Dot
             | Op::DotTrunc(_)
-            | Op::Ltz => Some(Domain::Ring),
-            Op::ConstBit(_) | Op::ConstRing(_) | Op::Copy => None,
+            | Op::Ltz
+            | Op::Eqz => Some(Domain::Ring),
+            // Bits, then the ring factor: checked below.
+            Op::ConstBit(_) | Op::ConstRing(_) | Op::Copy | Op::BitMul => None,
         };
         let (ok, expected) = match op {
             Op::Xor | Op::Sub => (ni == 2 && no == 1, "2 inputs and 1 output"),
@@ -511,8 +530,16 @@ impl CircuitAssembler {
             | Op::Neg
             | Op::AddConst(_)
             | Op::MulConst(_)
-            | Op::BitInject
-            | Op::Ltz => (ni == 1 && no == 1, "1 input and 1 output"),
+            | Op::Ltz
+            | Op::Eqz => (ni == 1 && no == 1, "1 input and 1 output"),
+            Op::BitInject => (
+                (1..=MAX_INJECT_BITS).contains(&ni) && no == 1,
+                "1 to 3 inputs and 1 output",
+            ),
+            Op::BitMul => (
+                (2..=MAX_INJECT_BITS + 1).contains(&ni) && no == 1,
+                "1 to 3 bit inputs, a ring input and 1 output",
+            ),
             Op::Dot | Op::DotTrunc(_) => (
                 ni >= 2 && ni % 2 == 0 && ni / 2 <= MAX_DOT_LEN && no == 1,
                 "2l inputs (l = 1 to 65536) and 1 output",
@@ -533,8 +560,8 @@ impl CircuitAssembler {
         if !ok {
             return Err(arity(expected));
         }
-        let uses_ring =
-            in_domain == Some(Domain::Ring) || matches!(op, Op::ConstRing(_) | Op::BitInject);
+        let uses_ring = in_domain == Some(Domain::Ring)
+            || matches!(op, Op::ConstRing(_) | Op::BitInject | Op::BitMul);
         if uses_ring && self.ring.is_none() {
             return Err(ModelError::NoRing { op: op.name() });
         }
@@ -555,7 +582,13 @@ impl CircuitAssembler {
             }
         }
         let mut copied = None;
-        for &w in inputs {
+        for (i, &w) in inputs.iter().enumerate() {
+            // BX2A: bits, then the ring factor.
+            let in_domain = match op {
+                Op::BitMul if i + 1 == ni => Some(Domain::Ring),
+                Op::BitMul => Some(Domain::Bit),
+                _ => in_domain,
+            };
             let found = match self.slot(w)? {
                 Slot::Written(d) => d,
                 Slot::Unwritten => return Err(ModelError::ReadBeforeWrite { wire: w }),
@@ -580,7 +613,8 @@ impl CircuitAssembler {
             | Op::And
             | Op::Mand
             | Op::BitDecompose
-            | Op::Ltz => Domain::Bit,
+            | Op::Ltz
+            | Op::Eqz => Domain::Bit,
             _ => Domain::Ring,
         };
         for (i, &w) in outputs.iter().enumerate() {

@@ -1,7 +1,9 @@
 //! Seeded random circuits for tests: Boolean, arithmetic and mixed, with
 //! multi-fan-in gates. Later layers reuse them in their conformance suites.
 
-use crate::model::{Circuit, CircuitAssembler, Domain, Op, ValueSpec, WireId, MAX_FAN_IN};
+use crate::model::{
+    Circuit, CircuitAssembler, Domain, Op, ValueSpec, WireId, MAX_FAN_IN, MAX_INJECT_BITS,
+};
 use huddle_core::{BitMatrix, Prg, RingWidth};
 
 /// What to generate.
@@ -101,7 +103,7 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
                 c => 6 + c,
             }
         } else {
-            rand(if spec.ring.is_some() { 20 } else { 6 })
+            rand(if spec.ring.is_some() { 22 } else { 6 })
         };
         let fan = 2 + rand(spec.max_fan_in.clamp(2, MAX_FAN_IN) - 1);
         let op = match choice {
@@ -122,6 +124,8 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
             17 if have_ring => Op::Dot,
             18 if have_ring => Op::DotTrunc(1 + rand(k - 1) as u8),
             19 if have_ring => Op::Ltz,
+            20 if have_ring => Op::Eqz,
+            21 if have_ring && have_bits => Op::BitMul,
             _ => Op::ConstBit(false),
         };
         let pick = |d: Domain, rand: &mut dyn FnMut(usize) -> usize| {
@@ -136,7 +140,20 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
         };
         let (ins, n_out): (Vec<WireId>, usize) = match op {
             Op::Xor => ((0..2).map(|_| pick(Domain::Bit, &mut rand)).collect(), 1),
-            Op::Inv | Op::BitInject => (vec![pick(Domain::Bit, &mut rand)], 1),
+            Op::Inv => (vec![pick(Domain::Bit, &mut rand)], 1),
+            Op::BitInject => (
+                (0..1 + rand(MAX_INJECT_BITS))
+                    .map(|_| pick(Domain::Bit, &mut rand))
+                    .collect(),
+                1,
+            ),
+            Op::BitMul => {
+                let mut ins: Vec<WireId> = (0..1 + rand(MAX_INJECT_BITS))
+                    .map(|_| pick(Domain::Bit, &mut rand))
+                    .collect();
+                ins.push(pick(Domain::Ring, &mut rand));
+                (ins, 1)
+            }
             Op::And => ((0..fan).map(|_| pick(Domain::Bit, &mut rand)).collect(), 1),
             Op::Mand => {
                 let pairs = 1 + rand(4);
@@ -149,7 +166,7 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
             }
             Op::Add | Op::Mul => ((0..fan).map(|_| pick(Domain::Ring, &mut rand)).collect(), 1),
             Op::Sub => ((0..2).map(|_| pick(Domain::Ring, &mut rand)).collect(), 1),
-            Op::Neg | Op::AddConst(_) | Op::MulConst(_) | Op::Ltz => {
+            Op::Neg | Op::AddConst(_) | Op::MulConst(_) | Op::Ltz | Op::Eqz => {
                 (vec![pick(Domain::Ring, &mut rand)], 1)
             }
             Op::Dot | Op::DotTrunc(_) => (
@@ -168,7 +185,8 @@ pub fn random_circuit(spec: &RandomCircuitSpec, prg: &mut Prg) -> Circuit {
             | Op::Mand
             | Op::ConstBit(_)
             | Op::BitDecompose
-            | Op::Ltz => Domain::Bit,
+            | Op::Ltz
+            | Op::Eqz => Domain::Bit,
             _ => Domain::Ring,
         };
         let outs: Vec<WireId> = (0..n_out as WireId).map(|i| next + i).collect();

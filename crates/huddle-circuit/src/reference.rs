@@ -56,7 +56,12 @@ pub fn evaluate_one(circuit: &Circuit, inputs: &[Vec<u64>]) -> Vec<Vec<u64>> {
                     w[o as usize] = (ins[0] >> j) & 1;
                 }
             }
-            Op::BitInject => w[outs[0] as usize] = ins[0],
+            Op::BitInject => w[outs[0] as usize] = ins.iter().fold(1, |a, b| a & b),
+            Op::BitMul => {
+                let (x, bits) = ins.split_last().expect("BX2A has a ring input");
+                w[outs[0] as usize] = x * bits.iter().fold(1, |a, b| a & b);
+            }
+            Op::Eqz => w[outs[0] as usize] = u64::from(ins[0] == 0),
             Op::Dot | Op::DotTrunc(_) => w[outs[0] as usize] = dot(g.op, &ins, circuit.ring()),
             Op::Ltz => {
                 let top = circuit.ring().map_or(0, |r| r.bits() - 1);

@@ -397,15 +397,17 @@ mod tests {
             for st in &s.steps()[group.clone()] {
                 let ins = s.inputs_of(st);
                 let outs = s.outputs_of(st);
-                let in_domain = match st.op {
-                    Op::BitDecompose | Op::Ltz => Domain::Ring,
-                    Op::BitInject => Domain::Bit,
+                let in_domain = |j: usize| match st.op {
+                    Op::BitDecompose | Op::Ltz | Op::Eqz => Domain::Ring,
+                    Op::BitMul if j + 1 == ins.len() => Domain::Ring,
+                    Op::BitInject | Op::BitMul => Domain::Bit,
                     _ => st.domain,
                 };
-                reads.extend(ins.iter().map(|&i| (in_domain, i)));
+                reads.extend(ins.iter().enumerate().map(|(j, &i)| (in_domain(j), i)));
                 let x: Vec<u64> = ins
                     .iter()
-                    .map(|&i| arena[in_domain as usize][i as usize])
+                    .enumerate()
+                    .map(|(j, &i)| arena[in_domain(j) as usize][i as usize])
                     .collect();
                 let m = if st.domain == Domain::Bit { 1 } else { mask };
                 let vals: Vec<u64> = match st.op {
@@ -422,7 +424,12 @@ mod tests {
                     Op::MulConst(c) => vec![x[0].wrapping_mul(c) & m],
                     Op::ConstRing(c) => vec![c & m],
                     Op::BitDecompose => (0..outs.len()).map(|b| (x[0] >> b) & 1).collect(),
-                    Op::BitInject => vec![x[0]],
+                    Op::BitInject => vec![x.iter().fold(1, |a, b| a & b)],
+                    Op::BitMul => {
+                        let (v, bits) = x.split_last().expect("BX2A has a ring input");
+                        vec![v * bits.iter().fold(1, |a, b| a & b)]
+                    }
+                    Op::Eqz => vec![u64::from(x[0] == 0)],
                     Op::Dot | Op::DotTrunc(_) => vec![crate::reference::dot(st.op, &x, s.ring())],
                     Op::Ltz => vec![(x[0] >> (k - 1)) & 1],
                     Op::Mand => panic!("MAND is lowered"),

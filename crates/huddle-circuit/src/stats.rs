@@ -51,6 +51,7 @@ pub struct ArithmeticStats {
     /// DOTTR gates (fixed-point dot products and multiplications) by l.
     pub dot_trunc_by_len: BTreeMap<usize, usize>,
     pub ltz: usize,
+    pub eqz: usize,
 }
 
 impl Stats {
@@ -104,10 +105,11 @@ impl Stats {
                 Op::MulConst(_) => a.mul_const += 1,
                 Op::ConstRing(_) => a.const_ring += 1,
                 Op::BitDecompose => a.a2b += 1,
-                Op::BitInject => a.b2a += 1,
+                Op::BitInject | Op::BitMul => a.b2a += 1,
                 Op::Dot => *a.dot_by_len.entry(g.num_inputs() / 2).or_default() += 1,
                 Op::DotTrunc(_) => *a.dot_trunc_by_len.entry(g.num_inputs() / 2).or_default() += 1,
                 Op::Ltz => a.ltz += 1,
+                Op::Eqz => a.eqz += 1,
             }
         }
         if circuit.ring().is_some() {

@@ -302,6 +302,9 @@ fn print_stats(path: &Path, s: &Stats) {
         for (len, n) in &a.dot_trunc_by_len {
             println!("    length-{len} DOTTR  {n}");
         }
+        if a.eqz > 0 {
+            println!("  EQZ {}", a.eqz);
+        }
         if a.ltz > 0 {
             println!("  LTZ {}", a.ltz);
         }

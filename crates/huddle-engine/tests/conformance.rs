@@ -184,7 +184,7 @@ fn every_ring_protocol_on_random_arithmetic_circuits_over_every_ring() {
     }
 }
 
-/// Mixed circuits (A2B, B2A, LTZ, DOT, DOTTR next to Boolean and ring
+/// Mixed circuits (A2B, B2A of several bits, BX2A, LTZ, EQZ, DOT, DOTTR next to Boolean and ring
 /// gates) over every ring, on every protocol whose table row says it
 /// converts; inputs are random but a quarter of each ring value's instances
 /// is an edge value (0, ±1, the ring's extremes). DOTTR must equal the
@@ -207,15 +207,18 @@ fn every_converting_protocol_on_random_mixed_circuits_over_every_ring() {
                 &mut prg,
             );
             let program = common::converting_program(&c);
-            let live = |kind| program.conversions.iter().any(|cv| cv.kind == kind);
-            if [
-                ConversionKind::Decompose,
-                ConversionKind::Sign,
-                ConversionKind::Inject,
-            ]
-            .into_iter()
-            .all(live)
-            {
+            let live = |want: fn(ConversionKind) -> bool| {
+                program.conversions.iter().any(|cv| want(cv.kind))
+            };
+            let kinds: [fn(ConversionKind) -> bool; 6] = [
+                |k| k == ConversionKind::Decompose,
+                |k| k == ConversionKind::Sign,
+                |k| k == ConversionKind::Zero,
+                |k| matches!(k, ConversionKind::Inject { factor: false, .. }),
+                |k| matches!(k, ConversionKind::Inject { factor: true, .. }),
+                |k| matches!(k, ConversionKind::Inject { bits: 2.., .. }),
+            ];
+            if kinds.into_iter().all(live) {
                 break c;
             }
         };

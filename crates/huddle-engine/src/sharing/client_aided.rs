@@ -107,7 +107,7 @@ impl ClientAided {
                     let conversion = &program.conversions[*i];
                     let to = conversion.kind.target();
                     let mut sub_w = [0, 0];
-                    sub_w[to as usize] = conversion.sources.len() * w[to as usize];
+                    sub_w[to as usize] = conversion.gates() * w[to as usize];
                     self.receive_ahead(ch, program.recombining(conversion.kind), sub_w)?;
                 }
                 _ => {}
@@ -189,7 +189,7 @@ impl Sharing for ClientAided {
     ) -> Result<(), RunError> {
         for (t, slots) in job.terms.iter().enumerate() {
             if self.me == t {
-                let own = job.term(ch, |slot, out| {
+                let own = job.term(ch, t, |slot, out| {
                     for (o, &x) in out.iter_mut().zip(src.get(0, slot)) {
                         *o = x;
                     }

@@ -11,7 +11,7 @@
 //! module documentation; that t0 + t1 really is v is what the conformance
 //! suite checks.
 
-use super::arith::{Bits, Ring};
+use super::arith::{Arith, Bits, Ring};
 use super::program::{Conversion, ConversionKind, Program};
 use super::{evaluate, Arenas, Channel, Sharing};
 use crate::ttp::RunError;
@@ -22,12 +22,13 @@ use huddle_core::RingWidth;
 /// One conversion step as a protocol sees it.
 pub struct SplitJob<'a> {
     pub kind: ConversionKind,
-    /// The source slot of every conversion, in the source arena.
+    /// The source slots in the source arena: `kind.sources_per_gate()` per
+    /// gate (conversion), gate after gate.
     pub sources: &'a [u32],
     /// The slots of t0 and of t1 in the target arena (k bits each for
-    /// ring → bits, one ring element each for bit → ring). Conversion g
-    /// takes words `g·w..(g+1)·w` of each slot, w the target domain's words
-    /// per slot of one conversion.
+    /// ring → bits, one ring element per source of a gate for bits → ring).
+    /// Gate g takes words `g·w..(g+1)·w` of each slot, w the target
+    /// domain's words per slot of one gate.
     pub terms: [&'a [u32]; 2],
     /// Instances in the slice.
     pub instances: usize,
@@ -45,25 +46,43 @@ impl SplitJob<'_> {
         words(self.kind.target(), self.instances)
     }
 
-    /// Words of one term in the target arena, all slots of it: what
-    /// [`relayout`](Self::relayout) returns.
-    pub fn term_words(&self) -> usize {
-        self.terms[0].len() * self.sources.len() * self.target_words()
+    /// Gates (conversions) in the step.
+    pub fn gates(&self) -> usize {
+        self.sources.len() / self.kind.sources_per_gate()
     }
 
-    /// One term in the target layout of its slots, slot after slot (as
-    /// [`Shares::set_slots`] takes them), computed conversion by
-    /// conversion: `combine(slot, out)` writes the term's words of source
-    /// slot `slot` in the source layout ([`source_words`](Self::source_words)
-    /// of them, e.g. a sum of two components). Only one conversion's words
-    /// are held in the source layout at a time; the result is a buffer of
-    /// `ch`'s (recycle it).
-    pub fn term(&self, ch: &mut Channel, mut combine: impl FnMut(u32, &mut [u64])) -> Vec<u64> {
+    /// Words of one term in the target arena, all slots of it: what
+    /// [`term`](Self::term) returns.
+    pub fn term_words(&self) -> usize {
+        self.terms[0].len() * self.gates() * self.target_words()
+    }
+
+    /// Term `t` (0 or 1) in the target layout of its slots, slot after
+    /// slot (as [`Shares::set_slots`] takes them), computed source by
+    /// source: `combine(slot, out)` writes the term's words of source slot
+    /// `slot` in the source layout ([`source_words`](Self::source_words) of
+    /// them, e.g. a sum of two components). Term 1 comes negated where the
+    /// kind asks for it ([`ConversionKind::negates_term1`]), so a protocol
+    /// shares whatever this returns. Only one source's words are held in
+    /// the source layout at a time; the result is a buffer of `ch`'s
+    /// (recycle it).
+    pub fn term(
+        &self,
+        ch: &mut Channel,
+        t: usize,
+        mut combine: impl FnMut(u32, &mut [u64]),
+    ) -> Vec<u64> {
         let mut out = ch.buffer(self.term_words());
         let mut values = vec![0u64; self.source_words()];
-        for (g, &slot) in self.sources.iter().enumerate() {
+        let negate = t == 1 && self.kind.negates_term1();
+        for (s, &slot) in self.sources.iter().enumerate() {
             combine(slot, &mut values);
-            self.place(g, &values, &mut out);
+            if negate {
+                for v in values.iter_mut() {
+                    *v = Ring::neg(*v);
+                }
+            }
+            self.place(s, &values, &mut out);
         }
         out
     }
@@ -81,10 +100,12 @@ impl SplitJob<'_> {
         out
     }
 
-    /// Conversion g's words `values` (source layout) into its places in
-    /// `out` (target layout, every word of them written).
-    fn place(&self, g: usize, values: &[u64], out: &mut [u64]) {
-        let (n, m) = (self.instances, self.sources.len());
+    /// Source s's words `values` (source layout) into its places in `out`
+    /// (target layout, every word of them written).
+    fn place(&self, s: usize, values: &[u64], out: &mut [u64]) {
+        let (n, m) = (self.instances, self.gates());
+        let per = self.kind.sources_per_gate();
+        let (g, j) = (s / per, s % per);
         let wt = self.target_words();
         match self.kind.target() {
             Domain::Bit => {
@@ -102,7 +123,7 @@ impl SplitJob<'_> {
                 }
             }
             Domain::Ring => {
-                for (i, e) in out[g * wt..][..n].iter_mut().enumerate() {
+                for (i, e) in out[(j * m + g) * wt..][..n].iter_mut().enumerate() {
                     *e = (values[i / 64] >> (i % 64)) & 1;
                 }
             }
@@ -134,7 +155,7 @@ pub(crate) fn run<P: Sharing>(
         .ring
         .ok_or_else(|| RunError::Internal("a conversion in a Boolean circuit".into()))?;
     let (from, to) = (kind.source(), kind.target());
-    let m = conversion.sources.len();
+    let m = conversion.gates();
     let n = arenas.instances;
     let wt = words(to, n);
     let mut side = arenas.take_side(sub.slots, to, m * wt);
@@ -149,6 +170,17 @@ pub(crate) fn run<P: Sharing>(
     match from {
         Domain::Ring => protocol.split::<Ring, Bits>(ch, &job, &arenas.ring, &mut side.bits)?,
         Domain::Bit => protocol.split::<Bits, Ring>(ch, &job, &arenas.bits, &mut side.ring)?,
+    }
+    // BX2A's factors are inputs of the sub-program as they are.
+    if let Some((_, factor)) = sub.inputs.get(2) {
+        let (from, to) = (&arenas.ring, &mut side.ring);
+        let (w, side_w) = (from.w, to.w);
+        for c in 0..to.components() {
+            for (g, &slot) in conversion.factors.iter().enumerate() {
+                let words = &from.c[c][slot as usize * w..][..w];
+                to.c[c][factor[0] as usize * side_w + g * wt..][..wt].copy_from_slice(words);
+            }
+        }
     }
     evaluate(protocol, ch, sub, &mut side, None)?;
     let results = &sub.outputs[0].1;

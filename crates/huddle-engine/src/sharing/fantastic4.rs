@@ -530,11 +530,13 @@ impl Sharing for FantasticFour {
         let me = self.me;
         let n = job.term_words();
         // A holder's term: the sum of the two shares, in the target layout.
+        let mut index = 0..;
         let values = CONVERSION_TERMS.each_ref().map(|term| {
+            let t = index.next().expect("two terms");
             term.holders.contains(&me).then(|| {
                 let at = |j: usize| component(me, j).expect("a holder holds the term's shares");
                 let (a, b) = (at(term.sum[0]), at(term.sum[1]));
-                job.term(ch, |slot, out| {
+                job.term(ch, t, |slot, out| {
                     let (x, y) = (src.get(a, slot), src.get(b, slot));
                     for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
                         *o = F::add(x, y);

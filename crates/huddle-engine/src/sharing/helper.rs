@@ -252,7 +252,7 @@ impl<V: Variant> Helper<V> {
                     let conversion = &program.conversions[*i];
                     let sub = program.recombining(conversion.kind);
                     let to = conversion.kind.target();
-                    let side = conversion.sources.len() * w[to as usize];
+                    let side = conversion.gates() * w[to as usize];
                     ch.set_word_bytes(program.word_bytes(to));
                     let m = ch.recv(HELPER, sub.inputs[1].1.len() * side)?;
                     self.core.offline.push_back(m);
@@ -393,8 +393,8 @@ impl<V: Variant> Sharing for Helper<V> {
         let [t0, t1] = job.terms;
         let n = job.term_words();
         // The term from this party's components, in the target layout.
-        let term = |ch: &mut Channel, f: fn(u64, u64) -> u64| {
-            job.term(ch, |slot, out| {
+        let term = |ch: &mut Channel, t: usize, f: fn(u64, u64) -> u64| {
+            job.term(ch, t, |slot, out| {
                 let (c0, c1) = (src.get(0, slot), src.get(1, slot));
                 for ((o, &a), &b) in out.iter_mut().zip(c0).zip(c1) {
                     *o = f(a, b);
@@ -403,7 +403,7 @@ impl<V: Variant> Sharing for Helper<V> {
         };
         match self.core.me {
             HELPER => {
-                let lambda = term(ch, |a, b| F::neg(F::add(a, b)));
+                let lambda = term(ch, 1, |a, b| F::neg(F::add(a, b)));
                 let mu1 = draw(self.core.k01(), n);
                 let mu2 = draw(self.core.k02(), n);
                 for c in 0..2 {
@@ -421,9 +421,9 @@ impl<V: Variant> Sharing for Helper<V> {
                 // already holds it is VALUE_MASKS[0][0] (P2: mu2, [1][1]).
                 let own_in_value = V::VALUE_MASKS[me - 1][me - 1];
                 let masked = if own_in_value {
-                    term(ch, |a, _| a)
+                    term(ch, 0, |a, _| a)
                 } else {
-                    term(ch, F::add)
+                    term(ch, 0, F::add)
                 };
                 dst.set_slots(0, t0, &masked);
                 ch.recycle(masked);

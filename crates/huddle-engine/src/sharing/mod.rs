@@ -832,7 +832,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         .iter()
         .map(|c| {
             let to = c.kind.target();
-            c.sources.len() as u128
+            c.gates() as u128
                 * program.recombining(c.kind).slots[to as usize] as u128
                 * per_unit(to)
         })

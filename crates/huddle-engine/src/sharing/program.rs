@@ -145,51 +145,82 @@ pub enum ConversionKind {
     Decompose,
     /// A ring element to its top bit (LTZ).
     Sign,
-    /// A bit to the ring element 0 or 1 (B2A).
-    Inject,
+    /// A ring element to the bit "it is 0" (EQZ).
+    Zero,
+    /// `bits` bits (1 to 3) to their product as a ring element (B2A, BC2A),
+    /// times a ring element if `factor` (BX2A, BCX2A).
+    Inject { bits: u8, factor: bool },
 }
 
 impl ConversionKind {
-    const ALL: [ConversionKind; 3] = [
-        ConversionKind::Decompose,
-        ConversionKind::Sign,
-        ConversionKind::Inject,
-    ];
-
     /// The domain converted from.
     pub fn source(self) -> Domain {
         match self {
-            ConversionKind::Decompose | ConversionKind::Sign => Domain::Ring,
-            ConversionKind::Inject => Domain::Bit,
+            ConversionKind::Decompose | ConversionKind::Sign | ConversionKind::Zero => Domain::Ring,
+            ConversionKind::Inject { .. } => Domain::Bit,
         }
     }
 
     /// The domain converted to.
     pub fn target(self) -> Domain {
         match self {
-            ConversionKind::Decompose | ConversionKind::Sign => Domain::Bit,
-            ConversionKind::Inject => Domain::Ring,
+            ConversionKind::Decompose | ConversionKind::Sign | ConversionKind::Zero => Domain::Bit,
+            ConversionKind::Inject { .. } => Domain::Ring,
         }
     }
 
-    fn of(op: Op) -> Option<ConversionKind> {
+    /// Source values per gate (the protocol splits each of them).
+    pub fn sources_per_gate(self) -> usize {
+        match self {
+            ConversionKind::Inject { bits, .. } => usize::from(bits),
+            _ => 1,
+        }
+    }
+
+    /// Whether the terms' sum is the value with term 1 negated, t0 − t1':
+    /// the protocol's holders of t1 share −t1 ([`super::SplitJob::term`]),
+    /// so that equality of the terms, bit by bit, is the value being 0.
+    pub fn negates_term1(self) -> bool {
+        self == ConversionKind::Zero
+    }
+
+    pub fn of(op: Op, inputs: usize) -> Option<ConversionKind> {
         match op {
             Op::BitDecompose => Some(ConversionKind::Decompose),
             Op::Ltz => Some(ConversionKind::Sign),
-            Op::BitInject => Some(ConversionKind::Inject),
+            Op::Eqz => Some(ConversionKind::Zero),
+            Op::BitInject => Some(ConversionKind::Inject {
+                bits: inputs as u8,
+                factor: false,
+            }),
+            Op::BitMul => Some(ConversionKind::Inject {
+                bits: (inputs - 1) as u8,
+                factor: true,
+            }),
             _ => None,
         }
     }
 
-    /// The circuit that recombines the two terms in the target domain:
-    /// inputs t0 and t1 (k bits each, or one ring element each), one output
-    /// value. Ring → bits: the sum's bits by a Sklansky adder with ANDs of
-    /// at most `fan_in` inputs (LTZ keeps only the top bit, so only the
-    /// carries it needs survive); bit → ring: t0 ⊕ t1 = t0 + t1 − 2·t0·t1.
+    /// The circuit that recombines the two terms in the target domain, for
+    /// a protocol whose products take up to `fan_in` operands in one round:
+    /// inputs t0 and t1 (k bits each; or one ring element per source bit)
+    /// and, for a factor, the factor; one output value.
+    ///
+    /// - Ring → bits: the sum's bits by a Sklansky adder with ANDs of at
+    ///   most [`CONVERSION_FAN_IN`] inputs (LTZ keeps only the top bit, so
+    ///   only the carries it needs survive).
+    /// - Zero: t0 = t1' bit by bit, an AND tree of the fewest rounds
+    ///   fan_in allows, its gates as narrow as those rounds allow
+    ///   (Ohata–Nuida's Equality: 2 rounds for 32 bits at fan-in 6).
+    /// - Bits → ring: b = t0 ⊕ t1 = t0 + t1 − 2·t0·t1 for each bit, their
+    ///   product (with the factor) expanded into one round of products of
+    ///   up to 2m + 1 terms when fan_in allows (Ohata–Nuida's B2A family),
+    ///   else each bit first and then their product.
     fn circuit(self, ring: RingWidth, fan_in: usize) -> Circuit {
         let k = ring.bits();
         match self {
             ConversionKind::Decompose | ConversionKind::Sign => {
+                let fan_in = fan_in.min(CONVERSION_FAN_IN);
                 let adder = huddle_circuit::gen::adder_sklansky(k, fan_in);
                 let mut b = Builder::boolean(fan_in);
                 let (t0, t1) = (b.input("t0", k), b.input("t1", k));
@@ -202,17 +233,93 @@ impl ConversionKind {
                 b.output("v", bits);
                 b.finish()
             }
-            ConversionKind::Inject => {
+            ConversionKind::Zero => {
+                let mut b = Builder::boolean(narrowest_fan_in(k as usize, fan_in));
+                let (t0, t1) = (b.input("t0", k), b.input("t1", k));
+                let same: Vec<WireId> = t0
+                    .iter()
+                    .zip(&t1)
+                    .map(|(&x, &y)| {
+                        let differ = b.xor(x, y);
+                        b.not(differ)
+                    })
+                    .collect();
+                let zero = b.and_all(&same);
+                b.output("v", vec![zero]);
+                b.finish()
+            }
+            ConversionKind::Inject { bits, factor } => {
+                let m = u32::from(bits);
                 let mut b = Builder::arithmetic(ring, fan_in);
-                let (t0, t1) = (b.ring_input("t0", 1)[0], b.ring_input("t1", 1)[0]);
-                let product = b.ring_op(Op::Mul, &[t0, t1]);
-                let twice = b.ring_op(Op::MulConst(ring.mask() - 1), &[product]);
-                let sum = b.ring_op(Op::Add, &[t0, t1, twice]);
-                b.ring_output("v", vec![sum]);
+                let (t0, t1) = (b.ring_input("t0", m), b.ring_input("t1", m));
+                let x = factor.then(|| b.ring_input("x", 1)[0]);
+                let minus_two = ring.mask() - 1;
+                let v = if 2 * bits as usize + usize::from(factor) <= fan_in {
+                    // Σ over the choices t0, t1, −2·t0·t1 for each bit.
+                    let mut monomials = Vec::new();
+                    for choice in 0..3usize.pow(m) {
+                        let (mut ops, mut twice) = (Vec::new(), 0);
+                        for j in 0..m as usize {
+                            match choice / 3usize.pow(j as u32) % 3 {
+                                0 => ops.push(t0[j]),
+                                1 => ops.push(t1[j]),
+                                _ => {
+                                    ops.extend([t0[j], t1[j]]);
+                                    twice += 1;
+                                }
+                            }
+                        }
+                        ops.extend(x);
+                        let mut term = match ops[..] {
+                            [one] => one,
+                            _ => b.ring_op(Op::Mul, &ops),
+                        };
+                        for _ in 0..twice {
+                            term = b.ring_op(Op::MulConst(minus_two), &[term]);
+                        }
+                        monomials.push(term);
+                    }
+                    // ADD takes at most 16 inputs (27 monomials for 3 bits).
+                    while monomials.len() > 1 {
+                        monomials = monomials
+                            .chunks(huddle_circuit::model::MAX_FAN_IN)
+                            .map(|c| match c {
+                                [one] => *one,
+                                _ => b.ring_op(Op::Add, c),
+                            })
+                            .collect();
+                    }
+                    monomials[0]
+                } else {
+                    let mut factors: Vec<WireId> = (0..m as usize)
+                        .map(|j| {
+                            let product = b.ring_op(Op::Mul, &[t0[j], t1[j]]);
+                            let twice = b.ring_op(Op::MulConst(minus_two), &[product]);
+                            b.ring_op(Op::Add, &[t0[j], t1[j], twice])
+                        })
+                        .collect();
+                    factors.extend(x);
+                    match factors[..] {
+                        [one] => one,
+                        _ => b.ring_op(Op::Mul, &factors),
+                    }
+                };
+                b.ring_output("v", vec![v]);
                 b.finish()
             }
         }
     }
+}
+
+/// The narrowest fan-in that ANDs `n` bits in as few rounds as `max`
+/// allows: the least f with f^r ≥ n, r = ⌈log_max n⌉.
+fn narrowest_fan_in(n: usize, max: usize) -> usize {
+    let max = max.clamp(2, huddle_circuit::model::MAX_FAN_IN);
+    let mut rounds = 0;
+    while max.pow(rounds) < n {
+        rounds += 1;
+    }
+    (2..=max).find(|f| f.pow(rounds) >= n).unwrap_or(max)
 }
 
 /// The conversions of one round, all of one kind: gate g reads source slot
@@ -220,13 +327,21 @@ impl ConversionKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Conversion {
     pub kind: ConversionKind,
+    /// Source slots, [`ConversionKind::sources_per_gate`] per gate.
     pub sources: Vec<u32>,
+    /// BX2A's factor: one ring slot per gate (empty for other kinds).
+    pub factors: Vec<u32>,
     /// Output slots: `per_gate` of them per gate, gate after gate.
     pub outputs: Vec<u32>,
     pub per_gate: usize,
 }
 
 impl Conversion {
+    /// Gates in the step (each converts `kind.sources_per_gate()` sources).
+    pub fn gates(&self) -> usize {
+        self.sources.len() / self.kind.sources_per_gate()
+    }
+
     pub fn outputs(&self, g: usize) -> &[u32] {
         &self.outputs[g * self.per_gate..][..self.per_gate]
     }
@@ -366,7 +481,7 @@ impl Program {
         fused_truncation: bool,
     ) -> Result<(), RunError> {
         let mixed = circuit.gates().iter().any(|g| {
-            matches!(g.op, Op::BitDecompose | Op::BitInject | Op::Ltz)
+            ConversionKind::of(g.op, 1).is_some()
                 || (matches!(g.op, Op::DotTrunc(_)) && !fused_truncation)
         }) || (circuit.ring().is_some()
             && (0..circuit.num_wires()).any(|w| circuit.domain(w as WireId) == Domain::Bit));
@@ -433,7 +548,9 @@ impl Program {
                     domain,
                     gates: gates
                         .iter()
-                        .filter(|g| g.domain == domain && ConversionKind::of(g.op).is_none())
+                        .filter(|g| {
+                            g.domain == domain && ConversionKind::of(g.op, g.num_inputs()).is_none()
+                        })
                         .map(|g| MulGate {
                             first: g.first,
                             len: g.num_inputs() as u32,
@@ -453,17 +570,22 @@ impl Program {
                 program.steps.push(Step::Layer(program.layers.len()));
                 program.layers.push(layer);
             }
-            for kind in ConversionKind::ALL {
+            let mut kinds: Vec<ConversionKind> = Vec::new();
+            for g in gates {
+                if let Some(kind) = ConversionKind::of(g.op, g.num_inputs()) {
+                    if !kinds.contains(&kind) {
+                        kinds.push(kind);
+                    }
+                }
+            }
+            for kind in kinds {
                 let of_kind: Vec<&SlotGate> = gates
                     .iter()
-                    .filter(|g| ConversionKind::of(g.op) == Some(kind))
+                    .filter(|g| ConversionKind::of(g.op, g.num_inputs()) == Some(kind))
                     .collect();
-                let Some(first) = of_kind.first() else {
-                    continue;
-                };
                 let ring = circuit.ring().expect("conversions need a ring");
                 if !program.recombine.iter().any(|(k, _)| *k == kind) {
-                    let sub = kind.circuit(ring, target.max_fan_in.min(CONVERSION_FAN_IN));
+                    let sub = kind.circuit(ring, target.max_fan_in);
                     let sub = Program::compile(
                         &sub,
                         Target {
@@ -475,15 +597,25 @@ impl Program {
                     )?;
                     program.recombine.push((kind, sub));
                 }
+                let per_source = kind.sources_per_gate();
+                let factor = matches!(kind, ConversionKind::Inject { factor: true, .. });
                 program.steps.push(Step::Convert(program.conversions.len()));
                 program.conversions.push(Conversion {
                     kind,
-                    sources: of_kind.iter().map(|g| schedule.inputs_of(g)[0]).collect(),
+                    sources: of_kind
+                        .iter()
+                        .flat_map(|g| schedule.inputs_of(g)[..per_source].iter().copied())
+                        .collect(),
+                    factors: of_kind
+                        .iter()
+                        .filter(|_| factor)
+                        .map(|g| schedule.inputs_of(g)[per_source])
+                        .collect(),
                     outputs: of_kind
                         .iter()
                         .flat_map(|g| schedule.outputs_of(g).iter().copied())
                         .collect(),
-                    per_gate: first.num_outputs(),
+                    per_gate: of_kind[0].num_outputs(),
                 });
             }
         }

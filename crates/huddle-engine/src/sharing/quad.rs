@@ -416,7 +416,7 @@ impl Sharing for Quad {
             // t1 = -x0 (component 1): P0 (t1, -t1), P3 (0, -t1); P1 and P2
             // hold (0, x1') and (0, x2') with x1' from K013 and
             // x2' = -t1 - x1' from P0 (P3 computes it too).
-            let t = job.term(ch, |slot, out| {
+            let t = job.term(ch, 1, |slot, out| {
                 for (o, &x) in out.iter_mut().zip(src.get(1, slot)) {
                     *o = F::neg(x);
                 }
@@ -446,7 +446,7 @@ impl Sharing for Quad {
         } else {
             // t0 = a + x0 (component 0): P1 and P2 hold (t0, 0); P2 sends
             // P0 t0 + r123 (P1 computes it too).
-            let t = job.term(ch, |slot, out| {
+            let t = job.term(ch, 0, |slot, out| {
                 for (o, &x) in out.iter_mut().zip(src.get(0, slot)) {
                     *o = x;
                 }

@@ -339,9 +339,10 @@ impl Sharing for Replicated {
     ) -> Result<(), RunError> {
         let me = self.me;
         // t0 = x_2 at P2, t1 = -a_0 at P0, in the target layout.
-        let term = |ch: &mut Channel, c: usize, f: fn(u64) -> u64| {
-            job.term(ch, |slot, out| {
-                for (o, &x) in out.iter_mut().zip(src.get(c, slot)) {
+        // Term t from component t of the holder.
+        let term = |ch: &mut Channel, t: usize, f: fn(u64) -> u64| {
+            job.term(ch, t, |slot, out| {
+                for (o, &x) in out.iter_mut().zip(src.get(t, slot)) {
                     *o = f(x);
                 }
             })

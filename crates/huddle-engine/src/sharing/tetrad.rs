@@ -553,8 +553,8 @@ impl Sharing for Tetrad {
         let n = job.term_words();
         // The term a party knows, from two of its components: a - b or
         // -(a + b), in the target layout.
-        let term = |ch: &mut Channel, a: usize, b: usize, negate: bool| -> Vec<u64> {
-            job.term(ch, |slot, out| {
+        let term = |ch: &mut Channel, t: usize, a: usize, b: usize, negate: bool| -> Vec<u64> {
+            job.term(ch, t, |slot, out| {
                 let (x, y) = (src.get(a, slot), src.get(b, slot));
                 for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
                     *o = if negate {
@@ -576,7 +576,7 @@ impl Sharing for Tetrad {
                 3 => dst.set_slots(0, t0, &r),
                 _ => {
                     // M = t0 + r.
-                    let mut big_m = term(ch, 0, 1, false);
+                    let mut big_m = term(ch, 0, 0, 1, false);
                     for (m, &r) in big_m.iter_mut().zip(&r) {
                         *m = T::add(*m, r);
                     }
@@ -595,7 +595,7 @@ impl Sharing for Tetrad {
             dst.set_slots(2, t1, &r);
             if me != 1 {
                 // μ2 = -t1 - r'.
-                let mut mu2 = term(ch, 1, 2, true);
+                let mut mu2 = term(ch, 1, 1, 2, true);
                 for (t, &r) in mu2.iter_mut().zip(&r) {
                     *t = T::sub(T::neg(*t), r);
                 }
