@@ -244,13 +244,39 @@ mod tests {
             }
             // Bits → ring: element i of conversion g is bit i of its words.
             let one = [0u32];
-            let j = job(ConversionKind::Inject, &sources, [&one, &one], n);
+            let inject = ConversionKind::Inject {
+                bits: 1,
+                factor: false,
+            };
+            let j = job(inject, &sources, [&one, &one], n);
             let words: Vec<u64> = values[..3 * wt].to_vec();
             let out = j.relayout(&words);
             assert_eq!(out.len(), 3 * n);
             for g in 0..3 {
                 for i in 0..n {
                     assert_eq!(out[g * n + i], (words[g * wt + i / 64] >> (i % 64)) & 1);
+                }
+            }
+            // Three bits per gate (two gates): bit j of gate g goes to term
+            // slot j at gate g's place.
+            let sources = [1, 2, 3, 4, 5, 6];
+            let three = [0u32, 1, 2];
+            let inject = ConversionKind::Inject {
+                bits: 3,
+                factor: true,
+            };
+            let j = job(inject, &sources, [&three, &three], n);
+            assert_eq!(j.gates(), 2);
+            let words: Vec<u64> = (0..6 * wt as u64)
+                .map(|i| i.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ (i << 3))
+                .collect();
+            let out = j.relayout(&words);
+            assert_eq!(out.len(), 6 * n);
+            for s in 0..6 {
+                let (g, bit) = (s / 3, s % 3);
+                for i in 0..n {
+                    let want = (words[s * wt + i / 64] >> (i % 64)) & 1;
+                    assert_eq!(out[(bit * 2 + g) * n + i], want);
                 }
             }
         }
