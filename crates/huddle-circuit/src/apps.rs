@@ -3,7 +3,7 @@
 //! sealed-bid auction. Each is an ordinary mixed or arithmetic circuit
 //! built with [`Builder`]; `tests/apps.rs` checks them against plain Rust.
 
-use crate::builder::Builder;
+use crate::builder::{Builder, Comparison};
 use crate::model::{Circuit, InputOwners, Op, WireId};
 use huddle_core::RingWidth;
 
@@ -116,6 +116,50 @@ pub fn auction(bidders: u32, ring: RingWidth) -> Circuit {
     b.finish()
 }
 
+/// Ohata–Nuida's Equality (`less` false) or full-range unsigned
+/// comparison a_i < b_i (`less` true) of `pairs` pairs: party 0 owns the
+/// ring values `a`, party 1 the values `b`; the output is one bit per pair.
+/// Equality is one EQZ of the difference, comparison three LTZ side by side
+/// and an AND ([`Builder::compare_lt`]).
+pub fn pairwise(pairs: u32, ring: RingWidth, less: bool) -> Circuit {
+    let mut b = Builder::arithmetic(ring, 2);
+    let (a, c) = (b.ring_input("a", pairs), b.ring_input("b", pairs));
+    let bits: Vec<WireId> = a
+        .iter()
+        .zip(&c)
+        .map(|(&x, &y)| {
+            if less {
+                b.compare_lt(x, y, Comparison::Unsigned)
+            } else {
+                b.eq(x, y)
+            }
+        })
+        .collect();
+    b.output(if less { "lt" } else { "eq" }, bits);
+    with_owners(b.finish(), vec![0, 1])
+}
+
+/// The largest (`max`) or smallest of `n` unsigned ring values, or its
+/// index (`arg`, the first if several): value i is an input of its own,
+/// owned by party i mod 2. Ohata–Nuida's 3-Max/Min/Argmax/Argmin for
+/// n = 3 (comparisons of all pairs side by side, then one selecting round),
+/// a tournament of such groups beyond ([`Builder::extreme`]).
+pub fn extreme(n: u32, ring: RingWidth, max: bool, arg: bool) -> Circuit {
+    let mut b = Builder::arithmetic(ring, 2);
+    let values: Vec<WireId> = (0..n)
+        .map(|i| b.ring_input(&format!("x{i}"), 1)[0])
+        .collect();
+    let (value, index) = b.extreme(&values, max, Comparison::Unsigned);
+    let name = match (max, arg) {
+        (true, false) => "max",
+        (false, false) => "min",
+        (true, true) => "argmax",
+        (false, true) => "argmin",
+    };
+    b.ring_output(name, vec![if arg { index } else { value }]);
+    with_owners(b.finish(), (0..n as usize).map(|i| i % 2).collect())
+}
+
 fn with_owners(mut c: Circuit, owners: Vec<usize>) -> Circuit {
     c.set_owners(InputOwners::Explicit(owners))
         .expect("owners name the circuit's inputs");
@@ -123,11 +167,22 @@ fn with_owners(mut c: Circuit, owners: Vec<usize>) -> Circuit {
 }
 
 /// The application kinds of `huddle circuit gen`.
-pub const KINDS: [&str; 3] = ["vecmat", "perceptron", "auction"];
+pub const KINDS: [&str; 9] = [
+    "vecmat",
+    "perceptron",
+    "auction",
+    "eq",
+    "lt",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+];
 
 /// Generates application `kind` over Z_2^`ring_bits`: `size` is n for
-/// `vecmat`, the bidders for `auction`, and inputs,hidden,outputs for
-/// `perceptron` (fixed point with `frac` fractional bits).
+/// `vecmat`, the bidders for `auction`, the pairs for `eq` and `lt`, the
+/// values for `max`, `min`, `argmax`, `argmin`, and inputs,hidden,outputs
+/// for `perceptron` (fixed point with `frac` fractional bits).
 pub fn generate(kind: &str, ring_bits: u32, size: &[u32], frac: u8) -> Result<Circuit, String> {
     let ring = RingWidth::from_bits(ring_bits).ok_or_else(|| {
         format!("--bits must be a ring width (8, 16, 32 or 64) for {kind}, not {ring_bits}")
@@ -139,6 +194,14 @@ pub fn generate(kind: &str, ring_bits: u32, size: &[u32], frac: u8) -> Result<Ci
     match kind {
         "vecmat" => Ok(vector_matrix(one("the vector's length", 4096)?, ring)),
         "auction" => Ok(auction(one("bidders", 65536)?, ring)),
+        "eq" | "lt" => Ok(pairwise(one("pairs", 1 << 20)?, ring, kind == "lt")),
+        "max" | "min" | "argmax" | "argmin" => {
+            let n = one("values", 65536)?;
+            if n < 2 {
+                return Err(format!("{kind} takes --size of at least 2 values"));
+            }
+            Ok(extreme(n, ring, kind.ends_with("max"), kind.starts_with("arg")))
+        }
         "perceptron" => {
             let [inputs, hidden, outputs] = size else {
                 return Err(

@@ -112,6 +112,14 @@ pub struct RunArgs {
     /// output.
     #[arg(long, value_name = "N")]
     verify_every: Option<usize>,
+    /// Secret-sharing protocols: at most N operands per product in one
+    /// round (within the protocol's limit, `huddle protocols`), and the
+    /// fan-in share conversions use where it saves rounds (default: the
+    /// protocol's choice, e.g. 4 for mfi3, whose wide ANDs cost much).
+    /// Fewer rounds cost more bytes; 2 gives the classic two-input
+    /// constructions (the baselines of Ohata–Nuida's Table 2).
+    #[arg(long, value_name = "N")]
+    max_fan_in: Option<usize>,
 }
 
 fn parse_protocol(name: &str) -> Result<Protocol, String> {
@@ -143,6 +151,7 @@ impl RunArgs {
                 TruncationArg::Exact => huddle_engine::Truncation::Exact,
                 TruncationArg::Probabilistic => huddle_engine::Truncation::Probabilistic,
             },
+            max_fan_in: self.max_fan_in,
         })
     }
 

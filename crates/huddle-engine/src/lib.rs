@@ -82,6 +82,12 @@ pub struct RunOptions {
     pub verify_every: Option<usize>,
     /// How `DOTTR` (fixed-point products) truncates.
     pub truncation: Truncation,
+    /// Secret-sharing protocols: at most this many operands per product in
+    /// one round (within the protocol's own limit), in the circuit and in
+    /// the conversions' circuits, which then use it where it saves rounds.
+    /// Wide products cost more, so this trades rounds for bytes (None: the
+    /// protocol's limit for the circuit, its preference for conversions).
+    pub max_fan_in: Option<usize>,
 }
 
 /// How a fixed-point product (`DOTTR`) is truncated by the secret-sharing
@@ -188,6 +194,7 @@ impl Default for RunOptions {
             fault: None,
             verify_every: None,
             truncation: Truncation::Exact,
+            max_fan_in: None,
         }
     }
 }

@@ -471,6 +471,20 @@ impl RunRequest {
         if options.threads == 0 {
             return err("--threads must be at least 1".into());
         }
+        match (options.max_fan_in, d.max_fan_in) {
+            (Some(cap), _) if cap < 2 => {
+                return err(format!(
+                    "--max-fan-in must be at least 2 (operands of a product), not {cap}"
+                ))
+            }
+            (Some(_), None) => {
+                return err(format!(
+                    "{name} takes gates of any fan-in; --max-fan-in applies to the \
+                     secret-sharing protocols"
+                ))
+            }
+            _ => {}
+        }
         Ok(RunRequest {
             protocol,
             parties,
@@ -497,11 +511,13 @@ impl RunRequest {
         self.check_owners_and_domain(circuit)?;
         let d = self.protocol.descriptor();
         if let Some(fan_in) = d.max_fan_in {
+            let cap = self.options.max_fan_in.unwrap_or(fan_in);
             sharing::program::Program::compile(
                 circuit,
                 sharing::program::Target {
                     name: d.name,
-                    max_fan_in: fan_in,
+                    max_fan_in: fan_in.min(cap),
+                    conversion_fan_in: fan_in.min(cap),
                     converts: d.conversions,
                     native_dot: false,
                     fused_truncation: d.fused_truncation
@@ -586,8 +602,13 @@ impl RunRequest {
                 options.garble, options.linear
             ),
             Family::Sharing => format!(
-                "{name} preprocess={:?} threads={} share-memory={} reveal-to={to} truncation={:?}",
-                options.preprocess, options.threads, options.share_memory, options.truncation
+                "{name} preprocess={:?} threads={} share-memory={} reveal-to={to} truncation={:?} \
+                 max-fan-in={:?}",
+                options.preprocess,
+                options.threads,
+                options.share_memory,
+                options.truncation,
+                options.max_fan_in
             ),
         }
     }

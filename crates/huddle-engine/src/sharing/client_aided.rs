@@ -163,6 +163,13 @@ impl Sharing for ClientAided {
         MAX_FAN_IN
     }
 
+    /// An l-input product costs l elements each way online (and 2^l − l − 1
+    /// dealt ahead), so conversions take the fewest rounds: Ohata–Nuida's
+    /// 2-round Equality and Overflow.
+    fn conversion_fan_in(&self) -> usize {
+        MAX_FAN_IN
+    }
+
     fn components(&self) -> usize {
         1
     }

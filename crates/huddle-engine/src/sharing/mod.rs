@@ -563,6 +563,12 @@ pub trait Sharing {
     fn max_fan_in(&self) -> usize {
         2
     }
+    /// Widest product in the circuits that recombine conversion terms
+    /// ([`program::ConversionKind`]): narrower than `max_fan_in` where a
+    /// wide product costs much more than a round (MFI-3PC).
+    fn conversion_fan_in(&self) -> usize {
+        self.max_fan_in().min(program::CONVERSION_FAN_IN)
+    }
     fn constant_rule(&self) -> ConstantRule;
     /// Share components per wire at every party (at most [`MAX_COMPONENTS`]).
     fn components(&self) -> usize {
@@ -809,11 +815,15 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     // Round-robin owners skip a dealer (the last party).
     let input_parties = parties - usize::from(probe.dealer().is_some());
     crate::ttp::check_own_inputs(net.party(), input_parties, circuit, instances, own_inputs)?;
+    // --max-fan-in caps the circuit's products and sets the conversions'.
+    let cap = options.max_fan_in.unwrap_or(usize::MAX);
+    let conversion_fan_in = options.max_fan_in.unwrap_or(probe.conversion_fan_in());
     let program = Program::compile(
         circuit,
         Target {
             name: probe.name(),
-            max_fan_in: probe.max_fan_in(),
+            max_fan_in: probe.max_fan_in().min(cap),
+            conversion_fan_in: conversion_fan_in.min(probe.max_fan_in()),
             converts: probe.converts(),
             native_dot: probe.native_dot(),
             fused_truncation: probe.fused_truncation()

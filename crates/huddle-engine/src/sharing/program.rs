@@ -201,26 +201,40 @@ impl ConversionKind {
         }
     }
 
+    /// [`circuit_at`](Self::circuit_at) of the narrowest fan-in up to
+    /// `fan_in` that takes the fewest rounds: wide products cost more
+    /// (exponentially, for MFI-3PC and the dealer of ca2pc).
+    fn circuit(self, ring: RingWidth, fan_in: usize) -> Circuit {
+        let mut best: Option<(u32, Circuit)> = None;
+        for f in 2..=fan_in.clamp(2, huddle_circuit::model::MAX_FAN_IN) {
+            let c = self.circuit_at(ring, f);
+            let rounds = huddle_circuit::Layering::of(&c).depth;
+            if best.as_ref().is_none_or(|(r, _)| rounds < *r) {
+                best = Some((rounds, c));
+            }
+        }
+        best.expect("fan-in 2 at least").1
+    }
+
     /// The circuit that recombines the two terms in the target domain, for
     /// a protocol whose products take up to `fan_in` operands in one round:
     /// inputs t0 and t1 (k bits each; or one ring element per source bit)
     /// and, for a factor, the factor; one output value.
     ///
-    /// - Ring → bits: the sum's bits by a Sklansky adder with ANDs of at
-    ///   most [`CONVERSION_FAN_IN`] inputs (LTZ keeps only the top bit, so
-    ///   only the carries it needs survive).
-    /// - Zero: t0 = t1' bit by bit, an AND tree of the fewest rounds
-    ///   fan_in allows, its gates as narrow as those rounds allow
-    ///   (Ohata–Nuida's Equality: 2 rounds for 32 bits at fan-in 6).
+    /// - Ring → bits: the sum's bits by the Faraji–Kerschbaum prefix adder
+    ///   (`gen::adder_sklansky`; LTZ keeps only the top bit, so only the
+    ///   carries it needs survive: Ohata–Nuida's Overflow, 2 rounds for 32
+    ///   bits at fan-in 7).
+    /// - Zero: t0 = t1' bit by bit, an AND tree (Ohata–Nuida's Equality: 2
+    ///   rounds for 32 bits at fan-in 6).
     /// - Bits → ring: b = t0 ⊕ t1 = t0 + t1 − 2·t0·t1 for each bit, their
     ///   product (with the factor) expanded into one round of products of
     ///   up to 2m + 1 terms when fan_in allows (Ohata–Nuida's B2A family),
     ///   else each bit first and then their product.
-    fn circuit(self, ring: RingWidth, fan_in: usize) -> Circuit {
+    fn circuit_at(self, ring: RingWidth, fan_in: usize) -> Circuit {
         let k = ring.bits();
         match self {
             ConversionKind::Decompose | ConversionKind::Sign => {
-                let fan_in = fan_in.min(CONVERSION_FAN_IN);
                 let adder = huddle_circuit::gen::adder_sklansky(k, fan_in);
                 let mut b = Builder::boolean(fan_in);
                 let (t0, t1) = (b.input("t0", k), b.input("t1", k));
@@ -234,7 +248,7 @@ impl ConversionKind {
                 b.finish()
             }
             ConversionKind::Zero => {
-                let mut b = Builder::boolean(narrowest_fan_in(k as usize, fan_in));
+                let mut b = Builder::boolean(fan_in);
                 let (t0, t1) = (b.input("t0", k), b.input("t1", k));
                 let same: Vec<WireId> = t0
                     .iter()
@@ -311,17 +325,6 @@ impl ConversionKind {
     }
 }
 
-/// The narrowest fan-in that ANDs `n` bits in as few rounds as `max`
-/// allows: the least f with f^r ≥ n, r = ⌈log_max n⌉.
-fn narrowest_fan_in(n: usize, max: usize) -> usize {
-    let max = max.clamp(2, huddle_circuit::model::MAX_FAN_IN);
-    let mut rounds = 0;
-    while max.pow(rounds) < n {
-        rounds += 1;
-    }
-    (2..=max).find(|f| f.pow(rounds) >= n).unwrap_or(max)
-}
-
 /// The conversions of one round, all of one kind: gate g reads source slot
 /// `sources[g]` and writes the target slots `outputs(g)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -363,6 +366,9 @@ pub struct Target<'a> {
     pub name: &'a str,
     /// Widest multiplication done in one round; wider ones become trees.
     pub max_fan_in: usize,
+    /// Widest product of the conversions' recombining circuits (at most
+    /// `max_fan_in`; see [`ConversionKind::circuit`]).
+    pub conversion_fan_in: usize,
     /// Whether it implements `Sharing::split` (mixed circuits).
     pub converts: bool,
     /// Whether its `multiply` takes dot products ([`MulGate::dot`]); else
@@ -585,7 +591,8 @@ impl Program {
                     .collect();
                 let ring = circuit.ring().expect("conversions need a ring");
                 if !program.recombine.iter().any(|(k, _)| *k == kind) {
-                    let sub = kind.circuit(ring, target.max_fan_in);
+                    let fan_in = target.conversion_fan_in.min(target.max_fan_in);
+                    let sub = kind.circuit(ring, fan_in);
                     let sub = Program::compile(
                         &sub,
                         Target {

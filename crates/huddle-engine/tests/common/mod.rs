@@ -83,6 +83,7 @@ pub fn converting_program(circuit: &Circuit) -> huddle_engine::sharing::program:
         Target {
             name: "test",
             max_fan_in: 2,
+            conversion_fan_in: 2,
             converts: true,
             native_dot: true,
             fused_truncation: false,
