@@ -144,12 +144,18 @@ pub fn pairwise(pairs: u32, ring: RingWidth, less: bool) -> Circuit {
 /// owned by party i mod 2. Ohata–Nuida's 3-Max/Min/Argmax/Argmin for
 /// n = 3 (comparisons of all pairs side by side, then one selecting round),
 /// a tournament of such groups beyond ([`Builder::extreme`]).
-pub fn extreme(n: u32, ring: RingWidth, max: bool, arg: bool) -> Circuit {
+/// With `pairwise`, the classic construction instead
+/// ([`Builder::extreme_pairwise`], the paper's baseline).
+pub fn extreme(n: u32, ring: RingWidth, max: bool, arg: bool, pairwise: bool) -> Circuit {
     let mut b = Builder::arithmetic(ring, 2);
     let values: Vec<WireId> = (0..n)
         .map(|i| b.ring_input(&format!("x{i}"), 1)[0])
         .collect();
-    let (value, index) = b.extreme(&values, max, Comparison::Unsigned);
+    let (value, index) = if pairwise {
+        b.extreme_pairwise(&values, max, Comparison::Unsigned)
+    } else {
+        b.extreme(&values, max, Comparison::Unsigned)
+    };
     let name = match (max, arg) {
         (true, false) => "max",
         (false, false) => "min",
@@ -167,7 +173,7 @@ fn with_owners(mut c: Circuit, owners: Vec<usize>) -> Circuit {
 }
 
 /// The application kinds of `huddle circuit gen`.
-pub const KINDS: [&str; 9] = [
+pub const KINDS: [&str; 10] = [
     "vecmat",
     "perceptron",
     "auction",
@@ -177,11 +183,12 @@ pub const KINDS: [&str; 9] = [
     "min",
     "argmax",
     "argmin",
+    "max-pairwise",
 ];
 
 /// Generates application `kind` over Z_2^`ring_bits`: `size` is n for
 /// `vecmat`, the bidders for `auction`, the pairs for `eq` and `lt`, the
-/// values for `max`, `min`, `argmax`, `argmin`, and inputs,hidden,outputs
+/// values for `max`, `min`, `argmax`, `argmin`, `max-pairwise`, and inputs,hidden,outputs
 /// for `perceptron` (fixed point with `frac` fractional bits).
 pub fn generate(kind: &str, ring_bits: u32, size: &[u32], frac: u8) -> Result<Circuit, String> {
     let ring = RingWidth::from_bits(ring_bits).ok_or_else(|| {
@@ -195,12 +202,13 @@ pub fn generate(kind: &str, ring_bits: u32, size: &[u32], frac: u8) -> Result<Ci
         "vecmat" => Ok(vector_matrix(one("the vector's length", 4096)?, ring)),
         "auction" => Ok(auction(one("bidders", 65536)?, ring)),
         "eq" | "lt" => Ok(pairwise(one("pairs", 1 << 20)?, ring, kind == "lt")),
-        "max" | "min" | "argmax" | "argmin" => {
+        "max" | "min" | "argmax" | "argmin" | "max-pairwise" => {
             let n = one("values", 65536)?;
             if n < 2 {
                 return Err(format!("{kind} takes --size of at least 2 values"));
             }
-            Ok(extreme(n, ring, kind.ends_with("max"), kind.starts_with("arg")))
+            let (max, arg) = (kind.contains("max"), kind.starts_with("arg"));
+            Ok(extreme(n, ring, max, arg, kind.ends_with("pairwise")))
         }
         "perceptron" => {
             let [inputs, hidden, outputs] = size else {

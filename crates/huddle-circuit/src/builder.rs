@@ -323,6 +323,36 @@ impl Builder {
         (best, index)
     }
 
+    /// [`Builder::extreme`] the classic way (the baseline of Ohata–Nuida,
+    /// their reference [4]): one pair at a time, the running winner x'
+    /// replaced by the next value y if x' < y (x' + [x' < y]·(y − x')), so
+    /// the comparisons run one after another.
+    pub fn extreme_pairwise(
+        &mut self,
+        values: &[WireId],
+        max: bool,
+        how: Comparison,
+    ) -> (WireId, WireId) {
+        assert!(!values.is_empty(), "the extreme of no values");
+        let (mut best, mut index) = (values[0], self.ring_op(Op::ConstRing(0), &[]));
+        let ring = self.ring.expect("ring values");
+        for (i, &y) in values.iter().enumerate().skip(1) {
+            let replace = if max {
+                self.compare_lt(best, y, how)
+            } else {
+                self.compare_lt(y, best, how)
+            };
+            let step = self.ring_op(Op::Sub, &[y, best]);
+            let step = self.bits_times(&[replace], step);
+            best = self.ring_op(Op::Add, &[best, step]);
+            let at = self.ring_op(Op::ConstRing(i as u64 & ring.mask()), &[]);
+            let jump = self.ring_op(Op::Sub, &[at, index]);
+            let jump = self.bits_times(&[replace], jump);
+            index = self.ring_op(Op::Add, &[index, jump]);
+        }
+        (best, index)
+    }
+
     /// One group of [`Builder::extreme`]: member i wins if it beats every
     /// later member (or ties) and every earlier one strictly. Members'
     /// indices are `first + i` at level 0 (public, so a B2A and a public

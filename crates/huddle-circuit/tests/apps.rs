@@ -155,4 +155,108 @@ fn generator_arguments_are_checked() {
         .unwrap_or_default()
         .contains("--frac"));
     assert!(generate("auction", 32, &[0], 16).is_err());
+    assert!(generate("max", 32, &[1], 16)
+        .err()
+        .unwrap_or_default()
+        .contains("at least 2"));
+    assert!(generate("eq", 32, &[], 16)
+        .err()
+        .unwrap_or_default()
+        .contains("pairs"));
+    assert!(generate("argmin-pairwise", 32, &[3], 16).is_err());
+    for kind in ["eq", "lt", "max", "min", "argmax", "argmin", "max-pairwise"] {
+        assert!(generate(kind, 16, &[3], 16).is_ok(), "{kind}");
+    }
+}
+
+/// A ring value drawn so that edge cases are common: 0, 1, the top bit
+/// alone, all ones, or uniform.
+fn edgy(prg: &mut Prg, ring: RingWidth) -> u64 {
+    let top = 1u64 << (ring.bits() - 1);
+    match prg.next_u64() % 6 {
+        0 => 0,
+        1 => 1,
+        2 => top,
+        3 => ring.mask(),
+        4 => top - 1,
+        _ => prg.next_u64() & ring.mask(),
+    }
+}
+
+#[test]
+fn equality_and_full_range_comparison_match_rust_on_edge_values() {
+    use huddle_circuit::apps::pairwise;
+    let mut prg = Prg::from_seed([4; 16]);
+    for ring in [
+        RingWidth::W8,
+        RingWidth::W16,
+        RingWidth::W32,
+        RingWidth::W64,
+    ] {
+        let n = 40usize;
+        let a: Vec<u64> = (0..n).map(|_| edgy(&mut prg, ring)).collect();
+        // Every third pair equal.
+        let b: Vec<u64> = (0..n)
+            .map(|i| {
+                if i % 3 == 0 {
+                    a[i]
+                } else {
+                    edgy(&mut prg, ring)
+                }
+            })
+            .collect();
+        for less in [false, true] {
+            let c = pairwise(n as u32, ring, less);
+            let got = PlainEvaluator::new(&c)
+                .evaluate(&ring_inputs(&c, &[a.clone(), b.clone()]))
+                .expect("evaluates");
+            for i in 0..n {
+                let bit = (got[0].row(0)[i / 64] >> (i % 64)) & 1 == 1;
+                let want = if less { a[i] < b[i] } else { a[i] == b[i] };
+                assert_eq!(bit, want, "{ring} less={less}: {} vs {}", a[i], b[i]);
+            }
+        }
+    }
+}
+
+#[test]
+fn max_min_and_their_indices_match_rust_for_every_group_shape() {
+    use huddle_circuit::apps::extreme;
+    let mut prg = Prg::from_seed([5; 16]);
+    for ring in [RingWidth::W16, RingWidth::W32] {
+        // 2 and 3 (one group), 4 (a full group), 5..=9 (a tournament).
+        for n in 2..=9usize {
+            for trial in 0..12 {
+                // Ties are common: values from a small set in half the trials.
+                let x: Vec<u64> = (0..n)
+                    .map(|_| match trial % 2 {
+                        0 => edgy(&mut prg, ring),
+                        _ => prg.next_u64() % 3,
+                    })
+                    .collect();
+                let values: Vec<Vec<u64>> = x.iter().map(|&v| vec![v]).collect();
+                let best = *x.iter().max().expect("values");
+                let worst = *x.iter().min().expect("values");
+                let first = |v: u64| x.iter().position(|&y| y == v).expect("present") as u64;
+                for (max, arg, pairwise, want) in [
+                    (true, false, false, best),
+                    (false, false, false, worst),
+                    (true, true, false, first(best)),
+                    (false, true, false, first(worst)),
+                    (true, false, true, best),
+                    (true, true, true, first(best)),
+                ] {
+                    let c = extreme(n as u32, ring, max, arg, pairwise);
+                    let got = PlainEvaluator::new(&c)
+                        .evaluate(&ring_inputs(&c, &values))
+                        .expect("evaluates");
+                    assert_eq!(
+                        ring_outputs(&c, &got),
+                        vec![vec![want]],
+                        "{ring} n={n} max={max} arg={arg} pairwise={pairwise} {x:?}"
+                    );
+                }
+            }
+        }
+    }
 }

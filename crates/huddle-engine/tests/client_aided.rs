@@ -51,11 +51,20 @@ fn run(
     instances: usize,
     seed: u8,
 ) -> (Vec<Vec<huddle_circuit::BitMatrix>>, Accounting) {
+    run_with(c, instances, seed, RunOptions::default())
+}
+
+fn run_with(
+    c: &Circuit,
+    instances: usize,
+    seed: u8,
+    options: RunOptions,
+) -> (Vec<Vec<huddle_circuit::BitMatrix>>, Accounting) {
     let mut prg = Prg::from_seed([seed; 16]);
     let inputs = random_inputs(c, &mut prg, instances);
     let want = PlainEvaluator::new(c).evaluate(&inputs).expect("plain");
     let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-    let results = local("ca2pc", nets, c, &inputs, RunOptions::default()).expect("ca2pc");
+    let results = local("ca2pc", nets, c, &inputs, options).expect("ca2pc");
     let mut acc = Accounting::default();
     for r in &results {
         acc.merge(&r.accounting);
@@ -113,6 +122,61 @@ fn an_n_input_product_costs_n_elements_each_way_in_one_round() {
                     matches!(phase, Phase::Setup | Phase::Offline)
                 );
             }
+        }
+    }
+}
+
+#[test]
+fn table_2_rounds_and_bits_of_equality_comparison_and_3_max_over_z_2_32() {
+    use huddle_circuit::apps::{extreme, pairwise};
+    let ring = RingWidth::W32;
+    // Paper Table 2 (Z_2^32): online rounds of the baseline (their [4],
+    // here the same circuits at fan-in 2, 3-Max one pair after another)
+    // and of theirs, which huddle's match exactly. Bits per instance in
+    // each direction: Equality's 62 and 38 are the paper's; huddle's
+    // comparison (a prefix carry instead of MSNZB) and 3-Max send fewer
+    // than the paper's 970/712 and 2196/3960.
+    let cases = [
+        ("Equality", pairwise(1, ring, false), Some(2), 5, 62, 1),
+        ("Equality", pairwise(1, ring, false), None, 2, 38, 1),
+        ("Comparison", pairwise(1, ring, true), Some(2), 7, 518, 1),
+        ("Comparison", pairwise(1, ring, true), None, 3, 305, 1),
+        (
+            "3-Max",
+            extreme(3, ring, true, false, true),
+            Some(2),
+            18,
+            1292,
+            32,
+        ),
+        (
+            "3-Max",
+            extreme(3, ring, true, false, false),
+            None,
+            4,
+            1395,
+            32,
+        ),
+    ];
+    let instances = 64; // one bitsliced word
+    for (name, c, max_fan_in, rounds, bits, output_bits) in cases {
+        let options = RunOptions {
+            max_fan_in,
+            ..RunOptions::default()
+        };
+        let (_, acc) = run_with(&c, instances, 9, options);
+        let what = format!("{name} at fan-in {max_fan_in:?}");
+        // The function's rounds, then the output's.
+        assert_eq!(acc.rounds(Phase::Online), rounds + 1, "{what}");
+        for (from, to) in [(0, 1), (1, 0)] {
+            let sent = acc.link(Phase::Online, from, to).bytes * 8;
+            let output = output_bits * instances as u64;
+            assert_eq!(
+                (sent - output) / instances as u64,
+                bits,
+                "{what} {from}->{to}"
+            );
+            assert_eq!((sent - output) % instances as u64, 0, "{what} {from}->{to}");
         }
     }
 }

@@ -513,3 +513,49 @@ fn outputs_can_go_to_one_named_party_only() {
         }
     }
 }
+
+#[test]
+fn max_fan_in_caps_every_product_and_is_refused_where_it_means_nothing() {
+    use huddle_circuit::builder::Builder;
+    // One 8-input AND: one round on mfi3, three at fan-in 2, two at 3.
+    let mut b = Builder::boolean(8);
+    let x = b.input("x", 8);
+    let all = b.and_all(&x);
+    b.output("all", vec![all]);
+    let c = b.finish();
+    let mut prg = Prg::from_seed([21; 16]);
+    let inputs = random_inputs(&c, &mut prg, 256);
+    let want = PlainEvaluator::new(&c).evaluate(&inputs).expect("plain");
+    for (cap, rounds) in [(None, 1), (Some(8), 1), (Some(3), 2), (Some(2), 3)] {
+        let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+        let options = RunOptions {
+            max_fan_in: cap,
+            ..RunOptions::default()
+        };
+        let results = local("mfi3", nets, &c, &inputs, options).expect("mfi3");
+        let mut acc = Accounting::default();
+        for r in &results {
+            assert_eq!(r.outputs, want, "cap {cap:?}");
+            acc.merge(&r.accounting);
+        }
+        // The inputs' round, the product's rounds, the output's.
+        assert_eq!(acc.rounds(Phase::Online), rounds + 2, "cap {cap:?}");
+    }
+    // No cap below 2, and none for protocols that take any fan-in.
+    let options = |cap| RunOptions {
+        max_fan_in: Some(cap),
+        ..RunOptions::default()
+    };
+    let err = request("trio", 3, &c, options(1))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("--max-fan-in must be at least 2"), "{err}");
+    for (protocol, parties) in [("bgw3", 3), ("ttp", 3)] {
+        let err = request(protocol, parties, &c, options(4))
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("any fan-in"), "{protocol}: {err}");
+    }
+}
