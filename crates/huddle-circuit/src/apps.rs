@@ -166,6 +166,76 @@ pub fn extreme(n: u32, ring: RingWidth, max: bool, arg: bool, pairwise: bool) ->
     with_owners(b.finish(), (0..n as usize).map(|i| i % 2).collect())
 }
 
+/// The DNA letters and their ring codes in [`edit_distance`] circuits.
+pub const DNA: [char; 4] = ['A', 'C', 'G', 'T'];
+
+/// The ring codes of a DNA string (A, C, G, T; either case), or the first
+/// other character and its position.
+pub fn dna_codes(s: &str) -> Result<Vec<u64>, String> {
+    s.chars()
+        .enumerate()
+        .map(|(i, ch)| {
+            DNA.iter()
+                .position(|&d| d == ch.to_ascii_uppercase())
+                .map(|c| c as u64)
+                .ok_or_else(|| format!("character {} is `{ch}`, not one of A, C, G, T", i + 1))
+        })
+        .collect()
+}
+
+/// The exact edit distance (Levenshtein: insertions, deletions and
+/// substitutions of one letter each cost 1) of party 0's string `a` of
+/// `la` letters and party 1's string `b` of `lb` letters, one ring element
+/// per letter ([`dna_codes`]), as Ohata–Nuida's Section 5.3 computes it:
+/// every e_ij = [a_i ≠ b_j] at once (EQZ, then B2A), then the dynamic
+/// program x_ij = min(x_(i−1)j + 1, x_i(j−1) + 1, x_(i−1)(j−1) + e_ij)
+/// cell by cell, each anti-diagonal's cells side by side (the schedule
+/// finds that order itself). The values stay below 2^(k−1) (la, lb <
+/// 2^(k−1)), so each 3-Min compares by the sign of a difference
+/// ([`Comparison::Bounded`]).
+pub fn edit_distance(la: u32, lb: u32, ring: RingWidth) -> Circuit {
+    let mut b = Builder::arithmetic(ring, 2);
+    let (s, t) = (b.ring_input("a", la), b.ring_input("b", lb));
+    let (la, lb) = (la as usize, lb as usize);
+    let constant =
+        |b: &mut Builder, v: usize| b.ring_op(Op::ConstRing(v as u64 & ring.mask()), &[]);
+    // row[j] = x_(i−1)j while row i is computed.
+    let mut row: Vec<WireId> = (0..=lb).map(|j| constant(&mut b, j)).collect();
+    for i in 1..=la {
+        let mut next = vec![constant(&mut b, i)];
+        for j in 1..=lb {
+            let same = b.eq(s[i - 1], t[j - 1]);
+            let differ = b.not(same);
+            let e = b.bits_to_ring(&[differ]);
+            let up = b.ring_op(Op::AddConst(1), &[row[j]]);
+            let left = b.ring_op(Op::AddConst(1), &[next[j - 1]]);
+            let diagonal = b.ring_op(Op::Add, &[row[j - 1], e]);
+            let (best, _) = b.extreme(&[up, left, diagonal], false, Comparison::Bounded);
+            next.push(best);
+        }
+        row = next;
+    }
+    b.ring_output("distance", vec![row[lb]]);
+    with_owners(b.finish(), vec![0, 1])
+}
+
+/// The edit distance of two strings by the textbook dynamic program (the
+/// plaintext reference of [`edit_distance`]).
+pub fn edit_distance_plain(a: &[u64], b: &[u64]) -> u64 {
+    let mut row: Vec<u64> = (0..=b.len() as u64).collect();
+    for (i, &x) in a.iter().enumerate() {
+        let mut next = vec![i as u64 + 1];
+        for (j, &y) in b.iter().enumerate() {
+            let v = (row[j + 1] + 1)
+                .min(next[j] + 1)
+                .min(row[j] + u64::from(x != y));
+            next.push(v);
+        }
+        row = next;
+    }
+    row[b.len()]
+}
+
 fn with_owners(mut c: Circuit, owners: Vec<usize>) -> Circuit {
     c.set_owners(InputOwners::Explicit(owners))
         .expect("owners name the circuit's inputs");
@@ -173,7 +243,7 @@ fn with_owners(mut c: Circuit, owners: Vec<usize>) -> Circuit {
 }
 
 /// The application kinds of `huddle circuit gen`.
-pub const KINDS: [&str; 10] = [
+pub const KINDS: [&str; 11] = [
     "vecmat",
     "perceptron",
     "auction",
@@ -184,11 +254,13 @@ pub const KINDS: [&str; 10] = [
     "argmax",
     "argmin",
     "max-pairwise",
+    "edit-distance",
 ];
 
 /// Generates application `kind` over Z_2^`ring_bits`: `size` is n for
 /// `vecmat`, the bidders for `auction`, the pairs for `eq` and `lt`, the
-/// values for `max`, `min`, `argmax`, `argmin`, `max-pairwise`, and inputs,hidden,outputs
+/// values for `max`, `min`, `argmax`, `argmin`, `max-pairwise`, the
+/// string lengths L or LA,LB for `edit-distance`, and inputs,hidden,outputs
 /// for `perceptron` (fixed point with `frac` fractional bits).
 pub fn generate(kind: &str, ring_bits: u32, size: &[u32], frac: u8) -> Result<Circuit, String> {
     let ring = RingWidth::from_bits(ring_bits).ok_or_else(|| {
@@ -202,6 +274,21 @@ pub fn generate(kind: &str, ring_bits: u32, size: &[u32], frac: u8) -> Result<Ci
         "vecmat" => Ok(vector_matrix(one("the vector's length", 4096)?, ring)),
         "auction" => Ok(auction(one("bidders", 65536)?, ring)),
         "eq" | "lt" => Ok(pairwise(one("pairs", 1 << 20)?, ring, kind == "lt")),
+        "edit-distance" => {
+            // Distances up to max(la, lb) compared by the sign of a difference.
+            let most = (1u32 << (ring_bits.min(31) - 2)).min(4096);
+            let (la, lb) = match size {
+                [l] => (*l, *l),
+                [la, lb] => (*la, *lb),
+                _ => return Err("edit-distance takes --size L or LA,LB (string lengths)".into()),
+            };
+            if !(1..=most).contains(&la) || !(1..=most).contains(&lb) {
+                return Err(format!(
+                    "edit-distance over Z_2^{ring_bits} takes strings of 1 to {most} letters"
+                ));
+            }
+            Ok(edit_distance(la, lb, ring))
+        }
         "max" | "min" | "argmax" | "argmin" | "max-pairwise" => {
             let n = one("values", 65536)?;
             if n < 2 {

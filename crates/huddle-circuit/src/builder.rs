@@ -7,7 +7,9 @@
 //! many inputs, so one generator serves every fan-in.
 
 use crate::model::{Circuit, CircuitAssembler, Op, ValueSpec, WireId, MAX_FAN_IN, MAX_INJECT_BITS};
+use crate::reference::apply;
 use huddle_core::RingWidth;
+use std::collections::HashMap;
 
 /// How [`Builder::compare_lt`] reads two ring values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +32,9 @@ pub struct Builder {
     outputs: Vec<(ValueSpec, Vec<WireId>)>,
     next: WireId,
     constants: [Option<WireId>; 2],
+    /// The value of every constant wire: gates of constants only are
+    /// folded into constants (a comparison of public values costs nothing).
+    known: HashMap<WireId, u64>,
 }
 
 impl Builder {
@@ -43,6 +48,7 @@ impl Builder {
             outputs: Vec::new(),
             next: 0,
             constants: [None, None],
+            known: HashMap::new(),
         }
     }
 
@@ -81,9 +87,36 @@ impl Builder {
     }
 
     fn gate(&mut self, op: Op, ins: &[WireId]) -> WireId {
+        let values: Option<Vec<u64>> = ins.iter().map(|w| self.known.get(w).copied()).collect();
+        let folded = match (op, values) {
+            (Op::ConstBit(b), _) => Some(u64::from(b)),
+            (Op::ConstRing(c), _) => Some(c),
+            (Op::Copy, _) => None,
+            (_, Some(v)) if !v.is_empty() => Some(apply(op, &v, 1, self.ring)[0]),
+            _ => None,
+        };
+        let bit_out = matches!(
+            op,
+            Op::Xor | Op::Inv | Op::And | Op::ConstBit(_) | Op::Ltz | Op::Eqz
+        );
+        let op = match folded {
+            Some(v) if bit_out && !matches!(op, Op::ConstBit(_)) => return self.constant(v == 1),
+            Some(v) => {
+                if bit_out {
+                    Op::ConstBit(v == 1)
+                } else {
+                    Op::ConstRing(v)
+                }
+            }
+            None => op,
+        };
+        let ins = if folded.is_some() { &[][..] } else { ins };
         let out = self.next;
         self.next += 1;
         self.gates.push((op, ins.to_vec(), vec![out]));
+        if let Some(v) = folded {
+            self.known.insert(out, v);
+        }
         out
     }
 
@@ -528,4 +561,36 @@ pub fn to_fixed(x: f64, f: u8, ring: RingWidth) -> u64 {
 /// The number the ring element `v` stands for with `f` fractional bits.
 pub fn from_fixed(v: u64, f: u8, ring: RingWidth) -> f64 {
     ring.signed(v) as f64 / 2f64.powi(i32::from(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Stats;
+
+    #[test]
+    fn gates_of_constants_fold_into_constants() {
+        let ring = RingWidth::W16;
+        let mut b = Builder::arithmetic(ring, 2);
+        let x = b.ring_input("x", 1)[0];
+        let (three, five) = (
+            b.ring_op(Op::ConstRing(3), &[]),
+            b.ring_op(Op::ConstRing(5), &[]),
+        );
+        // Public comparisons, sums and selections cost nothing ...
+        let below = b.lt(three, five);
+        let sum = b.ring_op(Op::Add, &[three, five]);
+        let picked = b.bits_times(&[below], sum);
+        // ... and a secret operand keeps its gate.
+        let secret = b.lt(x, five);
+        b.ring_output("picked", vec![picked]);
+        b.output("secret", vec![secret]);
+        let c = b.finish();
+        let a = Stats::of(&c).arithmetic.expect("ring stats");
+        assert_eq!((a.ltz, a.b2a, a.add), (1, 0, 0));
+        let out = crate::PlainEvaluator::new(&c)
+            .evaluate_hex(&["0001"])
+            .expect("evaluates");
+        assert_eq!(out, vec!["0008".to_string(), "1".to_string()]);
+    }
 }

@@ -28,45 +28,11 @@ pub fn evaluate_one(circuit: &Circuit, inputs: &[Vec<u64>]) -> Vec<Vec<u64>> {
             .map(|&i| w[i as usize])
             .collect();
         let outs = circuit.gate_outputs(g);
-        match g.op {
-            Op::Xor => w[outs[0] as usize] = ins[0] ^ ins[1],
-            Op::Inv => w[outs[0] as usize] = ins[0] ^ 1,
-            Op::ConstBit(b) => w[outs[0] as usize] = u64::from(b),
-            Op::Copy => w[outs[0] as usize] = ins[0],
-            Op::And => w[outs[0] as usize] = ins.iter().fold(1, |a, b| a & b),
-            Op::Mand => {
-                let half = outs.len();
-                for (i, &o) in outs.iter().enumerate() {
-                    w[o as usize] = ins[i] & ins[half + i];
-                }
-            }
-            Op::Add => {
-                w[outs[0] as usize] = ins.iter().fold(0u64, |a, b| a.wrapping_add(*b)) & mask
-            }
-            Op::Sub => w[outs[0] as usize] = ins[0].wrapping_sub(ins[1]) & mask,
-            Op::Neg => w[outs[0] as usize] = ins[0].wrapping_neg() & mask,
-            Op::Mul => {
-                w[outs[0] as usize] = ins.iter().fold(1u64, |a, b| a.wrapping_mul(*b)) & mask
-            }
-            Op::AddConst(c) => w[outs[0] as usize] = ins[0].wrapping_add(c) & mask,
-            Op::MulConst(c) => w[outs[0] as usize] = ins[0].wrapping_mul(c) & mask,
-            Op::ConstRing(c) => w[outs[0] as usize] = c,
-            Op::BitDecompose => {
-                for (j, &o) in outs.iter().enumerate() {
-                    w[o as usize] = (ins[0] >> j) & 1;
-                }
-            }
-            Op::BitInject => w[outs[0] as usize] = ins.iter().fold(1, |a, b| a & b),
-            Op::BitMul => {
-                let (x, bits) = ins.split_last().expect("BX2A has a ring input");
-                w[outs[0] as usize] = x * bits.iter().fold(1, |a, b| a & b);
-            }
-            Op::Eqz => w[outs[0] as usize] = u64::from(ins[0] == 0),
-            Op::Dot | Op::DotTrunc(_) => w[outs[0] as usize] = dot(g.op, &ins, circuit.ring()),
-            Op::Ltz => {
-                let top = circuit.ring().map_or(0, |r| r.bits() - 1);
-                w[outs[0] as usize] = (ins[0] >> top) & 1;
-            }
+        for (&o, v) in outs
+            .iter()
+            .zip(apply(g.op, &ins, outs.len(), circuit.ring()))
+        {
+            w[o as usize] = v;
         }
     }
     circuit
@@ -82,6 +48,39 @@ pub fn evaluate_one(circuit: &Circuit, inputs: &[Vec<u64>]) -> Vec<Vec<u64>> {
             words
         })
         .collect()
+}
+
+/// The outputs of one gate `op` on the values `ins` (bits 0 or 1, ring
+/// elements reduced): the semantics every evaluator must agree with.
+pub fn apply(op: Op, ins: &[u64], outputs: usize, ring: Option<RingWidth>) -> Vec<u64> {
+    let mask = ring.map_or(0, |r| r.mask());
+    let all_bits = |x: &[u64]| x.iter().fold(1, |a, b| a & b);
+    match op {
+        Op::Xor => vec![ins[0] ^ ins[1]],
+        Op::Inv => vec![ins[0] ^ 1],
+        Op::ConstBit(b) => vec![u64::from(b)],
+        Op::Copy => vec![ins[0]],
+        Op::And | Op::BitInject => vec![all_bits(ins)],
+        Op::Mand => (0..outputs).map(|i| ins[i] & ins[outputs + i]).collect(),
+        Op::Add => vec![ins.iter().fold(0u64, |a, b| a.wrapping_add(*b)) & mask],
+        Op::Sub => vec![ins[0].wrapping_sub(ins[1]) & mask],
+        Op::Neg => vec![ins[0].wrapping_neg() & mask],
+        Op::Mul => vec![ins.iter().fold(1u64, |a, b| a.wrapping_mul(*b)) & mask],
+        Op::AddConst(c) => vec![ins[0].wrapping_add(c) & mask],
+        Op::MulConst(c) => vec![ins[0].wrapping_mul(c) & mask],
+        Op::ConstRing(c) => vec![c & mask],
+        Op::BitDecompose => (0..outputs).map(|j| (ins[0] >> j) & 1).collect(),
+        Op::BitMul => {
+            let (x, bits) = ins.split_last().expect("BX2A has a ring input");
+            vec![x * all_bits(bits)]
+        }
+        Op::Eqz => vec![u64::from(ins[0] == 0)],
+        Op::Dot | Op::DotTrunc(_) => vec![dot(op, ins, ring)],
+        Op::Ltz => {
+            let top = ring.map_or(0, |r| r.bits() - 1);
+            vec![(ins[0] >> top) & 1]
+        }
+    }
 }
 
 /// DOT or DOTTR of one instance: `ins` holds a_1..a_l then b_1..b_l.

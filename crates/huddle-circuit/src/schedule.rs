@@ -409,31 +409,7 @@ mod tests {
                     .enumerate()
                     .map(|(j, &i)| arena[in_domain(j) as usize][i as usize])
                     .collect();
-                let m = if st.domain == Domain::Bit { 1 } else { mask };
-                let vals: Vec<u64> = match st.op {
-                    Op::Xor => vec![x[0] ^ x[1]],
-                    Op::Inv => vec![x[0] ^ 1],
-                    Op::ConstBit(b) => vec![u64::from(b)],
-                    Op::Copy => vec![x[0]],
-                    Op::And => vec![x.iter().fold(1, |a, b| a & b)],
-                    Op::Add => vec![x.iter().fold(0u64, |a, b| a.wrapping_add(*b)) & m],
-                    Op::Sub => vec![x[0].wrapping_sub(x[1]) & m],
-                    Op::Neg => vec![x[0].wrapping_neg() & m],
-                    Op::Mul => vec![x.iter().fold(1u64, |a, b| a.wrapping_mul(*b)) & m],
-                    Op::AddConst(c) => vec![x[0].wrapping_add(c) & m],
-                    Op::MulConst(c) => vec![x[0].wrapping_mul(c) & m],
-                    Op::ConstRing(c) => vec![c & m],
-                    Op::BitDecompose => (0..outs.len()).map(|b| (x[0] >> b) & 1).collect(),
-                    Op::BitInject => vec![x.iter().fold(1, |a, b| a & b)],
-                    Op::BitMul => {
-                        let (v, bits) = x.split_last().expect("BX2A has a ring input");
-                        vec![v * bits.iter().fold(1, |a, b| a & b)]
-                    }
-                    Op::Eqz => vec![u64::from(x[0] == 0)],
-                    Op::Dot | Op::DotTrunc(_) => vec![crate::reference::dot(st.op, &x, s.ring())],
-                    Op::Ltz => vec![(x[0] >> (k - 1)) & 1],
-                    Op::Mand => panic!("MAND is lowered"),
-                };
+                let vals = crate::reference::apply(st.op, &x, outs.len(), s.ring());
                 for (&o, v) in outs.iter().zip(vals) {
                     results.push((st.domain, o, v));
                 }

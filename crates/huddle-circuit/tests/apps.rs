@@ -260,3 +260,34 @@ fn max_min_and_their_indices_match_rust_for_every_group_shape() {
         }
     }
 }
+
+#[test]
+fn edit_distance_matches_the_textbook_dynamic_program() {
+    use huddle_circuit::apps::{dna_codes, edit_distance, edit_distance_plain};
+    assert_eq!(dna_codes("ACgt"), Ok(vec![0, 1, 2, 3]));
+    assert!(dna_codes("ACXT")
+        .expect_err("X is no letter")
+        .contains("character 3 is `X`"));
+    // Known answers: kitten/sitting-like cases in DNA.
+    assert_eq!(edit_distance_plain(&[0, 1, 2, 3], &[0, 1, 2, 3]), 0);
+    assert_eq!(edit_distance_plain(&[0, 0, 0], &[3, 3, 3]), 3);
+    assert_eq!(edit_distance_plain(&[0, 1, 2], &[1, 2]), 1);
+    assert_eq!(edit_distance_plain(&[0], &[1, 1, 1, 1]), 4);
+    let mut prg = Prg::from_seed([6; 16]);
+    for (la, lb) in [(1, 1), (3, 3), (5, 2), (2, 7), (8, 8)] {
+        for ring in [RingWidth::W16, RingWidth::W32] {
+            let c = edit_distance(la as u32, lb as u32, ring);
+            for trial in 0..6 {
+                // Small alphabets in some trials, so that letters match often.
+                let letters = if trial % 2 == 0 { 4 } else { 2 };
+                let a: Vec<u64> = (0..la).map(|_| prg.next_u64() % letters).collect();
+                let b: Vec<u64> = (0..lb).map(|_| prg.next_u64() % letters).collect();
+                let got = PlainEvaluator::new(&c)
+                    .evaluate(&ring_inputs(&c, &[a.clone(), b.clone()]))
+                    .expect("evaluates");
+                let want = edit_distance_plain(&a, &b);
+                assert_eq!(ring_outputs(&c, &got), vec![vec![want]], "{a:?} {b:?}");
+            }
+        }
+    }
+}
