@@ -548,14 +548,14 @@ fn max_fan_in_caps_every_product_and_is_refused_where_it_means_nothing() {
     };
     let err = request("trio", 3, &c, options(1))
         .err()
-        .expect("refused")
-        .to_string();
+        .map(|e| e.to_string())
+        .expect("refused");
     assert!(err.contains("--max-fan-in must be at least 2"), "{err}");
     for (protocol, parties) in [("bgw3", 3), ("ttp", 3)] {
         let err = request(protocol, parties, &c, options(4))
             .err()
-            .expect("refused")
-            .to_string();
+            .map(|e| e.to_string())
+            .expect("refused");
         assert!(err.contains("any fan-in"), "{protocol}: {err}");
     }
 }
