@@ -69,6 +69,20 @@ pub enum BenchCommand {
         #[arg(long)]
         marginal: bool,
     },
+    /// Exact edit distance of random DNA strings (Ohata–Nuida Table 3's
+    /// shape): per protocol and length, online rounds, bytes and seconds
+    /// (run it with --net lan and --net wan), each result checked against
+    /// the plaintext dynamic program.
+    EditDistance {
+        /// String lengths L (both strings).
+        #[arg(long, value_delimiter = ',', default_value = "4,8,16,32,64,128")]
+        lengths: Vec<usize>,
+        /// Protocols, one after another for each length.
+        #[arg(long, value_delimiter = ',', default_value = "ca2pc,mfi3,trio")]
+        protocols: Vec<String>,
+        #[command(flatten)]
+        run: crate::app_cmd::EditDistanceRun,
+    },
     /// Mixed and fixed-point workloads over Z_2^64 on every secret-sharing
     /// protocol that runs them, next to the trusted third party in the same
     /// run: vector-matrix products (seconds and ratio to the TTP),
@@ -157,6 +171,11 @@ pub enum BenchCommand {
 
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
+        BenchCommand::EditDistance {
+            lengths,
+            protocols,
+            run,
+        } => crate::app_cmd::bench_edit_distance(&lengths, &protocols, run).map_err(|f| f.message),
         BenchCommand::Protocols {
             json,
             batch,

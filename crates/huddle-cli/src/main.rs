@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use failure::Failure;
 use std::process::ExitCode;
 
+mod app_cmd;
 mod bench;
 mod bench_fixed;
 mod bench_garble;
@@ -61,6 +62,9 @@ enum Command {
     Protocols(protocols_cmd::ProtocolsArgs),
     /// Run every party of a computation on this machine.
     Local(run_cmd::LocalArgs),
+    /// Applications with their own inputs (every party on this machine).
+    #[command(subcommand)]
+    App(app_cmd::AppCommand),
     /// Run one party of a computation across machines (TLS by default).
     Party(run_cmd::PartyArgs),
     /// Be the trusted dealer of a bgw2-mal run across hosts (one file per party).
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
         Command::Demo => demo::run().map_err(Failure::other),
         Command::Protocols(args) => protocols_cmd::run(args).map_err(Failure::other),
         Command::Local(args) => run_cmd::local(args),
+        Command::App(cmd) => app_cmd::run(cmd),
         Command::Party(args) => run_cmd::party(args),
         Command::Deal(args) => run_cmd::deal(args),
         Command::Certs(args) => net_cmd::certs(args).map_err(Failure::from),

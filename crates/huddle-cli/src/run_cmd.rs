@@ -358,12 +358,44 @@ fn input_matrix(
     Ok(m)
 }
 
+/// Runs every party of `request` on this machine over `transport`: each
+/// party's outputs, the merged accounting and the wall seconds.
+pub fn run_all(
+    request: &RunRequest,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+    transport: TransportArg,
+    profile: NetProfile,
+) -> Result<(Vec<Vec<BitMatrix>>, Accounting, f64), Failure> {
+    let n = request.parties();
+    let timeout = Duration::from_secs(120);
+    let handshake = Handshake {
+        session: "local".into(),
+        protocol: request.session_protocol(),
+        circuit: circuit_hash(circuit),
+    };
+    let nets: Vec<Network> = match transport {
+        TransportArg::Memory => memory_networks(n, &profile, timeout),
+        TransportArg::Tcp => local_networks(n, false, handshake, profile, timeout)?,
+        TransportArg::Tls => local_networks(n, true, handshake, profile, timeout)?,
+    };
+    let start = Instant::now();
+    let results = huddle_engine::run_local(request, nets, circuit, inputs)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mut accounting = Accounting::default();
+    for r in &results {
+        accounting.merge(&r.accounting);
+    }
+    let outputs = results.into_iter().map(|r| r.outputs).collect();
+    Ok((outputs, accounting, seconds))
+}
+
 /// Online rounds: the longest chain of dependent messages (see `huddle_net::Accounting::rounds`).
-fn online_rounds(acc: &Accounting) -> u32 {
+pub fn online_rounds(acc: &Accounting) -> u32 {
     acc.rounds(Phase::Online)
 }
 
-fn seconds_json(acc: &Accounting) -> Value {
+pub fn seconds_json(acc: &Accounting) -> Value {
     Value::Object(
         Phase::ALL
             .iter()
@@ -372,7 +404,7 @@ fn seconds_json(acc: &Accounting) -> Value {
     )
 }
 
-fn links_json(acc: &Accounting) -> Value {
+pub fn links_json(acc: &Accounting) -> Value {
     let mut phases = Map::new();
     for phase in Phase::ALL {
         let mut links = Map::new();
@@ -444,25 +476,8 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
         })
         .collect::<Result<_, _>>()?;
     let n = parties;
-    let timeout = Duration::from_secs(120);
-    let handshake = Handshake {
-        session: "local".into(),
-        protocol: request.session_protocol(),
-        circuit: circuit_hash(&circuit),
-    };
-    let nets: Vec<Network> = match args.transport {
-        TransportArg::Memory => memory_networks(n, &profile, timeout),
-        TransportArg::Tcp => local_networks(n, false, handshake, profile, timeout)?,
-        TransportArg::Tls => local_networks(n, true, handshake, profile, timeout)?,
-    };
-    let start = Instant::now();
-    let results = huddle_engine::run_local(&request, nets, &circuit, &all)?;
-    let seconds = start.elapsed().as_secs_f64();
-    let mut accounting = Accounting::default();
-    for r in &results {
-        accounting.merge(&r.accounting);
-    }
-    let outputs: Vec<Vec<BitMatrix>> = results.into_iter().map(|r| r.outputs).collect();
+    let (outputs, accounting, seconds) =
+        run_all(&request, &circuit, &all, args.transport, profile)?;
     if args.check {
         let want = PlainEvaluator::new(&circuit)
             .evaluate(&all)

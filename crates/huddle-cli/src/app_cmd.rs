@@ -1,0 +1,236 @@
+//! `huddle app ...`: applications with their own inputs and outputs, run by
+//! every party on this machine and checked against plain Rust.
+
+use crate::failure::Failure;
+use crate::run_cmd::{links_json, online_rounds, run_all, TransportArg};
+use clap::{Args, Subcommand};
+use huddle_circuit::apps::{dna_codes, edit_distance, edit_distance_plain, DNA};
+use huddle_circuit::BitMatrix;
+use huddle_core::{Prg, RingWidth};
+use huddle_engine::{Protocol, RunOptions};
+use huddle_net::{Accounting, NetProfile, Phase};
+use serde_json::{json, Value};
+
+#[derive(Subcommand)]
+pub enum AppCommand {
+    /// Exact edit distance of two DNA strings, party 0's and party 1's
+    /// (Ohata–Nuida Section 5.3): prints the distance, checked against the
+    /// plaintext dynamic program, with rounds, bytes and seconds.
+    EditDistance(EditDistanceArgs),
+}
+
+#[derive(Args)]
+pub struct EditDistanceArgs {
+    /// Party 0's string (letters A, C, G, T).
+    #[arg(long)]
+    pub a: String,
+    /// Party 1's string.
+    #[arg(long)]
+    pub b: String,
+    #[command(flatten)]
+    pub run: EditDistanceRun,
+}
+
+/// How an edit-distance run goes (shared with `huddle bench edit-distance`).
+#[derive(Args, Clone)]
+pub struct EditDistanceRun {
+    /// The protocol (`huddle protocols`); ca2pc is the paper's.
+    #[arg(long, default_value = "ca2pc")]
+    pub protocol: String,
+    /// Ring width of the distances (the paper's 16; strings up to 2^(bits−2)).
+    #[arg(long, default_value_t = 16)]
+    pub bits: u32,
+    /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
+    #[arg(long, default_value = "lan")]
+    pub net: String,
+    #[arg(long, value_enum, default_value_t = TransportArg::Memory)]
+    pub transport: TransportArg,
+    /// Secret-sharing protocols: at most N operands per product in a round.
+    #[arg(long, value_name = "N")]
+    pub max_fan_in: Option<usize>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(cmd: AppCommand) -> Result<(), Failure> {
+    match cmd {
+        AppCommand::EditDistance(args) => {
+            let a = dna_codes(&args.a).map_err(|e| format!("--a: {e}"))?;
+            let b = dna_codes(&args.b).map_err(|e| format!("--b: {e}"))?;
+            let row = edit_distance_run(&args.run, &a, &b)?;
+            if args.run.json {
+                println!("{}", pretty(&row.json())?);
+            } else {
+                println!("{}", row.distance);
+                eprintln!("{}", row.summary());
+            }
+            Ok(())
+        }
+    }
+}
+
+pub fn pretty(v: &Value) -> Result<String, Failure> {
+    serde_json::to_string_pretty(v).map_err(|e| Failure::other(e.to_string()))
+}
+
+/// One measured edit-distance run.
+pub struct EditDistanceRow {
+    pub protocol: String,
+    pub lengths: (usize, usize),
+    pub distance: u64,
+    pub rounds: u32,
+    /// Online bytes over all links, and bytes sent ahead (offline and
+    /// input-dependent preprocessing).
+    pub online_bytes: u64,
+    pub ahead_bytes: u64,
+    pub seconds: f64,
+    pub accounting: Accounting,
+}
+
+impl EditDistanceRow {
+    pub fn json(&self) -> Value {
+        json!({
+            "protocol": self.protocol, "lengths": [self.lengths.0, self.lengths.1],
+            "distance": self.distance, "online_rounds": self.rounds,
+            "online_bytes": self.online_bytes, "ahead_bytes": self.ahead_bytes,
+            "wall_seconds": self.seconds, "bytes": links_json(&self.accounting),
+        })
+    }
+
+    pub fn summary(&self) -> String {
+        format!(
+            "{} letters vs {}, protocol {}: {} online rounds, {} bytes online (+ {} ahead), \
+             {:.3} s, checked against the plaintext dynamic program",
+            self.lengths.0,
+            self.lengths.1,
+            self.protocol,
+            self.rounds,
+            self.online_bytes,
+            self.ahead_bytes,
+            self.seconds
+        )
+    }
+}
+
+/// Computes the edit distance of the letter codes `a` (party 0's) and `b`
+/// (party 1's) under `run`, refusing a result that differs from plain Rust.
+pub fn edit_distance_run(
+    run: &EditDistanceRun,
+    a: &[u64],
+    b: &[u64],
+) -> Result<EditDistanceRow, Failure> {
+    let ring = RingWidth::from_bits(run.bits)
+        .ok_or_else(|| format!("--bits must be 8, 16, 32 or 64, not {}", run.bits))?;
+    let most = (1usize << (run.bits.min(31) - 2)).min(4096);
+    for (name, s) in [("--a", a), ("--b", b)] {
+        if !(1..=most).contains(&s.len()) {
+            return Err(format!(
+                "{name} has {} letters; edit distance over Z_2^{} takes 1 to {most}",
+                s.len(),
+                run.bits
+            )
+            .into());
+        }
+    }
+    let protocol = Protocol::parse(&run.protocol).map_err(|e| e.to_string())?;
+    let circuit = edit_distance(a.len() as u32, b.len() as u32, ring);
+    let parties = match protocol.descriptor().parties {
+        huddle_engine::protocol::PartyRule::Exactly(n) => n,
+        huddle_engine::protocol::PartyRule::AtLeast(n) => n.max(3),
+    };
+    let options = RunOptions {
+        max_fan_in: run.max_fan_in,
+        ..RunOptions::default()
+    };
+    let request = huddle_engine::check_request(protocol, parties, &circuit, options)
+        .map_err(|e| e.to_string())?;
+    let k = ring.bits() as usize;
+    let letters = |codes: &[u64]| {
+        let mut m = BitMatrix::zeros(1, codes.len() * k);
+        for (j, &c) in codes.iter().enumerate() {
+            m.row_mut(0)[j * k / 64] |= c << (j * k % 64);
+        }
+        m
+    };
+    let inputs = [letters(a), letters(b)];
+    let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
+    let (outputs, accounting, seconds) =
+        run_all(&request, &circuit, &inputs, run.transport, profile)?;
+    let distance = outputs[0][0].row(0)[0] & ring.mask();
+    let want = edit_distance_plain(a, b);
+    if distance != want {
+        return Err(Failure::other(format!(
+            "the parties computed distance {distance}, the plaintext dynamic program {want}"
+        )));
+    }
+    let total = |phases: &[Phase]| -> u64 {
+        phases
+            .iter()
+            .map(|&p| accounting.phase_total(p).bytes)
+            .sum()
+    };
+    Ok(EditDistanceRow {
+        protocol: run.protocol.clone(),
+        lengths: (a.len(), b.len()),
+        distance,
+        rounds: online_rounds(&accounting),
+        online_bytes: total(&[Phase::Online]),
+        ahead_bytes: total(&[Phase::Offline, Phase::Dependent]),
+        seconds,
+        accounting,
+    })
+}
+
+/// A random DNA string of `len` letters as codes.
+pub fn random_dna(prg: &mut Prg, len: usize) -> Vec<u64> {
+    (0..len)
+        .map(|_| prg.next_u64() % DNA.len() as u64)
+        .collect()
+}
+
+/// `huddle bench edit-distance`: every protocol at every length, random
+/// strings (the same pair for every protocol at a length).
+pub fn bench_edit_distance(
+    lengths: &[usize],
+    protocols: &[String],
+    run: EditDistanceRun,
+) -> Result<(), Failure> {
+    let mut prg = Prg::from_seed([7; 16]);
+    let mut rows = Vec::new();
+    if !run.json {
+        println!("edit distance, random DNA strings, --net {}", run.net);
+        println!(
+            "{:>6} {:>10} {:>8} {:>14} {:>14} {:>10} {:>8}",
+            "L", "protocol", "rounds", "online bytes", "bytes ahead", "seconds", "distance"
+        );
+    }
+    for &len in lengths {
+        let (a, b) = (random_dna(&mut prg, len), random_dna(&mut prg, len));
+        for protocol in protocols {
+            let this = EditDistanceRun {
+                protocol: protocol.clone(),
+                ..run.clone()
+            };
+            let row = edit_distance_run(&this, &a, &b)?;
+            if run.json {
+                rows.push(row.json());
+            } else {
+                println!(
+                    "{:>6} {:>10} {:>8} {:>14} {:>14} {:>10.3} {:>8}",
+                    len,
+                    protocol,
+                    row.rounds,
+                    row.online_bytes,
+                    row.ahead_bytes,
+                    row.seconds,
+                    row.distance
+                );
+            }
+        }
+    }
+    if run.json {
+        println!("{}", pretty(&Value::Array(rows))?);
+    }
+    Ok(())
+}
