@@ -341,11 +341,18 @@ fn a_conversion_costs_no_more_than_its_adder() {
     // Each party's share is a term only it knows, shared for free, so an
     // A2B of P0's ring value moves no more bytes, in no more rounds, than
     // the Sklansky adder it runs on over two parties' inputs (a little
-    // less: the recombining adder has no carry out of bit k).
-    use huddle_engine::sharing::program::CONVERSION_FAN_IN;
+    // less: the recombining adder has no carry out of bit k, whose widest
+    // ANDs cost the dealer most, up to a fifth of it at 16 bits). ca2pc's
+    // conversions take the narrowest fan-in (of its 9) with the fewest rounds.
     for ring in [RingWidth::W16, RingWidth::W32, RingWidth::W64] {
         let a2b = common::conversions(1, ring, false);
-        let mut adder = huddle_circuit::gen::adder_sklansky(ring.bits(), CONVERSION_FAN_IN);
+        let depth = |f| {
+            let adder = huddle_circuit::gen::adder_sklansky(ring.bits(), f);
+            huddle_circuit::Layering::of(&adder).depth
+        };
+        let fewest = (2..=9).map(depth).min().expect("fan-ins");
+        let fan_in = (2..=9).find(|&f| depth(f) == fewest).expect("fan-ins");
+        let mut adder = huddle_circuit::gen::adder_sklansky(ring.bits(), fan_in);
         adder
             .set_owners(InputOwners::Explicit(vec![0, 1]))
             .expect("owners");
@@ -356,7 +363,7 @@ fn a_conversion_costs_no_more_than_its_adder() {
                 let c = converted.link(phase, f, t).bytes;
                 let a = added.link(phase, f, t).bytes;
                 assert!(
-                    c <= a && c * 10 >= a * 9,
+                    c <= a && c * 4 >= a * 3,
                     "{ring:?} {phase:?} {f}->{t}: {c} vs {a}"
                 );
             }

@@ -458,7 +458,10 @@ fn conversions_cost_two_terms_and_the_adder_on_every_link() {
         let k = u64::from(ring.bits());
         let a2b = conversions(m, ring, false);
         let (ands, depth) = a2b_adder(&a2b);
-        let bit = u64::from(m) * element_bytes(None, instances); // one bit of every conversion
+        // One bit of every conversion: the conversions' instances side by side, packed.
+        let bit = element_bytes(None, m as usize * instances);
+        // One output bit of every conversion: a slot of its own each.
+        let out_bit = u64::from(m) * element_bytes(None, instances);
         let e = u64::from(m) * element_bytes(Some(ring), instances); // one element of every conversion
         let inject = conversions(m, ring, true);
         for (t, links) in tables().into_iter().zip(conversion_links()) {
@@ -466,7 +469,7 @@ fn conversions_cost_two_terms_and_the_adder_on_every_link() {
             // (circuit, split bytes per message, multiplication bytes,
             // output bytes per receiver)
             for (c, term, mults, out) in [
-                (&a2b, k * bit, ands * bit, k * bit),
+                (&a2b, k * bit, ands * bit, k * out_bit),
                 (&inject, k * bit + e, ands * bit + e, e),
             ] {
                 let acc = accounting_of(t.protocol, c, instances);

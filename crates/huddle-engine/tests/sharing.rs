@@ -189,7 +189,10 @@ fn conversions_cost_their_terms_and_the_adder() {
         let k = u64::from(ring.bits());
         let a2b = conversions(m, ring, false);
         let (ands, depth) = a2b_adder(&a2b);
-        let bit = u64::from(m) * instances.div_ceil(64) as u64 * 8; // one bit of every conversion
+        // One bit of every conversion: their instances side by side, packed.
+        let bit = (m as usize * instances).div_ceil(64) as u64 * 8;
+        // One output bit of every conversion: a slot of its own each.
+        let out_bit = u64::from(m) * instances.div_ceil(64) as u64 * 8;
         let x = u64::from(m) * element_bytes(Some(ring), instances); // P0's input, one element
         for protocol in ["astra", "trio"] {
             let acc = accounting_of(protocol, Preprocess::Interleaved, &a2b, instances);
@@ -215,7 +218,7 @@ fn conversions_cost_their_terms_and_the_adder() {
         let online = bytes(&acc, Phase::Online);
         let sent: u64 = online.iter().flatten().sum();
         let input = 2 * x;
-        let outputs = 3 * k * bit;
+        let outputs = 3 * k * out_bit;
         assert_eq!(
             sent,
             input + 4 * k * bit + 3 * ands * bit + outputs,

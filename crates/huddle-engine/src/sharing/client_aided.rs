@@ -93,8 +93,12 @@ impl ClientAided {
         &mut self,
         ch: &mut Channel,
         program: &Program,
-        w: [usize; 2],
+        instances: usize,
     ) -> Result<(), RunError> {
+        let w = [
+            words(Domain::Bit, instances),
+            words(Domain::Ring, instances),
+        ];
         for step in &program.steps {
             match step {
                 Step::Layer(i) => {
@@ -105,10 +109,8 @@ impl ClientAided {
                 }
                 Step::Convert(i) => {
                     let conversion = &program.conversions[*i];
-                    let to = conversion.kind.target();
-                    let mut sub_w = [0, 0];
-                    sub_w[to as usize] = conversion.gates() * w[to as usize];
-                    self.receive_ahead(ch, program.recombining(conversion.kind), sub_w)?;
+                    let side = super::convert::side_instances(conversion.gates(), instances);
+                    self.receive_ahead(ch, program.recombining(conversion.kind), side)?;
                 }
                 _ => {}
             }
@@ -232,9 +234,7 @@ impl Sharing for ClientAided {
                 self.ran_ahead = true;
             }
             1 => {
-                let n = arenas.instances;
-                let w = [words(Domain::Bit, n), words(Domain::Ring, n)];
-                self.receive_ahead(ch, program, w)?;
+                self.receive_ahead(ch, program, arenas.instances)?;
             }
             _ => {}
         }

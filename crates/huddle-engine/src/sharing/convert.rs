@@ -41,9 +41,13 @@ impl SplitJob<'_> {
         words(self.kind.source(), self.instances)
     }
 
-    /// Target words per conversion and term slot.
-    pub fn target_words(&self) -> usize {
-        words(self.kind.target(), self.instances)
+    /// Words per slot of the target arena: every gate's instances side by
+    /// side, [`side_instances`] of them.
+    pub fn slot_words(&self) -> usize {
+        words(
+            self.kind.target(),
+            side_instances(self.gates(), self.instances),
+        )
     }
 
     /// Gates (conversions) in the step.
@@ -54,7 +58,7 @@ impl SplitJob<'_> {
     /// Words of one term in the target arena, all slots of it: what
     /// [`term`](Self::term) returns.
     pub fn term_words(&self) -> usize {
-        self.terms[0].len() * self.gates() * self.target_words()
+        self.terms[0].len() * self.slot_words()
     }
 
     /// Term `t` (0 or 1) in the target layout of its slots, slot after
@@ -73,6 +77,10 @@ impl SplitJob<'_> {
         mut combine: impl FnMut(u32, &mut [u64]),
     ) -> Vec<u64> {
         let mut out = ch.buffer(self.term_words());
+        if self.kind.target() == Domain::Bit && self.instances % 64 != 0 {
+            // Packed bits are ORed in.
+            out.fill(0);
+        }
         let mut values = vec![0u64; self.source_words()];
         let negate = t == 1 && self.kind.negates_term1();
         for (s, &slot) in self.sources.iter().enumerate() {
@@ -103,14 +111,16 @@ impl SplitJob<'_> {
     /// Source s's words `values` (source layout) into its places in `out`
     /// (target layout, every word of them written).
     fn place(&self, s: usize, values: &[u64], out: &mut [u64]) {
-        let (n, m) = (self.instances, self.gates());
+        let n = self.instances;
         let per = self.kind.sources_per_gate();
         let (g, j) = (s / per, s % per);
-        let wt = self.target_words();
+        let slot = self.slot_words();
         match self.kind.target() {
             Domain::Bit => {
                 // Ring elements to bitsliced words: 64 elements at a time,
-                // transposed so that word j holds bit j of each.
+                // transposed so that word j holds bit j of each, placed at
+                // bit g·n + 64q of term slot j (gates packed densely, so a
+                // batch of one instance still fills whole words).
                 let k = self.terms[0].len();
                 let mut block = [0u64; 64];
                 for (q, chunk) in values[..n].chunks(64).enumerate() {
@@ -118,16 +128,56 @@ impl SplitJob<'_> {
                     block[chunk.len()..].fill(0);
                     transpose_64x64(&mut block);
                     for (j, &word) in block[..k].iter().enumerate() {
-                        out[(j * m + g) * wt + q] = word;
+                        let at = g * n + 64 * q;
+                        put_bits(&mut out[j * slot..][..slot], at, word, chunk.len());
                     }
                 }
             }
             Domain::Ring => {
-                for (i, e) in out[(j * m + g) * wt..][..n].iter_mut().enumerate() {
+                for (i, e) in out[j * slot + g * n..][..n].iter_mut().enumerate() {
                     *e = (values[i / 64] >> (i % 64)) & 1;
                 }
             }
         }
+    }
+}
+
+/// Instances of a conversion step's target arena (and recombining
+/// program): each of `gates` gates' `instances`, side by side.
+pub fn side_instances(gates: usize, instances: usize) -> usize {
+    gates * instances
+}
+
+/// ORs the low `len` bits of `word` into the bit string `dst` at bit `at`
+/// (assigns a whole aligned word).
+fn put_bits(dst: &mut [u64], at: usize, word: u64, len: usize) {
+    let (w, off) = (at / 64, at % 64);
+    if off == 0 && len == 64 {
+        dst[w] = word;
+        return;
+    }
+    dst[w] |= word << off;
+    if off + len > 64 {
+        dst[w + 1] |= word >> (64 - off);
+    }
+}
+
+/// Bits `from..from + len` of the bit string `src` into `dst` from bit 0
+/// (bits beyond `len` in its last word cleared).
+fn get_bits(src: &[u64], from: usize, len: usize, dst: &mut [u64]) {
+    let (w, off) = (from / 64, from % 64);
+    for (q, d) in dst.iter_mut().enumerate() {
+        let lo = src[w + q] >> off;
+        let hi = match off {
+            0 => 0,
+            _ => src.get(w + q + 1).map_or(0, |&x| x << (64 - off)),
+        };
+        let left = len - 64 * q;
+        *d = if left < 64 {
+            (lo | hi) & ((1u64 << left) - 1)
+        } else {
+            lo | hi
+        };
     }
 }
 
@@ -158,7 +208,7 @@ pub(crate) fn run<P: Sharing>(
     let m = conversion.gates();
     let n = arenas.instances;
     let wt = words(to, n);
-    let mut side = arenas.take_side(sub.slots, to, m * wt);
+    let mut side = arenas.take_side(sub.slots, to, side_instances(m, n));
     let job = SplitJob {
         kind,
         sources: &conversion.sources,
@@ -178,7 +228,7 @@ pub(crate) fn run<P: Sharing>(
         for c in 0..to.components() {
             for (g, &slot) in conversion.factors.iter().enumerate() {
                 let words = &from.c[c][slot as usize * w..][..w];
-                to.c[c][factor[0] as usize * side_w + g * wt..][..wt].copy_from_slice(words);
+                to.c[c][factor[0] as usize * side_w + g * n..][..n].copy_from_slice(words);
             }
         }
     }
@@ -188,8 +238,11 @@ pub(crate) fn run<P: Sharing>(
     for c in 0..dst.components() {
         for g in 0..m {
             for (&out, &result) in conversion.outputs(g).iter().zip(results) {
-                let words = &got.get(c, result)[g * wt..][..wt];
-                dst.c[c][out as usize * wt..][..wt].copy_from_slice(words);
+                let into = &mut dst.c[c][out as usize * wt..][..wt];
+                match to {
+                    Domain::Bit => get_bits(got.get(c, result), g * n, n, into),
+                    Domain::Ring => into.copy_from_slice(&got.get(c, result)[g * n..][..n]),
+                }
             }
         }
     }
@@ -228,18 +281,33 @@ mod tests {
             // of instances 64q.. of conversion g.
             let j = job(ConversionKind::Decompose, &sources, [&bits, &bits], n);
             let wt = n.div_ceil(64);
+            // The three conversions' instances side by side, densely.
+            let slot = (3 * n).div_ceil(64);
             let out = j.relayout(&values);
+            assert_eq!(out.len(), 16 * slot);
             assert_eq!(out.len(), j.term_words());
             for g in 0..3 {
                 for i in 0..n {
                     for b in 0..16 {
-                        let word = out[(b * 3 + g) * wt + i / 64];
-                        assert_eq!((word >> (i % 64)) & 1, (values[g * n + i] >> b) & 1);
+                        let at = g * n + i;
+                        let word = out[b * slot + at / 64];
+                        assert_eq!((word >> (at % 64)) & 1, (values[g * n + i] >> b) & 1);
                     }
                 }
-                // Padding instances are 0.
+            }
+            // Padding beyond the last instance is 0.
+            if (3 * n) % 64 != 0 {
+                assert_eq!(out[slot - 1] >> ((3 * n) % 64), 0);
+            }
+            // And back: get_bits recovers each conversion's words.
+            for g in 0..3 {
+                let mut back = vec![0u64; wt];
+                get_bits(&out[..slot], g * n, n, &mut back);
+                for i in 0..n {
+                    assert_eq!((back[i / 64] >> (i % 64)) & 1, values[g * n + i] & 1);
+                }
                 if n % 64 != 0 {
-                    assert_eq!(out[g * wt + wt - 1] >> (n % 64), 0);
+                    assert_eq!(back[wt - 1] >> (n % 64), 0);
                 }
             }
             // Bits → ring: element i of conversion g is bit i of its words.

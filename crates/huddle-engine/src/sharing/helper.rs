@@ -237,9 +237,13 @@ impl<V: Variant> Helper<V> {
         &mut self,
         ch: &mut Channel,
         program: &Program,
-        w: [usize; 2],
+        instances: usize,
     ) -> Result<(), RunError> {
         let me = self.core.me;
+        let w = [
+            words(Domain::Bit, instances),
+            words(Domain::Ring, instances),
+        ];
         for step in &program.steps {
             match step {
                 Step::Layer(i) if me == 2 && V::PREPROCESSING => {
@@ -252,13 +256,11 @@ impl<V: Variant> Helper<V> {
                     let conversion = &program.conversions[*i];
                     let sub = program.recombining(conversion.kind);
                     let to = conversion.kind.target();
-                    let side = conversion.gates() * w[to as usize];
+                    let side = super::convert::side_instances(conversion.gates(), instances);
                     ch.set_word_bytes(program.word_bytes(to));
-                    let m = ch.recv(HELPER, sub.inputs[1].1.len() * side)?;
+                    let m = ch.recv(HELPER, sub.inputs[1].1.len() * words(to, side))?;
                     self.core.offline.push_back(m);
-                    let mut sub_w = [0, 0];
-                    sub_w[to as usize] = side;
-                    self.receive_ahead(ch, sub, sub_w)?;
+                    self.receive_ahead(ch, sub, side)?;
                 }
                 _ => {}
             }
@@ -355,7 +357,7 @@ impl<V: Variant> Sharing for Helper<V> {
             }
             me => {
                 let w = [words(Domain::Bit, n), words(Domain::Ring, n)];
-                self.receive_ahead(ch, program, w)?;
+                self.receive_ahead(ch, program, n)?;
                 if learns(me, inputs[0].reveal_to) {
                     for d in revealed {
                         ch.set_word_bytes(program.word_bytes(d));

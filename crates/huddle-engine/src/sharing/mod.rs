@@ -701,7 +701,15 @@ impl Arenas {
     /// words each: a conversion's terms side by side (`instances` is the
     /// slice's). Reuses the previous step's memory; give them back with
     /// [`put_side`](Self::put_side).
-    pub(crate) fn take_side(&mut self, slots: [usize; 2], domain: Domain, w: usize) -> Arenas {
+    /// An arena for a conversion's recombining program: `slots` slots of
+    /// `instances` instances, in `domain` only.
+    pub(crate) fn take_side(
+        &mut self,
+        slots: [usize; 2],
+        domain: Domain,
+        instances: usize,
+    ) -> Arenas {
+        let w = convert::words(domain, instances);
         let components = self.bits.components();
         let mut side = self
             .side
@@ -711,7 +719,7 @@ impl Arenas {
         let width = |d: Domain| if d == domain { w } else { 0 };
         side.bits.reshape(slots[0], width(Domain::Bit));
         side.ring.reshape(slots[1], width(Domain::Ring));
-        side.instances = self.instances;
+        side.instances = instances;
         side
     }
 
