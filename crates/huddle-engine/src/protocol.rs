@@ -266,7 +266,7 @@ const DESCRIPTORS: [Descriptor; 13] = [
         security: Security::SemiHonest,
         rings: true,
         conversions: true,
-        fused_truncation: false,
+        fused_truncation: true,
         family: Family::Sharing,
         messages: &[],
         dealer: Some(sharing::client_aided::DEALER),

@@ -26,10 +26,21 @@
 //! with a_{i}^k the single masks and a_I¹ = c_I, so y⁰ + y¹ = ∏ (d_i + a_i).
 //! The same for AND over bitsliced words (product = AND, sum = XOR).
 //!
+//! **Dot products** count each pair as a 2-input product of the layer (one
+//! correction each, every operand opened once) summed into one share.
+//!
+//! **Fixed point** (`DOTTR` with `--truncation probabilistic`): SecureML's
+//! local truncation of the product's shares, P0 ⌊z⁰/2^f⌋ and P1
+//! −⌊−z¹/2^f⌋ (shares read as unsigned k-bit numbers), then a zero
+//! sharing from K01 (P0 adds r, P1 subtracts it) so that the short shifted
+//! shares are uniform again before either is sent. No message; the result
+//! is ⌊z/2^f⌋ or one more unless the shares wrap around 2^k (probability
+//! about |z|/2^k), an event of the random shares alone.
+//!
 //! **Conversions** ([`Sharing::split`]): each party's share is a term
 //! known to it alone, shared in the target domain for free (the other
-//! party's share of it 0): A2B, LTZ and B2A cost only their recombining
-//! circuits, whose AND gates take up to nine inputs here.
+//! party's share of it 0): A2B, LTZ, EQZ, B2A and BX2A cost only their
+//! recombining circuits, whose products take up to nine inputs here.
 //!
 //! **Preprocessing**: interleaved, the dealer sends each layer's
 //! corrections as the layer is evaluated; with `--preprocess separate` it
@@ -41,7 +52,7 @@
 
 use super::arith::{subset_products, Arith};
 use super::convert::{words, SplitJob};
-use super::program::{Layer, MulGate, Program, Step};
+use super::program::{shift_masked, Layer, Program, Step};
 use super::{
     agree_key, evaluate, learns, Arenas, Channel, ConstantRule, InputValues, Preprocess, Shares,
     Sharing,
@@ -104,7 +115,8 @@ impl ClientAided {
                 Step::Layer(i) => {
                     let layer = &program.layers[*i];
                     ch.set_word_bytes(program.word_bytes(layer.domain));
-                    let m = ch.recv(DEALER, dealt_words(layer, w[layer.domain as usize]))?;
+                    let words = dealt_words(program, layer, w[layer.domain as usize]);
+                    let m = ch.recv(DEALER, words)?;
                     self.ahead.push_back(m);
                 }
                 Step::Convert(i) => {
@@ -120,12 +132,8 @@ impl ClientAided {
 }
 
 /// The corrections the dealer sends P1 for `layer`, `w` words per slot.
-fn dealt_words(layer: &Layer, w: usize) -> usize {
-    layer
-        .by_fan_in()
-        .iter()
-        .map(|&(l, gates)| dealt_elements(l) * gates.len() * w)
-        .sum()
+fn dealt_words(program: &Program, layer: &Layer, w: usize) -> usize {
+    groups(program, layer).iter().map(|g| g.subsets(w)).sum()
 }
 
 /// The key a party draws from: `Some` at the parties that hold it.
@@ -140,16 +148,55 @@ pub fn dealt_elements(l: usize) -> usize {
 }
 
 /// One fan-in group of a layer: `l` operands per gate, `gates`.
-struct Group<'a> {
-    l: usize,
-    gates: &'a [MulGate],
+/// One l-input product of a layer: a gate, or one pair of a dot product
+/// (its products are summed into the gate's output).
+struct Product {
+    ops: [u32; MAX_FAN_IN],
+    /// Index of its gate in the layer.
+    gate: usize,
 }
 
-impl Group<'_> {
+/// A layer's products of one fan-in.
+struct Group {
+    l: usize,
+    products: Vec<Product>,
+}
+
+impl Group {
     /// Words of one per-subset quantity.
     fn subsets(&self, w: usize) -> usize {
-        dealt_elements(self.l) * self.gates.len() * w
+        dealt_elements(self.l) * self.products.len() * w
     }
+}
+
+/// The products of `layer` grouped by fan-in, ascending (the layer's gates
+/// are sorted by fan-in; a dot product's pairs count as 2-input products).
+fn groups(program: &Program, layer: &Layer) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    for (gate, g) in layer.gates.iter().enumerate() {
+        let l = g.fan_in();
+        if groups.last().is_none_or(|last| last.l != l) {
+            groups.push(Group {
+                l,
+                products: Vec::new(),
+            });
+        }
+        let group = groups.last_mut().expect("pushed above");
+        let ops = program.operands(g);
+        if g.dot {
+            let (a, b) = ops.split_at(ops.len() / 2);
+            for (&x, &y) in a.iter().zip(b) {
+                let mut pair = [0; MAX_FAN_IN];
+                pair[..2].copy_from_slice(&[x, y]);
+                group.products.push(Product { ops: pair, gate });
+            }
+        } else {
+            let mut all = [0; MAX_FAN_IN];
+            all[..l].copy_from_slice(ops);
+            group.products.push(Product { ops: all, gate });
+        }
+    }
+    groups
 }
 
 impl Sharing for ClientAided {
@@ -174,6 +221,17 @@ impl Sharing for ClientAided {
 
     fn components(&self) -> usize {
         1
+    }
+
+    /// A dot product's pairs are products of the layer (one correction
+    /// each, every operand opened once), summed into one share.
+    fn native_dot(&self) -> bool {
+        true
+    }
+
+    /// Each party truncates its own share (SecureML); no message.
+    fn fused_truncation(&self) -> bool {
+        true
     }
 
     fn dealer(&self) -> Option<PartyId> {
@@ -309,11 +367,7 @@ impl Sharing for ClientAided {
     ) -> Result<(), RunError> {
         let me = self.me;
         let w = s.w;
-        let groups: Vec<Group> = layer
-            .by_fan_in()
-            .into_iter()
-            .map(|(l, gates)| Group { l, gates })
-            .collect();
+        let groups = groups(program, layer);
         // The layer's distinct operand slots in order of first use, and per
         // group the index among them of every gate's operand i (gi·l + i):
         // an operand several gates share has one mask and is opened once.
@@ -322,9 +376,9 @@ impl Sharing for ClientAided {
         let operand: Vec<Vec<usize>> = groups
             .iter()
             .map(|g| {
-                let mut at = Vec::with_capacity(g.gates.len() * g.l);
-                for gate in g.gates {
-                    for &x in program.operands(gate) {
+                let mut at = Vec::with_capacity(g.products.len() * g.l);
+                for product in &g.products {
+                    for &x in &product.ops[..g.l] {
                         at.push(*first_use.entry(x).or_insert_with(|| {
                             distinct.push(x);
                             distinct.len() - 1
@@ -358,7 +412,7 @@ impl Sharing for ClientAided {
                 let mut prod = vec![0u64; 1 << l];
                 let start = corrections.len();
                 corrections.resize(start + g.subsets(w), 0);
-                for gi in 0..g.gates.len() {
+                for gi in 0..g.products.len() {
                     for j in 0..w {
                         let single = |i: usize| at[gi * l + i] * w + j;
                         subset_products::<R>(&mut prod, |i| R::add(a0[single(i)], a1[single(i)]));
@@ -375,15 +429,13 @@ impl Sharing for ClientAided {
             }
             ch.send_in(Phase::Offline, 1, &corrections)?;
             ch.recycle(corrections);
-            for g in &groups {
-                for gate in g.gates {
-                    s.zero_slots(0, &[gate.out]);
-                }
+            for gate in &layer.gates {
+                s.zero_slots(0, &[gate.out]);
             }
         } else {
             let dealt = match (me, self.ahead.pop_front()) {
                 (1, Some(m)) => m,
-                (1, None) => ch.recv(DEALER, dealt_words(layer, w))?,
+                (1, None) => ch.recv(DEALER, dealt_words(program, layer, w))?,
                 _ => Vec::new(),
             };
             let a = if me == 0 { &a0 } else { &a1 };
@@ -404,6 +456,8 @@ impl Sharing for ClientAided {
                 *m = R::add(*m, t);
             }
             let d = &masked;
+            // Each gate's share, its products summed in.
+            let mut sums = vec![0u64; layer.gates.len() * w];
             let mut at_dealt = 0;
             for ((g, sub0), at) in groups.iter().zip(&sub0).zip(&operand) {
                 let (l, q) = (g.l, dealt_elements(g.l));
@@ -414,8 +468,8 @@ impl Sharing for ClientAided {
                     &dealt[at_dealt..at_dealt + g.subsets(w)]
                 };
                 let mut d_prod = vec![0u64; 1 << l];
-                let mut out = vec![0u64; w];
-                for (gi, gate) in g.gates.iter().enumerate() {
+                for (gi, product) in g.products.iter().enumerate() {
+                    let out = &mut sums[product.gate * w..][..w];
                     for (j, o) in out.iter_mut().enumerate() {
                         let single = |i: usize| at[gi * l + i] * w + j;
                         subset_products::<R>(&mut d_prod, |i| d[single(i)]);
@@ -430,11 +484,31 @@ impl Sharing for ClientAided {
                             };
                             acc = R::add(acc, R::mul(d_prod[full ^ m], share));
                         }
-                        *o = acc;
+                        *o = R::add(*o, acc);
                     }
-                    s.set(0, gate.out, &out);
                 }
                 at_dealt += g.subsets(w);
+            }
+            let mask = program.ring.map_or(u64::MAX, |r| r.mask());
+            for (gate, out) in layer.gates.iter().zip(sums.chunks_exact_mut(w)) {
+                if gate.trunc > 0 {
+                    // SecureML's local truncation: P0 ⌊z⁰/2^f⌋, P1
+                    // −⌊−z¹/2^f⌋ (shares read as unsigned k-bit numbers):
+                    // ⌊z/2^f⌋ or one more unless z⁰ + z¹ wraps around 2^k
+                    // (probability about |z|/2^k). The shifted shares are
+                    // short, so a zero sharing from K01 makes them uniform
+                    // again before anyone sends them.
+                    let k01 = self.k01.as_mut().expect("computing parties hold K01");
+                    let r = ch.draw(k01, w);
+                    for (o, &r) in out.iter_mut().zip(&r) {
+                        *o = match me {
+                            0 => R::add(shift_masked(*o, mask, gate.trunc), r),
+                            _ => R::sub(R::neg(shift_masked(R::neg(*o), mask, gate.trunc)), r),
+                        };
+                    }
+                    ch.recycle(r);
+                }
+                s.set(0, gate.out, out);
             }
             for v in [masked, theirs, dealt] {
                 ch.recycle(v);
