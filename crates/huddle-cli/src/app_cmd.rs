@@ -48,6 +48,10 @@ pub struct EditDistanceRun {
     /// Secret-sharing protocols: at most N operands per product in a round.
     #[arg(long, value_name = "N")]
     pub max_fan_in: Option<usize>,
+    /// Seconds a party waits for any one message (party 0 of MFI-3PC and
+    /// Trio waits for the output while the others compute).
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub timeout: u64,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -135,10 +139,7 @@ pub fn edit_distance_run(
     }
     let protocol = Protocol::parse(&run.protocol).map_err(|e| e.to_string())?;
     let circuit = edit_distance(a.len() as u32, b.len() as u32, ring);
-    let parties = match protocol.descriptor().parties {
-        huddle_engine::protocol::PartyRule::Exactly(n) => n,
-        huddle_engine::protocol::PartyRule::AtLeast(n) => n.max(3),
-    };
+    let parties = protocol.descriptor().parties.default_count();
     let options = RunOptions {
         max_fan_in: run.max_fan_in,
         ..RunOptions::default()
@@ -155,8 +156,9 @@ pub fn edit_distance_run(
     };
     let inputs = [letters(a), letters(b)];
     let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
+    let timeout = std::time::Duration::from_secs(run.timeout.max(1));
     let (outputs, accounting, seconds) =
-        run_all(&request, &circuit, &inputs, run.transport, profile)?;
+        run_all(&request, &circuit, &inputs, run.transport, profile, timeout)?;
     let distance = outputs[0][0].row(0)[0] & ring.mask();
     let want = edit_distance_plain(a, b);
     if distance != want {
@@ -231,6 +233,90 @@ pub fn bench_edit_distance(
     }
     if run.json {
         println!("{}", pretty(&Value::Array(rows))?);
+    }
+    Ok(())
+}
+
+/// `huddle bench functions`: 64-bit multiplications, comparisons and
+/// equality tests per second at a batch over `transport`, the trusted third
+/// party's rate beside each (measured in the same run). Times are the wall
+/// time of the whole run (setup, inputs, outputs included).
+pub fn bench_functions(
+    protocol: &str,
+    batch: usize,
+    layers: u32,
+    transport: TransportArg,
+    repeat: usize,
+    max_fan_in: Option<usize>,
+    json: bool,
+) -> Result<(), Failure> {
+    use huddle_circuit::apps::pairwise;
+    use huddle_circuit::builder::Builder;
+    use huddle_circuit::Op;
+    let ring = RingWidth::W64;
+    // `layers` rounds of one product per instance each: y_j = y_(j−1)·x.
+    let mut b = Builder::arithmetic(ring, 2);
+    let x = b.ring_input("x", 1)[0];
+    let y = b.ring_input("y", 1)[0];
+    let mut z = y;
+    for _ in 0..layers {
+        z = b.ring_op(Op::Mul, &[z, x]);
+    }
+    b.ring_output("z", vec![z]);
+    let chain = b.finish();
+    let workloads = [
+        ("mult64", chain, u64::from(layers)),
+        ("lt64", pairwise(1, ring, true), 1),
+        ("eq64", pairwise(1, ring, false), 1),
+    ];
+    let mut prg = Prg::from_seed([8; 16]);
+    let mut report = Vec::new();
+    if !json {
+        println!(
+            "huddle bench functions ({} instances, transport {}, max fan-in {}, median of \
+             {repeat}; whole runs: setup, inputs, outputs)",
+            batch,
+            match transport {
+                TransportArg::Memory => "memory",
+                TransportArg::Tcp => "loopback tcp",
+                TransportArg::Tls => "loopback tls",
+            },
+            max_fan_in.map_or("the protocol's".into(), |f| f.to_string())
+        );
+    }
+    for (name, circuit, per_instance) in &workloads {
+        let inputs = huddle_circuit::random::random_inputs(circuit, &mut prg, batch);
+        let mut rates = Vec::new();
+        for p in ["ttp", protocol] {
+            let protocol = Protocol::parse(p).map_err(|e| e.to_string())?;
+            let parties = protocol.descriptor().parties.default_count();
+            let options = RunOptions {
+                max_fan_in: max_fan_in.filter(|_| p != "ttp"),
+                ..RunOptions::default()
+            };
+            let request = huddle_engine::check_request(protocol, parties, circuit, options)
+                .map_err(|e| e.to_string())?;
+            let mut times = Vec::new();
+            for _ in 0..repeat.max(1) {
+                let lan = NetProfile::lan();
+                let wait = std::time::Duration::from_secs(600);
+                let (_, _, seconds) = run_all(&request, circuit, &inputs, transport, lan, wait)?;
+                times.push(seconds);
+            }
+            times.sort_by(f64::total_cmp);
+            let median = times[times.len() / 2];
+            rates.push((p, (batch as u64 * per_instance) as f64 / median));
+        }
+        if json {
+            report.push(json!({"function": name, "rates": rates.iter()
+                .map(|(p, r)| json!({"protocol": p, "per_second": r})).collect::<Vec<_>>()}));
+        } else {
+            let [(_, ttp), (p, rate)] = [rates[0], rates[1]];
+            println!("  {name:<8} {p} {rate:.3e}/s   (ttp {ttp:.3e}/s)");
+        }
+    }
+    if json {
+        println!("{}", pretty(&Value::Array(report))?);
     }
     Ok(())
 }

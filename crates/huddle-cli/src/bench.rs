@@ -83,6 +83,31 @@ pub enum BenchCommand {
         #[command(flatten)]
         run: crate::app_cmd::EditDistanceRun,
     },
+    /// 64-bit multiplications, comparisons (full range) and equality tests
+    /// per second at a batch, for one protocol next to the trusted third
+    /// party (the functions of Ohata–Nuida's benchmarks).
+    Functions {
+        /// The protocol.
+        #[arg(long, default_value = "ca2pc")]
+        protocol: String,
+        /// Instances per run.
+        #[arg(long, default_value_t = 1_000_000)]
+        batch: usize,
+        /// Rounds of multiplications (one product per instance each).
+        #[arg(long, default_value_t = 20)]
+        layers: u32,
+        #[arg(long, value_enum, default_value_t = crate::run_cmd::TransportArg::Tcp)]
+        transport: crate::run_cmd::TransportArg,
+        /// Runs per measurement; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+        /// At most N operands per product in a round (fewer rounds cost
+        /// more computation: for throughput at large batches try 4).
+        #[arg(long, value_name = "N")]
+        max_fan_in: Option<usize>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Mixed and fixed-point workloads over Z_2^64 on every secret-sharing
     /// protocol that runs them, next to the trusted third party in the same
     /// run: vector-matrix products (seconds and ratio to the TTP),
@@ -171,6 +196,18 @@ pub enum BenchCommand {
 
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
+        BenchCommand::Functions {
+            protocol,
+            batch,
+            layers,
+            transport,
+            repeat,
+            max_fan_in,
+            json,
+        } => crate::app_cmd::bench_functions(
+            &protocol, batch, layers, transport, repeat, max_fan_in, json,
+        )
+        .map_err(|f| f.message),
         BenchCommand::EditDistance {
             lengths,
             protocols,

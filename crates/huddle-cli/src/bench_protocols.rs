@@ -68,8 +68,7 @@ pub fn time_run(
     let (tcp, threads) = (setup.tcp, setup.threads);
     let parties = match protocol.descriptor().parties {
         _ if protocol == Protocol::Ttp => setup.ttp_parties,
-        PartyRule::Exactly(n) => n,
-        PartyRule::AtLeast(n) => n.max(3),
+        rule => rule.default_count(),
     };
     let timeout = Duration::from_secs(300);
     let nets: Vec<Network> = if tcp {

@@ -5,7 +5,6 @@ use crate::failure::Failure;
 use clap::{Args, ValueEnum};
 use huddle_circuit::{hex, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::Prg;
-use huddle_engine::protocol::PartyRule;
 use huddle_engine::ttp::RunError;
 use huddle_engine::{circuit_hash, Preprocess, Protocol, RunOptions, RunRequest};
 use huddle_net::{
@@ -209,6 +208,16 @@ pub struct LocalArgs {
     /// Compare every instance with the plaintext evaluator; exit non-zero on any difference.
     #[arg(long)]
     check: bool,
+    /// Seconds a party waits for any one message before it gives up (a
+    /// party with nothing to do while others compute waits that long).
+    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
+    timeout: u64,
+}
+
+impl LocalArgs {
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout.max(1))
+    }
 }
 
 /// Run one party of a computation across machines (TLS unless --insecure).
@@ -366,9 +375,9 @@ pub fn run_all(
     inputs: &[BitMatrix],
     transport: TransportArg,
     profile: NetProfile,
+    timeout: Duration,
 ) -> Result<(Vec<Vec<BitMatrix>>, Accounting, f64), Failure> {
     let n = request.parties();
-    let timeout = Duration::from_secs(120);
     let handshake = Handshake {
         session: "local".into(),
         protocol: request.session_protocol(),
@@ -422,10 +431,7 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
     let most = huddle_engine::protocol::MAX_PARTIES;
     let parties = args
         .parties
-        .unwrap_or(match args.run.protocol.descriptor().parties {
-            PartyRule::Exactly(n) => n,
-            PartyRule::AtLeast(n) => n.max(3),
-        });
+        .unwrap_or(args.run.protocol.descriptor().parties.default_count());
     if !(2..=most).contains(&parties) {
         return Err(format!("--parties must be 2 to {most}, not {parties}").into());
     }
@@ -476,8 +482,14 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
         })
         .collect::<Result<_, _>>()?;
     let n = parties;
-    let (outputs, accounting, seconds) =
-        run_all(&request, &circuit, &all, args.transport, profile)?;
+    let (outputs, accounting, seconds) = run_all(
+        &request,
+        &circuit,
+        &all,
+        args.transport,
+        profile,
+        args.timeout(),
+    )?;
     if args.check {
         let want = PlainEvaluator::new(&circuit)
             .evaluate(&all)

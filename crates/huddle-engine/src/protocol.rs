@@ -41,6 +41,17 @@ pub enum PartyRule {
     AtLeast(usize),
 }
 
+impl PartyRule {
+    /// The parties of a run that names none: the protocol's own count, else
+    /// 3 (or the least it takes).
+    pub fn default_count(self) -> usize {
+        match self {
+            PartyRule::Exactly(n) => n,
+            PartyRule::AtLeast(n) => n.max(3),
+        }
+    }
+}
+
 /// What a protocol promises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Security {

@@ -564,9 +564,10 @@ pub trait Sharing {
         2
     }
     /// Widest product in the circuits that recombine conversion terms
-    /// ([`program::ConversionKind`]): narrower than `max_fan_in` where a
-    /// wide product costs much more than a round (MFI-3PC).
-    fn conversion_fan_in(&self) -> usize {
+    /// ([`program::ConversionKind`]) for a batch of `instances`: narrower
+    /// than `max_fan_in` where a wide product costs much more than a round
+    /// (MFI-3PC).
+    fn conversion_fan_in(&self, _instances: usize) -> usize {
         self.max_fan_in().min(program::CONVERSION_FAN_IN)
     }
     fn constant_rule(&self) -> ConstantRule;
@@ -825,7 +826,9 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     crate::ttp::check_own_inputs(net.party(), input_parties, circuit, instances, own_inputs)?;
     // --max-fan-in caps the circuit's products and sets the conversions'.
     let cap = options.max_fan_in.unwrap_or(usize::MAX);
-    let conversion_fan_in = options.max_fan_in.unwrap_or(probe.conversion_fan_in());
+    let conversion_fan_in = options
+        .max_fan_in
+        .unwrap_or(probe.conversion_fan_in(instances));
     let program = Program::compile(
         circuit,
         Target {
