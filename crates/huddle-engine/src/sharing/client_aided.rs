@@ -409,8 +409,33 @@ impl Sharing for ClientAided {
             Some(k) => ch.draw(k, n),
             None => Vec::new(),
         };
-        let a0 = draw(&mut self.k02, ch, opened);
-        let a1 = draw(&mut self.k12, ch, opened);
+        let mut a0 = draw(&mut self.k02, ch, opened);
+        let mut a1 = draw(&mut self.k12, ch, opened);
+        // Arithmetic blinding (Section 3.3): an operand that is a function
+        // of one conversion term alone is P_t's share, the other party's
+        // being 0. Its mask is P_t's part alone (the other part 0), so only
+        // P_t opens it: x − a from P_t is uniform to the other, and P_t
+        // learns nothing it did not know.
+        let holder: Vec<Option<usize>> = distinct
+            .iter()
+            .map(|x| {
+                layer
+                    .of_term
+                    .binary_search_by_key(x, |&(s, _)| s)
+                    .ok()
+                    .map(|i| usize::from(layer.of_term[i].1))
+            })
+            .collect();
+        for (k, h) in holder.iter().enumerate() {
+            let other_part = match h {
+                Some(0) => &mut a1,
+                Some(_) => &mut a0,
+                None => continue,
+            };
+            if !other_part.is_empty() {
+                other_part[k * w..][..w].fill(0);
+            }
+        }
         let sub0: Vec<Vec<u64>> = groups
             .iter()
             .map(|g| draw(&mut self.k02, ch, g.subsets(w)))
@@ -452,22 +477,37 @@ impl Sharing for ClientAided {
                 _ => Vec::new(),
             };
             let a = if me == 0 { &a0 } else { &a1 };
-            // x − a for every distinct operand x.
+            // x − a for every distinct operand x; sent unless the other
+            // party holds x alone (then this share and mask are 0).
+            let other = 1 - me;
             let mut masked = ch.buffer(opened);
+            let mut sent = ch.buffer(0);
+            sent.clear();
             for (k, &x) in distinct.iter().enumerate() {
                 let x = &s.get(0, x)[..w];
                 let (a, m) = (&a[k * w..][..w], &mut masked[k * w..][..w]);
                 for j in 0..w {
                     m[j] = R::sub(x[j], a[j]);
                 }
+                if holder[k] != Some(other) {
+                    sent.extend_from_slice(m);
+                }
             }
-            let other = 1 - me;
-            ch.send(other, &masked)?;
-            let theirs = ch.recv(other, opened)?;
+            ch.send(other, &sent)?;
+            let expected = holder.iter().filter(|&&h| h != Some(me)).count() * w;
+            let theirs = ch.recv(other, expected)?;
             // d = x − a, opened.
-            for (m, &t) in masked.iter_mut().zip(&theirs) {
-                *m = R::add(*m, t);
+            let mut from_them = theirs.chunks_exact(w);
+            for (k, m) in masked.chunks_exact_mut(w).enumerate() {
+                if holder[k] == Some(me) {
+                    continue;
+                }
+                let t = from_them.next().expect("counted above");
+                for (m, &t) in m.iter_mut().zip(t) {
+                    *m = R::add(*m, t);
+                }
             }
+            ch.recycle(sent);
             let d = &masked;
             // Each gate's share, its products summed in.
             let mut sums = vec![0u64; layer.gates.len() * w];

@@ -112,6 +112,12 @@ pub fn shift_masked(u: u64, mask: u64, f: u8) -> u64 {
 pub struct Layer {
     pub domain: Domain,
     pub gates: Vec<MulGate>,
+    /// In a conversion's recombining program: the operand slots that are
+    /// a linear function of one conversion term alone (which term), sorted
+    /// by slot ([`Program::trace_terms`]). A protocol whose term t is held
+    /// by party t alone opens such an operand from that party only
+    /// (Ohata–Nuida's arithmetic blinding).
+    pub of_term: Vec<(u32, u8)>,
 }
 
 impl Layer {
@@ -460,6 +466,63 @@ impl Program {
             .collect()
     }
 
+    /// Marks, in every layer, the operands that depend on one conversion
+    /// term alone (inputs 0 and 1 are the terms t0 and t1): through sums,
+    /// differences, negations, copies and public multiples of values of
+    /// the same term; a constant or a product makes a value depend on
+    /// neither.
+    pub fn trace_terms(&mut self) {
+        let mut of: [Vec<Option<u8>>; 2] = [vec![None; self.slots[0]], vec![None; self.slots[1]]];
+        for (t, (domain, slots)) in self.inputs.iter().enumerate().take(2) {
+            for &s in slots {
+                of[*domain as usize][s as usize] = Some(t as u8);
+            }
+        }
+        let same = |x: Option<u8>, y: Option<u8>| if x == y { x } else { None };
+        for step in &self.steps {
+            match step {
+                Step::Linear(domain, run) => {
+                    let o = &mut of[*domain as usize];
+                    for l in run {
+                        let (out, v) = match *l {
+                            Linear::Add { a, b, out } | Linear::Sub { a, b, out } => {
+                                (out, same(o[a as usize], o[b as usize]))
+                            }
+                            Linear::Sum { first, len, out } => {
+                                let ops = &self.pool[first as usize..][..len as usize];
+                                let first = o[ops[0] as usize];
+                                let v = ops.iter().fold(first, |acc, &x| same(acc, o[x as usize]));
+                                (out, v)
+                            }
+                            Linear::Neg { a, out }
+                            | Linear::Copy { a, out }
+                            | Linear::MulConst { a, out, .. } => (out, o[a as usize]),
+                            Linear::AddConst { out, .. } | Linear::Const { out, .. } => (out, None),
+                        };
+                        o[out as usize] = v;
+                    }
+                }
+                Step::Layer(i) => {
+                    let layer = &mut self.layers[*i];
+                    let o = &mut of[layer.domain as usize];
+                    let mut marked: Vec<(u32, u8)> = layer
+                        .gates
+                        .iter()
+                        .flat_map(|g| self.pool[g.first as usize..][..g.len as usize].iter())
+                        .filter_map(|&s| o[s as usize].map(|t| (s, t)))
+                        .collect();
+                    marked.sort_unstable();
+                    marked.dedup();
+                    layer.of_term = marked;
+                    for g in &layer.gates {
+                        o[g.out as usize] = None;
+                    }
+                }
+                Step::Convert(_) => {}
+            }
+        }
+    }
+
     /// The recombining program of `kind`.
     pub fn recombining(&self, kind: ConversionKind) -> &Program {
         &self
@@ -551,6 +614,7 @@ impl Program {
             // written before the round, so any order is right).
             for domain in [Domain::Bit, Domain::Ring] {
                 let mut layer = Layer {
+                    of_term: Vec::new(),
                     domain,
                     gates: gates
                         .iter()
@@ -593,7 +657,7 @@ impl Program {
                 if !program.recombine.iter().any(|(k, _)| *k == kind) {
                     let fan_in = target.conversion_fan_in.min(target.max_fan_in);
                     let sub = kind.circuit(ring, fan_in);
-                    let sub = Program::compile(
+                    let mut sub = Program::compile(
                         &sub,
                         Target {
                             converts: false,
@@ -602,6 +666,7 @@ impl Program {
                             ..target
                         },
                     )?;
+                    sub.trace_terms();
                     program.recombine.push((kind, sub));
                 }
                 let per_source = kind.sources_per_gate();
