@@ -279,6 +279,22 @@ impl Builder {
         self.ring_op(Op::BitInject, &[bit])
     }
 
+    /// Ohata–Nuida's MSNZB: the one-hot vector of the most significant 1
+    /// of `bits` (least significant first; all 0 if none): z_j = x_j AND
+    /// NOT x_i for every i > j, each one AND of up to n − j inputs (a tree
+    /// where the fan-in is smaller: ⌈log_l n⌉ rounds, 2 for 16 bits at l =
+    /// 4..9).
+    pub fn msnzb(&mut self, bits: &[WireId]) -> Vec<WireId> {
+        let above: Vec<WireId> = bits.iter().map(|&x| self.not(x)).collect();
+        (0..bits.len())
+            .map(|j| {
+                let mut ins = vec![bits[j]];
+                ins.extend_from_slice(&above[j + 1..]);
+                self.and_all(&ins)
+            })
+            .collect()
+    }
+
     /// The bit a = 0 (one EQZ gate).
     pub fn eqz(&mut self, a: WireId) -> WireId {
         self.ring_op(Op::Eqz, &[a])

@@ -291,3 +291,35 @@ fn edit_distance_matches_the_textbook_dynamic_program() {
         }
     }
 }
+
+#[test]
+fn msnzb_is_the_most_significant_one_in_two_rounds_at_fan_in_four() {
+    use huddle_circuit::builder::Builder;
+    use huddle_circuit::Layering;
+    for fan_in in [2, 4, 9] {
+        let mut b = Builder::boolean(fan_in);
+        let x = b.input("x", 16);
+        let z = b.msnzb(&x);
+        b.output("z", z);
+        let c = b.finish();
+        // 16 operands: 4 levels at fan-in 2, 2 at 4 and at 9.
+        let rounds = if fan_in == 2 { 4 } else { 2 };
+        assert_eq!(Layering::of(&c).depth, rounds, "fan-in {fan_in}");
+        let eval = PlainEvaluator::new(&c);
+        for v in [0u64, 1, 2, 3, 0x8000, 0xffff, 0x0f0f, 0x1234] {
+            let out = eval
+                .evaluate_hex(&[&format!("{v:04x}")])
+                .expect("evaluates");
+            let want = if v == 0 {
+                0
+            } else {
+                1u64 << (63 - v.leading_zeros())
+            };
+            assert_eq!(
+                out,
+                vec![format!("{want:04x}")],
+                "{v:#x} at fan-in {fan_in}"
+            );
+        }
+    }
+}
