@@ -340,3 +340,40 @@ fn errors_are_typed() {
         Err(ReadError::Model { line: 5, .. })
     ));
 }
+
+#[test]
+fn eqz_bx2a_and_wide_b2a_read_evaluate_and_refuse_bad_shapes() {
+    // x (Z_2^16), bits b0 b1: [x = 0], b0·b1·x, b0·b1.
+    let text = "ring 16\n3 6\n2 1r 2\n3 1 1r 1r\n\n1 1 0 3 EQZ\n3 1 1 2 0 4 BX2A\n2 1 1 2 5 B2A\n";
+    let c = read_circuit(text.as_bytes()).expect("reads");
+    let e = PlainEvaluator::new(&c);
+    assert_eq!(
+        e.evaluate_hex(&["0000", "3"]).expect("eval"),
+        vec!["1", "0000", "0001"]
+    );
+    assert_eq!(
+        e.evaluate_hex(&["1234", "3"]).expect("eval"),
+        vec!["0", "1234", "0001"]
+    );
+    assert_eq!(
+        e.evaluate_hex(&["1234", "1"]).expect("eval"),
+        vec!["0", "0000", "0000"]
+    );
+    let mut out = Vec::new();
+    write_circuit(&c, &mut out).expect("write");
+    assert_eq!(read_circuit(out.as_slice()).expect("reread"), c);
+    let head = "ring 16\n1 6\n2 1r 4\n1 1r\n\n";
+    // BX2A's last input must be the ring factor, the others bits.
+    assert_err(&format!("{head}3 1 1 2 3 5 BX2A\n"), "BX2A");
+    assert_err(&format!("{head}2 1 0 1 5 BX2A\n"), "BX2A");
+    // At most three bits.
+    assert_err(
+        &format!("{head}4 1 1 2 3 4 5 B2A\n"),
+        "1 to 3 inputs and 1 output",
+    );
+    assert_err(
+        &format!("{head}1 1 0 5 BX2A\n"),
+        "1 to 3 bit inputs, a ring input and 1 output",
+    );
+    assert_err("1 2\n1 1\n1 1\n\n1 1 0 1 EQZ\n", "no ring");
+}
