@@ -745,3 +745,42 @@ fn linear(schedule: &Schedule, g: &SlotGate, mask: u64) -> Linear {
         other => unreachable!("{} is not linear", other.name()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_terms_marks_operands_of_one_term_alone() {
+        let ring = RingWidth::W32;
+        let mut b = Builder::arithmetic(ring, 4);
+        let (t0, t1) = (b.ring_input("t0", 2), b.ring_input("t1", 1));
+        let twice = b.ring_op(Op::Add, &[t0[0], t0[1]]); // t0 alone
+        let scaled = b.ring_op(Op::MulConst(3), &[t1[0]]); // t1 alone
+        let mixed = b.ring_op(Op::Add, &[t0[0], t1[0]]); // both
+        let shifted = b.ring_op(Op::AddConst(1), &[t0[1]]); // a constant: neither
+        let p = b.ring_op(Op::Mul, &[twice, scaled]);
+        let q = b.ring_op(Op::Mul, &[mixed, shifted]);
+        let r = b.ring_op(Op::Mul, &[p, t0[0]]); // a product: neither
+        b.ring_output("v", vec![q, r]);
+        let circuit = b.finish();
+        let target = Target {
+            name: "test",
+            max_fan_in: 2,
+            conversion_fan_in: 2,
+            converts: false,
+            native_dot: false,
+            fused_truncation: false,
+        };
+        let mut program = Program::compile(&circuit, target).expect("compiles");
+        program.trace_terms();
+        let slot_of = |v: usize, i: usize| program.inputs[v].1[i];
+        let first = &program.layers[0];
+        let terms: Vec<u8> = first.of_term.iter().map(|&(_, t)| t).collect();
+        // p's operands: twice (t0), scaled (t1); q's: neither.
+        assert_eq!(terms, [0, 1], "{:?}", first.of_term);
+        // Layer 2: p (a product) and t0[0] itself.
+        let second = &program.layers[1];
+        assert_eq!(second.of_term, [(slot_of(0, 0), 0)]);
+    }
+}
