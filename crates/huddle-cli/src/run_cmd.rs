@@ -241,6 +241,19 @@ pub struct PartyArgs {
     /// `huddle deal` (implies --linear dealer).
     #[arg(long, value_name = "FILE")]
     dealt: Option<PathBuf>,
+    /// Instances evaluated at once: instance 0 takes --input, the others
+    /// random values of this party's; every party must give the same N
+    /// (the hello compares it).
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Compare this party's outputs of instance 0 with --expect; exit
+    /// non-zero on any difference.
+    #[arg(long, requires = "expect")]
+    check: bool,
+    /// The expected outputs of instance 0, one hex value per line (as
+    /// `huddle party` prints them).
+    #[arg(long, value_name = "FILE")]
+    expect: Option<PathBuf>,
 }
 
 /// Act as the trusted dealer of a bgw2-mal run across hosts: write each
@@ -397,6 +410,37 @@ pub fn run_all(
     }
     let outputs = results.into_iter().map(|r| r.outputs).collect();
     Ok((outputs, accounting, seconds))
+}
+
+/// `--expect FILE`: one hex value per output value of `circuit`, each
+/// checked against its width.
+fn expected_outputs(path: &Path, circuit: &Circuit) -> Result<Vec<String>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("--expect {}: {e}", path.display()))?;
+    let lines: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| l.to_ascii_lowercase())
+        .collect();
+    let outputs = circuit.outputs().len();
+    if lines.len() != outputs {
+        return Err(format!(
+            "--expect {}: {} lines, but the circuit has {outputs} output values",
+            path.display(),
+            lines.len()
+        ));
+    }
+    lines
+        .iter()
+        .enumerate()
+        .map(|(o, line)| {
+            let bits = circuit.output_bits(o);
+            hex::decode(line, bits)
+                .map(|words| hex::encode(&words, bits))
+                .map_err(|e| format!("--expect {} line {}: {e}", path.display(), o + 1))
+        })
+        .collect()
 }
 
 /// Online rounds: the longest chain of dependent messages (see `huddle_net::Accounting::rounds`).
@@ -600,11 +644,20 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
         )
         .into());
     }
-    let mut prg = Prg::from_seed([0; 16]);
+    let batch = args.batch;
+    if batch == 0 || batch > 1 << 26 {
+        return Err(format!("--batch must be 1 to {}, not {batch}", 1 << 26).into());
+    }
+    // Read before connecting: a missing or malformed file costs no traffic.
+    let expected = match &args.expect {
+        Some(path) => Some(expected_outputs(path, &circuit)?),
+        None => None,
+    };
+    let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
     let own: Vec<(usize, BitMatrix)> = owned
         .iter()
         .zip(&run.inputs)
-        .map(|(&i, h)| input_matrix(&circuit, i, Some(h), 1, &mut prg).map(|m| (i, m)))
+        .map(|(&i, h)| input_matrix(&circuit, i, Some(h), batch, &mut prg).map(|m| (i, m)))
         .collect::<Result<_, _>>()?;
     let transport = crate::net_cmd::transport_for(&config, &args.config, args.id, args.insecure)?;
     let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
@@ -629,8 +682,8 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
             Handshake {
                 session: config.session.clone(),
                 protocol: match &deal {
-                    Some(id) => format!("{} deal={id}", request.session_protocol()),
-                    None => request.session_protocol(),
+                    Some(id) => format!("{} batch={batch} deal={id}", request.session_protocol()),
+                    None => format!("{} batch={batch}", request.session_protocol()),
                 },
                 circuit: circuit_hash(&circuit),
             },
@@ -639,18 +692,38 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
     let mut net = connect(&config, args.id, &options)?;
     let start = Instant::now();
     let supply = dealt.map(huddle_engine::garble::LinearSupply::Dealt);
-    let out = huddle_engine::run_party(&request, &mut net, &circuit, 1, &own, supply)?;
+    let out = huddle_engine::run_party(&request, &mut net, &circuit, batch, &own, supply)?;
     let seconds = start.elapsed().as_secs_f64();
     let hex_out: Vec<String> = out
         .iter()
         .enumerate()
         .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
         .collect();
+    if let (true, Some(want)) = (args.check, &expected) {
+        if out.is_empty() {
+            return Err(format!(
+                "--check: party {} learns no outputs in this run (--reveal-to, or a dealer)",
+                args.id
+            )
+            .into());
+        }
+        if let Some(o) = (0..want.len()).find(|&o| hex_out[o] != want[o]) {
+            return Err(format!(
+                "--check: output value {o} of instance 0 is {}, --expect says {}",
+                hex_out[o], want[o]
+            )
+            .into());
+        }
+    }
     if run.json {
+        let linear = request.linear_preprocessing().map(|c| format!("{c:?}"));
         let report = json!({"outputs": hex_out, "protocol": run.protocol.name(), "party": args.id, "parties": n,
+            "batch": batch, "linear_preprocessing": linear,
             "online_rounds": online_rounds(net.accounting()),
             "bytes": links_json(net.accounting()), "seconds": seconds_json(net.accounting()),
-            "wall_seconds": seconds});
+            "wall_seconds": seconds,
+            "gates_per_second": (circuit.gates().len() * batch) as f64 / seconds,
+            "checked": args.check});
         println!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?

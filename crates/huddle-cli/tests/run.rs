@@ -680,3 +680,132 @@ fn client_aided_parties_compute_across_processes_and_the_dealer_learns_nothing()
         }
     }
 }
+
+#[test]
+fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
+    let dir = temp_dir("party-batch");
+    let c = adder(&dir);
+    let out = dir.join("n3");
+    let o = run(&[
+        "certs",
+        "--parties",
+        "3",
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success());
+    let cfg = out.join("parties.toml");
+    let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
+    // What `huddle local` computes for instance 0.
+    let local = run(&[
+        "local",
+        "--protocol",
+        "trio",
+        "--circuit",
+        c.to_str().expect("utf8"),
+        "--input",
+        "1",
+        "--input",
+        "2",
+        "--input",
+        "3",
+        "--batch",
+        "300",
+        "--json",
+    ]);
+    assert!(
+        local.status.success(),
+        "{}",
+        String::from_utf8_lossy(&local.stderr)
+    );
+    let local: serde_json::Value = serde_json::from_slice(&local.stdout).expect("json");
+    let expect = dir.join("expect.txt");
+    std::fs::write(&expect, "2\n").expect("write");
+    for protocol in ["trio", "bgw3"] {
+        let outputs = parties_run(&cfg, 3, protocol, &c, &inputs, |_| {
+            [
+                "--batch",
+                "300",
+                "--check",
+                "--expect",
+                expect.to_str().expect("utf8"),
+            ]
+            .map(String::from)
+            .to_vec()
+        });
+        for (i, o) in outputs.into_iter().enumerate() {
+            assert!(
+                o.status.success(),
+                "{protocol} party {i}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            assert_eq!(v["outputs"], local["outputs"], "{protocol} party {i}");
+            assert_eq!(v["batch"], 300, "{protocol} party {i}");
+            assert_eq!(v["checked"], true);
+            // The same keys as `huddle local --json` (and the party's id).
+            for key in [
+                "online_rounds",
+                "bytes",
+                "seconds",
+                "wall_seconds",
+                "gates_per_second",
+            ] {
+                assert!(v.get(key).is_some(), "{protocol}: no {key}");
+            }
+        }
+    }
+    // A wrong expectation fails the check, naming the value.
+    std::fs::write(&expect, "3\n").expect("write");
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_| {
+        ["--check", "--expect", expect.to_str().expect("utf8")]
+            .map(String::from)
+            .to_vec()
+    });
+    for o in outputs {
+        assert!(!o.status.success());
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.contains("output value 0 of instance 0 is 2, --expect says 3"),
+            "{e}"
+        );
+    }
+    // An expect file of the wrong shape is refused before connecting.
+    std::fs::write(&expect, "2\n1\n").expect("write");
+    let o = run(&[
+        "party",
+        "--config",
+        cfg.to_str().expect("utf8"),
+        "--id",
+        "0",
+        "--protocol",
+        "trio",
+        "--circuit",
+        c.to_str().expect("utf8"),
+        "--input",
+        "1",
+        "--check",
+        "--expect",
+        expect.to_str().expect("utf8"),
+    ]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("2 lines, but the circuit has 1 output values")
+    );
+    // Parties given different batch sizes stop at the hello, naming it.
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |i| {
+        vec!["--batch".into(), if i == 0 { "10" } else { "20" }.into()]
+    });
+    let named = outputs.iter().any(|o| {
+        String::from_utf8_lossy(&o.stderr).contains("batch=10 vs batch=20")
+            || String::from_utf8_lossy(&o.stderr).contains("batch=20 vs batch=10")
+    });
+    assert!(outputs.iter().all(|o| !o.status.success()));
+    assert!(
+        named,
+        "{:?}",
+        outputs
+            .iter()
+            .map(|o| String::from_utf8_lossy(&o.stderr).to_string())
+            .collect::<Vec<_>>()
+    );
+}

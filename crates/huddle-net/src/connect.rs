@@ -545,8 +545,24 @@ fn check_hello(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String
         ));
     }
     if theirs.protocol != ours.protocol {
+        // Name the settings that differ, not only the two strings.
+        let (t, o): (Vec<&str>, Vec<&str>) = (
+            theirs.protocol.split_whitespace().collect(),
+            ours.protocol.split_whitespace().collect(),
+        );
+        let differ: Vec<String> = t
+            .iter()
+            .zip(&o)
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| format!("{a} vs {b}"))
+            .collect();
+        let detail = if differ.is_empty() || t.len() != o.len() {
+            String::new()
+        } else {
+            format!(" (they differ in {})", differ.join(", "))
+        };
         return Err(format!(
-            "party {peer} runs protocol `{}`, party {} runs `{}`",
+            "party {peer} runs protocol `{}`, party {} runs `{}`{detail}",
             theirs.protocol, ours.party, ours.protocol
         ));
     }
