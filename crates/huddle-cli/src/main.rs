@@ -46,6 +46,36 @@ fn no_transparent_huge_pages() {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Log to stderr what the parties do (-v: connections and handshakes
+    /// per link; -vv: also every retry). RUST_LOG, if set, overrides it
+    /// (e.g. RUST_LOG=huddle_net=debug).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+}
+
+/// Structured logs on stderr: warnings by default, more with -v / -vv,
+/// or exactly what RUST_LOG asks for.
+fn init_logging(verbose: u8) {
+    use std::io::IsTerminal;
+    use tracing_subscriber::EnvFilter;
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|spec| EnvFilter::try_new(spec).ok())
+        .unwrap_or_else(|| {
+            EnvFilter::new(format!(
+                "warn,huddle_net={level},huddle_engine={level},huddle={level}"
+            ))
+        });
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
 }
 
 #[derive(Subcommand)]
@@ -84,6 +114,7 @@ enum NetCommand {
 fn main() -> ExitCode {
     no_transparent_huge_pages();
     let cli = Cli::parse();
+    init_logging(cli.verbose);
     let result = match cli.command {
         Command::Circuit(cmd) => circuit_cmd::run(cmd).map_err(Failure::from),
         Command::Bench(cmd) => bench::run(cmd).map_err(Failure::other),

@@ -809,3 +809,47 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn verbose_parties_log_every_link_and_quiet_ones_nothing() {
+    let dir = temp_dir("party-log");
+    let c = adder(&dir);
+    let out = dir.join("n3");
+    let o = run(&[
+        "certs",
+        "--parties",
+        "3",
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success());
+    let cfg = out.join("parties.toml");
+    let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_| vec!["-v".into()]);
+    for (i, o) in outputs.iter().enumerate() {
+        assert!(
+            o.status.success(),
+            "party {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let log = String::from_utf8_lossy(&o.stderr);
+        // Each party logs the handshake with each of its two peers.
+        for peer in (0..3).filter(|&p| p != i) {
+            let line = log
+                .lines()
+                .find(|l| l.contains("hello agreed") && l.contains(&format!("peer={peer}")))
+                .unwrap_or_else(|| panic!("party {i} logged nothing about party {peer}: {log}"));
+            assert!(
+                line.contains(&format!("party={i}")) && line.contains("TLS"),
+                "{line}"
+            );
+        }
+        // stdout stays the JSON report.
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("json");
+    }
+    let quiet = parties_run(&cfg, 3, "trio", &c, &inputs, |_| Vec::new());
+    for o in quiet {
+        assert!(o.status.success());
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("hello agreed"));
+    }
+}

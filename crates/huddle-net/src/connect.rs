@@ -74,7 +74,9 @@ pub fn connect(
         ))
     })?;
     let listener = if me + 1 < config.parties() {
-        Some(bind(own)?)
+        let l = bind(own)?;
+        tracing::info!(party = me, host = %own.host, port = own.port, "listening for parties {}..{}", me + 1, config.parties() - 1);
+        Some(l)
     } else {
         None
     };
@@ -241,19 +243,25 @@ fn dial(
         })?
         .collect();
     let mut backoff = Duration::from_millis(5);
+    let mut attempt = 0u32;
     let socket = loop {
         let mut last = String::from("no address");
         let mut connected = None;
+        attempt += 1;
         for a in &addrs {
             match TcpStream::connect_timeout(a, remaining(deadline).min(Duration::from_secs(2))) {
                 Ok(s) => {
                     connected = Some(s);
                     break;
                 }
-                Err(e) => last = e.to_string(),
+                Err(e) => {
+                    tracing::debug!(party = me, peer = peer.id, addr = %a, attempt, error = %e, "dial failed, retrying");
+                    last = e.to_string();
+                }
             }
         }
         if let Some(s) = connected {
+            tracing::info!(party = me, peer = peer.id, host = %peer.host, port = peer.port, attempt, "connected");
             break s;
         }
         if Instant::now() >= deadline {
@@ -277,6 +285,7 @@ fn dial(
             let mut s = socket;
             let theirs = client_hello(&mut s, ours).map_err(fail)?;
             check_hello(&theirs, peer.id, ours).map_err(fail)?;
+            tracing::info!(party = me, peer = peer.id, "hello agreed (plain TCP)");
             stream_parts(
                 peer.id,
                 ours.parties as usize,
@@ -292,6 +301,7 @@ fn dial(
             let theirs = client_hello(&mut tls, ours)
                 .map_err(|e| fail(format!("TLS handshake or hello failed: {e}")))?;
             check_hello(&theirs, peer.id, ours).map_err(fail)?;
+            tracing::info!(party = me, peer = peer.id, "TLS handshake and hello agreed");
             let StreamOwned { conn, sock } = tls;
             tls_parts(
                 peer.id,
@@ -367,7 +377,10 @@ fn listen(
                     Ok((peer, _)) => refused.push(format!(
                         "{addr}: claims to be party {peer}, which is already connected"
                     )),
-                    Err(Refusal::Stranger(why)) => refused.push(format!("{addr}: {why}")),
+                    Err(Refusal::Stranger(why)) => {
+                        tracing::warn!(party = me, %addr, "refused a connection: {why}");
+                        refused.push(format!("{addr}: {why}"))
+                    }
                     Err(Refusal::Mismatch(why)) => break 'accepting Err(NetError::Setup(why)),
                 }
             }
@@ -456,6 +469,7 @@ fn handshake_incoming(
             let peer = expected(&theirs)?;
             send_hello(&mut s, ours).map_err(Refusal::Stranger)?;
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
+            tracing::info!(party = me, peer, "accepted; hello agreed (plain TCP)");
             Ok((peer, Handshaken::Tcp(s)))
         }
         Transport::Tls(identity) => {
@@ -468,6 +482,7 @@ fn handshake_incoming(
                 .map_err(Refusal::Stranger)?;
             send_hello(&mut tls, ours).map_err(Refusal::Stranger)?;
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
+            tracing::info!(party = me, peer, "accepted; TLS handshake and hello agreed");
             let StreamOwned { conn, sock } = tls;
             Ok((peer, Handshaken::Tls(Box::new(conn), sock)))
         }
