@@ -443,6 +443,67 @@ fn expected_outputs(path: &Path, circuit: &Circuit) -> Result<Vec<String>, Strin
         .collect()
 }
 
+/// A progress bar on stderr while a run lasts longer than a second: steps
+/// evaluated of all, instances per second, time left. Only on a terminal
+/// and without --json; dropped (and cleared) when the run ends.
+pub struct ProgressDisplay {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    drawer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ProgressDisplay {
+    pub fn start(json: bool) -> ProgressDisplay {
+        use std::io::IsTerminal;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        huddle_engine::progress::progress().reset();
+        if json || !std::io::stderr().is_terminal() {
+            return ProgressDisplay { stop, drawer: None };
+        }
+        let flag = stop.clone();
+        let drawer = std::thread::spawn(move || {
+            let begun = Instant::now();
+            let mut bar: Option<indicatif::ProgressBar> = None;
+            while !flag.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                let s = huddle_engine::progress::progress().snapshot();
+                if begun.elapsed() < Duration::from_secs(1) || s.steps_total == 0 {
+                    continue;
+                }
+                let bar = bar.get_or_insert_with(|| {
+                    let b = indicatif::ProgressBar::new(s.steps_total);
+                    if let Ok(style) = indicatif::ProgressStyle::with_template(
+                        "{spinner} evaluating [{bar:30}] {percent}% of {len} steps, {msg}, ETA {eta}",
+                    ) {
+                        b.set_style(style.progress_chars("=> "));
+                    }
+                    b
+                });
+                let share = s.steps_done as f64 / s.steps_total as f64;
+                let rate = s.instances as f64 * share / begun.elapsed().as_secs_f64();
+                bar.set_message(format!("{rate:.3e} instances/s"));
+                bar.set_position(s.steps_done);
+            }
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+        });
+        ProgressDisplay {
+            stop,
+            drawer: Some(drawer),
+        }
+    }
+}
+
+impl Drop for ProgressDisplay {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(d) = self.drawer.take() {
+            let _ = d.join();
+        }
+    }
+}
+
 /// Online rounds: the longest chain of dependent messages (see `huddle_net::Accounting::rounds`).
 pub fn online_rounds(acc: &Accounting) -> u32 {
     acc.rounds(Phase::Online)
@@ -526,6 +587,7 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
         })
         .collect::<Result<_, _>>()?;
     let n = parties;
+    let display = ProgressDisplay::start(run.json);
     let (outputs, accounting, seconds) = run_all(
         &request,
         &circuit,
@@ -534,6 +596,7 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
         profile,
         args.timeout(),
     )?;
+    drop(display);
     if args.check {
         let want = PlainEvaluator::new(&circuit)
             .evaluate(&all)
@@ -692,7 +755,9 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
     let mut net = connect(&config, args.id, &options)?;
     let start = Instant::now();
     let supply = dealt.map(huddle_engine::garble::LinearSupply::Dealt);
+    let display = ProgressDisplay::start(run.json);
     let out = huddle_engine::run_party(&request, &mut net, &circuit, batch, &own, supply)?;
+    drop(display);
     let seconds = start.elapsed().as_secs_f64();
     let hex_out: Vec<String> = out
         .iter()

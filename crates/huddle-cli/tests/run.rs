@@ -853,3 +853,58 @@ fn verbose_parties_log_every_link_and_quiet_ones_nothing() {
         assert!(!String::from_utf8_lossy(&o.stderr).contains("hello agreed"));
     }
 }
+
+#[test]
+fn a_long_run_on_a_terminal_shows_progress_and_json_runs_do_not() {
+    // `script` gives the run a terminal; the emulated WAN makes it last
+    // several seconds however fast the machine (49 rounds of 50 ms).
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to give the run a terminal");
+        return;
+    }
+    let dir = temp_dir("progress");
+    let c = dir.join("ed8.txt");
+    let o = run(&[
+        "circuit",
+        "gen",
+        "edit-distance",
+        "--bits",
+        "16",
+        "--size",
+        "8",
+        "-o",
+        c.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success());
+    let on_terminal = |extra: &str| {
+        let cmd = format!(
+            "{} local --protocol ca2pc --circuit {} --net wan {extra}",
+            bin(),
+            c.display()
+        );
+        let o = Command::new("script")
+            .args(["-qfc", &cmd, "/dev/null"])
+            .output()
+            .expect("script");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let shown = on_terminal("");
+    assert!(
+        shown.contains("evaluating [") && shown.contains("steps"),
+        "{shown}"
+    );
+    assert!(!on_terminal("--json").contains("evaluating ["));
+    // Not a terminal: nothing either.
+    let o = run(&[
+        "local",
+        "--protocol",
+        "ca2pc",
+        "--circuit",
+        c.to_str().expect("utf8"),
+        "--net",
+        "wan",
+    ]);
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("evaluating ["));
+}

@@ -7,6 +7,7 @@
 
 pub mod fault;
 pub mod garble;
+pub mod progress;
 pub mod protocol;
 pub mod sharing;
 pub mod ttp;

@@ -102,6 +102,9 @@ pub struct Channel<'a> {
     spare_words: Vec<Vec<u64>>,
     /// At a party corrupted on purpose: what it does to its messages.
     fault: Option<crate::fault::ActiveFault>,
+    /// Whether `evaluate` counts its steps for the progress display (the
+    /// main program's, not a conversion's recombining program).
+    counts_progress: bool,
 }
 
 /// Word buffers kept.
@@ -123,6 +126,7 @@ impl<'a> Channel<'a> {
             next_draw: first_draw,
             spare_words: Vec::new(),
             fault: None,
+            counts_progress: false,
         }
     }
 
@@ -790,8 +794,13 @@ pub fn evaluate<P: Sharing>(
                 }
             }
             Step::Convert(i) => {
-                convert::run(protocol, ch, program, &program.conversions[*i], arenas)?
+                let counts = std::mem::replace(&mut ch.counts_progress, false);
+                convert::run(protocol, ch, program, &program.conversions[*i], arenas)?;
+                ch.counts_progress = counts;
             }
+        }
+        if ch.counts_progress {
+            crate::progress::progress().step(ch.party());
         }
     }
     Ok(())
@@ -924,6 +933,11 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     let malicious = !probe.messages().is_empty();
     let dealer = probe.dealer();
     drop(probe);
+    crate::progress::progress().start(
+        net.party(),
+        instances as u64,
+        (slices.len() * lanes * program.steps.len()) as u64,
+    );
     let parts = match run_lanes(&job, &make, net, lanes, &lane_ranges) {
         Ok(parts) => parts,
         Err(e) => {
@@ -1144,7 +1158,9 @@ fn slice<P: Sharing>(
         }
     }
     if protocol.evaluates_online() {
+        ch.counts_progress = true;
         evaluate(protocol, ch, program, arenas, verify_every)?;
+        ch.counts_progress = false;
     }
     ch.set_word_bytes(program.word_bytes(main));
     protocol.verify(ch)?;
