@@ -18,6 +18,19 @@ fn adder(dir: &std::path::Path) -> PathBuf {
     p
 }
 
+/// `huddle certs` for `n` parties into `out`: its parties file.
+fn certs(out: &std::path::Path, n: usize) -> PathBuf {
+    let o = run(&[
+        "certs",
+        "--parties",
+        &n.to_string(),
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out.join("parties.toml")
+}
+
 fn run(args: &[&str]) -> Output {
     Command::new(bin()).args(args).output().expect("run huddle")
 }
@@ -535,16 +548,7 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
             ][..],
         ),
     ] {
-        let out = dir.join(format!("n{n}"));
-        let o = run(&[
-            "certs",
-            "--parties",
-            &n.to_string(),
-            "--out",
-            out.to_str().expect("utf8"),
-        ]);
-        assert!(o.status.success());
-        cfg = out.join("parties.toml");
+        cfg = certs(&dir.join(format!("n{n}")), n);
         for protocol in protocols {
             adder_parties_agree(&cfg, n, protocol, &c, |_| Vec::new());
         }
@@ -649,16 +653,7 @@ fn client_aided_parties_compute_across_processes_and_the_dealer_learns_nothing()
     // the dealer takes no input and prints no output.
     let dir = temp_dir("ca2pc");
     let c = adder(&dir);
-    let out = dir.join("n3");
-    let o = run(&[
-        "certs",
-        "--parties",
-        "3",
-        "--out",
-        out.to_str().expect("utf8"),
-    ]);
-    assert!(o.status.success());
-    let cfg = out.join("parties.toml");
+    let cfg = certs(&dir.join("n3"), 3);
     for extra in [&[][..], &["--preprocess", "separate", "--threads", "2"][..]] {
         let inputs: [&[&str]; 2] = [&["1", "3"], &["2"]];
         let outputs = parties_run(&cfg, 3, "ca2pc", &c, &inputs, |_| {
@@ -685,16 +680,7 @@ fn client_aided_parties_compute_across_processes_and_the_dealer_learns_nothing()
 fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
     let dir = temp_dir("party-batch");
     let c = adder(&dir);
-    let out = dir.join("n3");
-    let o = run(&[
-        "certs",
-        "--parties",
-        "3",
-        "--out",
-        out.to_str().expect("utf8"),
-    ]);
-    assert!(o.status.success());
-    let cfg = out.join("parties.toml");
+    let cfg = certs(&dir.join("n3"), 3);
     let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
     // What `huddle local` computes for instance 0.
     let local = run(&[
@@ -814,16 +800,7 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
 fn verbose_parties_log_every_link_and_quiet_ones_nothing() {
     let dir = temp_dir("party-log");
     let c = adder(&dir);
-    let out = dir.join("n3");
-    let o = run(&[
-        "certs",
-        "--parties",
-        "3",
-        "--out",
-        out.to_str().expect("utf8"),
-    ]);
-    assert!(o.status.success());
-    let cfg = out.join("parties.toml");
+    let cfg = certs(&dir.join("n3"), 3);
     let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
     let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_| vec!["-v".into()]);
     for (i, o) in outputs.iter().enumerate() {
