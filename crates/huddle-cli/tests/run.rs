@@ -554,19 +554,11 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
         }
     }
     // bgw2-mal across hosts beyond PRSS's reach is refused before connecting.
-    let out = dir.join("n16");
-    let o = run(&[
-        "certs",
-        "--parties",
-        "16",
-        "--out",
-        out.to_str().expect("utf8"),
-    ]);
-    assert!(o.status.success());
+    let cfg16 = certs(&dir.join("n16"), 16);
     let o = run(&[
         "party",
         "--config",
-        out.join("parties.toml").to_str().expect("utf8"),
+        cfg16.to_str().expect("utf8"),
         "--id",
         "5",
         "--protocol",
@@ -592,7 +584,7 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("trusted dealer"));
-    adder_parties_agree(&out.join("parties.toml"), 16, "bgw2-mal", &c, |i| {
+    adder_parties_agree(&cfg16, 16, "bgw2-mal", &c, |i| {
         let file = dealt.join(format!("party-{i}.dealt"));
         vec!["--dealt".into(), file.to_str().expect("utf8").into()]
     });
@@ -610,7 +602,7 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
     let o = run(&[
         "party",
         "--config",
-        out.join("parties.toml").to_str().expect("utf8"),
+        cfg16.to_str().expect("utf8"),
         "--id",
         "3",
         "--protocol",
