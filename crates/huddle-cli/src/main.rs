@@ -11,6 +11,7 @@ mod bench_garble;
 mod bench_net;
 mod bench_protocols;
 mod circuit_cmd;
+mod data;
 mod demo;
 mod failure;
 mod net_cmd;

@@ -53,6 +53,20 @@ pub struct RunArgs {
     /// in order; `party`: the values this party owns).
     #[arg(long = "input", value_name = "HEX")]
     inputs: Vec<String>,
+    /// Input values from a file, one instance per line (`-`: stdin):
+    /// `local` every input value, `party` the values it owns; a Boolean
+    /// value is one field, a ring value one field per element, separated
+    /// by commas or spaces. The batch is the number of lines.
+    #[arg(long = "inputs", value_name = "FILE", conflicts_with = "inputs")]
+    inputs_file: Option<PathBuf>,
+    /// Every instance's outputs to a file (`-`: stdout), one line each, in
+    /// the fields and --format of --inputs.
+    #[arg(long = "outputs", value_name = "FILE")]
+    outputs_file: Option<PathBuf>,
+    /// The fields of --inputs and --outputs: hex (as --input) or dec
+    /// (decimal; negative numbers as two's complement).
+    #[arg(long, value_enum, default_value_t = crate::data::DataFormat::Hex)]
+    format: crate::data::DataFormat,
     /// ASTRA and Trio: run all preprocessing before the inputs (separate) or with each layer (interleaved).
     #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
     preprocess: PreprocessArg,
@@ -542,6 +556,20 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
     }
     let (request, circuit) = args.run.request(parties, None)?;
     let run = &args.run;
+    // Read (and refused, line and column named) before anything else.
+    let from_file = match &run.inputs_file {
+        Some(path) => {
+            let values: Vec<usize> = (0..circuit.inputs().len()).collect();
+            Some(crate::data::read_inputs(
+                path, &circuit, &values, run.format,
+            )?)
+        }
+        None => None,
+    };
+    let batch = match &from_file {
+        Some(m) => m.first().map_or(1, |m| m.rows()),
+        None => args.batch,
+    };
     if !run.inputs.is_empty() && run.inputs.len() != circuit.inputs().len() {
         return Err(format!(
             "{} takes {} input values, but {} --input given (give every one, or none for random inputs)",
@@ -551,8 +579,8 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
         )
         .into());
     }
-    if args.batch == 0 || args.batch > 1 << 26 {
-        return Err(format!("--batch must be 1 to {}, not {}", 1 << 26, args.batch).into());
+    if batch == 0 || batch > 1 << 26 {
+        return Err(format!("--batch must be 1 to {}, not {batch}", 1 << 26).into());
     }
     if args.check
         && run.truncation == TruncationArg::Probabilistic
@@ -574,18 +602,18 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
     let input_bytes: u128 = (0..circuit.inputs().len())
         .map(|i| circuit.input_bits(i).div_ceil(64) as u128 * 8)
         .sum::<u128>()
-        * args.batch as u128;
-    huddle_engine::check_memory(
-        &format!("{} instances of the inputs", args.batch),
-        2 * input_bytes,
-    )?;
+        * batch as u128;
+    huddle_engine::check_memory(&format!("{batch} instances of the inputs"), 2 * input_bytes)?;
     let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
-    let all: Vec<BitMatrix> = (0..circuit.inputs().len())
-        .map(|i| {
-            let given = run.inputs.get(i).map(String::as_str);
-            input_matrix(&circuit, i, given, args.batch, &mut prg)
-        })
-        .collect::<Result<_, _>>()?;
+    let all: Vec<BitMatrix> = match from_file {
+        Some(all) => all,
+        None => (0..circuit.inputs().len())
+            .map(|i| {
+                let given = run.inputs.get(i).map(String::as_str);
+                input_matrix(&circuit, i, given, batch, &mut prg)
+            })
+            .collect::<Result<_, _>>()?,
+    };
     let n = parties;
     let display = ProgressDisplay::start(run.json);
     let (outputs, accounting, seconds) = run_all(
@@ -612,7 +640,11 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
             }
         }
     }
-    let hex_out: Vec<String> = outputs[run.reveal_to.unwrap_or(0).min(n - 1)]
+    let shown = &outputs[run.reveal_to.unwrap_or(0).min(n - 1)];
+    if let Some(path) = &run.outputs_file {
+        crate::data::write_outputs(path, &circuit, shown, run.format)?;
+    }
+    let hex_out: Vec<String> = shown
         .iter()
         .enumerate()
         .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
@@ -626,12 +658,12 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
     });
     if run.json {
         let report = json!({
-            "outputs": hex_out, "protocol": run.protocol.name(), "parties": n, "batch": args.batch,
+            "outputs": hex_out, "protocol": run.protocol.name(), "parties": n, "batch": batch,
             "linear_preprocessing": linear,
             "online_rounds": online_rounds(&accounting),
             "bytes": links_json(&accounting), "seconds": seconds_json(&accounting),
             "wall_seconds": seconds,
-            "gates_per_second": (circuit.gates().len() * args.batch) as f64 / seconds,
+            "gates_per_second": (circuit.gates().len() * batch) as f64 / seconds,
             "checked": args.check,
         });
         println!(
@@ -639,14 +671,17 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
         );
     } else {
-        for h in &hex_out {
-            println!("{h}");
+        // `--outputs -` already wrote every instance to stdout.
+        if run.outputs_file.as_deref() != Some(Path::new("-")) {
+            for h in &hex_out {
+                println!("{h}");
+            }
         }
         eprintln!(
             "{} parties, protocol {}, {} instance(s), {:.3} ms, {} online rounds{}",
             n,
             run.protocol,
-            args.batch,
+            batch,
             seconds * 1e3,
             online_rounds(&accounting),
             if args.check {
@@ -696,7 +731,7 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
     let owned: Vec<usize> = (0..circuit.inputs().len())
         .filter(|&i| request.owner(&circuit, i) == args.id)
         .collect();
-    if run.inputs.len() != owned.len() {
+    if run.inputs_file.is_none() && run.inputs.len() != owned.len() {
         return Err(format!(
             "party {} owns input values {:?} of {}, so it takes {} --input, not {}",
             args.id,
@@ -707,7 +742,16 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
         )
         .into());
     }
-    let batch = args.batch;
+    let from_file = match &run.inputs_file {
+        Some(path) => Some(crate::data::read_inputs(
+            path, &circuit, &owned, run.format,
+        )?),
+        None => None,
+    };
+    let batch = match &from_file {
+        Some(m) => m.first().map_or(args.batch, |m| m.rows()),
+        None => args.batch,
+    };
     if batch == 0 || batch > 1 << 26 {
         return Err(format!("--batch must be 1 to {}, not {batch}", 1 << 26).into());
     }
@@ -717,11 +761,14 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
         None => None,
     };
     let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
-    let own: Vec<(usize, BitMatrix)> = owned
-        .iter()
-        .zip(&run.inputs)
-        .map(|(&i, h)| input_matrix(&circuit, i, Some(h), batch, &mut prg).map(|m| (i, m)))
-        .collect::<Result<_, _>>()?;
+    let own: Vec<(usize, BitMatrix)> = match from_file {
+        Some(matrices) => owned.iter().copied().zip(matrices).collect(),
+        None => owned
+            .iter()
+            .zip(&run.inputs)
+            .map(|(&i, h)| input_matrix(&circuit, i, Some(h), batch, &mut prg).map(|m| (i, m)))
+            .collect::<Result<_, _>>()?,
+    };
     let transport = crate::net_cmd::transport_for(&config, &args.config, args.id, args.insecure)?;
     let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
     let dealt = match &args.dealt {
@@ -764,6 +811,9 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
         .enumerate()
         .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
         .collect();
+    if let (Some(path), false) = (&run.outputs_file, out.is_empty()) {
+        crate::data::write_outputs(path, &circuit, &out, run.format)?;
+    }
     if let (true, Some(want)) = (args.check, &expected) {
         if out.is_empty() {
             return Err(format!(
@@ -793,7 +843,7 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
         );
-    } else {
+    } else if run.outputs_file.as_deref() != Some(Path::new("-")) {
         for h in &hex_out {
             println!("{h}");
         }

@@ -877,3 +877,124 @@ fn a_long_run_on_a_terminal_shows_progress_and_json_runs_do_not() {
     assert!(o.status.success());
     assert!(!String::from_utf8_lossy(&o.stderr).contains("evaluating ["));
 }
+
+#[test]
+fn input_and_output_files_work_locally_and_across_processes() {
+    let dir = temp_dir("files");
+    let c = adder(&dir);
+    // 50 instances of a + b + c mod 4; party i's file holds value i only.
+    let rows: Vec<[u32; 3]> = (0..50u32)
+        .map(|i| [i % 4, (i / 4) % 4, (i * 7) % 4])
+        .collect();
+    let path = |name: &str| dir.join(name).to_str().expect("utf8").to_string();
+    let all: String = rows
+        .iter()
+        .map(|r| format!("{},{},{}\n", r[0], r[1], r[2]))
+        .collect();
+    std::fs::write(path("all.csv"), all).expect("write");
+    for p in 0..3 {
+        let mine: String = rows.iter().map(|r| format!("{}\n", r[p])).collect();
+        std::fs::write(path(&format!("p{p}.txt")), mine).expect("write");
+    }
+    let want: String = rows
+        .iter()
+        .map(|r| format!("{}\n", (r[0] + r[1] + r[2]) % 4))
+        .collect();
+    let local = run(&[
+        "local",
+        "--protocol",
+        "trio",
+        "--circuit",
+        c.to_str().expect("utf8"),
+        "--inputs",
+        &path("all.csv"),
+        "--outputs",
+        &path("local.out"),
+        "--check",
+        "--json",
+    ]);
+    assert!(
+        local.status.success(),
+        "{}",
+        String::from_utf8_lossy(&local.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&local.stdout).expect("json");
+    assert_eq!(v["batch"], 50);
+    assert_eq!(
+        std::fs::read_to_string(path("local.out")).expect("read"),
+        want
+    );
+    let cfg = certs(&dir.join("n3"), 3);
+    for protocol in ["trio", "bgw3"] {
+        let outputs = parties_run(&cfg, 3, protocol, &c, &[], |i| {
+            vec![
+                "--inputs".into(),
+                path(&format!("p{i}.txt")),
+                "--outputs".into(),
+                path(&format!("{protocol}{i}.out")),
+            ]
+        });
+        for (i, o) in outputs.iter().enumerate() {
+            assert!(
+                o.status.success(),
+                "{protocol} {i}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let got = std::fs::read_to_string(path(&format!("{protocol}{i}.out"))).expect("read");
+            assert_eq!(got, want, "{protocol} party {i}");
+        }
+    }
+    // Malformed files are refused before any communication, naming the
+    // line and the column.
+    for (text, error) in [
+        ("1,2,3\n1,2\n", "line 2: 2 fields, but 3 are expected"),
+        ("1,2,3\n1,2,x\n", "line 2 column 3"),
+        ("1,2,3\n1,9,3\n", "line 2 column 2"),
+        ("# only a comment\n", "no instances"),
+    ] {
+        std::fs::write(path("bad.csv"), text).expect("write");
+        let o = run(&[
+            "local",
+            "--protocol",
+            "trio",
+            "--circuit",
+            c.to_str().expect("utf8"),
+            "--inputs",
+            &path("bad.csv"),
+        ]);
+        assert!(!o.status.success());
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(error) && e.contains("bad.csv"), "{text:?}: {e}");
+    }
+    // Decimal fields over a ring, negative numbers as two's complement.
+    let vm = dir.join("vm.txt");
+    let o = run(&[
+        "circuit",
+        "gen",
+        "vecmat",
+        "--size",
+        "2",
+        "--bits",
+        "16",
+        "-o",
+        vm.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success());
+    std::fs::write(path("vm.csv"), "1 2 3 4 5 6\n-1 0 1 1 1 1\n").expect("write");
+    let o = run(&[
+        "local",
+        "--protocol",
+        "mfi3",
+        "--circuit",
+        vm.to_str().expect("utf8"),
+        "--inputs",
+        &path("vm.csv"),
+        "--format",
+        "dec",
+        "--outputs",
+        "-",
+        "--check",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "13,16\n65535,65535\n");
+}
