@@ -19,12 +19,24 @@ pub enum DataFormat {
     Dec,
 }
 
+/// How fields are written and read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Style {
+    pub format: DataFormat,
+    /// Ring elements as fixed-point decimals with this many fractional
+    /// bits (x·2^f rounded; `--frac`), signed.
+    pub frac: Option<u8>,
+    /// Decimal output of values with the top bit set as negative numbers.
+    pub signed: bool,
+}
+
 /// One field of a line: `bits` wide, at bit `at` of input value `value`.
 #[derive(Clone, Copy, Debug)]
 struct Field {
     value: usize,
     at: usize,
     bits: usize,
+    ring: bool,
 }
 
 /// The fields of `values` (input or output values of `circuit`), in order.
@@ -37,15 +49,52 @@ fn fields(circuit: &Circuit, values: &[(usize, Domain, usize)]) -> Vec<Field> {
                 value: slot,
                 at: 0,
                 bits,
+                ring: false,
             }),
             Domain::Ring => out.extend((0..bits / k.max(1)).map(|j| Field {
                 value: slot,
                 at: j * k,
                 bits: k,
+                ring: true,
             })),
         }
     }
     out
+}
+
+/// Refuses `--frac` as wide as the ring (or wider).
+fn check_frac(style: Style, circuit: &Circuit) -> Result<(), String> {
+    match (style.frac, circuit.ring()) {
+        (Some(f), Some(r)) if f == 0 || u32::from(f) >= r.bits() => Err(format!(
+            "--frac must be 1 to {} for {r}, not {f}",
+            r.bits() - 1
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Parses one field (fixed point for ring elements where `style` says).
+fn parse_field(
+    text: &str,
+    field: &Field,
+    style: Style,
+    ring: Option<huddle_core::RingWidth>,
+) -> Result<Vec<u64>, String> {
+    match (style.frac, ring) {
+        (Some(f), Some(r)) if field.ring => {
+            let x: f64 = text
+                .parse()
+                .map_err(|_| format!("`{text}` is not a decimal number"))?;
+            let limit = 2f64.powi(r.bits() as i32 - 1 - i32::from(f));
+            if !x.is_finite() || x.abs() >= limit {
+                return Err(format!(
+                    "{text} is outside the fixed-point range of {r} with {f} fractional bits (±{limit})"
+                ));
+            }
+            Ok(vec![huddle_circuit::builder::to_fixed(x, f, r), 0])
+        }
+        _ => parse(text, field.bits, style.format),
+    }
 }
 
 /// Parses one field of `bits` bits into words.
@@ -87,6 +136,30 @@ fn parse(text: &str, bits: usize, format: DataFormat) -> Result<Vec<u64>, String
     }
 }
 
+/// Formats one field as `style` says.
+fn style_field(
+    words: &[u64],
+    field: &Field,
+    style: Style,
+    ring: Option<huddle_core::RingWidth>,
+) -> String {
+    let low = words.first().copied().unwrap_or(0);
+    if let (Some(f), Some(r), true) = (style.frac, ring, field.ring) {
+        return huddle_circuit::builder::from_fixed(low, f, r).to_string();
+    }
+    let bits = field.bits;
+    let negative = (1..=64).contains(&bits) && (low >> (bits - 1)) & 1 == 1;
+    if style.format == DataFormat::Dec && style.signed && negative {
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        return format!("-{}", low.wrapping_neg() & mask);
+    }
+    format_field(words, bits, style.format)
+}
+
 /// Formats one field.
 fn format_field(words: &[u64], bits: usize, format: DataFormat) -> String {
     match format {
@@ -112,8 +185,9 @@ pub fn read_inputs(
     path: &Path,
     circuit: &Circuit,
     values: &[usize],
-    format: DataFormat,
+    style: Style,
 ) -> Result<Vec<BitMatrix>, String> {
+    check_frac(style, circuit)?;
     let reader: Box<dyn Read> = if path == Path::new("-") {
         Box::new(std::io::stdin())
     } else {
@@ -154,7 +228,7 @@ pub fn read_inputs(
             row.resize(row.len() + row_words[v], 0);
         }
         for (c, (field, text)) in fields.iter().zip(&got).enumerate() {
-            let words = parse(text, field.bits, format)
+            let words = parse_field(text, field, style, circuit.ring())
                 .map_err(|e| format!("--inputs {name} line {} column {}: {e}", n + 1, c + 1))?;
             let w = row_words[field.value];
             let row = &mut rows[field.value][lines * w..][..w];
@@ -188,8 +262,9 @@ pub fn write_outputs(
     path: &Path,
     circuit: &Circuit,
     outputs: &[BitMatrix],
-    format: DataFormat,
+    style: Style,
 ) -> Result<(), String> {
+    check_frac(style, circuit)?;
     let specs: Vec<(usize, Domain, usize)> = (0..circuit.outputs().len())
         .map(|o| (o, circuit.outputs()[o].domain, circuit.output_bits(o)))
         .collect();
@@ -226,7 +301,7 @@ pub fn write_outputs(
                         .collect();
                     hex::encode(&wide, f.bits)
                 } else {
-                    format_field(&words, f.bits, format)
+                    style_field(&words, f, style, circuit.ring())
                 }
             })
             .collect();

@@ -67,6 +67,13 @@ pub struct RunArgs {
     /// (decimal; negative numbers as two's complement).
     #[arg(long, value_enum, default_value_t = crate::data::DataFormat::Hex)]
     format: crate::data::DataFormat,
+    /// Fixed point in --inputs/--outputs: ring elements as decimals with
+    /// this many fractional bits (x·2^F rounded), e.g. 1.5 or -0.25.
+    #[arg(long, value_name = "F")]
+    frac: Option<u8>,
+    /// --format dec output: values with the top bit set as negative numbers.
+    #[arg(long)]
+    signed: bool,
     /// ASTRA and Trio: run all preprocessing before the inputs (separate) or with each layer (interleaved).
     #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
     preprocess: PreprocessArg,
@@ -140,6 +147,15 @@ fn parse_protocol(name: &str) -> Result<Protocol, String> {
 }
 
 impl RunArgs {
+    /// How --inputs and --outputs fields read and write.
+    fn style(&self) -> crate::data::Style {
+        crate::data::Style {
+            format: self.format,
+            frac: self.frac,
+            signed: self.signed,
+        }
+    }
+
     /// The options as the engine takes them; `linear` overrides `--linear`.
     fn options(&self, linear: Option<&str>) -> Result<RunOptions, String> {
         Ok(RunOptions {
@@ -561,7 +577,10 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
         Some(path) => {
             let values: Vec<usize> = (0..circuit.inputs().len()).collect();
             Some(crate::data::read_inputs(
-                path, &circuit, &values, run.format,
+                path,
+                &circuit,
+                &values,
+                run.style(),
             )?)
         }
         None => None,
@@ -642,7 +661,7 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
     }
     let shown = &outputs[run.reveal_to.unwrap_or(0).min(n - 1)];
     if let Some(path) = &run.outputs_file {
-        crate::data::write_outputs(path, &circuit, shown, run.format)?;
+        crate::data::write_outputs(path, &circuit, shown, run.style())?;
     }
     let hex_out: Vec<String> = shown
         .iter()
@@ -744,7 +763,10 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
     }
     let from_file = match &run.inputs_file {
         Some(path) => Some(crate::data::read_inputs(
-            path, &circuit, &owned, run.format,
+            path,
+            &circuit,
+            &owned,
+            run.style(),
         )?),
         None => None,
     };
@@ -812,7 +834,7 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
         .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
         .collect();
     if let (Some(path), false) = (&run.outputs_file, out.is_empty()) {
-        crate::data::write_outputs(path, &circuit, &out, run.format)?;
+        crate::data::write_outputs(path, &circuit, &out, run.style())?;
     }
     if let (true, Some(want)) = (args.check, &expected) {
         if out.is_empty() {

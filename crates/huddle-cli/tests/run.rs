@@ -997,4 +997,60 @@ fn input_and_output_files_work_locally_and_across_processes() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "13,16\n65535,65535\n");
+    // Signed output, and fixed-point fields (4 fractional bits): x·I with
+    // x = (−0.5, 0.25) is (−8, 4) in units of 2^−8, read back as 2^−4.
+    let vm = vm.to_str().expect("utf8");
+    let signed = run(&[
+        "local",
+        "--protocol",
+        "trio",
+        "--circuit",
+        vm,
+        "--inputs",
+        &path("vm.csv"),
+        "--format",
+        "dec",
+        "--signed",
+        "--outputs",
+        "-",
+    ]);
+    assert_eq!(String::from_utf8_lossy(&signed.stdout), "13,16\n-1,-1\n");
+    std::fs::write(path("fx.csv"), "-0.5,0.25,1,0,0,1\n").expect("write");
+    let fixed = run(&[
+        "local",
+        "--protocol",
+        "trio",
+        "--circuit",
+        vm,
+        "--inputs",
+        &path("fx.csv"),
+        "--frac",
+        "4",
+        "--outputs",
+        "-",
+        "--check",
+    ]);
+    assert!(
+        fixed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fixed.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&fixed.stdout), "-8,4\n");
+    std::fs::write(path("fx.csv"), "-0.5,0.25,1,0,0,5000\n").expect("write");
+    let out_of_range = run(&[
+        "local",
+        "--protocol",
+        "trio",
+        "--circuit",
+        vm,
+        "--inputs",
+        &path("fx.csv"),
+        "--frac",
+        "4",
+    ]);
+    let e = String::from_utf8_lossy(&out_of_range.stderr);
+    assert!(
+        e.contains("line 1 column 6") && e.contains("fixed-point range"),
+        "{e}"
+    );
 }
