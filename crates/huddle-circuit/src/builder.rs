@@ -87,35 +87,27 @@ impl Builder {
     }
 
     fn gate(&mut self, op: Op, ins: &[WireId]) -> WireId {
-        let values: Option<Vec<u64>> = ins.iter().map(|w| self.known.get(w).copied()).collect();
-        let folded = match (op, values) {
-            (Op::ConstBit(b), _) => Some(u64::from(b)),
-            (Op::ConstRing(c), _) => Some(c),
-            (Op::Copy, _) => None,
-            (_, Some(v)) if !v.is_empty() => Some(apply(op, &v, 1, self.ring)[0]),
-            _ => None,
-        };
-        let bit_out = matches!(
-            op,
-            Op::Xor | Op::Inv | Op::And | Op::ConstBit(_) | Op::Ltz | Op::Eqz
-        );
-        let op = match folded {
-            Some(v) if bit_out && !matches!(op, Op::ConstBit(_)) => return self.constant(v == 1),
-            Some(v) => {
-                if bit_out {
-                    Op::ConstBit(v == 1)
-                } else {
-                    Op::ConstRing(v)
-                }
-            }
-            None => op,
-        };
-        let ins = if folded.is_some() { &[][..] } else { ins };
+        // A gate of constants only is a constant (COPY keeps its wire).
+        let all_known = !ins.is_empty() && ins.iter().all(|w| self.known.contains_key(w));
+        if all_known && op != Op::Copy {
+            let values: Vec<u64> = ins.iter().map(|w| self.known[w]).collect();
+            let v = apply(op, &values, 1, self.ring)[0];
+            return match op {
+                Op::Xor | Op::Inv | Op::And | Op::Ltz | Op::Eqz => self.constant(v == 1),
+                _ => self.gate(Op::ConstRing(v), &[]),
+            };
+        }
         let out = self.next;
         self.next += 1;
         self.gates.push((op, ins.to_vec(), vec![out]));
-        if let Some(v) = folded {
-            self.known.insert(out, v);
+        match op {
+            Op::ConstBit(b) => {
+                self.known.insert(out, u64::from(b));
+            }
+            Op::ConstRing(c) => {
+                self.known.insert(out, c);
+            }
+            _ => {}
         }
         out
     }

@@ -278,34 +278,27 @@ pub fn write_outputs(
     };
     let mut out = std::io::BufWriter::new(&mut out);
     let instances = outputs.first().map_or(0, |m| m.rows());
-    let mut words = [0u64; 2];
+    let mut words = Vec::new();
     for r in 0..instances {
-        let line: Vec<String> = fields
-            .iter()
-            .map(|f| {
-                let row = outputs[f.value].row(r);
-                words = [0, 0];
-                for b in 0..f.bits {
-                    let at = f.at + b;
-                    words[b / 64] |= ((row[at / 64] >> (at % 64)) & 1) << (b % 64);
-                }
-                if f.bits > 128 {
-                    // Wide Boolean values: hex of the whole row span.
-                    let wide: Vec<u64> = (0..f.bits.div_ceil(64))
-                        .map(|q| {
-                            (0..64.min(f.bits - 64 * q)).fold(0u64, |acc, i| {
-                                let at = f.at + 64 * q + i;
-                                acc | ((row[at / 64] >> (at % 64)) & 1) << i
-                            })
-                        })
-                        .collect();
-                    hex::encode(&wide, f.bits)
-                } else {
-                    style_field(&words, f, style, circuit.ring())
-                }
-            })
-            .collect();
-        writeln!(out, "{}", line.join(",")).map_err(fail)?;
+        for (i, f) in fields.iter().enumerate() {
+            // The field's bits from the row, from bit 0 (at least two words).
+            let row = outputs[f.value].row(r);
+            words.clear();
+            words.resize(f.bits.div_ceil(64).max(2), 0);
+            for b in 0..f.bits {
+                let at = f.at + b;
+                words[b / 64] |= ((row[at / 64] >> (at % 64)) & 1) << (b % 64);
+            }
+            // Decimal stops at 128 bits; wider Boolean values stay hex.
+            let text = if f.bits > 128 {
+                hex::encode(&words, f.bits)
+            } else {
+                style_field(&words, f, style, circuit.ring())
+            };
+            let sep = if i == 0 { "" } else { "," };
+            write!(out, "{sep}{text}").map_err(fail)?;
+        }
+        writeln!(out).map_err(fail)?;
     }
     out.flush().map_err(fail)
 }
@@ -333,6 +326,31 @@ mod tests {
             let words = parse(&format!("-{m}"), bits, DataFormat::Dec).expect("in range");
             let v = words[0] as u128 | (words[1] as u128) << 64;
             prop_assert_eq!(v, (1u128 << bits) - m);
+        }
+    }
+
+    #[test]
+    fn wide_boolean_values_round_trip_through_files() {
+        // 200 bits: hex whatever --format says (decimal stops at 128).
+        let mut b = huddle_circuit::builder::Builder::boolean(2);
+        let x = b.input("x", 200);
+        b.output("y", x);
+        let c = b.finish();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (input, output) = (dir.path().join("in.txt"), dir.path().join("out.txt"));
+        let value = format!("{}{}", "1", "0".repeat(49));
+        std::fs::write(&input, format!("{value}\n{}\n", "f".repeat(50))).expect("write");
+        for format in [DataFormat::Hex, DataFormat::Dec] {
+            let style = Style {
+                format: DataFormat::Hex,
+                frac: None,
+                signed: false,
+            };
+            let m = read_inputs(&input, &c, &[0], style).expect("reads");
+            let out_style = Style { format, ..style };
+            write_outputs(&output, &c, &m, out_style).expect("writes");
+            let text = std::fs::read_to_string(&output).expect("read");
+            assert_eq!(text, format!("{value}\n{}\n", "f".repeat(50)));
         }
     }
 

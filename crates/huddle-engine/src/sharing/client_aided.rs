@@ -121,7 +121,7 @@ impl ClientAided {
                 Step::Layer(i) => {
                     let layer = &program.layers[*i];
                     ch.set_word_bytes(program.word_bytes(layer.domain));
-                    let words = dealt_words(program, layer, w[layer.domain as usize]);
+                    let words = dealt_words(layer, w[layer.domain as usize]);
                     let m = ch.recv(DEALER, words)?;
                     self.ahead.push_back(m);
                 }
@@ -137,9 +137,17 @@ impl ClientAided {
     }
 }
 
-/// The corrections the dealer sends P1 for `layer`, `w` words per slot.
-fn dealt_words(program: &Program, layer: &Layer, w: usize) -> usize {
-    groups(program, layer).iter().map(|g| g.subsets(w)).sum()
+/// The corrections the dealer sends P1 for `layer`, `w` words per slot
+/// (as [`groups`] lays them out: a dot product's pairs one each).
+fn dealt_words(layer: &Layer, w: usize) -> usize {
+    layer
+        .gates
+        .iter()
+        .map(|g| {
+            let products = if g.dot { g.len as usize / 2 } else { 1 };
+            products * dealt_elements(g.fan_in()) * w
+        })
+        .sum()
 }
 
 /// The key a party draws from: `Some` at the parties that hold it.
@@ -473,7 +481,7 @@ impl Sharing for ClientAided {
         } else {
             let dealt = match (me, self.ahead.pop_front()) {
                 (1, Some(m)) => m,
-                (1, None) => ch.recv(DEALER, dealt_words(program, layer, w))?,
+                (1, None) => ch.recv(DEALER, dealt_words(layer, w))?,
                 _ => Vec::new(),
             };
             let a = if me == 0 { &a0 } else { &a1 };
@@ -481,19 +489,26 @@ impl Sharing for ClientAided {
             // party holds x alone (then this share and mask are 0).
             let other = 1 - me;
             let mut masked = ch.buffer(opened);
-            let mut sent = ch.buffer(0);
-            sent.clear();
             for (k, &x) in distinct.iter().enumerate() {
                 let x = &s.get(0, x)[..w];
                 let (a, m) = (&a[k * w..][..w], &mut masked[k * w..][..w]);
                 for j in 0..w {
                     m[j] = R::sub(x[j], a[j]);
                 }
-                if holder[k] != Some(other) {
-                    sent.extend_from_slice(m);
-                }
             }
-            ch.send(other, &sent)?;
+            if holder.contains(&Some(other)) {
+                let mut sent = ch.buffer(0);
+                sent.clear();
+                for (k, m) in masked.chunks_exact(w).enumerate() {
+                    if holder[k] != Some(other) {
+                        sent.extend_from_slice(m);
+                    }
+                }
+                ch.send(other, &sent)?;
+                ch.recycle(sent);
+            } else {
+                ch.send(other, &masked)?;
+            }
             let expected = holder.iter().filter(|&&h| h != Some(me)).count() * w;
             let theirs = ch.recv(other, expected)?;
             // d = x − a, opened.
@@ -507,10 +522,10 @@ impl Sharing for ClientAided {
                     *m = R::add(*m, t);
                 }
             }
-            ch.recycle(sent);
             let d = &masked;
             // Each gate's share, its products summed in.
-            let mut sums = vec![0u64; layer.gates.len() * w];
+            let mut sums = ch.buffer(layer.gates.len() * w);
+            sums.fill(0);
             let mut at_dealt = 0;
             for ((g, sub0), at) in groups.iter().zip(&sub0).zip(&operand) {
                 let (l, q) = (g.l, dealt_elements(g.l));
@@ -563,7 +578,7 @@ impl Sharing for ClientAided {
                 }
                 s.set(0, gate.out, out);
             }
-            for v in [masked, theirs, dealt] {
+            for v in [masked, theirs, dealt, sums] {
                 ch.recycle(v);
             }
         }
