@@ -8,7 +8,7 @@
 
 use clap::ValueEnum;
 use huddle_circuit::{hex, BitMatrix, Circuit, Domain};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -28,6 +28,9 @@ pub struct Style {
     pub frac: Option<u8>,
     /// Decimal output of values with the top bit set as negative numbers.
     pub signed: bool,
+    /// A header line: skipped in --inputs, the output values' names in
+    /// --outputs.
+    pub header: bool,
 }
 
 /// One field of a line: `bits` wide, at bit `at` of input value `value`.
@@ -97,43 +100,113 @@ fn parse_field(
     }
 }
 
-/// Parses one field of `bits` bits into words.
+/// Parses one field of `bits` bits into words (at least two).
 fn parse(text: &str, bits: usize, format: DataFormat) -> Result<Vec<u64>, String> {
     match format {
         DataFormat::Hex => hex::decode(text, bits).map_err(|e| e.to_string()),
-        DataFormat::Dec => {
-            if bits > 128 {
-                return Err(format!(
-                    "a {bits}-bit value is too wide for decimal (128 bits at most): use --format hex"
-                ));
-            }
-            let (negative, digits) = match text.strip_prefix('-') {
-                Some(d) => (true, d),
-                None => (false, text),
-            };
-            let magnitude: u128 = digits
-                .parse()
-                .map_err(|_| format!("`{text}` is not a decimal integer"))?;
-            let limit = if bits == 128 {
-                u128::MAX
-            } else {
-                (1u128 << bits) - 1
-            };
-            let value = if negative {
-                let least = 1u128 << (bits - 1).min(127);
-                if magnitude > least {
-                    return Err(format!("{text} is below the {bits}-bit range"));
-                }
-                magnitude.wrapping_neg() & limit
-            } else {
-                if magnitude > limit {
-                    return Err(format!("{text} does not fit {bits} bits"));
-                }
-                magnitude
-            };
-            Ok(vec![value as u64, (value >> 64) as u64])
+        DataFormat::Dec => parse_decimal(text, bits),
+    }
+}
+
+/// The number of significant bits of a little-endian word string.
+fn bit_length(words: &[u64]) -> usize {
+    words
+        .iter()
+        .rposition(|&w| w != 0)
+        .map_or(0, |i| i * 64 + 64 - words[i].leading_zeros() as usize)
+}
+
+/// Two's complement of `words` within `bits` bits, in place.
+fn negate(words: &mut [u64], bits: usize) {
+    let mut carry = 1u64;
+    for w in words.iter_mut() {
+        let (v, c) = (!*w).overflowing_add(carry);
+        *w = v;
+        carry = u64::from(c);
+    }
+    mask_to(words, bits);
+}
+
+/// Clears every bit from `bits` on.
+fn mask_to(words: &mut [u64], bits: usize) {
+    for (i, w) in words.iter_mut().enumerate() {
+        let from = i * 64;
+        if from >= bits {
+            *w = 0;
+        } else if bits - from < 64 {
+            *w &= (1u64 << (bits - from)) - 1;
         }
     }
+}
+
+/// A decimal integer of any width; a minus sign for two's complement.
+fn parse_decimal(text: &str, bits: usize) -> Result<Vec<u64>, String> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("`{text}` is not a decimal integer"));
+    }
+    let mut words = vec![0u64; bits.div_ceil(64).max(2) + 1];
+    for d in digits.bytes() {
+        let mut carry = u128::from(d - b'0');
+        for w in words.iter_mut() {
+            let v = u128::from(*w) * 10 + carry;
+            *w = v as u64;
+            carry = v >> 64;
+        }
+        // Too wide already: stop before the number grows without bound.
+        if carry != 0 || bit_length(&words) > bits + 1 {
+            return Err(if negative {
+                format!("{text} is below the {bits}-bit range")
+            } else {
+                format!("{text} does not fit {bits} bits")
+            });
+        }
+    }
+    let length = bit_length(&words);
+    if negative {
+        // At most 2^(bits-1) in magnitude.
+        let lowest = length == bits && words.iter().map(|w| w.count_ones()).sum::<u32>() == 1;
+        if length >= bits && !lowest {
+            return Err(format!("{text} is below the {bits}-bit range"));
+        }
+        negate(&mut words, bits);
+    } else if length > bits {
+        return Err(format!("{text} does not fit {bits} bits"));
+    }
+    words.pop();
+    Ok(words)
+}
+
+/// `words` (masked to `bits`) as a decimal integer.
+fn format_decimal(words: &[u64], bits: usize) -> String {
+    const CHUNK: u128 = 10_000_000_000_000_000_000; // 10^19 < 2^64
+    let mut w: Vec<u64> = words.iter().copied().take(bits.div_ceil(64)).collect();
+    mask_to(&mut w, bits);
+    let mut chunks = Vec::new();
+    loop {
+        let mut rem = 0u128;
+        for x in w.iter_mut().rev() {
+            let cur = (rem << 64) | u128::from(*x);
+            *x = (cur / CHUNK) as u64;
+            rem = cur % CHUNK;
+        }
+        chunks.push(rem as u64);
+        if w.iter().all(|&x| x == 0) {
+            break;
+        }
+    }
+    let mut out = String::new();
+    for (i, c) in chunks.iter().rev().enumerate() {
+        if i == 0 {
+            out.push_str(&c.to_string());
+        } else {
+            out.push_str(&format!("{c:019}"));
+        }
+    }
+    out
 }
 
 /// Formats one field as `style` says.
@@ -148,14 +221,13 @@ fn style_field(
         return huddle_circuit::builder::from_fixed(low, f, r).to_string();
     }
     let bits = field.bits;
-    let negative = (1..=64).contains(&bits) && (low >> (bits - 1)) & 1 == 1;
-    if style.format == DataFormat::Dec && style.signed && negative {
-        let mask = if bits == 64 {
-            u64::MAX
-        } else {
-            (1u64 << bits) - 1
-        };
-        return format!("-{}", low.wrapping_neg() & mask);
+    let top = bits
+        .checked_sub(1)
+        .and_then(|t| words.get(t / 64).map(|w| (w >> (t % 64)) & 1 == 1));
+    if style.format == DataFormat::Dec && style.signed && top == Some(true) {
+        let mut magnitude = words.to_vec();
+        negate(&mut magnitude, bits);
+        return format!("-{}", format_decimal(&magnitude, bits));
     }
     format_field(words, bits, style.format)
 }
@@ -164,17 +236,50 @@ fn style_field(
 fn format_field(words: &[u64], bits: usize, format: DataFormat) -> String {
     match format {
         DataFormat::Hex => hex::encode(words, bits),
-        DataFormat::Dec => {
-            let low = words.first().copied().unwrap_or(0) as u128;
-            let high = words.get(1).copied().unwrap_or(0) as u128;
-            let v = low | (high << 64);
-            let mask = if bits >= 128 {
-                u128::MAX
-            } else {
-                (1u128 << bits) - 1
-            };
-            (v & mask).to_string()
+        DataFormat::Dec => format_decimal(words, bits),
+    }
+}
+
+/// Rows of one input value collected line by line in fixed-size chunks,
+/// so that a long file grows the store without doubling reallocations.
+struct RowStore {
+    words_per_row: usize,
+    rows: usize,
+    chunks: Vec<Vec<u64>>,
+}
+
+/// Rows per chunk of a [`RowStore`].
+const CHUNK_ROWS: usize = 1 << 14;
+
+impl RowStore {
+    fn new(bits: usize) -> Self {
+        RowStore {
+            words_per_row: bits.div_ceil(64),
+            rows: 0,
+            chunks: Vec::new(),
         }
+    }
+
+    /// A new zero row.
+    fn push(&mut self) -> &mut [u64] {
+        let w = self.words_per_row;
+        if self.rows % CHUNK_ROWS == 0 {
+            self.chunks.push(Vec::with_capacity(CHUNK_ROWS * w));
+        }
+        self.rows += 1;
+        let chunk = self.chunks.last_mut().expect("a chunk was just pushed");
+        let at = chunk.len();
+        chunk.resize(at + w, 0);
+        &mut chunk[at..]
+    }
+
+    /// The matrix; each chunk is freed once copied.
+    fn into_matrix(self, bits: usize) -> BitMatrix {
+        let mut data = Vec::with_capacity(self.rows * self.words_per_row);
+        for chunk in self.chunks {
+            data.extend_from_slice(&chunk);
+        }
+        BitMatrix::from_row_words(self.rows, bits, data).expect("every row has its words")
     }
 }
 
@@ -187,74 +292,114 @@ pub fn read_inputs(
     values: &[usize],
     style: Style,
 ) -> Result<Vec<BitMatrix>, String> {
+    let name = format!("--inputs {}", path.display());
+    if path == Path::new("-") {
+        return read_input_lines(std::io::stdin().lock(), &name, circuit, values, style);
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+    read_input_lines(
+        BufReader::with_capacity(1 << 16, file),
+        &name,
+        circuit,
+        values,
+        style,
+    )
+}
+
+/// [`read_inputs`] from any reader, `name` in the errors. One line is held
+/// at a time; values go straight into their rows.
+pub fn read_input_lines(
+    mut reader: impl BufRead,
+    name: &str,
+    circuit: &Circuit,
+    values: &[usize],
+    style: Style,
+) -> Result<Vec<BitMatrix>, String> {
     check_frac(style, circuit)?;
-    let reader: Box<dyn Read> = if path == Path::new("-") {
-        Box::new(std::io::stdin())
-    } else {
-        Box::new(
-            std::fs::File::open(path).map_err(|e| format!("--inputs {}: {e}", path.display()))?,
-        )
-    };
     let specs: Vec<(usize, Domain, usize)> = values
         .iter()
         .map(|&i| (i, circuit.inputs()[i].domain, circuit.input_bits(i)))
         .collect();
     let fields = fields(circuit, &specs);
-    let name = path.display();
-    // Rows as words, value by value; grown line by line (no text kept).
-    let mut rows: Vec<Vec<u64>> = vec![Vec::new(); specs.len()];
-    let row_words: Vec<usize> = specs.iter().map(|s| s.2.div_ceil(64)).collect();
-    let mut lines = 0usize;
-    for (n, line) in BufReader::new(reader).lines().enumerate() {
-        let line = line.map_err(|e| format!("--inputs {name} line {}: {e}", n + 1))?;
-        let text = line.trim();
+    let mut stores: Vec<RowStore> = specs.iter().map(|s| RowStore::new(s.2)).collect();
+    let mut line = Vec::new();
+    let mut number = 0usize;
+    let mut header_skipped = !style.header;
+    loop {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("{name} line {}: {e}", number + 1))?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        let text = std::str::from_utf8(&line)
+            .map_err(|_| format!("{name} line {number}: not UTF-8 text"))?
+            .trim();
         if text.is_empty() || text.starts_with('#') {
             continue;
         }
-        let got: Vec<&str> = text
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|f| !f.is_empty())
-            .collect();
-        if got.len() != fields.len() {
+        if !header_skipped {
+            header_skipped = true;
+            continue;
+        }
+        let count = split_fields(text).count();
+        if count != fields.len() {
             return Err(format!(
-                "--inputs {name} line {}: {} fields, but {} are expected (one per Boolean \
+                "{name} line {number}: {count} fields, but {} are expected (one per Boolean \
                  value, one per element of a ring value)",
-                n + 1,
-                got.len(),
                 fields.len()
             ));
         }
-        for (v, row) in rows.iter_mut().enumerate() {
-            row.resize(row.len() + row_words[v], 0);
-        }
-        for (c, (field, text)) in fields.iter().zip(&got).enumerate() {
+        let mut rows: Vec<&mut [u64]> = stores.iter_mut().map(RowStore::push).collect();
+        for (c, (field, text)) in fields.iter().zip(split_fields(text)).enumerate() {
             let words = parse_field(text, field, style, circuit.ring())
-                .map_err(|e| format!("--inputs {name} line {} column {}: {e}", n + 1, c + 1))?;
-            let w = row_words[field.value];
-            let row = &mut rows[field.value][lines * w..][..w];
+                .map_err(|e| format!("{name} line {number} column {}: {e}", c + 1))?;
+            let row = &mut rows[field.value];
             for b in 0..field.bits {
                 let bit = (words[b / 64] >> (b % 64)) & 1;
                 let at = field.at + b;
                 row[at / 64] |= bit << (at % 64);
             }
         }
-        lines += 1;
     }
-    if lines == 0 {
-        return Err(format!("--inputs {name}: no instances (one per line)"));
+    if stores.first().is_some_and(|s| s.rows == 0) {
+        return Err(format!("{name}: no instances (one per line)"));
     }
-    Ok(specs
-        .iter()
-        .zip(rows)
-        .map(|(&(_, _, bits), words)| {
-            let mut m = BitMatrix::zeros(lines, bits);
-            let w = bits.div_ceil(64);
-            for r in 0..lines {
-                m.row_mut(r).copy_from_slice(&words[r * w..][..w]);
-            }
-            m
-        })
+    Ok(stores
+        .into_iter()
+        .zip(&specs)
+        .map(|(store, &(_, _, bits))| store.into_matrix(bits))
         .collect())
+}
+
+/// The fields of a line: separated by commas and/or white space.
+fn split_fields(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|f| !f.is_empty())
+}
+
+/// The header line of --outputs: each output value's name, a ring value's
+/// elements as name[j].
+fn header(circuit: &Circuit, fields: &[Field]) -> String {
+    let names: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            let name = &circuit.outputs()[f.value].name;
+            let name = if name.is_empty() {
+                format!("output{}", f.value)
+            } else {
+                name.clone()
+            };
+            if f.ring && circuit.outputs()[f.value].wires.len() > 1 {
+                format!("{name}[{}]", f.at / f.bits)
+            } else {
+                name
+            }
+        })
+        .collect();
+    names.join(",")
 }
 
 /// Writes every instance's outputs to `path` (`-`: stdout), one line each.
@@ -277,6 +422,9 @@ pub fn write_outputs(
         Box::new(std::fs::File::create(path).map_err(fail)?)
     };
     let mut out = std::io::BufWriter::new(&mut out);
+    if style.header {
+        writeln!(out, "{}", header(circuit, &fields)).map_err(fail)?;
+    }
     let instances = outputs.first().map_or(0, |m| m.rows());
     let mut words = Vec::new();
     for r in 0..instances {
@@ -289,12 +437,7 @@ pub fn write_outputs(
                 let at = f.at + b;
                 words[b / 64] |= ((row[at / 64] >> (at % 64)) & 1) << (b % 64);
             }
-            // Decimal stops at 128 bits; wider Boolean values stay hex.
-            let text = if f.bits > 128 {
-                hex::encode(&words, f.bits)
-            } else {
-                style_field(&words, f, style, circuit.ring())
-            };
+            let text = style_field(&words, f, style, circuit.ring());
             let sep = if i == 0 { "" } else { "," };
             write!(out, "{sep}{text}").map_err(fail)?;
         }
@@ -313,12 +456,34 @@ mod tests {
         fn decimal_and_hex_fields_round_trip(v in any::<u128>(), bits in 1usize..=128) {
             let mask = if bits == 128 { u128::MAX } else { (1u128 << bits) - 1 };
             let v = v & mask;
+            let dec = format_field(&[v as u64, (v >> 64) as u64], bits, DataFormat::Dec);
+            prop_assert_eq!(&dec, &v.to_string());
             for format in [DataFormat::Dec, DataFormat::Hex] {
                 let text = format_field(&[v as u64, (v >> 64) as u64], bits, format);
                 let words = parse(&text, bits, format).expect("parses what it wrote");
                 let back = words[0] as u128 | (words.get(1).copied().unwrap_or(0) as u128) << 64;
                 prop_assert_eq!(back, v);
             }
+        }
+
+        /// Wider than 128 bits: decimal against hex (an independent
+        /// conversion), both ways, signed too.
+        #[test]
+        fn wide_decimals_round_trip(words in proptest::collection::vec(any::<u64>(), 1..6), cut in 0usize..64) {
+            let bits = (words.len() * 64 - cut).max(1);
+            let mut v = words.clone();
+            mask_to(&mut v, bits);
+            let text = format_decimal(&v, bits);
+            let back = parse_decimal(&text, bits).expect("parses what it wrote");
+            prop_assert_eq!(&back[..v.len()], &v[..]);
+            // Decimal digits times 10 is a shift-and-add; compare with hex.
+            let hex_back = parse(&hex::encode(&v, bits), bits, DataFormat::Hex).expect("hex");
+            prop_assert_eq!(&hex_back[..v.len()], &back[..v.len()]);
+            let field = Field { value: 0, at: 0, bits, ring: false };
+            let style = Style { format: DataFormat::Dec, frac: None, signed: true, header: false };
+            let signed = style_field(&v, &field, style, None);
+            let again = parse_decimal(&signed, bits).expect("in range");
+            prop_assert_eq!(&again[..v.len()], &v[..]);
         }
 
         #[test]
@@ -331,7 +496,7 @@ mod tests {
 
     #[test]
     fn wide_boolean_values_round_trip_through_files() {
-        // 200 bits: hex whatever --format says (decimal stops at 128).
+        // 200 bits, hex in; hex and decimal (2^196 and 2^200 - 1) out.
         let mut b = huddle_circuit::builder::Builder::boolean(2);
         let x = b.input("x", 200);
         b.output("y", x);
@@ -340,18 +505,80 @@ mod tests {
         let (input, output) = (dir.path().join("in.txt"), dir.path().join("out.txt"));
         let value = format!("{}{}", "1", "0".repeat(49));
         std::fs::write(&input, format!("{value}\n{}\n", "f".repeat(50))).expect("write");
-        for format in [DataFormat::Hex, DataFormat::Dec] {
+        let decimal = "100433627766186892221372630771322662657637687111424552206336\n\
+                       1606938044258990275541962092341162602522202993782792835301375\n";
+        for (format, want) in [
+            (DataFormat::Hex, format!("{value}\n{}\n", "f".repeat(50))),
+            (DataFormat::Dec, decimal.to_string()),
+        ] {
             let style = Style {
                 format: DataFormat::Hex,
                 frac: None,
                 signed: false,
+                header: false,
             };
             let m = read_inputs(&input, &c, &[0], style).expect("reads");
             let out_style = Style { format, ..style };
             write_outputs(&output, &c, &m, out_style).expect("writes");
             let text = std::fs::read_to_string(&output).expect("read");
-            assert_eq!(text, format!("{value}\n{}\n", "f".repeat(50)));
+            assert_eq!(text, want);
+            // And back in as decimal.
+            if format == DataFormat::Dec {
+                let again = read_inputs(&output, &c, &[0], out_style).expect("reads");
+                assert_eq!(again, m);
+            }
         }
+    }
+
+    /// 10^7 lines stream through the reader: the reading thread never holds
+    /// more than the parsed rows twice over (the chunks and the matrix they
+    /// become) and a line, while the text is several times larger.
+    #[test]
+    fn ten_million_lines_stream_without_holding_the_text() {
+        let mut b = huddle_circuit::builder::Builder::arithmetic(huddle_core::RingWidth::W8, 2);
+        let x = b.ring_input("x", 8);
+        b.ring_output("y", x);
+        let c = b.finish();
+        const LINES: usize = 10_000_000;
+        const LINE: &[u8] = b"-128,127,-1,0,5,100,-77,64\n";
+        /// The text, made as it is read: no copy of it anywhere.
+        struct Lines(usize, usize);
+        impl std::io::Read for Lines {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let mut n = 0;
+                while n < buf.len() && self.0 < LINES {
+                    let take = (LINE.len() - self.1).min(buf.len() - n);
+                    buf[n..n + take].copy_from_slice(&LINE[self.1..self.1 + take]);
+                    (n, self.1) = (n + take, self.1 + take);
+                    if self.1 == LINE.len() {
+                        (self.0, self.1) = (self.0 + 1, 0);
+                    }
+                }
+                Ok(n)
+            }
+        }
+        let style = Style {
+            format: DataFormat::Dec,
+            frac: None,
+            signed: false,
+            header: false,
+        };
+        crate::counting_alloc::reset_peak();
+        let before = crate::counting_alloc::live();
+        let m =
+            read_input_lines(BufReader::new(Lines(0, 0)), "test", &c, &[0], style).expect("reads");
+        let peak = crate::counting_alloc::peak() - before;
+        let rows = (LINES * 8) as isize;
+        let text = (LINES * LINE.len()) as isize;
+        assert!(
+            peak <= 2 * rows + (2 << 20) && peak < text,
+            "peak {peak} bytes for {rows} bytes of rows and {text} of text"
+        );
+        assert_eq!(m[0].rows(), LINES);
+        let want = u64::from_le_bytes([0x80, 0x7f, 0xff, 0, 5, 100, (256 - 77) as u8, 64]);
+        assert!([0, LINES / 2, LINES - 1]
+            .iter()
+            .all(|&r| m[0].row(r) == [want]));
     }
 
     #[test]
@@ -365,9 +592,25 @@ mod tests {
         assert!(parse("12a", 8, DataFormat::Dec)
             .expect_err("refused")
             .contains("not a decimal"));
-        assert!(parse("1", 200, DataFormat::Dec)
+        // 2^200 - 1 fits 200 bits, 2^200 does not; -2^199 is the least.
+        let max = "1606938044258990275541962092341162602522202993782792835301375";
+        assert_eq!(parse(max, 200, DataFormat::Dec).expect("fits")[3], 0xff);
+        let over = "1606938044258990275541962092341162602522202993782792835301376";
+        assert!(parse(over, 200, DataFormat::Dec)
             .expect_err("refused")
-            .contains("--format hex"));
+            .contains("does not fit 200 bits"));
+        let least = "-803469022129495137770981046170581301261101496891396417650688";
+        assert_eq!(parse(least, 200, DataFormat::Dec).expect("fits")[3], 0x80);
+        let below = "-803469022129495137770981046170581301261101496891396417650689";
+        assert!(parse(below, 200, DataFormat::Dec)
+            .expect_err("refused")
+            .contains("below the 200-bit range"));
+        assert!(parse(&"9".repeat(100_000), 64, DataFormat::Dec)
+            .expect_err("refused")
+            .contains("does not fit"));
+        assert!(parse("-", 8, DataFormat::Dec)
+            .expect_err("refused")
+            .contains("not a decimal"));
         assert_eq!(
             parse("-128", 8, DataFormat::Dec).expect("in range")[0],
             0x80

@@ -20,8 +20,73 @@ mod run_cmd;
 
 // Protocol rounds allocate and free multi-megabyte messages on several
 // threads; mimalloc reuses that memory instead of faulting fresh pages in.
+#[cfg(not(test))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Unit tests count each thread's heap (to pin down what a reader holds).
+#[cfg(test)]
+#[global_allocator]
+static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
+
+#[cfg(test)]
+mod counting_alloc {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    /// The system allocator, counting the live and peak bytes of the
+    /// allocating thread (tests run on threads of their own).
+    pub struct Counting;
+
+    thread_local! {
+        static LIVE: Cell<isize> = const { Cell::new(0) };
+        static PEAK: Cell<isize> = const { Cell::new(0) };
+    }
+
+    fn add(bytes: isize) {
+        // `try_with`: nothing to count while a thread is torn down.
+        let _ = LIVE.try_with(|live| {
+            let now = live.get() + bytes;
+            live.set(now);
+            let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+        });
+    }
+
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            add(layout.size() as isize);
+            // SAFETY: the caller's layout, passed on unchanged.
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            add(-(layout.size() as isize));
+            // SAFETY: `ptr` came from `alloc` with this layout.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            // Old and new blocks may both be live while the bytes move.
+            add(new_size as isize);
+            // SAFETY: as for `alloc` and `dealloc`.
+            let out = unsafe { System.realloc(ptr, layout, new_size) };
+            add(-(layout.size() as isize));
+            out
+        }
+    }
+
+    /// The current thread's live heap bytes.
+    pub fn live() -> isize {
+        LIVE.with(Cell::get)
+    }
+
+    /// The current thread's most live heap bytes since [`reset_peak`].
+    pub fn peak() -> isize {
+        PEAK.with(Cell::get)
+    }
+
+    pub fn reset_peak() {
+        PEAK.with(|p| p.set(live()));
+    }
+}
 
 /// Turns transparent huge pages off for this process. mimalloc asks for them
 /// on its large regions, and then every first touch zeroes 2 MiB and freed

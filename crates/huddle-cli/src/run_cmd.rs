@@ -74,6 +74,10 @@ pub struct RunArgs {
     /// --format dec output: values with the top bit set as negative numbers.
     #[arg(long)]
     signed: bool,
+    /// --inputs starts with a header line (skipped); --outputs gets one
+    /// (the output values' names).
+    #[arg(long)]
+    header: bool,
     /// ASTRA and Trio: run all preprocessing before the inputs (separate) or with each layer (interleaved).
     #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
     preprocess: PreprocessArg,
@@ -153,6 +157,7 @@ impl RunArgs {
             format: self.format,
             frac: self.frac,
             signed: self.signed,
+            header: self.header,
         }
     }
 

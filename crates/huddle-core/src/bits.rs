@@ -29,6 +29,18 @@ impl BitMatrix {
         }
     }
 
+    /// A matrix over `data`, row after row (`cols.div_ceil(64)` words per
+    /// row, padding bits zero); `None` if the length does not fit.
+    pub fn from_row_words(rows: usize, cols: usize, data: Vec<u64>) -> Option<Self> {
+        let words_per_row = cols.div_ceil(64);
+        (data.len() == rows.checked_mul(words_per_row)?).then_some(BitMatrix {
+            rows,
+            cols,
+            words_per_row,
+            data,
+        })
+    }
+
     pub fn rows(&self) -> usize {
         self.rows
     }
