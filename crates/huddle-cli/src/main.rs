@@ -14,6 +14,7 @@ mod circuit_cmd;
 mod data;
 mod demo;
 mod failure;
+mod job;
 mod net_cmd;
 mod protocols_cmd;
 mod run_cmd;
@@ -179,16 +180,26 @@ enum NetCommand {
 
 fn main() -> ExitCode {
     no_transparent_huge_pages();
-    let cli = Cli::parse();
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     init_logging(cli.verbose);
+    // `--job` takes settings the command line did not give: it needs to
+    // know which those are.
+    let sub = |name: &str| {
+        matches
+            .subcommand_matches(name)
+            .cloned()
+            .unwrap_or_default()
+    };
     let result = match cli.command {
         Command::Circuit(cmd) => circuit_cmd::run(cmd).map_err(Failure::from),
         Command::Bench(cmd) => bench::run(cmd).map_err(Failure::other),
         Command::Demo => demo::run().map_err(Failure::other),
         Command::Protocols(args) => protocols_cmd::run(args).map_err(Failure::other),
-        Command::Local(args) => run_cmd::local(args),
+        Command::Local(args) => run_cmd::local(args, &sub("local")),
         Command::App(cmd) => app_cmd::run(cmd),
-        Command::Party(args) => run_cmd::party(args),
+        Command::Party(args) => run_cmd::party(args, &sub("party")),
         Command::Deal(args) => run_cmd::deal(args),
         Command::Certs(args) => net_cmd::certs(args).map_err(Failure::from),
         Command::Net(NetCommand::Check(args)) => net_cmd::check(args),

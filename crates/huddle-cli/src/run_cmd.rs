@@ -47,8 +47,18 @@ pub struct RunArgs {
     #[arg(long, default_value = "ttp", value_parser = parse_protocol)]
     protocol: Protocol,
     /// The circuit file.
-    #[arg(long)]
-    circuit: PathBuf,
+    #[arg(long, required_unless_present = "job")]
+    circuit: Option<PathBuf>,
+    /// A job file every party is given: the circuit (a file or a
+    /// generator), protocol, options, input owners, who learns the outputs
+    /// and each party's data files (docs/deploy.md). Its settings may not be
+    /// repeated on the command line; parties given different jobs stop at
+    /// connect, naming the difference.
+    #[arg(long, value_name = "FILE")]
+    job: Option<PathBuf>,
+    /// The job read from --job.
+    #[arg(skip)]
+    loaded: Option<crate::job::LoadedJob>,
     /// Hex values of the input values (`local`: every value of the circuit,
     /// in order; `party`: the values this party owns).
     #[arg(long = "input", value_name = "HEX")]
@@ -150,6 +160,50 @@ fn parse_protocol(name: &str) -> Result<Protocol, String> {
     Protocol::parse(name).map_err(|e| e.to_string())
 }
 
+/// What the command line gave, for taking a job's settings.
+struct Given<'a> {
+    m: &'a clap::ArgMatches,
+    job: &'a Path,
+}
+
+impl Given<'_> {
+    fn flag(id: &str) -> String {
+        format!("--{}", id.replace('_', "-"))
+    }
+
+    /// Refuses a setting the job has if the command line gave it too.
+    fn refuse(&self, id: &str, flag: &str) -> Result<(), String> {
+        if self.m.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+            return Err(format!(
+                "{flag} is given on the command line and by --job {}: give it in one place",
+                self.job.display()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The job's value into `slot`, if it has one.
+    fn take<T>(&self, value: Option<T>, slot: &mut T, id: &str) -> Result<(), String> {
+        if let Some(v) = value {
+            self.refuse(id, &Self::flag(id))?;
+            *slot = v;
+        }
+        Ok(())
+    }
+
+    /// A setting of the job that names one of a flag's choices.
+    fn choice<T: ValueEnum>(&self, value: &Option<String>, id: &str) -> Result<Option<T>, String> {
+        value
+            .as_deref()
+            .map(|v| T::from_str(v, true).map_err(|e| self.error(id, &e)))
+            .transpose()
+    }
+
+    fn error(&self, key: &str, cause: &str) -> String {
+        format!("--job {}: {key}: {cause}", self.job.display())
+    }
+}
+
 impl RunArgs {
     /// How --inputs and --outputs fields read and write.
     fn style(&self) -> crate::data::Style {
@@ -159,6 +213,92 @@ impl RunArgs {
             signed: self.signed,
             header: self.header,
         }
+    }
+
+    /// The circuit, as errors name it.
+    fn circuit_name(&self) -> String {
+        match (&self.circuit, &self.loaded) {
+            (Some(path), _) => path.display().to_string(),
+            (None, Some(job)) => format!("the circuit of {}", job.path.display()),
+            (None, None) => "the circuit".into(),
+        }
+    }
+
+    /// The job's data files for `parties` parties: party id -> file, for
+    /// [inputs] (`outputs` false) or [outputs]; ids beyond the run refused.
+    fn job_files(&self, outputs: bool, parties: usize) -> Result<Vec<(usize, PathBuf)>, String> {
+        let Some(job) = &self.loaded else {
+            return Ok(Vec::new());
+        };
+        let mut files = Vec::new();
+        for p in job.parties_with_files(outputs) {
+            if p >= parties {
+                return Err(format!(
+                    "--job {}: [{}] names party {p}, but the run has parties 0..{}",
+                    job.path.display(),
+                    if outputs { "outputs" } else { "inputs" },
+                    parties - 1
+                ));
+            }
+            if let Some(file) = job.file(outputs, p) {
+                files.push((p, file));
+            }
+        }
+        Ok(files)
+    }
+
+    /// Reads --job and takes its settings, refusing any also given on the
+    /// command line (`m`: this command's matches).
+    fn apply_job(&mut self, m: &clap::ArgMatches) -> Result<(), String> {
+        let Some(path) = &self.job else {
+            return Ok(());
+        };
+        let job = crate::job::LoadedJob::read(path)?;
+        let j = job.job.clone();
+        let given = Given { m, job: &job.path };
+        if j.circuit.is_some() || j.generate.is_some() {
+            given.refuse("circuit", "--circuit")?;
+        }
+        if let Some(name) = &j.protocol {
+            given.refuse("protocol", "--protocol")?;
+            self.protocol = parse_protocol(name).map_err(|e| given.error("protocol", &e))?;
+        }
+        given.take(j.threads, &mut self.threads, "threads")?;
+        given.take(j.share_memory, &mut self.share_memory, "share_memory")?;
+        given.take(j.opt, &mut self.opt, "opt")?;
+        given.take(j.linear, &mut self.linear, "linear")?;
+        given.take(j.net, &mut self.net, "net")?;
+        given.take(j.signed, &mut self.signed, "signed")?;
+        given.take(j.header, &mut self.header, "header")?;
+        given.take(j.max_fan_in.map(Some), &mut self.max_fan_in, "max_fan_in")?;
+        given.take(
+            j.verify_every.map(Some),
+            &mut self.verify_every,
+            "verify_every",
+        )?;
+        given.take(j.frac.map(Some), &mut self.frac, "frac")?;
+        let reveal = j.reveal_to.map(|r| match r {
+            crate::job::RevealTo::Party(p) => Some(p),
+            crate::job::RevealTo::Everyone(_) => None,
+        });
+        given.take(reveal, &mut self.reveal_to, "reveal_to")?;
+        given.take(
+            given.choice(&j.preprocess, "preprocess")?,
+            &mut self.preprocess,
+            "preprocess",
+        )?;
+        given.take(
+            given.choice(&j.truncation, "truncation")?,
+            &mut self.truncation,
+            "truncation",
+        )?;
+        given.take(
+            given.choice(&j.format, "format")?,
+            &mut self.format,
+            "format",
+        )?;
+        self.loaded = Some(job);
+        Ok(())
     }
 
     /// The options as the engine takes them; `linear` overrides `--linear`.
@@ -217,7 +357,31 @@ impl RunArgs {
         linear: Option<&str>,
     ) -> Result<(RunRequest, Circuit), String> {
         let options = self.options(linear)?;
-        let circuit = crate::circuit_cmd::load(&self.circuit, crate::circuit_cmd::FormatArg::Auto)?;
+        let mut circuit = match (&self.circuit, &self.loaded) {
+            (Some(path), _) => crate::circuit_cmd::load(path, crate::circuit_cmd::FormatArg::Auto)?,
+            (None, Some(job)) => match job.circuit()? {
+                crate::job::CircuitSource::File(path) => {
+                    crate::circuit_cmd::load(&path, crate::circuit_cmd::FormatArg::Auto)?
+                }
+                crate::job::CircuitSource::Generated(c) => *c,
+            },
+            (None, None) => return Err("give --circuit or --job".into()),
+        };
+        if let Some(job) = &self.loaded {
+            if let Some(owners) = &job.job.owners {
+                if owners.len() != circuit.inputs().len() {
+                    return Err(format!(
+                        "--job {}: `owners` lists {} parties, but the circuit has {} input values",
+                        job.path.display(),
+                        owners.len(),
+                        circuit.inputs().len()
+                    ));
+                }
+                circuit
+                    .set_owners(huddle_circuit::InputOwners::Explicit(owners.clone()))
+                    .map_err(|e| format!("--job {}: owners: {e}", job.path.display()))?;
+            }
+        }
         let request = huddle_engine::check_request(self.protocol, parties, &circuit, options)
             .map_err(|e| e.to_string())?;
         Ok((request, circuit))
@@ -278,7 +442,8 @@ pub struct PartyArgs {
     dealt: Option<PathBuf>,
     /// Instances evaluated at once: instance 0 takes --input, the others
     /// random values of this party's; every party must give the same N
-    /// (the hello compares it).
+    /// (the hello compares it). Default: the lines of --inputs; a party
+    /// that owns no input value takes the other parties' batch.
     #[arg(long, default_value_t = 1)]
     batch: usize,
     /// Compare this party's outputs of instance 0 with --expect; exit
@@ -413,6 +578,14 @@ fn input_matrix(
         }
     }
     Ok(m)
+}
+
+/// Refuses a batch of no instances or too many.
+fn check_batch(batch: usize) -> Result<(), String> {
+    if batch == 0 || batch > 1 << 26 {
+        return Err(format!("--batch must be 1 to {}, not {batch}", 1 << 26));
+    }
+    Ok(())
 }
 
 /// Runs every party of `request` on this machine over `transport`: each
@@ -567,7 +740,15 @@ pub fn links_json(acc: &Accounting) -> Value {
     Value::Object(phases)
 }
 
-pub fn local(args: LocalArgs) -> Result<(), Failure> {
+pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
+    args.run.apply_job(m)?;
+    let mut batch_given = m.value_source("batch") == Some(clap::parser::ValueSource::CommandLine);
+    if let Some(job) = &args.run.loaded {
+        let given = Given { m, job: &job.path };
+        given.take(job.job.parties.map(Some), &mut args.parties, "parties")?;
+        given.take(job.job.batch, &mut args.batch, "batch")?;
+        batch_given |= job.job.batch.is_some();
+    }
     let most = huddle_engine::protocol::MAX_PARTIES;
     let parties = args
         .parties
@@ -590,22 +771,65 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
         }
         None => None,
     };
-    let batch = match &from_file {
-        Some(m) => m.first().map_or(1, |m| m.rows()),
-        None => args.batch,
+    // The job's input files: each party's file holds the values it owns.
+    let mut from_job: Vec<Option<BitMatrix>> = vec![None; circuit.inputs().len()];
+    let mut job_batch: Option<(usize, PathBuf)> = None;
+    for (p, path) in run.job_files(false, parties)? {
+        if from_file.is_some() {
+            return Err(
+                "--inputs and the job's [inputs] both give the inputs: give one"
+                    .to_string()
+                    .into(),
+            );
+        }
+        let owned: Vec<usize> = (0..circuit.inputs().len())
+            .filter(|&i| request.owner(&circuit, i) == p)
+            .collect();
+        if owned.is_empty() {
+            return Err(format!(
+                "the job gives party {p} an input file, but it owns no input value"
+            )
+            .into());
+        }
+        let matrices = crate::data::read_inputs(&path, &circuit, &owned, run.style())?;
+        let rows = matrices.first().map_or(0, BitMatrix::rows);
+        if let Some((before, first)) = &job_batch {
+            if *before != rows {
+                return Err(format!(
+                    "{} has {before} instances, {} has {rows}: every input file needs one line per instance",
+                    first.display(),
+                    path.display()
+                )
+                .into());
+            }
+        }
+        job_batch = Some((rows, path));
+        for (i, m) in owned.into_iter().zip(matrices) {
+            from_job[i] = Some(m);
+        }
+    }
+    let batch = match (&from_file, &job_batch) {
+        (Some(m), _) => m.first().map_or(1, |m| m.rows()),
+        (None, Some((rows, _))) => *rows,
+        (None, None) => args.batch,
     };
+    if batch_given && batch != args.batch {
+        return Err(format!(
+            "the batch is {}, but the input files have {batch} instances (one per line)",
+            args.batch
+        )
+        .into());
+    }
     if !run.inputs.is_empty() && run.inputs.len() != circuit.inputs().len() {
         return Err(format!(
             "{} takes {} input values, but {} --input given (give every one, or none for random inputs)",
-            run.circuit.display(),
+            run.circuit_name(),
             circuit.inputs().len(),
             run.inputs.len()
         )
         .into());
     }
-    if batch == 0 || batch > 1 << 26 {
-        return Err(format!("--batch must be 1 to {}, not {batch}", 1 << 26).into());
-    }
+    check_batch(batch)?;
     if args.check
         && run.truncation == TruncationArg::Probabilistic
         && circuit
@@ -631,10 +855,15 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
     let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
     let all: Vec<BitMatrix> = match from_file {
         Some(all) => all,
-        None => (0..circuit.inputs().len())
-            .map(|i| {
-                let given = run.inputs.get(i).map(String::as_str);
-                input_matrix(&circuit, i, given, batch, &mut prg)
+        None => from_job
+            .into_iter()
+            .enumerate()
+            .map(|(i, read)| match read {
+                Some(m) => Ok(m),
+                None => {
+                    let given = run.inputs.get(i).map(String::as_str);
+                    input_matrix(&circuit, i, given, batch, &mut prg)
+                }
             })
             .collect::<Result<_, _>>()?,
     };
@@ -663,6 +892,15 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
                 .into());
             }
         }
+    }
+    for (p, path) in run.job_files(true, parties)? {
+        if outputs[p].is_empty() {
+            return Err(format!(
+                "the job gives party {p} an output file, but it learns no outputs"
+            )
+            .into());
+        }
+        crate::data::write_outputs(&path, &circuit, &outputs[p], run.style())?;
     }
     let shown = &outputs[run.reveal_to.unwrap_or(0).min(n - 1)];
     if let Some(path) = &run.outputs_file {
@@ -727,9 +965,38 @@ pub fn local(args: LocalArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-pub fn party(args: PartyArgs) -> Result<(), Failure> {
+pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
+    args.run.apply_job(m)?;
     let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
     let n = config.parties();
+    let mut batch_given = m.value_source("batch") == Some(clap::parser::ValueSource::CommandLine);
+    if let Some(job) = &args.run.loaded {
+        let given = Given { m, job: &job.path };
+        given.take(job.job.batch, &mut args.batch, "batch")?;
+        batch_given |= job.job.batch.is_some();
+        if let Some(want) = job.job.parties.filter(|&k| k != n) {
+            return Err(format!(
+                "--job {} is for {want} parties, but {} has {n}",
+                job.path.display(),
+                args.config.display()
+            )
+            .into());
+        }
+        let (inputs, outputs) = (args.run.job_files(false, n)?, args.run.job_files(true, n)?);
+        let mine = |files: Vec<(usize, PathBuf)>| {
+            files.into_iter().find(|(p, _)| *p == args.id).map(|f| f.1)
+        };
+        given.take(
+            mine(inputs).map(Some),
+            &mut args.run.inputs_file,
+            "inputs_file",
+        )?;
+        given.take(
+            mine(outputs).map(Some),
+            &mut args.run.outputs_file,
+            "outputs_file",
+        )?;
+    }
     let run = &args.run;
     let linear = args.dealt.as_ref().map(|_| "dealer");
     let (request, circuit) = run.request(n, linear)?;
@@ -755,12 +1022,20 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
     let owned: Vec<usize> = (0..circuit.inputs().len())
         .filter(|&i| request.owner(&circuit, i) == args.id)
         .collect();
+    let dealer = request.protocol().descriptor().dealer == Some(args.id);
+    if run.outputs_file.is_some() && (dealer || run.reveal_to.is_some_and(|t| t != args.id)) {
+        return Err(format!(
+            "party {} learns no outputs in this run (--reveal-to, or a dealer), so it has none to write to --outputs",
+            args.id
+        )
+        .into());
+    }
     if run.inputs_file.is_none() && run.inputs.len() != owned.len() {
         return Err(format!(
             "party {} owns input values {:?} of {}, so it takes {} --input, not {}",
             args.id,
             owned,
-            run.circuit.display(),
+            run.circuit_name(),
             owned.len(),
             run.inputs.len()
         )
@@ -776,19 +1051,30 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
         None => None,
     };
     let batch = match &from_file {
-        Some(m) => m.first().map_or(args.batch, |m| m.rows()),
+        Some(m) => {
+            let rows = m.first().map_or(args.batch, |m| m.rows());
+            if batch_given && rows != args.batch {
+                return Err(format!(
+                    "the batch is {}, but --inputs has {rows} instances (one per line)",
+                    args.batch
+                )
+                .into());
+            }
+            rows
+        }
         None => args.batch,
     };
-    if batch == 0 || batch > 1 << 26 {
-        return Err(format!("--batch must be 1 to {}, not {batch}", 1 << 26).into());
-    }
+    check_batch(batch)?;
+    // A party with no inputs, told no batch, takes the others' (the hello
+    // leaves it open).
+    let batch_open = from_file.is_none() && owned.is_empty() && !batch_given;
     // Read before connecting: a missing or malformed file costs no traffic.
     let expected = match &args.expect {
         Some(path) => Some(expected_outputs(path, &circuit)?),
         None => None,
     };
     let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
-    let own: Vec<(usize, BitMatrix)> = match from_file {
+    let own_inputs: Vec<(usize, BitMatrix)> = match from_file {
         Some(matrices) => owned.iter().copied().zip(matrices).collect(),
         None => owned
             .iter()
@@ -818,15 +1104,38 @@ pub fn party(args: PartyArgs) -> Result<(), Failure> {
             transport,
             Handshake {
                 session: config.session.clone(),
-                protocol: match &deal {
-                    Some(id) => format!("{} batch={batch} deal={id}", request.session_protocol()),
-                    None => format!("{} batch={batch}", request.session_protocol()),
+                protocol: {
+                    let batch = if batch_open {
+                        "?".to_string()
+                    } else {
+                        batch.to_string()
+                    };
+                    let mut hello = format!("{} batch={batch}", request.session_protocol());
+                    if let Some(id) = &deal {
+                        hello.push_str(&format!(" deal={id}"));
+                    }
+                    if let Some(job) = &run.loaded {
+                        hello.push(' ');
+                        hello.push_str(&job.hello_tokens(&circuit_hash(&circuit)));
+                    }
+                    hello
                 },
                 circuit: circuit_hash(&circuit),
             },
         )
     };
     let mut net = connect(&config, args.id, &options)?;
+    let batch = match net.settled("batch") {
+        Some(b) => {
+            let b = b
+                .parse()
+                .map_err(|_| format!("the other parties' batch `{b}` is not a number"))?;
+            check_batch(b)?;
+            b
+        }
+        None => batch,
+    };
+    let own = own_inputs;
     let start = Instant::now();
     let supply = dealt.map(huddle_engine::garble::LinearSupply::Dealt);
     let display = ProgressDisplay::start(run.json);

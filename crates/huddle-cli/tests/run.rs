@@ -461,29 +461,44 @@ fn parties_run(
     inputs: &[&[&str]],
     extra: impl Fn(usize) -> Vec<String>,
 ) -> Vec<Output> {
+    spawn_parties(cfg, n, |i| {
+        let mut args = vec![
+            "--protocol".to_string(),
+            protocol.to_string(),
+            "--circuit".into(),
+            circuit.to_str().expect("utf8").into(),
+            "--json".into(),
+        ];
+        for v in inputs.get(i).copied().unwrap_or_default() {
+            args.extend(["--input".to_string(), v.to_string()]);
+        }
+        args.extend(extra(i));
+        args
+    })
+}
+
+/// `huddle party --config cfg --id i --timeout 30` plus `args(i)` for every
+/// party of `cfg` at once (on fresh OS-assigned ports): their outputs.
+fn spawn_parties(
+    cfg: &std::path::Path,
+    n: usize,
+    args: impl Fn(usize) -> Vec<String>,
+) -> Vec<Output> {
     let spawn_all = || -> Vec<Output> {
         let children: Vec<_> = (0..n)
             .map(|i| {
-                let mut args = vec![
+                let mut all = vec![
                     "party".to_string(),
                     "--config".into(),
                     cfg.to_str().expect("utf8").into(),
                     "--id".into(),
                     i.to_string(),
-                    "--protocol".into(),
-                    protocol.to_string(),
-                    "--circuit".into(),
-                    circuit.to_str().expect("utf8").into(),
                     "--timeout".into(),
                     "30".into(),
-                    "--json".into(),
                 ];
-                for v in inputs.get(i).copied().unwrap_or_default() {
-                    args.extend(["--input".to_string(), v.to_string()]);
-                }
-                args.extend(extra(i));
+                all.extend(args(i));
                 Command::new(bin())
-                    .args(&args)
+                    .args(&all)
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
                     .spawn()
@@ -1053,4 +1068,140 @@ fn input_and_output_files_work_locally_and_across_processes() {
         e.contains("line 1 column 6") && e.contains("fixed-point range"),
         "{e}"
     );
+}
+
+/// A job file every party is given: per-party input files (party 0 owns
+/// nothing and takes the batch from the others), explicit owners, outputs
+/// to one party's file (0: garbling reveals to its evaluator or to all); across three processes over TLS for a
+/// secret-sharing and a garbling protocol, equal to `huddle local --job`.
+#[test]
+fn a_job_file_runs_the_same_job_locally_and_across_processes() {
+    let dir = temp_dir("job");
+    adder(&dir);
+    let path = |name: &str| dir.join(name).to_str().expect("utf8").to_string();
+    // 40 instances; values 0 and 2 are party 1's, value 1 party 2's.
+    let rows: Vec<[u32; 3]> = (0..40u32)
+        .map(|i| [i % 4, (i / 4) % 4, (i * 3) % 4])
+        .collect();
+    let p0: String = rows.iter().map(|r| format!("{}\n", r[1])).collect();
+    let p1: String = rows
+        .iter()
+        .map(|r| format!("{}, {}\n", r[0], r[2]))
+        .collect();
+    std::fs::write(path("p2.csv"), format!("b\n{p0}")).expect("write");
+    std::fs::write(path("p1.csv"), format!("a, c\n{p1}")).expect("write");
+    let want: String = rows
+        .iter()
+        .map(|r| format!("{}\n", (r[0] + r[1] + r[2]) % 4))
+        .collect();
+    let job = |protocol: &str, out: &str| {
+        format!(
+            "# the adder, with party 0 learning the sums\n\
+             circuit = \"adder.txt\"\nprotocol = \"{protocol}\"\nowners = [1, 2, 1]\n\
+             reveal_to = 0\nformat = \"dec\"\nheader = true\n\
+             [inputs]\n2 = \"p2.csv\"\n1 = \"p1.csv\"\n[outputs]\n0 = \"{out}\"\n"
+        )
+    };
+    for protocol in ["trio", "bgw3"] {
+        std::fs::write(path("job.toml"), job(protocol, "local.csv")).expect("write");
+        let local = run(&["local", "--job", &path("job.toml"), "--check", "--json"]);
+        assert!(
+            local.status.success(),
+            "{protocol}: {}",
+            String::from_utf8_lossy(&local.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&local.stdout).expect("json");
+        assert_eq!(
+            (v["batch"].as_u64(), v["protocol"].as_str()),
+            (Some(40), Some(protocol))
+        );
+        let header_and = |rows: &str| format!("output0\n{rows}");
+        assert_eq!(
+            std::fs::read_to_string(path("local.csv")).expect("read"),
+            header_and(&want),
+            "{protocol} local"
+        );
+        std::fs::write(path("job.toml"), job(protocol, "party.csv")).expect("write");
+        let cfg = certs(&dir.join(format!("certs-{protocol}")), 3);
+        let outputs = spawn_parties(&cfg, 3, |_| vec!["--job".into(), path("job.toml")]);
+        for (i, o) in outputs.iter().enumerate() {
+            assert!(
+                o.status.success(),
+                "{protocol} party {i}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(path("party.csv")).expect("read"),
+            header_and(&want),
+            "{protocol} across processes"
+        );
+    }
+    // Hosts given different jobs stop at connect, naming the setting.
+    let cfg = certs(&dir.join("certs-mismatch"), 3);
+    std::fs::write(path("job.toml"), job("trio", "x.csv")).expect("write");
+    std::fs::write(
+        path("other.toml"),
+        job("trio", "x.csv").replace("owners = [1, 2, 1]", "owners = [1, 2, 2]"),
+    )
+    .expect("write");
+    let outputs = spawn_parties(&cfg, 3, |i| {
+        // Party 0 owns no input either way: it reaches the hello.
+        let file = if i == 0 { "other.toml" } else { "job.toml" };
+        vec!["--job".into(), path(file)]
+    });
+    let errors: Vec<String> = outputs
+        .iter()
+        .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+        .collect();
+    assert!(outputs.iter().all(|o| !o.status.success()), "{errors:?}");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("job.owners=[1,2,1] vs job.owners=[1,2,2]")
+                || e.contains("job.owners=[1,2,2] vs job.owners=[1,2,1]")),
+        "{errors:?}"
+    );
+    assert!(
+        !dir.join("x.csv").exists(),
+        "no output after a refused hello"
+    );
+    // Settings in two places, unknown keys, a batch the files contradict.
+    for (extra, job_text, error) in [
+        (
+            vec!["--protocol", "mfi3"],
+            job("trio", "x.csv"),
+            "--protocol is given on the command line and by --job",
+        ),
+        (
+            vec![],
+            job("trio", "x.csv").replace("protocol", "protocl"),
+            "unknown field `protocl`",
+        ),
+        (
+            vec!["--batch", "7"],
+            job("trio", "x.csv"),
+            "the batch is 7, but the input files have 40",
+        ),
+        (
+            vec![],
+            job("trio", "x.csv").replace("owners = [1, 2, 1]", "owners = [1, 2]"),
+            "`owners` lists 2 parties, but the circuit has 3",
+        ),
+        (
+            vec![],
+            job("trio", "x.csv").replace("0 = \"x.csv\"", "1 = \"x.csv\""),
+            "party 1 an output file, but it learns no outputs",
+        ),
+    ] {
+        std::fs::write(path("bad.toml"), job_text).expect("write");
+        let mut args = vec!["local", "--job"];
+        let bad = path("bad.toml");
+        args.push(&bad);
+        args.extend(extra);
+        let o = run(&args);
+        assert!(!o.status.success());
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(error), "{error}: {e}");
+    }
 }

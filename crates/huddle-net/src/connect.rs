@@ -30,6 +30,9 @@ pub enum Transport {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handshake {
     pub session: String,
+    /// The protocol and its settings as white-space separated tokens; a
+    /// `key=?` token leaves a setting open: it matches any value of `key`,
+    /// and [`Network::settled`] gives the value the peers set.
     pub protocol: String,
     /// A hash of the circuit (e.g. SHA-256 of its file).
     pub circuit: [u8; 32],
@@ -199,8 +202,11 @@ pub(crate) fn connect_with_listener(
     };
     let alarm = Arc::new(Alarm::default());
     let mut links: Vec<Option<LinkParts>> = (0..n).map(|_| None).collect();
-    for (slot, peer) in links.iter_mut().zip(&config.parties[..me]) {
-        *slot = Some(dial(peer, &ours, options, deadline, &alarm)?);
+    // Every peer's protocol string, to settle our open settings.
+    let mut hellos: Vec<Option<String>> = vec![None; n];
+    for ((slot, hello), peer) in links.iter_mut().zip(&mut hellos).zip(&config.parties[..me]) {
+        let (parts, theirs) = dial(peer, &ours, options, deadline, &alarm)?;
+        (*slot, *hello) = (Some(parts), Some(theirs));
     }
     if me + 1 < n {
         let listener = listener
@@ -208,15 +214,60 @@ pub(crate) fn connect_with_listener(
         listener
             .set_nonblocking(true)
             .map_err(|e| NetError::Setup(e.to_string()))?;
-        listen(&listener, &ours, &mut links, options, deadline, &alarm)?;
+        listen(
+            &listener,
+            &ours,
+            (&mut links, &mut hellos),
+            options,
+            deadline,
+            &alarm,
+        )?;
     }
-    Ok(Network::from_links(
-        me,
-        links,
-        &options.profile,
-        options.io_timeout,
-        alarm,
-    ))
+    let settled = settle(&ours.protocol, &hellos).map_err(NetError::Setup)?;
+    let mut net = Network::from_links(me, links, &options.profile, options.io_timeout, alarm);
+    net.set_settled(settled);
+    Ok(net)
+}
+
+/// The value of a setting a hello leaves open (`key=?`).
+const OPEN: &str = "?";
+
+/// Our open settings (`key=?` tokens of `ours`) with the value the peers
+/// give them; every peer that sets one must give the same value, and at
+/// least one must set it.
+fn settle(ours: &str, hellos: &[Option<String>]) -> Result<Vec<(String, String)>, String> {
+    let mut settled = Vec::new();
+    for token in ours.split_whitespace() {
+        let Some(key) = token.strip_suffix(OPEN).and_then(|k| k.strip_suffix('=')) else {
+            continue;
+        };
+        let mut value: Option<(usize, &str)> = None;
+        for (peer, hello) in hellos.iter().enumerate() {
+            let Some(hello) = hello else { continue };
+            let theirs = hello
+                .split_whitespace()
+                .filter_map(|t| t.split_once('='))
+                .find(|(k, v)| *k == key && *v != OPEN);
+            match (theirs, value) {
+                (Some((_, v)), Some((first, seen))) if v != seen => {
+                    return Err(format!(
+                        "party {first} sets {key}={seen} and party {peer} {key}={v}"
+                    ))
+                }
+                (Some((_, v)), None) => value = Some((peer, v)),
+                _ => {}
+            }
+        }
+        match value {
+            Some((_, v)) => settled.push((key.to_string(), v.to_string())),
+            None => {
+                return Err(format!(
+                    "no party sets {key}: give it to at least one party"
+                ))
+            }
+        }
+    }
+    Ok(settled)
 }
 
 fn remaining(deadline: Instant) -> Duration {
@@ -231,7 +282,7 @@ fn dial(
     options: &ConnectOptions,
     deadline: Instant,
     alarm: &Arc<Alarm>,
-) -> Result<LinkParts, NetError> {
+) -> Result<(LinkParts, String), NetError> {
     let me = ours.party;
     let addrs: Vec<SocketAddr> = (peer.host.as_str(), peer.port)
         .to_socket_addrs()
@@ -293,6 +344,7 @@ fn dial(
                 options.limits,
                 alarm.clone(),
             )
+            .map(|parts| (parts, theirs.protocol))
             .map_err(|e| fail(e.to_string()))
         }
         Transport::Tls(identity) => {
@@ -311,6 +363,7 @@ fn dial(
                 options.limits,
                 alarm.clone(),
             )
+            .map(|parts| (parts, theirs.protocol))
             .map_err(|e| fail(e.to_string()))
         }
     }
@@ -338,7 +391,7 @@ enum Handshaken {
 fn listen(
     listener: &TcpListener,
     ours: &Hello,
-    links: &mut [Option<LinkParts>],
+    (links, hellos): (&mut [Option<LinkParts>], &mut [Option<String>]),
     options: &ConnectOptions,
     deadline: Instant,
     alarm: &Arc<Alarm>,
@@ -349,13 +402,12 @@ fn listen(
     // their threads end at once.
     let mut pending: Vec<(SocketAddr, TcpStream)> = Vec::new();
     std::thread::scope(|scope| {
-        let (done_tx, done) =
-            std::sync::mpsc::channel::<(SocketAddr, Result<(PartyId, Handshaken), Refusal>)>();
+        let (done_tx, done) = std::sync::mpsc::channel::<(SocketAddr, Result<Accepted, Refusal>)>();
         let outcome = 'accepting: loop {
             while let Ok((addr, result)) = done.try_recv() {
                 pending.retain(|(a, _)| *a != addr);
                 match result {
-                    Ok((peer, conn)) if links[peer].is_none() => {
+                    Ok((peer, conn, theirs)) if links[peer].is_none() => {
                         let parts = match conn {
                             Handshaken::Tcp(s) => {
                                 stream_parts(peer, n, s, options.limits, alarm.clone())
@@ -370,11 +422,11 @@ fn listen(
                             ),
                         };
                         match parts {
-                            Ok(p) => links[peer] = Some(p),
+                            Ok(p) => (links[peer], hellos[peer]) = (Some(p), Some(theirs)),
                             Err(e) => refused.push(format!("{addr}: {e}")),
                         }
                     }
-                    Ok((peer, _)) => refused.push(format!(
+                    Ok((peer, _, _)) => refused.push(format!(
                         "{addr}: claims to be party {peer}, which is already connected"
                     )),
                     Err(Refusal::Stranger(why)) => {
@@ -433,6 +485,9 @@ fn listen(
     })
 }
 
+/// A connection accepted as a party: its id, the connection, its protocol string.
+type Accepted = (PartyId, Handshaken, String);
+
 /// The listening side's handshake with one connection, which claims to be
 /// one of the parties above `ours.party`.
 fn handshake_incoming(
@@ -441,7 +496,7 @@ fn handshake_incoming(
     n: usize,
     options: &ConnectOptions,
     deadline: Instant,
-) -> Result<(PartyId, Handshaken), Refusal> {
+) -> Result<Accepted, Refusal> {
     let me = ours.party as usize;
     socket
         .set_nonblocking(false)
@@ -470,7 +525,7 @@ fn handshake_incoming(
             send_hello(&mut s, ours).map_err(Refusal::Stranger)?;
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
             tracing::info!(party = me, peer, "accepted; hello agreed (plain TCP)");
-            Ok((peer, Handshaken::Tcp(s)))
+            Ok((peer, Handshaken::Tcp(s), theirs.protocol))
         }
         Transport::Tls(identity) => {
             let conn: ServerConnection = identity.server().map_err(Refusal::Mismatch)?;
@@ -484,7 +539,7 @@ fn handshake_incoming(
             check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
             tracing::info!(party = me, peer, "accepted; TLS handshake and hello agreed");
             let StreamOwned { conn, sock } = tls;
-            Ok((peer, Handshaken::Tls(Box::new(conn), sock)))
+            Ok((peer, Handshaken::Tls(Box::new(conn), sock), theirs.protocol))
         }
     }
 }
@@ -571,6 +626,15 @@ fn check_hello(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String
             .filter(|(a, b)| a != b)
             .map(|(a, b)| format!("{a} vs {b}"))
             .collect();
+        // A setting one side leaves open (`key=?`) takes the other's value.
+        let open = |a: &str, b: &str| matches!((a.split_once('='), b.split_once('=')), (Some((ka, va)), Some((kb, _))) if ka == kb && va == OPEN);
+        if t.len() == o.len()
+            && t.iter()
+                .zip(&o)
+                .all(|(a, b)| a == b || open(a, b) || open(b, a))
+        {
+            return check_circuit(theirs, peer, ours);
+        }
         let detail = if differ.is_empty() || t.len() != o.len() {
             String::new()
         } else {
@@ -581,6 +645,10 @@ fn check_hello(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String
             theirs.protocol, ours.party, ours.protocol
         ));
     }
+    check_circuit(theirs, peer, ours)
+}
+
+fn check_circuit(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String> {
     if theirs.circuit != ours.circuit {
         let short = |h: &[u8; 32]| {
             h[..6]
@@ -637,6 +705,46 @@ mod tests {
     use super::*;
     use crate::certs::PartyCredentials;
     use std::sync::Arc;
+
+    fn hello(party: u32, protocol: &str) -> Hello {
+        Hello {
+            party,
+            parties: 3,
+            session: "s".into(),
+            protocol: protocol.into(),
+            circuit: [1; 32],
+        }
+    }
+
+    #[test]
+    fn an_open_setting_matches_any_value_and_settles_to_the_peers_one() {
+        let open = hello(2, "trio batch=? x=1");
+        let set = hello(0, "trio batch=40 x=1");
+        check_hello(&set, 0, &open).expect("open matches a value");
+        check_hello(&open, 2, &set).expect("and the other way round");
+        let e = check_hello(&hello(0, "trio batch=40 x=2"), 0, &open).expect_err("x differs");
+        assert!(e.contains("x=2 vs x=1"), "{e}");
+        // A different key is no match for an open one.
+        assert!(check_hello(&hello(0, "trio lanes=40 x=1"), 0, &open).is_err());
+        let peers = |a: &str, b: &str| vec![Some(a.to_string()), Some(b.to_string()), None];
+        assert_eq!(
+            settle(
+                "trio batch=? x=1",
+                &peers("trio batch=40 x=1", "trio batch=? x=1")
+            ),
+            Ok(vec![("batch".to_string(), "40".to_string())])
+        );
+        let e = settle("trio batch=? x=1", &peers("trio batch=40", "trio batch=41"))
+            .expect_err("peers disagree");
+        assert!(
+            e.contains("party 0 sets batch=40 and party 1 batch=41"),
+            "{e}"
+        );
+        let e = settle("trio batch=?", &peers("trio batch=?", "trio batch=?"))
+            .expect_err("nobody sets it");
+        assert!(e.contains("no party sets batch"), "{e}");
+        assert_eq!(settle("trio batch=40", &peers("a", "b")), Ok(vec![]));
+    }
 
     fn handshake() -> Handshake {
         Handshake {

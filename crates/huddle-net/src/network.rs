@@ -314,6 +314,8 @@ pub struct Network {
     timeout: Duration,
     /// Where every received payload is copied (see [`Network::record_received`]).
     transcript: Option<Transcript>,
+    /// Settings this party's hello left open (`key=?`), as the peers set them.
+    settled: Vec<(String, String)>,
 }
 
 /// One received message: its sender, the phase it was sent in, its payload.
@@ -639,7 +641,21 @@ impl Network {
             accounting: Accounting::default(),
             timeout,
             transcript: None,
+            settled: Vec::new(),
         }
+    }
+
+    pub(crate) fn set_settled(&mut self, settled: Vec<(String, String)>) {
+        self.settled = settled;
+    }
+
+    /// A setting this party's hello left open (`key=?` in its protocol
+    /// string), as the peers set it at connect.
+    pub fn settled(&self, key: &str) -> Option<&str> {
+        self.settled
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 }
 

@@ -1,0 +1,268 @@
+//! `--job job.toml`: one file that every party of a run is given, so that
+//! the hosts of a deployment run the same computation without repeating a
+//! long command line on each. It names the circuit (a file or a generator),
+//! the protocol and its options, who owns which input value and who learns
+//! the outputs, and where each party's data files are.
+//!
+//! Its hash goes into the hello, together with each setting as a token of
+//! its own: hosts given different jobs stop at connect, and the error names
+//! the setting that differs. The data files' paths are left out of the hash
+//! (each host has its own), as is the circuit's path (the hello compares the
+//! circuit's content).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The job file as written; every setting optional (the command line's
+/// defaults apply), none both here and on the command line.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Job {
+    pub protocol: Option<String>,
+    /// A circuit file, relative to the job file.
+    pub circuit: Option<PathBuf>,
+    /// Or a circuit from `huddle circuit gen`'s generators.
+    pub generate: Option<Generate>,
+    /// `huddle local` only; `huddle party` checks it against the parties file.
+    pub parties: Option<usize>,
+    pub batch: Option<usize>,
+    /// The party that owns each input value, in order (default: round robin).
+    pub owners: Option<Vec<usize>>,
+    /// The party that learns the outputs, or "all" (the default).
+    pub reveal_to: Option<RevealTo>,
+    pub threads: Option<usize>,
+    pub share_memory: Option<usize>,
+    pub preprocess: Option<String>,
+    pub truncation: Option<String>,
+    pub opt: Option<String>,
+    pub linear: Option<String>,
+    pub net: Option<String>,
+    pub max_fan_in: Option<usize>,
+    pub verify_every: Option<usize>,
+    /// Data files: hex or dec.
+    pub format: Option<String>,
+    pub frac: Option<u8>,
+    pub signed: Option<bool>,
+    pub header: Option<bool>,
+    /// Each party's input file (the values it owns), by party id.
+    #[serde(default)]
+    pub inputs: BTreeMap<String, PathBuf>,
+    /// Each party's output file, by party id.
+    #[serde(default)]
+    pub outputs: BTreeMap<String, PathBuf>,
+}
+
+/// `[generate]`: the arguments of `huddle circuit gen`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Generate {
+    pub kind: String,
+    pub bits: Option<u32>,
+    #[serde(default)]
+    pub size: Vec<u32>,
+    pub frac: Option<u8>,
+    pub fanin: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum RevealTo {
+    Party(usize),
+    Everyone(Everyone),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Everyone {
+    All,
+}
+
+/// A job read from its file.
+pub struct LoadedJob {
+    pub job: Job,
+    /// The file, as given (for errors).
+    pub path: PathBuf,
+    dir: PathBuf,
+}
+
+impl LoadedJob {
+    pub fn read(path: &Path) -> Result<LoadedJob, String> {
+        let name = format!("--job {}", path.display());
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        let job: Job = toml::from_str(&text).map_err(|e| format!("{name}: {e}"))?;
+        match (&job.circuit, &job.generate) {
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "{name}: give `circuit` (a file) or `[generate]`, not both"
+                ))
+            }
+            (None, None) => {
+                return Err(format!(
+                    "{name}: no circuit: give `circuit = \"file\"` or a `[generate]` table"
+                ))
+            }
+            _ => {}
+        }
+        for (what, map) in [("inputs", &job.inputs), ("outputs", &job.outputs)] {
+            for key in map.keys() {
+                if key.parse::<usize>().is_err() {
+                    return Err(format!(
+                        "{name}: [{what}] keys are party ids (0, 1, ...), not `{key}`"
+                    ));
+                }
+            }
+        }
+        Ok(LoadedJob {
+            job,
+            path: path.to_path_buf(),
+            dir: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        })
+    }
+
+    /// A path of the job, relative to the job file's folder.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() || path == Path::new("-") {
+            path.to_path_buf()
+        } else {
+            self.dir.join(path)
+        }
+    }
+
+    /// The circuit the job names: its file (resolved), or generated.
+    pub fn circuit(&self) -> Result<CircuitSource, String> {
+        if let Some(file) = &self.job.circuit {
+            return Ok(CircuitSource::File(self.resolve(file)));
+        }
+        let Some(g) = &self.job.generate else {
+            return Err(format!("--job {}: no circuit", self.path.display()));
+        };
+        let bits = g.bits.unwrap_or(64);
+        let circuit = if huddle_circuit::apps::KINDS.contains(&g.kind.as_str()) {
+            huddle_circuit::apps::generate(&g.kind, bits, &g.size, g.frac.unwrap_or(16))
+        } else {
+            huddle_circuit::gen::generate(&g.kind, bits, g.fanin.unwrap_or(2))
+        }
+        .map_err(|e| format!("--job {} [generate]: {e}", self.path.display()))?;
+        Ok(CircuitSource::Generated(Box::new(circuit)))
+    }
+
+    /// Party `p`'s file in `[inputs]` or `[outputs]`, resolved.
+    pub fn file(&self, outputs: bool, p: usize) -> Option<PathBuf> {
+        let map = if outputs {
+            &self.job.outputs
+        } else {
+            &self.job.inputs
+        };
+        map.get(&p.to_string()).map(|f| self.resolve(f))
+    }
+
+    /// The parties that have a file in `[inputs]` or `[outputs]`.
+    pub fn parties_with_files(&self, outputs: bool) -> Vec<usize> {
+        let map = if outputs {
+            &self.job.outputs
+        } else {
+            &self.job.inputs
+        };
+        map.keys().filter_map(|k| k.parse().ok()).collect()
+    }
+
+    /// The hello's tokens: every setting that changes the joint computation
+    /// as `job.<key>=<value>` (always all of them, so that two jobs line up
+    /// token by token and a difference is named), and `job=<hash>` of them
+    /// with the circuit's hash.
+    pub fn hello_tokens(&self, circuit_hash: &[u8; 32]) -> String {
+        use sha2::{Digest, Sha256};
+        // Paths are per host: the circuit's content is compared instead.
+        let shared = Job {
+            circuit: None,
+            inputs: BTreeMap::new(),
+            outputs: BTreeMap::new(),
+            ..self.job.clone()
+        };
+        let value = serde_json::to_value(&shared).unwrap_or_default();
+        let mut tokens = Vec::new();
+        if let serde_json::Value::Object(map) = value {
+            for (key, v) in map {
+                if key == "circuit" || key == "inputs" || key == "outputs" {
+                    continue;
+                }
+                // Tokens are split at white space.
+                let text = v.to_string().replace(char::is_whitespace, "_");
+                tokens.push(format!("job.{key}={text}"));
+            }
+        }
+        let mut hash = Sha256::new();
+        hash.update(tokens.join(" ").as_bytes());
+        hash.update(circuit_hash);
+        let digest: String = hash.finalize()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        tokens.push(format!("job={digest}"));
+        tokens.join(" ")
+    }
+}
+
+/// Where a run's circuit comes from.
+pub enum CircuitSource {
+    File(PathBuf),
+    Generated(Box<huddle_circuit::Circuit>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(text: &str) -> Result<LoadedJob, String> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("job.toml");
+        std::fs::write(&path, text).expect("write");
+        LoadedJob::read(&path)
+    }
+
+    #[test]
+    fn jobs_name_what_is_wrong_with_them() {
+        let e = job("protocol = \"trio\"\n").err().expect("no circuit");
+        assert!(e.contains("no circuit"), "{e}");
+        let e = job("circuit = \"a.txt\"\n[generate]\nkind = \"adder\"\n")
+            .err()
+            .expect("both");
+        assert!(e.contains("not both"), "{e}");
+        let e = job("circuit = \"a.txt\"\nprotocl = \"trio\"\n")
+            .err()
+            .expect("typo");
+        assert!(e.contains("unknown field `protocl`"), "{e}");
+        let e = job("circuit = \"a.txt\"\n[inputs]\nalice = \"a.csv\"\n")
+            .err()
+            .expect("key");
+        assert!(e.contains("party ids"), "{e}");
+        let e = job("circuit = \"a.txt\"\nbatch = \"ten\"\n")
+            .err()
+            .expect("type");
+        assert!(e.contains("batch"), "{e}");
+    }
+
+    #[test]
+    fn the_hello_names_each_setting_and_ignores_paths() {
+        let a = job(
+            "circuit = \"a.txt\"\nprotocol = \"trio\"\nowners = [1, 0]\n[inputs]\n0 = \"x.csv\"\n",
+        )
+        .expect("job");
+        let b = job("circuit = \"/b/c.txt\"\nprotocol = \"trio\"\nowners = [0, 1]\n[inputs]\n0 = \"y.csv\"\n")
+            .expect("job");
+        let same = job("circuit = \"z.txt\"\nprotocol = \"trio\"\nowners = [1, 0]\n").expect("job");
+        let h = [7u8; 32];
+        let (ta, tb) = (a.hello_tokens(&h), b.hello_tokens(&h));
+        assert_eq!(ta, same.hello_tokens(&h));
+        assert_ne!(ta, a.hello_tokens(&[8u8; 32]), "the circuit is in the hash");
+        let differ: Vec<(&str, &str)> = ta
+            .split(' ')
+            .zip(tb.split(' '))
+            .filter(|(x, y)| x != y)
+            .collect();
+        assert_eq!(differ.len(), 2, "{differ:?}");
+        assert_eq!(differ[0], ("job.owners=[1,0]", "job.owners=[0,1]"));
+        assert!(differ[1].0.starts_with("job="));
+    }
+}
