@@ -197,6 +197,7 @@ pub fn bench_edit_distance(
     lengths: &[usize],
     protocols: &[String],
     run: EditDistanceRun,
+    plot: Option<&std::path::Path>,
 ) -> Result<(), Failure> {
     let mut prg = Prg::from_seed([7; 16]);
     let mut rows = Vec::new();
@@ -215,9 +216,8 @@ pub fn bench_edit_distance(
                 ..run.clone()
             };
             let row = edit_distance_run(&this, &a, &b)?;
-            if run.json {
-                rows.push(row.json());
-            } else {
+            rows.push(row.json());
+            if !run.json {
                 println!(
                     "{:>6} {:>10} {:>8} {:>14} {:>14} {:>10.3} {:>8}",
                     len,
@@ -230,6 +230,14 @@ pub fn bench_edit_distance(
                 );
             }
         }
+    }
+    if let Some(path) = plot {
+        let title = format!(
+            "huddle bench edit-distance: random DNA strings of lengths {lengths:?}, --net {}, \
+             whole-run wall seconds",
+            run.net
+        );
+        crate::plot::seconds_against_rounds(path, &title, &rows)?;
     }
     if run.json {
         println!("{}", pretty(&Value::Array(rows))?);

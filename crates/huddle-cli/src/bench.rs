@@ -61,6 +61,10 @@ pub enum BenchCommand {
         /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
         #[arg(long, default_value = "lan")]
         net: String,
+        /// Also draw the figures (one panel per quantity, the TTP beside
+        /// every protocol) into this SVG file.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
         /// Marginal rates: the gates of extra layers (twice the depth) or the
         /// extra AES blocks (twice the batch) over the extra time. This cancels
         /// what a run pays once (setup, input sharing, outputs, the fixed
@@ -82,6 +86,10 @@ pub enum BenchCommand {
         protocols: Vec<String>,
         #[command(flatten)]
         run: crate::app_cmd::EditDistanceRun,
+        /// Also draw seconds against online rounds (one line per protocol
+        /// through its lengths) into this SVG file.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
     },
     /// 64-bit multiplications, comparisons (full range) and equality tests
     /// per second at a batch, for one protocol next to the trusted third
@@ -177,6 +185,10 @@ pub enum BenchCommand {
         /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
         #[arg(long, default_value = "lan")]
         net: String,
+        /// Also draw each run's seconds per phase (stacked, per protocol
+        /// and party count) into this SVG file.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
     },
     /// The transport: loopback throughput of TCP and TLS with large batched
     /// rounds, and small-message round trips, each next to a raw socket
@@ -212,7 +224,9 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             lengths,
             protocols,
             run,
-        } => crate::app_cmd::bench_edit_distance(&lengths, &protocols, run).map_err(|f| f.message),
+            plot,
+        } => crate::app_cmd::bench_edit_distance(&lengths, &protocols, run, plot.as_deref())
+            .map_err(|f| f.message),
         BenchCommand::Protocols {
             json,
             batch,
@@ -224,6 +238,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             circuits,
             net,
             marginal,
+            plot,
         } => crate::bench_protocols::run(
             json,
             crate::bench_protocols::Setup {
@@ -239,6 +254,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
                 truncation: huddle_engine::Truncation::Exact,
             },
             circuits,
+            plot.as_deref(),
         ),
         BenchCommand::Garble {
             json,
@@ -247,8 +263,10 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             repeat,
             opt,
             net,
+            plot,
         } => crate::bench_garble::run(
             json,
+            plot.as_deref(),
             crate::bench_garble::Setup {
                 parties: parties.into_iter().filter(|&n| n >= 3).collect(),
                 batch: batch.max(1),

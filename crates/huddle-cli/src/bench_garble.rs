@@ -90,7 +90,7 @@ fn opt_label(o: Optimizations) -> String {
     }
 }
 
-pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
+pub fn run(as_json: bool, plot: Option<&std::path::Path>, s: Setup) -> Result<(), String> {
     let circuits: Vec<(&str, Circuit)> = vec![
         ("aes128", gen::generate("aes128", 128, 2)?),
         ("sha256", gen::generate("sha256", 32, 2)?),
@@ -164,5 +164,8 @@ pub fn run(as_json: bool, s: Setup) -> Result<(), String> {
         s.repeat,
         s.opts.iter().map(|&o| opt_label(o)).collect::<Vec<_>>().join(" | ")
     );
+    if let Some(path) = plot {
+        crate::plot::garble(path, &header, &report)?;
+    }
     crate::bench::print_report(as_json, &header, report, &lines)
 }

@@ -195,6 +195,7 @@ pub fn run(
     as_json: bool,
     mut setup: Setup,
     circuits: Option<std::path::PathBuf>,
+    plot: Option<&std::path::Path>,
 ) -> Result<(), String> {
     let (batch, tcp, threads) = (setup.batch, setup.tcp, setup.threads);
     let only = setup
@@ -296,5 +297,8 @@ pub fn run(
             "times include setup, input sharing and output"
         }
     );
+    if let Some(path) = plot {
+        crate::plot::protocols(path, &header, &report)?;
+    }
     crate::bench::print_report(as_json, &header, report, &lines)
 }

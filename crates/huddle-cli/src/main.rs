@@ -16,6 +16,7 @@ mod demo;
 mod failure;
 mod job;
 mod net_cmd;
+mod plot;
 mod protocols_cmd;
 mod run_cmd;
 
