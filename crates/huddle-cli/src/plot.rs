@@ -24,6 +24,9 @@ const BASELINE: RGBColor = RGBColor(150, 150, 150);
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
+/// A bar's name and its stacked values, bottom first.
+type StackedBar = (String, Vec<f64>);
+
 fn fail(e: impl std::fmt::Display) -> String {
     format!("--plot: {e}")
 }
@@ -192,7 +195,7 @@ pub fn garble(path: &Path, title: &str, report: &Map<String, Value>) -> Result<(
         ("online_seconds", "online"),
     ];
     // Keys are circuit/protocol/n<parties>[/...]: one panel per circuit.
-    let mut circuits: Vec<(String, Vec<(String, Vec<f64>)>)> = Vec::new();
+    let mut circuits: Vec<(String, Vec<StackedBar>)> = Vec::new();
     for (key, entry) in report {
         let mut parts = key.splitn(2, '/');
         let (circuit, rest) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
