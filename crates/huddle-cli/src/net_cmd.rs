@@ -15,23 +15,82 @@ use std::time::{Duration, Instant};
 #[derive(Args)]
 pub struct CertsArgs {
     /// Number of parties.
-    #[arg(long)]
+    #[arg(long, required_unless_present = "own", default_value_t = 0)]
     parties: usize,
+    /// Only this party's own key and self-signed certificate (no CA): each
+    /// organisation runs this for its id, keeps party<I>.key, and hands
+    /// party<I>.pem to the others, whose parties.toml (without [tls] ca)
+    /// pins it. No one then holds a key that could sign for another party.
+    #[arg(long, value_name = "I", conflicts_with_all = ["parties", "hosts", "base_port", "session"])]
+    own: Option<usize>,
     /// Output folder (created if missing).
     #[arg(long)]
     out: PathBuf,
     /// First port in the generated parties.toml (party i listens on PORT + i).
     #[arg(long, default_value_t = 7000)]
     base_port: u16,
+    /// Each party's host name or address, in party order, comma separated
+    /// (default: 127.0.0.1 for all, a run on this machine).
+    #[arg(long, value_delimiter = ',', value_name = "HOST,HOST,..")]
+    hosts: Vec<String>,
+    /// The session name in parties.toml: parties of different sessions
+    /// refuse each other at connect.
+    #[arg(long, default_value = "dev-session")]
+    session: String,
 }
 
 pub fn certs(args: CertsArgs) -> Result<(), String> {
+    if let Some(id) = args.own {
+        if id >= 1000 {
+            return Err(format!("--own {id}: party ids go up to 999"));
+        }
+        let own = huddle_net::certs::self_signed(id)
+            .map_err(|e| format!("generating a certificate: {e}"))?;
+        huddle_net::certs::write_own(&args.out, id, &own)
+            .map_err(|e| format!("{}: {e}", args.out.display()))?;
+        println!(
+            "wrote party{id}.pem (hand it to every other party) and party{id}.key (keep it on this machine only) to {}",
+            args.out.display()
+        );
+        return Ok(());
+    }
     if !(2..=1000).contains(&args.parties) {
         return Err(format!("--parties must be 2 to 1000, not {}", args.parties));
     }
+    if !args.hosts.is_empty() && args.hosts.len() != args.parties {
+        return Err(format!(
+            "--hosts names {} hosts for {} parties (one per party, in order)",
+            args.hosts.len(),
+            args.parties
+        ));
+    }
+    let plain = |t: &str| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._:".contains(c))
+    };
+    if let Some(bad) = args.hosts.iter().find(|h| !plain(h)) {
+        return Err(format!(
+            "--hosts: `{bad}` is not a host name or address (letters, digits, - . _ :)"
+        ));
+    }
+    if !plain(&args.session) || args.session.len() > 200 {
+        return Err(format!(
+            "--session: `{}` must be 1 to 200 letters, digits, - . _ :",
+            args.session
+        ));
+    }
+    if usize::from(args.base_port) + args.parties > 65536 || args.base_port == 0 {
+        return Err(format!(
+            "--base-port {}: ports {}..{} do not all exist",
+            args.base_port,
+            args.base_port,
+            usize::from(args.base_port) + args.parties - 1
+        ));
+    }
     let pki =
         DevPki::generate(args.parties).map_err(|e| format!("generating certificates: {e}"))?;
-    pki.write_to(&args.out, args.base_port)
+    pki.write_for(&args.out, args.base_port, &args.hosts, &args.session)
         .map_err(|e| format!("{}: {e}", args.out.display()))?;
     println!(
         "wrote a CA, {} party certificates and parties.toml to {}",

@@ -347,3 +347,169 @@ fn parties_on_separate_hosts_exchange_through_shaped_links() {
     }
     drop(ns);
 }
+
+/// `scripts/hosts.sh` hosts of one test, taken down again on drop.
+struct ScriptHosts {
+    script: std::path::PathBuf,
+    prefix: String,
+}
+
+impl ScriptHosts {
+    fn exec(&self, host: usize, args: &[&str]) -> Command {
+        let mut c = Command::new("bash");
+        c.arg(&self.script)
+            .args(["exec", "--prefix", &self.prefix, &host.to_string()])
+            .args(args);
+        c
+    }
+}
+
+impl Drop for ScriptHosts {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(&self.script)
+            .args(["down", "--prefix", &self.prefix])
+            .output();
+    }
+}
+
+/// docs/deploy.md, step by step, on three hosts made by scripts/hosts.sh:
+/// each party makes its own key (`certs --own`) and pins the others'
+/// certificates, each host has only its own key and data file, the same
+/// job file runs everywhere, and party 2 (no inputs: it takes the batch
+/// from the others) writes every total.
+#[test]
+fn a_batch_job_with_files_runs_across_three_namespaces() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/hosts.sh");
+    let prefix = format!("t{}", std::process::id() % 1_000_000);
+    let up = Command::new("bash")
+        .arg(&script)
+        .args(["up", "3", "--rate", "200mbit", "--prefix", &prefix])
+        .output()
+        .expect("bash");
+    let hosts = ScriptHosts { script, prefix };
+    if !up.status.success() {
+        use std::io::Write;
+        let _ = std::io::stderr().write_all(
+            format!(
+                "SKIPPED a_batch_job_with_files_runs_across_three_namespaces: scripts/hosts.sh up failed ({})\n",
+                String::from_utf8_lossy(&up.stderr).trim()
+            )
+            .as_bytes(),
+        );
+        return;
+    }
+    let dir = temp_dir("deploy");
+    let host_dir = |i: usize| dir.join(format!("host{i}"));
+    // Step 2: every party its own key; certificates go to everyone.
+    for i in 0..3 {
+        let o = Command::new(bin())
+            .args(["certs", "--own", &i.to_string(), "--out"])
+            .arg(host_dir(i))
+            .output()
+            .expect("run");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    // Step 3: the same parties file everywhere (pinned: no [tls] ca).
+    let mut parties = String::from("session = \"payroll-test\"\n");
+    for i in 0..3 {
+        parties.push_str(&format!(
+            "[[party]]\nid = {i}\nhost = \"198.51.100.{}\"\nport = 7000\ncert = \"party{i}.pem\"\nkey = \"party{i}.key\"\n",
+            i + 1
+        ));
+    }
+    // Step 5: the job, and each owner's data file on its own host only.
+    let job = "protocol = \"trio\"\nowners = [0, 1]\nreveal_to = 2\nformat = \"dec\"\nheader = true\n\
+               [generate]\nkind = \"adder-sklansky\"\nbits = 32\n\
+               [inputs]\n0 = \"payroll-a.csv\"\n1 = \"payroll-b.csv\"\n[outputs]\n2 = \"totals.csv\"\n";
+    let rows: Vec<(u64, u64)> = (0..2000u64)
+        .map(|i| (20_000 + (i * 7919) % 180_000, (i * 104_729) % 50_000))
+        .collect();
+    let column = |title: &str, pick: &dyn Fn(&(u64, u64)) -> u64| {
+        let mut text = format!("{title}\n");
+        for r in &rows {
+            text.push_str(&format!("{}\n", pick(r)));
+        }
+        text
+    };
+    for i in 0..3 {
+        let d = host_dir(i);
+        std::fs::write(d.join("parties.toml"), &parties).expect("write");
+        std::fs::write(d.join("job.toml"), job).expect("write");
+        for j in 0..3 {
+            if j != i {
+                std::fs::copy(
+                    host_dir(j).join(format!("party{j}.pem")),
+                    d.join(format!("party{j}.pem")),
+                )
+                .expect("copy certificate");
+            }
+        }
+    }
+    std::fs::write(
+        host_dir(0).join("payroll-a.csv"),
+        column("salary", &|r| r.0),
+    )
+    .expect("write");
+    std::fs::write(host_dir(1).join("payroll-b.csv"), column("bonus", &|r| r.1)).expect("write");
+    // Step 4 and 6: check the links, then run the job, on every host.
+    for command in ["net", "party"] {
+        let children: Vec<Child> = (0..3)
+            .map(|i| {
+                let d = host_dir(i);
+                let (config, job) = (d.join("parties.toml"), d.join("job.toml"));
+                let id = i.to_string();
+                let (config, job) = (config.to_str().expect("utf8"), job.to_str().expect("utf8"));
+                let args: Vec<&str> = if command == "net" {
+                    vec![
+                        bin(),
+                        "net",
+                        "check",
+                        "--config",
+                        config,
+                        "--id",
+                        &id,
+                        "--bytes",
+                        "100000",
+                        "--timeout",
+                        "30",
+                    ]
+                } else {
+                    vec![
+                        bin(),
+                        "party",
+                        "--job",
+                        job,
+                        "--config",
+                        config,
+                        "--id",
+                        &id,
+                        "--timeout",
+                        "30",
+                    ]
+                };
+                hosts
+                    .exec(i, &args)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawn")
+            })
+            .collect();
+        for (i, o) in finish(children).iter().enumerate() {
+            assert!(
+                o.status.success(),
+                "{command} on host {i}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            // Parties 0 and 1 learn nothing and print nothing.
+            if command == "party" && i < 2 {
+                assert!(o.stdout.is_empty(), "party {i} printed an output");
+            }
+        }
+    }
+    let totals = std::fs::read_to_string(host_dir(2).join("totals.csv")).expect("totals");
+    let want = column("sum", &|r| r.0 + r.1);
+    assert_eq!(totals, want);
+    assert!(!host_dir(0).join("totals.csv").exists() && !host_dir(1).join("totals.csv").exists());
+}

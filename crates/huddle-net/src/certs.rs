@@ -44,6 +44,43 @@ fn validity(params: &mut CertificateParams, days: u64) {
     params.not_after = (now + Duration::from_secs(days * 86_400)).into();
 }
 
+/// A self-signed certificate for party `id` alone, for a set-up without a
+/// CA: every party makes its own key, keeps it, and hands out only the
+/// certificate, which the others pin (no one can sign for anyone else).
+pub fn self_signed(id: PartyId) -> Result<PartyCredentials, rcgen::Error> {
+    let key = KeyPair::generate()?;
+    let cert = party_params(id)?.self_signed(&key)?;
+    Ok(PartyCredentials {
+        cert_der: cert.der().to_vec(),
+        key_der: key.serialize_der(),
+        cert_pem: cert.pem(),
+        key_pem: key.serialize_pem(),
+    })
+}
+
+/// The certificate fields of party `id`: its name, and TLS use both ways.
+fn party_params(id: PartyId) -> Result<CertificateParams, rcgen::Error> {
+    let mut p = CertificateParams::new(vec![party_name(id)])?;
+    p.distinguished_name
+        .push(DnType::CommonName, party_name(id));
+    p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+    // Every party is a TLS server to some peers and a client to others.
+    p.extended_key_usages = vec![
+        ExtendedKeyUsagePurpose::ServerAuth,
+        ExtendedKeyUsagePurpose::ClientAuth,
+    ];
+    validity(&mut p, PARTY_DAYS);
+    Ok(p)
+}
+
+/// Writes party `id`'s own `party<id>.pem` and `party<id>.key` (the key
+/// readable by the owner only) into `dir`.
+pub fn write_own(dir: &Path, id: PartyId, c: &PartyCredentials) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(format!("party{id}.pem")), &c.cert_pem)?;
+    write_private(&dir.join(format!("party{id}.key")), &c.key_pem)
+}
+
 impl DevPki {
     /// A fresh CA and certificates for parties 0..parties.
     pub fn generate(parties: usize) -> Result<DevPki, rcgen::Error> {
@@ -59,17 +96,7 @@ impl DevPki {
         let mut out = Vec::with_capacity(parties);
         for id in 0..parties {
             let key = KeyPair::generate()?;
-            let mut p = CertificateParams::new(vec![party_name(id)])?;
-            p.distinguished_name
-                .push(DnType::CommonName, party_name(id));
-            p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
-            // Every party is a TLS server to some peers and a client to others.
-            p.extended_key_usages = vec![
-                ExtendedKeyUsagePurpose::ServerAuth,
-                ExtendedKeyUsagePurpose::ClientAuth,
-            ];
-            validity(&mut p, PARTY_DAYS);
-            let cert = p.signed_by(&key, &ca, &ca_key)?;
+            let cert = party_params(id)?.signed_by(&key, &ca, &ca_key)?;
             out.push(PartyCredentials {
                 cert_der: cert.der().to_vec(),
                 key_der: key.serialize_der(),
@@ -89,18 +116,38 @@ impl DevPki {
     /// `parties.toml` for a run on localhost (ports `base_port + i`). Private
     /// keys are created readable by the owner only.
     pub fn write_to(&self, dir: &Path, base_port: u16) -> std::io::Result<()> {
+        self.write_for(dir, base_port, &[], "dev-session")
+    }
+
+    /// [`write_to`](Self::write_to) with party i at `hosts[i]` (localhost
+    /// where `hosts` is empty) in session `session`.
+    pub fn write_for(
+        &self,
+        dir: &Path,
+        base_port: u16,
+        hosts: &[String],
+        session: &str,
+    ) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
         write_private(&dir.join("ca.key"), &self.ca_key_pem)?;
         std::fs::write(dir.join("ca.pem"), &self.ca_cert_pem)?;
-        let mut toml = String::from(
-            "# huddle parties for a local test run; edit host/port for real machines.\n# Give each party only its own key and the CA certificate.\nsession = \"dev-session\"\n\n[tls]\nca = \"ca.pem\"\n"
-        );
+        let mut toml = if hosts.is_empty() {
+            String::from(
+                "# huddle parties for a local test run; edit host/port for real machines.\n",
+            )
+        } else {
+            String::from("# huddle parties: party i listens on its host and port.\n")
+        };
+        toml.push_str(&format!(
+            "# Give each party only its own key and the CA certificate.\nsession = \"{session}\"\n\n[tls]\nca = \"ca.pem\"\n"
+        ));
         for (i, p) in self.parties.iter().enumerate() {
             std::fs::write(dir.join(format!("party{i}.pem")), &p.cert_pem)?;
             write_private(&dir.join(format!("party{i}.key")), &p.key_pem)?;
             let port = base_port.saturating_add(i as u16);
+            let host = hosts.get(i).map_or("127.0.0.1", String::as_str);
             toml.push_str(&format!(
-                "\n[[party]]\nid = {i}\nhost = \"127.0.0.1\"\nport = {port}\ncert = \"party{i}.pem\"\nkey = \"party{i}.key\"\n"
+                "\n[[party]]\nid = {i}\nhost = \"{host}\"\nport = {port}\ncert = \"party{i}.pem\"\nkey = \"party{i}.key\"\n"
             ));
         }
         std::fs::write(dir.join("parties.toml"), toml)
