@@ -292,35 +292,81 @@ pub fn read_inputs(
     values: &[usize],
     style: Style,
 ) -> Result<Vec<BitMatrix>, String> {
-    let name = format!("--inputs {}", path.display());
+    let specs: Vec<(usize, Domain, usize)> = values
+        .iter()
+        .map(|&i| (i, circuit.inputs()[i].domain, circuit.input_bits(i)))
+        .collect();
+    read_file("--inputs", path, circuit, &specs, style)
+}
+
+/// Every instance's expected outputs from `path` (`--expect`), in the form
+/// --outputs writes them: one matrix per output value, one row per line.
+pub fn read_expected(
+    path: &Path,
+    circuit: &Circuit,
+    style: Style,
+) -> Result<Vec<BitMatrix>, String> {
+    read_file("--expect", path, circuit, &output_specs(circuit), style)
+}
+
+/// The output values of `circuit` as (index, domain, bits).
+fn output_specs(circuit: &Circuit) -> Vec<(usize, Domain, usize)> {
+    (0..circuit.outputs().len())
+        .map(|o| (o, circuit.outputs()[o].domain, circuit.output_bits(o)))
+        .collect()
+}
+
+/// The values `specs` of every line of `path` (`-`: stdin); `flag` names
+/// the file in errors.
+fn read_file(
+    flag: &str,
+    path: &Path,
+    circuit: &Circuit,
+    specs: &[(usize, Domain, usize)],
+    style: Style,
+) -> Result<Vec<BitMatrix>, String> {
+    let name = format!("{flag} {}", path.display());
     if path == Path::new("-") {
-        return read_input_lines(std::io::stdin().lock(), &name, circuit, values, style);
+        return read_lines(std::io::stdin().lock(), &name, circuit, specs, style);
     }
     let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
-    read_input_lines(
+    read_lines(
         BufReader::with_capacity(1 << 16, file),
         &name,
         circuit,
-        values,
+        specs,
         style,
     )
 }
 
-/// [`read_inputs`] from any reader, `name` in the errors. One line is held
-/// at a time; values go straight into their rows.
-pub fn read_input_lines(
-    mut reader: impl BufRead,
+/// [`read_inputs`] from any reader, `name` in the errors.
+#[cfg(test)]
+fn read_input_lines(
+    reader: impl BufRead,
     name: &str,
     circuit: &Circuit,
     values: &[usize],
     style: Style,
 ) -> Result<Vec<BitMatrix>, String> {
-    check_frac(style, circuit)?;
     let specs: Vec<(usize, Domain, usize)> = values
         .iter()
         .map(|&i| (i, circuit.inputs()[i].domain, circuit.input_bits(i)))
         .collect();
-    let fields = fields(circuit, &specs);
+    read_lines(reader, name, circuit, &specs, style)
+}
+
+/// The values `specs` (input or output values of `circuit`) of every line
+/// of `reader`, `name` in the errors. One line is held at a time; values
+/// go straight into their rows.
+fn read_lines(
+    mut reader: impl BufRead,
+    name: &str,
+    circuit: &Circuit,
+    specs: &[(usize, Domain, usize)],
+    style: Style,
+) -> Result<Vec<BitMatrix>, String> {
+    check_frac(style, circuit)?;
+    let fields = fields(circuit, specs);
     let mut stores: Vec<RowStore> = specs.iter().map(|s| RowStore::new(s.2)).collect();
     let mut line = Vec::new();
     let mut number = 0usize;
@@ -369,7 +415,7 @@ pub fn read_input_lines(
     }
     Ok(stores
         .into_iter()
-        .zip(&specs)
+        .zip(specs)
         .map(|(store, &(_, _, bits))| store.into_matrix(bits))
         .collect())
 }
@@ -410,10 +456,7 @@ pub fn write_outputs(
     style: Style,
 ) -> Result<(), String> {
     check_frac(style, circuit)?;
-    let specs: Vec<(usize, Domain, usize)> = (0..circuit.outputs().len())
-        .map(|o| (o, circuit.outputs()[o].domain, circuit.output_bits(o)))
-        .collect();
-    let fields = fields(circuit, &specs);
+    let fields = fields(circuit, &output_specs(circuit));
     let name = path.display();
     let fail = |e: std::io::Error| format!("--outputs {name}: {e}");
     let mut out: Box<dyn Write> = if path == Path::new("-") {
@@ -429,21 +472,72 @@ pub fn write_outputs(
     let mut words = Vec::new();
     for r in 0..instances {
         for (i, f) in fields.iter().enumerate() {
-            // The field's bits from the row, from bit 0 (at least two words).
-            let row = outputs[f.value].row(r);
-            words.clear();
-            words.resize(f.bits.div_ceil(64).max(2), 0);
-            for b in 0..f.bits {
-                let at = f.at + b;
-                words[b / 64] |= ((row[at / 64] >> (at % 64)) & 1) << (b % 64);
-            }
-            let text = style_field(&words, f, style, circuit.ring());
+            let text = field_text(&outputs[f.value], r, f, &mut words, style, circuit);
             let sep = if i == 0 { "" } else { "," };
             write!(out, "{sep}{text}").map_err(fail)?;
         }
         writeln!(out).map_err(fail)?;
     }
     out.flush().map_err(fail)
+}
+
+/// Field `f` of row `r` of `m`, formatted as `style` says (`words`: scratch).
+fn field_text(
+    m: &BitMatrix,
+    r: usize,
+    f: &Field,
+    words: &mut Vec<u64>,
+    style: Style,
+    circuit: &Circuit,
+) -> String {
+    // The field's bits from the row, from bit 0 (at least two words).
+    let row = m.row(r);
+    words.clear();
+    words.resize(f.bits.div_ceil(64).max(2), 0);
+    for b in 0..f.bits {
+        let at = f.at + b;
+        words[b / 64] |= ((row[at / 64] >> (at % 64)) & 1) << (b % 64);
+    }
+    style_field(words, f, style, circuit.ring())
+}
+
+/// Compares outputs with `--expect`'s: one line for every instance, or one
+/// for instance 0. The first difference, named by instance, column and
+/// both values; or a wrong line count.
+pub fn check_expected(
+    circuit: &Circuit,
+    got: &[BitMatrix],
+    want: &[BitMatrix],
+    style: Style,
+) -> Result<(), String> {
+    let (instances, lines) = (
+        got.first().map_or(0, BitMatrix::rows),
+        want.first().map_or(0, BitMatrix::rows),
+    );
+    if lines != instances && lines != 1 {
+        return Err(format!(
+            "--expect has {lines} lines for {instances} instances: give one line per instance, \
+             or one for instance 0"
+        ));
+    }
+    let fields = fields(circuit, &output_specs(circuit));
+    let mut words = Vec::new();
+    for r in 0..lines {
+        for (c, f) in fields.iter().enumerate() {
+            let (a, b) = (
+                field_text(&got[f.value], r, f, &mut words, style, circuit),
+                field_text(&want[f.value], r, f, &mut words, style, circuit),
+            );
+            if a != b {
+                return Err(format!(
+                    "--check: instance {r} column {} (output value {}) is {a}, --expect says {b}",
+                    c + 1,
+                    f.value
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

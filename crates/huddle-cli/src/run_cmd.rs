@@ -446,12 +446,13 @@ pub struct PartyArgs {
     /// that owns no input value takes the other parties' batch.
     #[arg(long, default_value_t = 1)]
     batch: usize,
-    /// Compare this party's outputs of instance 0 with --expect; exit
-    /// non-zero on any difference.
+    /// Compare this party's outputs with --expect; exit non-zero on any
+    /// difference.
     #[arg(long, requires = "expect")]
     check: bool,
-    /// The expected outputs of instance 0, one hex value per line (as
-    /// `huddle party` prints them).
+    /// The expected outputs in the form --outputs writes them (same
+    /// --format, --header): one line per instance, or one line for
+    /// instance 0 (e.g. when the others are random).
     #[arg(long, value_name = "FILE")]
     expect: Option<PathBuf>,
 }
@@ -618,37 +619,6 @@ pub fn run_all(
     }
     let outputs = results.into_iter().map(|r| r.outputs).collect();
     Ok((outputs, accounting, seconds))
-}
-
-/// `--expect FILE`: one hex value per output value of `circuit`, each
-/// checked against its width.
-fn expected_outputs(path: &Path, circuit: &Circuit) -> Result<Vec<String>, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("--expect {}: {e}", path.display()))?;
-    let lines: Vec<String> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(|l| l.to_ascii_lowercase())
-        .collect();
-    let outputs = circuit.outputs().len();
-    if lines.len() != outputs {
-        return Err(format!(
-            "--expect {}: {} lines, but the circuit has {outputs} output values",
-            path.display(),
-            lines.len()
-        ));
-    }
-    lines
-        .iter()
-        .enumerate()
-        .map(|(o, line)| {
-            let bits = circuit.output_bits(o);
-            hex::decode(line, bits)
-                .map(|words| hex::encode(&words, bits))
-                .map_err(|e| format!("--expect {} line {}: {e}", path.display(), o + 1))
-        })
-        .collect()
 }
 
 /// A progress bar on stderr while a run lasts longer than a second: steps
@@ -1070,7 +1040,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     let batch_open = from_file.is_none() && owned.is_empty() && !batch_given;
     // Read before connecting: a missing or malformed file costs no traffic.
     let expected = match &args.expect {
-        Some(path) => Some(expected_outputs(path, &circuit)?),
+        Some(path) => Some(crate::data::read_expected(path, &circuit, run.style())?),
         None => None,
     };
     let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
@@ -1158,13 +1128,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             )
             .into());
         }
-        if let Some(o) = (0..want.len()).find(|&o| hex_out[o] != want[o]) {
-            return Err(format!(
-                "--check: output value {o} of instance 0 is {}, --expect says {}",
-                hex_out[o], want[o]
-            )
-            .into());
-        }
+        crate::data::check_expected(&circuit, &out, want, run.style())?;
     }
     if run.json {
         let linear = request.linear_preprocessing().map(|c| format!("{c:?}"));

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bin, temp_dir, with_os_ports};
+use common::{bin, finish_parties, temp_dir, with_os_ports};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -505,10 +505,7 @@ fn spawn_parties(
                     .expect("spawn")
             })
             .collect();
-        children
-            .into_iter()
-            .map(|c| c.wait_with_output().expect("wait"))
-            .collect()
+        finish_parties(children)
     };
     with_os_ports(cfg, spawn_all)
 }
@@ -759,12 +756,12 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
         assert!(!o.status.success());
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(
-            e.contains("output value 0 of instance 0 is 2, --expect says 3"),
+            e.contains("instance 0 column 1 (output value 0) is 2, --expect says 3"),
             "{e}"
         );
     }
     // An expect file of the wrong shape is refused before connecting.
-    std::fs::write(&expect, "2\n1\n").expect("write");
+    std::fs::write(&expect, "2,1\n").expect("write");
     let o = run(&[
         "party",
         "--config",
@@ -781,8 +778,10 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
         "--expect",
         expect.to_str().expect("utf8"),
     ]);
+    let e = String::from_utf8_lossy(&o.stderr);
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("2 lines, but the circuit has 1 output values")
+        e.contains("--expect") && e.contains("line 1: 2 fields, but 1 are expected"),
+        "{e}"
     );
     // Parties given different batch sizes stop at the hello, naming it.
     let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |i| {
@@ -940,6 +939,8 @@ fn input_and_output_files_work_locally_and_across_processes() {
         want
     );
     let cfg = certs(&dir.join("n3"), 3);
+    // Every instance checked against an expected-outputs file.
+    std::fs::write(path("want.txt"), &want).expect("write");
     for protocol in ["trio", "bgw3"] {
         let outputs = parties_run(&cfg, 3, protocol, &c, &[], |i| {
             vec![
@@ -947,6 +948,9 @@ fn input_and_output_files_work_locally_and_across_processes() {
                 path(&format!("p{i}.txt")),
                 "--outputs".into(),
                 path(&format!("{protocol}{i}.out")),
+                "--check".into(),
+                "--expect".into(),
+                path("want.txt"),
             ]
         });
         for (i, o) in outputs.iter().enumerate() {
@@ -958,6 +962,26 @@ fn input_and_output_files_work_locally_and_across_processes() {
             let got = std::fs::read_to_string(path(&format!("{protocol}{i}.out"))).expect("read");
             assert_eq!(got, want, "{protocol} party {i}");
         }
+    }
+    // One wrong instance among 50 fails every party's check, named.
+    let mut wrong: Vec<String> = want.lines().map(String::from).collect();
+    wrong[17] = ((wrong[17].parse::<u32>().expect("digit") + 1) % 4).to_string();
+    std::fs::write(path("want.txt"), wrong.join("\n") + "\n").expect("write");
+    let outputs = parties_run(&cfg, 3, "trio", &c, &[], |i| {
+        vec![
+            "--inputs".into(),
+            path(&format!("p{i}.txt")),
+            "--check".into(),
+            "--expect".into(),
+            path("want.txt"),
+        ]
+    });
+    for o in &outputs {
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && e.contains("--check: instance 17 column 1"),
+            "{e}"
+        );
     }
     // Malformed files are refused before any communication, naming the
     // line and the column.

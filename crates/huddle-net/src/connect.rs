@@ -6,7 +6,7 @@
 
 use crate::certs::DevPki;
 use crate::config::{NetworkConfig, PartyConfig};
-use crate::frame::{read_frame, write_frame, FrameError, Hello};
+use crate::frame::{read_frame, write_abort, write_frame, FrameError, Hello};
 use crate::network::{stream_link, Alarm, LinkLimits, LinkParts, NetError, Network};
 use crate::profile::NetProfile;
 use crate::tls::{check_peer_identity, split, TlsIdentity, Trust};
@@ -177,7 +177,11 @@ enum Refusal {
     /// Not one of ours (wrong id, bad hello, failed TLS): keep waiting for the real peer.
     Stranger(String),
     /// One of ours, but the run does not match: stop.
-    Mismatch(String),
+    Mismatch(PartyId, String),
+    /// One of ours, told to stop: we stop because of another party.
+    Told(PartyId),
+    /// Our own set-up is broken: stop at once.
+    Fatal(String),
 }
 
 pub(crate) fn connect_with_listener(
@@ -204,9 +208,28 @@ pub(crate) fn connect_with_listener(
     let mut links: Vec<Option<LinkParts>> = (0..n).map(|_| None).collect();
     // Every peer's protocol string, to settle our open settings.
     let mut hellos: Vec<Option<String>> = vec![None; n];
+    // After a peer's hello differs we stop, but still dial the other lower
+    // parties briefly: they see the difference too and stop at once
+    // instead of waiting for us until their timeout.
+    let mut stopped: Option<(PartyId, NetError)> = None;
     for ((slot, hello), peer) in links.iter_mut().zip(&mut hellos).zip(&config.parties[..me]) {
-        let (parts, theirs) = dial(peer, &ours, options, deadline, &alarm)?;
-        (*slot, *hello) = (Some(parts), Some(theirs));
+        let limit = match stopped {
+            Some(_) => deadline.min(Instant::now() + STOP_GRACE),
+            None => deadline,
+        };
+        match (dial(peer, &ours, options, limit, &alarm), &stopped) {
+            (Ok((parts, theirs)), None) => (*slot, *hello) = (Some(parts), Some(theirs)),
+            (
+                Err(DialError {
+                    error,
+                    mismatch: true,
+                }),
+                None,
+            ) => stopped = Some((peer.id, error)),
+            (Err(DialError { error, .. }), None) => return Err(error),
+            // Stopping: links made now only close again.
+            (_, Some(_)) => {}
+        }
     }
     if me + 1 < n {
         let listener = listener
@@ -214,14 +237,25 @@ pub(crate) fn connect_with_listener(
         listener
             .set_nonblocking(true)
             .map_err(|e| NetError::Setup(e.to_string()))?;
-        listen(
+        // A stopping party answers its higher peers for a moment too,
+        // telling them to stop.
+        let stop = stopped.as_ref().map(|(peer, e)| (*peer, e.to_string()));
+        let heard = listen(
             &listener,
             &ours,
             (&mut links, &mut hellos),
             options,
             deadline,
             &alarm,
-        )?;
+            stop,
+        );
+        if let Some((_, error)) = stopped {
+            return Err(error);
+        }
+        heard?;
+    }
+    if let Some((_, error)) = stopped {
+        return Err(error);
     }
     let settled = settle(&ours.protocol, &hellos).map_err(NetError::Setup)?;
     let mut net = Network::from_links(me, links, &options.profile, options.io_timeout, alarm);
@@ -276,13 +310,38 @@ fn remaining(deadline: Instant) -> Duration {
         .max(Duration::from_millis(1))
 }
 
+/// Why dialing a peer failed; `mismatch`: it is one of ours, but its hello
+/// differs from ours.
+struct DialError {
+    error: NetError,
+    mismatch: bool,
+}
+
+impl DialError {
+    fn mismatch(error: NetError) -> DialError {
+        DialError {
+            error,
+            mismatch: true,
+        }
+    }
+}
+
+impl From<NetError> for DialError {
+    fn from(error: NetError) -> DialError {
+        DialError {
+            error,
+            mismatch: false,
+        }
+    }
+}
+
 fn dial(
     peer: &PartyConfig,
     ours: &Hello,
     options: &ConnectOptions,
     deadline: Instant,
     alarm: &Arc<Alarm>,
-) -> Result<(LinkParts, String), NetError> {
+) -> Result<(LinkParts, String), DialError> {
     let me = ours.party;
     let addrs: Vec<SocketAddr> = (peer.host.as_str(), peer.port)
         .to_socket_addrs()
@@ -319,7 +378,8 @@ fn dial(
             return Err(NetError::Setup(format!(
                 "party {me} could not reach party {} at {}:{}: {last}",
                 peer.id, peer.host, peer.port
-            )));
+            ))
+            .into());
         }
         std::thread::sleep(backoff.min(remaining(deadline)));
         backoff = (backoff * 2).min(Duration::from_millis(250));
@@ -335,7 +395,7 @@ fn dial(
         Transport::Tcp => {
             let mut s = socket;
             let theirs = client_hello(&mut s, ours).map_err(fail)?;
-            check_hello(&theirs, peer.id, ours).map_err(fail)?;
+            check_hello(&theirs, peer.id, ours).map_err(|e| DialError::mismatch(fail(e)))?;
             tracing::info!(party = me, peer = peer.id, "hello agreed (plain TCP)");
             stream_parts(
                 peer.id,
@@ -345,14 +405,14 @@ fn dial(
                 alarm.clone(),
             )
             .map(|parts| (parts, theirs.protocol))
-            .map_err(|e| fail(e.to_string()))
+            .map_err(|e| fail(e.to_string()).into())
         }
         Transport::Tls(identity) => {
             let conn = identity.client(peer.id).map_err(fail)?;
             let mut tls = StreamOwned::new(conn, socket);
             let theirs = client_hello(&mut tls, ours)
                 .map_err(|e| fail(format!("TLS handshake or hello failed: {e}")))?;
-            check_hello(&theirs, peer.id, ours).map_err(fail)?;
+            check_hello(&theirs, peer.id, ours).map_err(|e| DialError::mismatch(fail(e)))?;
             tracing::info!(party = me, peer = peer.id, "TLS handshake and hello agreed");
             let StreamOwned { conn, sock } = tls;
             tls_parts(
@@ -364,7 +424,7 @@ fn dial(
                 alarm.clone(),
             )
             .map(|parts| (parts, theirs.protocol))
-            .map_err(|e| fail(e.to_string()))
+            .map_err(|e| fail(e.to_string()).into())
         }
     }
 }
@@ -395,12 +455,24 @@ fn listen(
     options: &ConnectOptions,
     deadline: Instant,
     alarm: &Arc<Alarm>,
+    already: Option<(PartyId, String)>,
 ) -> Result<(), NetError> {
     let (me, n) = (ours.party as usize, links.len());
     let mut refused: Vec<String> = Vec::new();
     // Sockets still in their handshake, closed when we are done so that
     // their threads end at once.
     let mut pending: Vec<(SocketAddr, TcpStream)> = Vec::new();
+    // Once a peer's hello differs, we stop; for a short grace we still
+    // answer the other peers, with an abort naming that peer, so that they
+    // stop at once instead of dialing us until their timeout. 0: running;
+    // else the culprit + 1.
+    let stop = std::sync::atomic::AtomicU32::new(0);
+    let mut stopping: Option<(Instant, String)> = None;
+    let mut told = vec![false; n];
+    if let Some((peer, why)) = already {
+        stop.store(peer as u32 + 1, std::sync::atomic::Ordering::SeqCst);
+        stopping = Some(((Instant::now() + STOP_GRACE).min(deadline), why));
+    }
     std::thread::scope(|scope| {
         let (done_tx, done) = std::sync::mpsc::channel::<(SocketAddr, Result<Accepted, Refusal>)>();
         let outcome = 'accepting: loop {
@@ -433,10 +505,25 @@ fn listen(
                         tracing::warn!(party = me, %addr, "refused a connection: {why}");
                         refused.push(format!("{addr}: {why}"))
                     }
-                    Err(Refusal::Mismatch(why)) => break 'accepting Err(NetError::Setup(why)),
+                    Err(Refusal::Mismatch(peer, why)) => {
+                        told[peer] = true;
+                        if stopping.is_none() {
+                            stop.store(peer as u32 + 1, std::sync::atomic::Ordering::SeqCst);
+                            let grace = Instant::now() + STOP_GRACE;
+                            stopping = Some((grace.min(deadline), why));
+                        }
+                    }
+                    Err(Refusal::Told(peer)) => told[peer] = true,
+                    Err(Refusal::Fatal(why)) => break 'accepting Err(NetError::Setup(why)),
                 }
             }
-            if links[me + 1..].iter().all(Option::is_some) {
+            if let Some((until, why)) = &stopping {
+                // Connected peers learn it when our links close.
+                let all_know = (me + 1..n).all(|p| told[p] || links[p].is_some());
+                if all_know || Instant::now() >= *until {
+                    break Err(NetError::Setup(why.clone()));
+                }
+            } else if links[me + 1..].iter().all(Option::is_some) {
                 break Ok(());
             }
             match listener.accept() {
@@ -450,15 +537,17 @@ fn listen(
                     Ok(handle) => {
                         pending.push((addr, handle));
                         let tx = done_tx.clone();
+                        let stop = &stop;
                         scope.spawn(move || {
-                            let result = handshake_incoming(socket, ours, n, options, deadline);
+                            let result =
+                                handshake_incoming(socket, ours, n, options, deadline, stop);
                             let _ = tx.send((addr, result));
                         });
                     }
                     Err(e) => refused.push(format!("{addr}: {e}")),
                 },
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if Instant::now() >= deadline {
+                    if Instant::now() >= deadline && stopping.is_none() {
                         let missing: Vec<String> = (me + 1..n)
                             .filter(|&p| links[p].is_none())
                             .map(|p| p.to_string())
@@ -496,6 +585,7 @@ fn handshake_incoming(
     n: usize,
     options: &ConnectOptions,
     deadline: Instant,
+    stop: &std::sync::atomic::AtomicU32,
 ) -> Result<Accepted, Refusal> {
     let me = ours.party as usize;
     socket
@@ -522,24 +612,46 @@ fn handshake_incoming(
             let mut s = socket;
             let theirs = read_hello(&mut s).map_err(Refusal::Stranger)?;
             let peer = expected(&theirs)?;
+            tell_to_stop(&mut s, stop, peer)?;
             send_hello(&mut s, ours).map_err(Refusal::Stranger)?;
-            check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
+            check_hello(&theirs, peer, ours).map_err(|e| Refusal::Mismatch(peer, e))?;
             tracing::info!(party = me, peer, "accepted; hello agreed (plain TCP)");
             Ok((peer, Handshaken::Tcp(s), theirs.protocol))
         }
         Transport::Tls(identity) => {
-            let conn: ServerConnection = identity.server().map_err(Refusal::Mismatch)?;
+            let conn: ServerConnection = identity.server().map_err(Refusal::Fatal)?;
             let mut tls = StreamOwned::new(conn, socket);
             let theirs = read_hello(&mut tls)
                 .map_err(|e| Refusal::Stranger(format!("TLS handshake or hello failed: {e}")))?;
             let peer = expected(&theirs)?;
             check_peer_identity(&identity.trust, tls.conn.peer_certificates(), peer, n)
                 .map_err(Refusal::Stranger)?;
+            tell_to_stop(&mut tls, stop, peer)?;
             send_hello(&mut tls, ours).map_err(Refusal::Stranger)?;
-            check_hello(&theirs, peer, ours).map_err(Refusal::Mismatch)?;
+            check_hello(&theirs, peer, ours).map_err(|e| Refusal::Mismatch(peer, e))?;
             tracing::info!(party = me, peer, "accepted; TLS handshake and hello agreed");
             let StreamOwned { conn, sock } = tls;
             Ok((peer, Handshaken::Tls(Box::new(conn), sock), theirs.protocol))
+        }
+    }
+}
+
+/// How long a party that stops at connect (a peer's hello differs) still
+/// answers its other peers, telling them to stop too.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// If we are stopping, tells `peer` (whose hello we read) with an abort
+/// naming the party whose hello differed.
+fn tell_to_stop(
+    s: &mut impl Write,
+    stop: &std::sync::atomic::AtomicU32,
+    peer: PartyId,
+) -> Result<(), Refusal> {
+    match stop.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => Ok(()),
+        culprit => {
+            let _ = write_abort(s, culprit - 1).and_then(|()| s.flush());
+            Err(Refusal::Told(peer))
         }
     }
 }
@@ -562,12 +674,13 @@ const HELLO_MAX: usize = 4096;
 fn read_hello(s: &mut impl Read) -> Result<Hello, String> {
     match read_frame(s, HELLO_MAX) {
         Ok(bytes) => Hello::decode(&bytes),
-        Err(
-            FrameError::Closed
-            | FrameError::Truncated
-            | FrameError::Goodbye
-            | FrameError::Abort { .. },
-        ) => Err("the peer closed the connection during the handshake".into()),
+        Err(FrameError::Abort { culprit }) => Err(format!(
+            "it stopped at connect: its settings differ from party {culprit}'s (their \
+             errors name the difference)"
+        )),
+        Err(FrameError::Closed | FrameError::Truncated | FrameError::Goodbye) => {
+            Err("the peer closed the connection during the handshake".into())
+        }
         Err(FrameError::Oversized(_) | FrameError::UnknownControl(_)) => {
             Err("the peer does not speak the huddle protocol (oversized hello)".into())
         }
@@ -1082,6 +1195,47 @@ mod tests {
             .0
             .expect_err("mismatch")
             .contains("party 1 runs with 3 parties, party 0 with 2"));
+    }
+
+    /// One of three parties has other settings, at every position: every
+    /// party stops at connect, and none by waiting out its (long) timeout:
+    /// each error names the difference, or the party that has it.
+    #[test]
+    fn one_odd_party_stops_all_three_at_connect_naming_it() {
+        for transport in ["tcp", "tls"] {
+            for odd in 0..3 {
+                let pki = DevPki::generate(3).expect("pki");
+                let (config, listeners) = setup(3);
+                let opts = (0..3)
+                    .map(|i| {
+                        let t = if transport == "tls" {
+                            Transport::Tls(identity(&pki, &pki.parties[i]))
+                        } else {
+                            Transport::Tcp
+                        };
+                        let mut o = ConnectOptions {
+                            setup_timeout: Duration::from_secs(120),
+                            ..options(t)
+                        };
+                        if i == odd {
+                            o.handshake.protocol = "other".into();
+                        }
+                        o
+                    })
+                    .collect();
+                let r = connect_all(&config, listeners, opts);
+                for (i, result) in r.iter().enumerate() {
+                    let e = err_of(result);
+                    // The odd party or a peer that differs from it.
+                    let named = e.contains("runs protocol `other`")
+                        || e.contains("runs `other`")
+                        || e.contains(&format!("differ from party {odd}'s"))
+                        || (e.contains(&format!("with party {odd} at"))
+                            && e.contains("it stopped at connect"));
+                    assert!(named, "{transport}, odd party {odd}: party {i}: {e}");
+                }
+            }
+        }
     }
 
     /// Party 0 is real; the test plays party 1 by hand.

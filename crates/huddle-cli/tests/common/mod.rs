@@ -88,3 +88,42 @@ pub fn with_os_ports(config: &Path, mut attempt: impl FnMut() -> Vec<Output>) ->
     assign_os_ports(config);
     attempt()
 }
+
+/// Waits for every party process; if one could not listen because its port
+/// was taken meanwhile, stops the others at once (they would only wait for
+/// it until their timeout) so that the caller can retry with fresh ports.
+pub fn finish_parties(children: Vec<std::process::Child>) -> Vec<Output> {
+    let pids: Vec<u32> = children.iter().map(std::process::Child::id).collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiters: Vec<_> = children
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send((i, c.wait_with_output().expect("wait")));
+            })
+        })
+        .collect();
+    drop(tx);
+    let mut outputs: Vec<Option<Output>> = vec![None; pids.len()];
+    for (i, o) in rx {
+        if port_was_taken(std::slice::from_ref(&o)) {
+            for (j, pid) in pids.iter().enumerate() {
+                if j != i && outputs[j].is_none() {
+                    let _ = std::process::Command::new("kill")
+                        .args(["-9", &pid.to_string()])
+                        .status();
+                }
+            }
+        }
+        outputs[i] = Some(o);
+    }
+    for w in waiters {
+        let _ = w.join();
+    }
+    outputs
+        .into_iter()
+        .map(|o| o.expect("every party's output"))
+        .collect()
+}
