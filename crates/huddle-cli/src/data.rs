@@ -292,11 +292,13 @@ pub fn read_inputs(
     values: &[usize],
     style: Style,
 ) -> Result<Vec<BitMatrix>, String> {
-    let specs: Vec<(usize, Domain, usize)> = values
-        .iter()
-        .map(|&i| (i, circuit.inputs()[i].domain, circuit.input_bits(i)))
-        .collect();
-    read_file("--inputs", path, circuit, &specs, style)
+    read_file(
+        "--inputs",
+        path,
+        circuit,
+        &input_specs(circuit, values),
+        style,
+    )
 }
 
 /// Every instance's expected outputs from `path` (`--expect`), in the form
@@ -307,6 +309,14 @@ pub fn read_expected(
     style: Style,
 ) -> Result<Vec<BitMatrix>, String> {
     read_file("--expect", path, circuit, &output_specs(circuit), style)
+}
+
+/// Input values `values` of `circuit` as (index, domain, bits).
+fn input_specs(circuit: &Circuit, values: &[usize]) -> Vec<(usize, Domain, usize)> {
+    values
+        .iter()
+        .map(|&i| (i, circuit.inputs()[i].domain, circuit.input_bits(i)))
+        .collect()
 }
 
 /// The output values of `circuit` as (index, domain, bits).
@@ -348,11 +358,7 @@ fn read_input_lines(
     values: &[usize],
     style: Style,
 ) -> Result<Vec<BitMatrix>, String> {
-    let specs: Vec<(usize, Domain, usize)> = values
-        .iter()
-        .map(|&i| (i, circuit.inputs()[i].domain, circuit.input_bits(i)))
-        .collect();
-    read_lines(reader, name, circuit, &specs, style)
+    read_lines(reader, name, circuit, &input_specs(circuit, values), style)
 }
 
 /// The values `specs` (input or output values of `circuit`) of every line
