@@ -190,6 +190,27 @@ pub enum BenchCommand {
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
     },
+    /// Commands run in alternation (huddle and the frameworks it is measured
+    /// against, built outside the repository, e.g. by ../shared/anchors):
+    /// each one's median wall time, rate and peak memory, and the ratios to
+    /// the first.
+    Compare {
+        /// LABEL=COMMAND (run by `sh -c`), at least twice; the first is the
+        /// reference the ratios are taken to.
+        #[arg(long = "cmd", value_name = "LABEL=COMMAND", required = true)]
+        commands: Vec<String>,
+        /// Rounds; each runs every command once (in rotated order).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Work per run (e.g. 1024000 AES blocks), for a rate.
+        #[arg(long)]
+        work: Option<f64>,
+        /// The unit of --work.
+        #[arg(long, default_value = "items")]
+        unit: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// The transport: loopback throughput of TCP and TLS with large batched
     /// rounds, and small-message round trips, each next to a raw socket
     /// measured in the same run.
@@ -208,6 +229,22 @@ pub enum BenchCommand {
 
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
+        BenchCommand::Compare {
+            commands,
+            runs,
+            work,
+            unit,
+            json,
+        } => crate::bench_compare::run(crate::bench_compare::Compare {
+            commands: commands
+                .iter()
+                .map(|c| crate::bench_compare::parse_command(c))
+                .collect::<Result<_, _>>()?,
+            runs,
+            work,
+            unit,
+            json,
+        }),
         BenchCommand::Functions {
             protocol,
             batch,

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 mod app_cmd;
 mod bench;
+mod bench_compare;
 mod bench_fixed;
 mod bench_garble;
 mod bench_net;
