@@ -1109,7 +1109,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     let start = Instant::now();
     let supply = dealt.map(huddle_engine::garble::LinearSupply::Dealt);
     let display = ProgressDisplay::start(run.json);
-    let out = huddle_engine::run_party(&request, &mut net, &circuit, batch, &own, supply)?;
+    let out = huddle_engine::run_party(&request, &mut net, &circuit, batch, own, supply)?;
     drop(display);
     let seconds = start.elapsed().as_secs_f64();
     let hex_out: Vec<String> = out

@@ -104,6 +104,11 @@ impl BitMatrix {
         &self.data
     }
 
+    /// All words, row after row, without a copy.
+    pub fn into_words(self) -> Vec<u64> {
+        self.data
+    }
+
     /// The transpose: a `cols` x `rows` matrix.
     pub fn transpose(&self) -> BitMatrix {
         let mut out = BitMatrix::zeros(self.cols, self.rows);

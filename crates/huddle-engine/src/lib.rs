@@ -233,7 +233,7 @@ pub fn run(
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
-    run_party(request, net, circuit, instances, own_inputs, None)
+    run_party(request, net, circuit, instances, own_inputs.to_vec(), None)
 }
 
 /// [`run`] with bgw2-mal's linear preprocessing from a trusted dealer: the
@@ -243,7 +243,7 @@ pub fn run_party(
     net: &mut Network,
     circuit: &Circuit,
     instances: usize,
-    own_inputs: &[(usize, BitMatrix)],
+    own_inputs: Vec<(usize, BitMatrix)>,
     supply: Option<garble::LinearSupply>,
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
     use sharing::{
@@ -262,8 +262,10 @@ pub fn run_party(
     let options = request.options();
     let pre = options.preprocess;
     let (c, i, o) = (circuit, instances, own_inputs);
+    // Garbling and the TTP borrow the inputs; the secret-sharing engine
+    // takes them, to drop each once it is converted.
     match request.protocol() {
-        Protocol::Ttp => ttp::run(net, c, i, o, options),
+        Protocol::Ttp => ttp::run(net, c, i, &o, options),
         Protocol::Replicated => sharing::run(|| Replicated::new(me), net, c, i, o, options),
         Protocol::Astra => sharing::run(|| Astra::new(me, pre), net, c, i, o, options),
         Protocol::Trio => sharing::run(|| Trio::new(me, pre), net, c, i, o, options),
@@ -273,10 +275,10 @@ pub fn run_party(
         Protocol::FantasticFour => sharing::run(|| FantasticFour::new(me), net, c, i, o, options),
         Protocol::Tetrad => sharing::run(|| Tetrad::new(me), net, c, i, o, options),
         Protocol::Ca2pc => sharing::run(|| ClientAided::new(me, pre), net, c, i, o, options),
-        Protocol::Bgw3 => garble::run_with_supply(net, Variant::Bgw3, c, i, o, options, supply),
-        Protocol::Bgw2 => garble::run_with_supply(net, Variant::Bgw2, c, i, o, options, supply),
+        Protocol::Bgw3 => garble::run_with_supply(net, Variant::Bgw3, c, i, &o, options, supply),
+        Protocol::Bgw2 => garble::run_with_supply(net, Variant::Bgw2, c, i, &o, options, supply),
         Protocol::Bgw2Mal => {
-            garble::run_with_supply(net, Variant::Bgw2Mal, c, i, o, options, supply)
+            garble::run_with_supply(net, Variant::Bgw2Mal, c, i, &o, options, supply)
         }
     }
 }
@@ -350,7 +352,7 @@ pub fn run_local(
                         &mut net,
                         circuit,
                         instances,
-                        &own,
+                        own,
                         dealer.map(garble::LinearSupply::Dealer),
                     )
                     .map_err(|error| LocalError { party: me, error })?;

@@ -759,7 +759,7 @@ fn dealt_material_runs_parties_on_other_hosts() {
                                 &mut net,
                                 circuit,
                                 1,
-                                &own,
+                                own,
                                 Some(huddle_engine::garble::LinearSupply::Dealt(file)),
                             )
                             .map_err(|e| e.to_string())

@@ -367,7 +367,7 @@ impl Sharing for ClientAided {
             let mut share = ch.draw(key(&mut self.k01), n);
             if inputs.owners[idx] == me {
                 let v = inputs.own[idx]
-                    .as_ref()
+                    .as_deref()
                     .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
                 for (x, &v) in share.iter_mut().zip(v) {
                     *x = R::sub(v, *x);

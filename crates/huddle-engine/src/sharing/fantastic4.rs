@@ -601,7 +601,7 @@ impl Sharing for FantasticFour {
             }
             if d == me {
                 let v = inputs.own[idx]
-                    .as_ref()
+                    .as_deref()
                     .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
                 let (xa, xc) = (xa.as_ref(), xc.as_ref());
                 let (xa, xc) = xa.zip(xc).ok_or_else(|| {

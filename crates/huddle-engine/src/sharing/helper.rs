@@ -464,7 +464,9 @@ impl<V: Variant> Sharing for Helper<V> {
             if inputs.owners[idx] != me {
                 continue;
             }
-            let v = inputs.own[idx].as_ref().expect("the owner has its values");
+            let v = inputs.own[idx]
+                .as_deref()
+                .expect("the owner has its values");
             let n = v.len();
             let (mu1, mu2) = match me {
                 HELPER => self.core.own_masks[R::DOMAIN as usize][idx]

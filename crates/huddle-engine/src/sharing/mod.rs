@@ -513,8 +513,9 @@ impl Preprocess {
 pub struct InputValues<'a> {
     pub owners: Vec<PartyId>,
     pub slots: &'a [Vec<u32>],
-    /// For each input value this party owns: words per wire, wire-major.
-    pub own: Vec<Option<Vec<u64>>>,
+    /// For each input value this party owns: words per wire, wire-major
+    /// (borrowed where a slice is the whole batch).
+    pub own: Vec<Option<std::borrow::Cow<'a, [u64]>>>,
     /// The one party that learns the outputs (None: every party).
     pub reveal_to: Option<PartyId>,
 }
@@ -811,13 +812,15 @@ pub fn evaluate<P: Sharing>(
 /// shares a party keeps at once are bounded by `options.share_memory`: a
 /// larger batch is evaluated slice by slice (same setup, more rounds), so
 /// memory stays flat however large the batch.
-/// `own_inputs` holds the values this party owns (see [`crate::ttp::run`]).
+/// `own_inputs` holds the values this party owns (see [`crate::ttp::run`]);
+/// each is dropped once converted to share words, so that a large batch's
+/// inputs are held once, not twice.
 pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     make: F,
     net: &mut Network,
     circuit: &Circuit,
     instances: usize,
-    own_inputs: &[(usize, BitMatrix)],
+    own_inputs: Vec<(usize, BitMatrix)>,
     options: crate::RunOptions,
 ) -> Result<Vec<BitMatrix>, RunError> {
     let probe = make();
@@ -832,7 +835,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     let parties = probe.parties();
     // Round-robin owners skip a dealer (the last party).
     let input_parties = parties - usize::from(probe.dealer().is_some());
-    crate::ttp::check_own_inputs(net.party(), input_parties, circuit, instances, own_inputs)?;
+    crate::ttp::check_own_inputs(net.party(), input_parties, circuit, instances, &own_inputs)?;
     // --max-fan-in caps the circuit's products and sets the conversions'.
     let cap = options.max_fan_in.unwrap_or(usize::MAX);
     let conversion_fan_in = options
@@ -896,7 +899,11 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
             })
             .collect()
     };
-    let values = |d: Domain| -> DomainValues {
+    let mut own_words: Vec<Option<Vec<u64>>> = vec![None; circuit.inputs().len()];
+    for (i, m) in own_inputs {
+        own_words[i] = Some(to_wire_words(circuit, i, m));
+    }
+    let mut values = |d: Domain| -> DomainValues {
         let indices: Vec<usize> = (0..program.inputs.len())
             .filter(|&i| program.inputs[i].0 == d)
             .collect();
@@ -909,15 +916,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
                 .iter()
                 .map(|&i| circuit.owner(i, input_parties))
                 .collect(),
-            own: indices
-                .iter()
-                .map(|&i| {
-                    own_inputs
-                        .iter()
-                        .find(|(j, _)| *j == i)
-                        .map(|(_, m)| to_wire_words(circuit, i, m))
-                })
-                .collect(),
+            own: indices.iter().map(|&i| own_words[i].take()).collect(),
             total: convert::words(d, instances),
         }
     };
@@ -1106,10 +1105,14 @@ impl Lane<'_> {
                         .iter()
                         .map(|words| {
                             words.as_ref().map(|words| {
-                                words
-                                    .chunks_exact(v.total.max(1))
-                                    .flat_map(|wire| wire[r.clone()].iter().copied())
-                                    .collect()
+                                if r.start == 0 && r.end == v.total {
+                                    std::borrow::Cow::Borrowed(words.as_slice())
+                                } else {
+                                    words
+                                        .chunks_exact(v.total.max(1))
+                                        .flat_map(|wire| wire[r.clone()].iter().copied())
+                                        .collect()
+                                }
                             })
                         })
                         .collect(),
@@ -1190,7 +1193,7 @@ fn slice<P: Sharing>(
 
 /// Input value `i` (rows = instances) as share-domain words, wire-major:
 /// Boolean wires as bitsliced rows, ring wires as one element per instance.
-fn to_wire_words(circuit: &Circuit, i: usize, m: &BitMatrix) -> Vec<u64> {
+fn to_wire_words(circuit: &Circuit, i: usize, m: BitMatrix) -> Vec<u64> {
     let wires = circuit.inputs()[i].wires as usize;
     match (circuit.inputs()[i].domain, circuit.ring()) {
         (Domain::Ring, Some(r)) => {
@@ -1208,7 +1211,11 @@ fn to_wire_words(circuit: &Circuit, i: usize, m: &BitMatrix) -> Vec<u64> {
             }
             out
         }
-        _ => m.transpose().as_words().to_vec(),
+        _ => {
+            let t = m.transpose();
+            drop(m);
+            t.into_words()
+        }
     }
 }
 

@@ -556,7 +556,7 @@ impl Sharing for Quad {
                 }
                 if dealer == me {
                     let v = inputs.own[idx]
-                        .as_ref()
+                        .as_deref()
                         .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
                     let v = &v[j * w..(j + 1) * w];
                     // x0 is component 1 at P0 and P3, u component 0 at P3.

@@ -214,7 +214,9 @@ impl Sharing for Replicated {
             let dealer = inputs.owners[idx];
             let n = slots.len() * w;
             if dealer == me {
-                let v = inputs.own[idx].as_ref().expect("the owner has its values");
+                let v = inputs.own[idx]
+                    .as_deref()
+                    .expect("the owner has its values");
                 let x_prev = draw(k_prev, n); // x_{d-1}, from K_{d-1,d}
                 let x_next = draw(k_next, n); // x_{d+1}, from K_{d,d+1}
                 for (j, &slot) in slots.iter().enumerate() {
@@ -353,7 +355,7 @@ impl Sharing for Replicated {
         let terms = InputValues {
             owners: vec![2, 0],
             slots: &slots,
-            own: vec![t0, t1],
+            own: vec![t0.map(Into::into), t1.map(Into::into)],
             reveal_to: None,
         };
         self.share_inputs::<T>(ch, &terms, dst)

@@ -669,7 +669,7 @@ impl Sharing for Tetrad {
             }
             if d == me {
                 let v = inputs.own[idx]
-                    .as_ref()
+                    .as_deref()
                     .ok_or_else(|| RunError::Internal("the owner has no values".into()))?;
                 // The dealer holds the masks whose keys it holds; the others are 0.
                 let lambda = |j: usize, k: usize| masks[j].as_ref().map_or(0, |m| m[k]);
