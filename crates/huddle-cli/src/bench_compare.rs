@@ -176,7 +176,7 @@ pub fn run(c: Compare) -> Result<(), String> {
         );
         let rate_text = rate.map_or(String::new(), |r| format!("  {r:.3e} {}/s", c.unit));
         lines.push(format!(
-            "{:<12} median {m:>9.3} s{rate_text}  peak {:>8.1} MB  {} is {speedup:.2}x as fast, uses {:.2}x the memory",
+            "{:<18} median {m:>9.3} s{rate_text}  peak {:>8.1} MB  ({}: {speedup:.2}x this one's speed, {:.2}x its memory)",
             who.label,
             peak as f64 / 1e6,
             contenders[0].label,
