@@ -1229,3 +1229,42 @@ fn a_job_file_runs_the_same_job_locally_and_across_processes() {
         assert!(e.contains(error), "{error}: {e}");
     }
 }
+
+/// `--inputs -` reads stdin and `--outputs -` writes stdout: huddle in a
+/// pipeline, with a header line each way.
+#[test]
+fn inputs_from_stdin_and_outputs_to_stdout() {
+    use std::io::Write;
+    let dir = temp_dir("pipe");
+    let c = adder(&dir);
+    let mut child = Command::new(bin())
+        .args([
+            "local",
+            "--protocol",
+            "trio",
+            "--circuit",
+            c.to_str().expect("utf8"),
+            "--inputs",
+            "-",
+            "--outputs",
+            "-",
+            "--format",
+            "dec",
+            "--header",
+            "--check",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(b"a,b,c\n1,2,3\n# a comment\n3 3 3\n0,0,1\n")
+        .expect("write");
+    drop(stdin);
+    let o = child.wait_with_output().expect("wait");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Sums mod 4, under the output's name.
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "output0\n2\n1\n1\n");
+}
