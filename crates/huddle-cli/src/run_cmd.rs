@@ -450,6 +450,10 @@ pub struct PartyArgs {
     /// difference.
     #[arg(long, requires = "expect")]
     check: bool,
+    /// Random values for every instance of the inputs this party owns (no
+    /// --input needed): for benchmarks and trials.
+    #[arg(long, conflicts_with_all = ["inputs", "inputs_file"])]
+    random: bool,
     /// The expected outputs in the form --outputs writes them (same
     /// --format, --header): one line per instance, or one line for
     /// instance 0 (e.g. when the others are random).
@@ -1000,7 +1004,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         )
         .into());
     }
-    if run.inputs_file.is_none() && run.inputs.len() != owned.len() {
+    if run.inputs_file.is_none() && !args.random && run.inputs.len() != owned.len() {
         return Err(format!(
             "party {} owns input values {:?} of {}, so it takes {} --input, not {}",
             args.id,
@@ -1048,8 +1052,11 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         Some(matrices) => owned.iter().copied().zip(matrices).collect(),
         None => owned
             .iter()
-            .zip(&run.inputs)
-            .map(|(&i, h)| input_matrix(&circuit, i, Some(h), batch, &mut prg).map(|m| (i, m)))
+            .enumerate()
+            .map(|(k, &i)| {
+                let given = run.inputs.get(k).map(String::as_str);
+                input_matrix(&circuit, i, given, batch, &mut prg).map(|m| (i, m))
+            })
             .collect::<Result<_, _>>()?,
     };
     let transport = crate::net_cmd::transport_for(&config, &args.config, args.id, args.insecure)?;

@@ -1268,3 +1268,64 @@ fn inputs_from_stdin_and_outputs_to_stdout() {
     // Sums mod 4, under the output's name.
     assert_eq!(String::from_utf8_lossy(&o.stdout), "output0\n2\n1\n1\n");
 }
+
+/// scripts/parties.sh runs every party of a parties file as a process of
+/// its own; with `--random` no party needs `--input`, and all parties
+/// learn the same outputs.
+#[test]
+fn the_parties_script_runs_every_party_with_random_inputs() {
+    let dir = temp_dir("parties-script");
+    let c = adder(&dir);
+    let cfg = certs(&dir.join("n3"), 3);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/parties.sh");
+    let outputs = with_os_ports(&cfg, || {
+        let o = Command::new("bash")
+            .arg(&script)
+            .arg(&cfg)
+            .args([
+                "--protocol",
+                "trio",
+                "--circuit",
+                c.to_str().expect("utf8"),
+                "--batch",
+                "100",
+                "--random",
+                "--json",
+                "--timeout",
+                "30",
+            ])
+            .env("HUDDLE", bin())
+            .env("OUT", &*dir)
+            .output()
+            .expect("bash");
+        vec![o]
+    });
+    let o = &outputs[0];
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let reports: Vec<serde_json::Value> = (0..3)
+        .map(|i| {
+            let text = std::fs::read_to_string(dir.join(format!("party-{i}.out"))).expect("out");
+            serde_json::from_str(&text).expect("json")
+        })
+        .collect();
+    for r in &reports {
+        assert_eq!(r["batch"], 100);
+        assert_eq!(r["outputs"], reports[0]["outputs"]);
+    }
+    // --random and --input exclude each other.
+    let e = run(&[
+        "party",
+        "--config",
+        cfg.to_str().expect("utf8"),
+        "--id",
+        "0",
+        "--protocol",
+        "trio",
+        "--circuit",
+        c.to_str().expect("utf8"),
+        "--random",
+        "--input",
+        "1",
+    ]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("cannot be used with"));
+}
