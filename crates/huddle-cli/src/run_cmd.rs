@@ -749,9 +749,9 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     let mut from_job: Vec<Option<BitMatrix>> = vec![None; circuit.inputs().len()];
     let mut job_batch: Option<(usize, PathBuf)> = None;
     for (p, path) in run.job_files(false, parties)? {
-        if from_file.is_some() {
+        if from_file.is_some() || !run.inputs.is_empty() {
             return Err(
-                "--inputs and the job's [inputs] both give the inputs: give one"
+                "the job's [inputs] and --inputs or --input both give the inputs: give one"
                     .to_string()
                     .into(),
             );
@@ -1012,6 +1012,14 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             run.circuit_name(),
             owned.len(),
             run.inputs.len()
+        )
+        .into());
+    }
+    // A job's [inputs] file is set without clap seeing it: refuse a second source here.
+    if let (Some(path), true) = (&run.inputs_file, !run.inputs.is_empty() || args.random) {
+        return Err(format!(
+            "{} gives this party's inputs, so --input and --random do not apply",
+            path.display()
         )
         .into());
     }

@@ -1190,6 +1190,20 @@ fn a_job_file_runs_the_same_job_locally_and_across_processes() {
         !dir.join("x.csv").exists(),
         "no output after a refused hello"
     );
+    // A party whose job names its inputs file takes no --input as well.
+    let o = run(&[
+        "party",
+        "--job",
+        &path("job.toml"),
+        "--config",
+        cfg.to_str().expect("utf8"),
+        "--id",
+        "1",
+        "--input",
+        "1",
+    ]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("p1.csv gives this party's inputs"), "{e}");
     // Settings in two places, unknown keys, a batch the files contradict.
     for (extra, job_text, error) in [
         (
@@ -1206,6 +1220,11 @@ fn a_job_file_runs_the_same_job_locally_and_across_processes() {
             vec!["--batch", "7"],
             job("trio", "x.csv"),
             "the batch is 7, but the input files have 40",
+        ),
+        (
+            vec!["--input", "1", "--input", "2", "--input", "3"],
+            job("trio", "x.csv"),
+            "both give the inputs",
         ),
         (
             vec![],
