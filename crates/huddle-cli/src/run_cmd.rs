@@ -655,11 +655,19 @@ impl ProgressDisplay {
                 let bar = bar.get_or_insert_with(|| {
                     let b = indicatif::ProgressBar::new(s.steps_total);
                     if let Ok(style) = indicatif::ProgressStyle::with_template(
-                        "{spinner} evaluating [{bar:30}] {percent}% of {len} steps, {msg}, ETA {eta}",
+                        "{spinner} {prefix} [{bar:30}] {percent}% of {len} steps, {msg}, ETA {eta}",
                     ) {
                         b.set_style(style.progress_chars("=> "));
                     }
                     b
+                });
+                // The phase as the steps show it: none yet (key setup,
+                // input sharing, a separate preprocessing), some, or all
+                // (the checks and the outputs).
+                bar.set_prefix(match s.steps_done {
+                    0 => "setting up",
+                    d if d < s.steps_total => "evaluating",
+                    _ => "opening outputs",
                 });
                 let share = s.steps_done as f64 / s.steps_total as f64;
                 let rate = s.instances as f64 * share / begun.elapsed().as_secs_f64();
