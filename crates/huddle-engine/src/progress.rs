@@ -1,26 +1,30 @@
 //! How far a run has come, for a progress display: the secret-sharing
 //! engine counts its steps (local steps, layers, conversions) as it
-//! evaluates them, the command line draws. One party per process reports
-//! (the first that starts a run after [`Progress::reset`]), so the parties
-//! of `huddle local` do not count three times. Counting is a relaxed atomic
-//! add per step: nothing a run could notice.
+//! evaluates them, per party, and the command line draws the slowest
+//! party's count: in `huddle local` a party that runs ahead (a dealer, a
+//! helper that only preprocesses) does not show the run as done while the
+//! others still compute. Counting is a relaxed atomic add per step:
+//! nothing a run could notice.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Parties counted (the secret-sharing protocols have at most 4).
+const COUNTED: usize = 8;
+
+/// A party not in the run.
+const ABSENT: u64 = u64::MAX;
 
 pub struct Progress {
-    reporter: AtomicUsize,
     instances: AtomicU64,
     steps_total: AtomicU64,
-    steps_done: AtomicU64,
+    /// Steps done per party id; `ABSENT` for parties not in the run.
+    done: [AtomicU64; COUNTED],
 }
 
-const NOBODY: usize = usize::MAX;
-
 static PROGRESS: Progress = Progress {
-    reporter: AtomicUsize::new(NOBODY),
     instances: AtomicU64::new(0),
     steps_total: AtomicU64::new(0),
-    steps_done: AtomicU64::new(0),
+    done: [const { AtomicU64::new(ABSENT) }; COUNTED],
 };
 
 /// The process's progress counters.
@@ -28,7 +32,7 @@ pub fn progress() -> &'static Progress {
     &PROGRESS
 }
 
-/// A snapshot: the batch, and steps done of all.
+/// A snapshot: the batch, and the slowest party's steps done of all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     pub instances: u64,
@@ -39,37 +43,73 @@ pub struct Snapshot {
 impl Progress {
     /// Forgets the last run (before starting one).
     pub fn reset(&self) {
-        self.reporter.store(NOBODY, Relaxed);
         self.instances.store(0, Relaxed);
         self.steps_total.store(0, Relaxed);
-        self.steps_done.store(0, Relaxed);
+        for d in &self.done {
+            d.store(ABSENT, Relaxed);
+        }
     }
 
     /// Party `party` starts a run of `instances` instances and `steps`
-    /// steps in all; it reports if nobody does yet.
+    /// steps in all.
     pub(crate) fn start(&self, party: usize, instances: u64, steps: u64) {
-        if self
-            .reporter
-            .compare_exchange(NOBODY, party, Relaxed, Relaxed)
-            .is_ok()
-        {
+        if let Some(d) = self.done.get(party) {
             self.instances.store(instances, Relaxed);
             self.steps_total.store(steps, Relaxed);
+            d.store(0, Relaxed);
         }
     }
 
     /// Party `party` finished one step.
     pub(crate) fn step(&self, party: usize) {
-        if self.reporter.load(Relaxed) == party {
-            self.steps_done.fetch_add(1, Relaxed);
+        if let Some(d) = self.done.get(party) {
+            d.fetch_add(1, Relaxed);
         }
     }
 
     pub fn snapshot(&self) -> Snapshot {
+        let slowest = self
+            .done
+            .iter()
+            .map(|d| d.load(Relaxed))
+            .filter(|&d| d != ABSENT)
+            .min()
+            .unwrap_or(0);
         Snapshot {
             instances: self.instances.load(Relaxed),
-            steps_done: self.steps_done.load(Relaxed),
+            steps_done: slowest,
             steps_total: self.steps_total.load(Relaxed),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_slowest_party_sets_the_pace() {
+        let p = Progress {
+            instances: AtomicU64::new(0),
+            steps_total: AtomicU64::new(0),
+            done: [const { AtomicU64::new(ABSENT) }; COUNTED],
+        };
+        assert_eq!(p.snapshot().steps_done, 0, "no run yet");
+        for party in 0..3 {
+            p.start(party, 10, 5);
+        }
+        for _ in 0..5 {
+            p.step(2); // a dealer runs ahead
+        }
+        p.step(0);
+        p.step(1);
+        p.step(1);
+        let s = p.snapshot();
+        assert_eq!((s.instances, s.steps_done, s.steps_total), (10, 1, 5));
+        p.reset();
+        assert_eq!(p.snapshot().steps_done, 0);
+        p.start(99, 1, 1); // beyond the counted parties: ignored
+        p.step(99);
+        assert_eq!(p.snapshot().steps_done, 0);
     }
 }
