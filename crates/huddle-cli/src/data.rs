@@ -404,15 +404,18 @@ fn read_lines(
                 fields.len()
             ));
         }
-        let mut rows: Vec<&mut [u64]> = stores.iter_mut().map(RowStore::push).collect();
-        for (c, (field, text)) in fields.iter().zip(split_fields(text)).enumerate() {
-            let words = parse_field(text, field, style, circuit.ring())
-                .map_err(|e| format!("{name} line {number} column {}: {e}", c + 1))?;
-            let row = &mut rows[field.value];
-            for b in 0..field.bits {
-                let bit = (words[b / 64] >> (b % 64)) & 1;
-                let at = field.at + b;
-                row[at / 64] |= bit << (at % 64);
+        // Fields come value by value (see `fields`): one new row per value.
+        let mut columns = fields.iter().zip(split_fields(text)).enumerate().peekable();
+        for (v, store) in stores.iter_mut().enumerate() {
+            let row = store.push();
+            while let Some((c, (field, text))) = columns.next_if(|(_, (f, _))| f.value == v) {
+                let words = parse_field(text, field, style, circuit.ring())
+                    .map_err(|e| format!("{name} line {number} column {}: {e}", c + 1))?;
+                for b in 0..field.bits {
+                    let bit = (words[b / 64] >> (b % 64)) & 1;
+                    let at = field.at + b;
+                    row[at / 64] |= bit << (at % 64);
+                }
             }
         }
     }

@@ -147,24 +147,17 @@ impl LoadedJob {
         Ok(CircuitSource::Generated(Box::new(circuit)))
     }
 
-    /// Party `p`'s file in `[inputs]` or `[outputs]`, resolved.
-    pub fn file(&self, outputs: bool, p: usize) -> Option<PathBuf> {
+    /// Every party's file in `[inputs]` (`outputs` false) or `[outputs]`:
+    /// (party id, path resolved); the ids were checked when reading.
+    pub fn files(&self, outputs: bool) -> Vec<(usize, PathBuf)> {
         let map = if outputs {
             &self.job.outputs
         } else {
             &self.job.inputs
         };
-        map.get(&p.to_string()).map(|f| self.resolve(f))
-    }
-
-    /// The parties that have a file in `[inputs]` or `[outputs]`.
-    pub fn parties_with_files(&self, outputs: bool) -> Vec<usize> {
-        let map = if outputs {
-            &self.job.outputs
-        } else {
-            &self.job.inputs
-        };
-        map.keys().filter_map(|k| k.parse().ok()).collect()
+        map.iter()
+            .filter_map(|(k, f)| Some((k.parse().ok()?, self.resolve(f))))
+            .collect()
     }
 
     /// The hello's tokens: every setting that changes the joint computation

@@ -230,19 +230,14 @@ impl RunArgs {
         let Some(job) = &self.loaded else {
             return Ok(Vec::new());
         };
-        let mut files = Vec::new();
-        for p in job.parties_with_files(outputs) {
-            if p >= parties {
-                return Err(format!(
-                    "--job {}: [{}] names party {p}, but the run has parties 0..{}",
-                    job.path.display(),
-                    if outputs { "outputs" } else { "inputs" },
-                    parties - 1
-                ));
-            }
-            if let Some(file) = job.file(outputs, p) {
-                files.push((p, file));
-            }
+        let files = job.files(outputs);
+        if let Some((p, _)) = files.iter().find(|(p, _)| *p >= parties) {
+            return Err(format!(
+                "--job {}: [{}] names party {p}, but the run has parties 0..{}",
+                job.path.display(),
+                if outputs { "outputs" } else { "inputs" },
+                parties - 1
+            ));
         }
         Ok(files)
     }

@@ -410,7 +410,8 @@ fn a_batch_job_with_files_runs_across_three_namespaces() {
             .expect("run");
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
-    // Step 3: the same parties file everywhere (pinned: no [tls] ca).
+    // Step 3: the same parties file everywhere (pinned: no [tls] ca). The
+    // fixed port is safe: each party listens inside a namespace of its own.
     let mut parties = String::from("session = \"payroll-test\"\n");
     for i in 0..3 {
         parties.push_str(&format!(

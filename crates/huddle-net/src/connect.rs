@@ -238,8 +238,7 @@ pub(crate) fn connect_with_listener(
             .set_nonblocking(true)
             .map_err(|e| NetError::Setup(e.to_string()))?;
         // A stopping party answers its higher peers for a moment too,
-        // telling them to stop.
-        let stop = stopped.as_ref().map(|(peer, e)| (*peer, e.to_string()));
+        // telling them to stop (its own error is the dial's, below).
         let heard = listen(
             &listener,
             &ours,
@@ -247,12 +246,11 @@ pub(crate) fn connect_with_listener(
             options,
             deadline,
             &alarm,
-            stop,
+            stopped.as_ref().map(|(peer, _)| *peer),
         );
-        if let Some((_, error)) = stopped {
-            return Err(error);
+        if stopped.is_none() {
+            heard?;
         }
-        heard?;
     }
     if let Some((_, error)) = stopped {
         return Err(error);
@@ -455,7 +453,7 @@ fn listen(
     options: &ConnectOptions,
     deadline: Instant,
     alarm: &Arc<Alarm>,
-    already: Option<(PartyId, String)>,
+    already: Option<PartyId>,
 ) -> Result<(), NetError> {
     let (me, n) = (ours.party as usize, links.len());
     let mut refused: Vec<String> = Vec::new();
@@ -469,9 +467,12 @@ fn listen(
     let stop = std::sync::atomic::AtomicU32::new(0);
     let mut stopping: Option<(Instant, String)> = None;
     let mut told = vec![false; n];
-    if let Some((peer, why)) = already {
-        stop.store(peer as u32 + 1, std::sync::atomic::Ordering::SeqCst);
-        stopping = Some(((Instant::now() + STOP_GRACE).min(deadline), why));
+    let begin_stopping = |culprit: PartyId, why: String| {
+        stop.store(culprit as u32 + 1, std::sync::atomic::Ordering::SeqCst);
+        Some(((Instant::now() + STOP_GRACE).min(deadline), why))
+    };
+    if let Some(peer) = already {
+        stopping = begin_stopping(peer, format!("stopped: party {peer}'s hello differs"));
     }
     std::thread::scope(|scope| {
         let (done_tx, done) = std::sync::mpsc::channel::<(SocketAddr, Result<Accepted, Refusal>)>();
@@ -508,9 +509,7 @@ fn listen(
                     Err(Refusal::Mismatch(peer, why)) => {
                         told[peer] = true;
                         if stopping.is_none() {
-                            stop.store(peer as u32 + 1, std::sync::atomic::Ordering::SeqCst);
-                            let grace = Instant::now() + STOP_GRACE;
-                            stopping = Some((grace.min(deadline), why));
+                            stopping = begin_stopping(peer, why);
                         }
                     }
                     Err(Refusal::Told(peer)) => told[peer] = true,
