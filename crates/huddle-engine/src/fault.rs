@@ -178,14 +178,14 @@ impl ActiveFault {
         }
     }
 
-    /// Applies the fault to a message of type `tag` for `to` whose elements
-    /// are `bytes` bytes each.
+    /// Applies the fault to a message of type `tag` for `to` whose words
+    /// travel as `encoding` says.
     pub(crate) fn apply(
         &mut self,
         tag: usize,
         to: PartyId,
         words: &mut [u64],
-        bytes: usize,
+        encoding: crate::sharing::wire::Encoding,
     ) -> Action {
         if self.fault.message.is_some_and(|m| m != tag) || words.is_empty() {
             return Action::Send;
@@ -198,12 +198,9 @@ impl ActiveFault {
             FaultKind::Inconsistent => *self.first_receiver[tag].get_or_insert(to) == to,
         };
         if error {
-            let mask = if bytes >= 8 {
-                u64::MAX
-            } else {
-                (1u64 << (8 * bytes)) - 1
-            };
-            let at = (self.prg.next_u64() % words.len() as u64) as usize;
+            // An element that travels (not a packed word's padding lane).
+            let elements = encoding.elements(words.len()) as u64;
+            let (at, mask) = encoding.element((self.prg.next_u64() % elements) as usize);
             let e = loop {
                 let e = self.prg.next_u64() & mask;
                 if e != 0 {

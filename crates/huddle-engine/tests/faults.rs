@@ -271,7 +271,7 @@ fn every_injected_fault_makes_every_honest_party_abort() {
                     } else {
                         circuit_for(k + k / kinds.len(), &mut prg)
                     };
-                    let inputs = random_inputs(&circuit, &mut prg, 70);
+                    let inputs = random_inputs(&circuit, &mut prg, 71);
                     trials.push(Trial {
                         protocol,
                         corrupt,
@@ -397,7 +397,7 @@ fn every_fault_around_fused_truncation_makes_every_honest_party_abort() {
                         tag,
                         kind: kinds[turn % kinds.len()],
                         circuit: circuit.clone(),
-                        inputs: random_inputs(&circuit, &mut prg, 70),
+                        inputs: random_inputs(&circuit, &mut prg, 71),
                         seed: prg.next_u64(),
                         truncation: huddle_engine::Truncation::Probabilistic,
                     });
@@ -416,7 +416,7 @@ fn without_a_fault_every_party_outputs_the_right_value() {
     for protocol in malicious() {
         for k in 0..4 {
             let circuit = circuit_for(k, &mut prg);
-            let inputs = random_inputs(&circuit, &mut prg, 70);
+            let inputs = random_inputs(&circuit, &mut prg, 71);
             let want = PlainEvaluator::new(&circuit)
                 .evaluate(&inputs)
                 .expect("plain");

@@ -136,8 +136,13 @@ fn element_bytes(ring: Option<RingWidth>, instances: usize) -> u64 {
 
 #[test]
 fn exact_bytes_per_link_and_phase_per_multiplication() {
-    let (n, instances) = (40u32, 200usize);
-    for ring in [None, Some(RingWidth::W16), Some(RingWidth::W64)] {
+    let n = 40u32;
+    // 203 instances leave packed 16-bit words' last lanes empty.
+    let widths = [None, Some(RingWidth::W16), Some(RingWidth::W64)];
+    for (instances, ring) in [200usize, 203]
+        .into_iter()
+        .flat_map(|i| widths.map(|r| (i, r)))
+    {
         let one = summed_products(n, 1, ring);
         let two = summed_products(n, 2, ring);
         // The second circuit has n more multiplications, nothing else more.

@@ -114,8 +114,19 @@ fn bytes(acc: &Accounting, phase: Phase) -> [[u64; 3]; 3] {
 
 #[test]
 fn exact_bytes_per_link_for_independent_multiplications() {
-    let (n, instances) = (100u32, 1024usize);
-    for ring in [None, Some(RingWidth::W32), Some(RingWidth::W64)] {
+    let n = 100u32;
+    // Packed ring words (8, 16 or 32 bits) send only the lanes that hold
+    // instances: a batch that does not fill its last word costs no more.
+    let widths = [
+        None,
+        Some(RingWidth::W8),
+        Some(RingWidth::W32),
+        Some(RingWidth::W64),
+    ];
+    for (instances, ring) in [1024usize, 333]
+        .into_iter()
+        .flat_map(|i| widths.map(|r| (i, r)))
+    {
         let e = u64::from(n) * element_bytes(ring, instances); // one element per gate
                                                                // Inputs: x0 from P0, x1 from P1.
         let c = independent_products(n, 2, ring);

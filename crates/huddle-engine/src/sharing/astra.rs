@@ -12,7 +12,7 @@
 
 use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
-use super::program::{shift_masked, Layer, Program};
+use super::program::{Layer, Program};
 use super::{Channel, Shares};
 use crate::ttp::RunError;
 
@@ -66,7 +66,7 @@ impl Variant for AstraVariant {
                         let (lz1, r02) = (&lz1[r.clone()], &lz2[r]);
                         for (j, m) in g2.iter_mut().enumerate() {
                             let e = R::sub(R::add(lz1[j], r02[j]), *m);
-                            *m = R::sub(shift_masked(e, mask, g.trunc), lz1[j]);
+                            *m = R::sub(R::shift_masked(e, mask, g.trunc), lz1[j]);
                         }
                     }
                 }
@@ -150,7 +150,7 @@ fn finish<R: Arith>(layer: &Layer, mask: u64, s: &mut Shares, a: &[u64], b: &[u6
         let (a, b, lz) = (&a[gi * w..][..w], &b[gi * w..][..w], &lz[gi * w..][..w]);
         if g.trunc > 0 {
             s.write(g.out, |j| {
-                (shift_masked(R::add(a[j], b[j]), mask, g.trunc), lz[j])
+                (R::shift_masked(R::add(a[j], b[j]), mask, g.trunc), lz[j])
             });
         } else {
             s.write(g.out, |j| (R::add(a[j], b[j]), lz[j]));

@@ -51,8 +51,8 @@
 //! shares. The dealer learns nothing.
 
 use super::arith::{subset_products, Arith};
-use super::convert::{words, SplitJob};
-use super::program::{shift_masked, Layer, Program, Step};
+use super::convert::SplitJob;
+use super::program::{Layer, Program, Step};
 use super::{
     agree_key, evaluate, learns, Arenas, Channel, ConstantRule, InputValues, Preprocess, Shares,
     Sharing,
@@ -113,14 +113,14 @@ impl ClientAided {
         instances: usize,
     ) -> Result<(), RunError> {
         let w = [
-            words(Domain::Bit, instances),
-            words(Domain::Ring, instances),
+            program.words(Domain::Bit, instances),
+            program.words(Domain::Ring, instances),
         ];
         for step in &program.steps {
             match step {
                 Step::Layer(i) => {
                     let layer = &program.layers[*i];
-                    ch.set_word_bytes(program.word_bytes(layer.domain));
+                    ch.set_encoding(program.encoding(layer.domain, instances));
                     let words = dealt_words(layer, w[layer.domain as usize]);
                     let m = ch.recv(DEALER, words)?;
                     self.ahead.push_back(m);
@@ -570,8 +570,8 @@ impl Sharing for ClientAided {
                     let r = ch.draw(k01, w);
                     for (o, &r) in out.iter_mut().zip(&r) {
                         *o = match me {
-                            0 => R::add(shift_masked(*o, mask, gate.trunc), r),
-                            _ => R::sub(R::neg(shift_masked(R::neg(*o), mask, gate.trunc)), r),
+                            0 => R::add(R::shift_masked(*o, mask, gate.trunc), r),
+                            _ => R::sub(R::neg(R::shift_masked(R::neg(*o), mask, gate.trunc)), r),
                         };
                     }
                     ch.recycle(r);

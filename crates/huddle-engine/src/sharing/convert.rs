@@ -216,7 +216,7 @@ pub(crate) fn run<P: Sharing>(
         instances: n,
         ring,
     };
-    ch.set_word_bytes(program.word_bytes(to));
+    ch.set_encoding(program.encoding(to, side.instances));
     match from {
         Domain::Ring => protocol.split::<Ring, Bits>(ch, &job, &arenas.ring, &mut side.bits)?,
         Domain::Bit => protocol.split::<Bits, Ring>(ch, &job, &arenas.bits, &mut side.ring)?,

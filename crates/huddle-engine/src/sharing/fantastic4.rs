@@ -42,7 +42,7 @@
 //! and for P0 and P1 to know B = z2 + z3 (the sums of the components a
 //! plain product would write from them), where B holds fresh key draws
 //! and so is uniform. With the mask e = −B, z = A − e, and A^t − e^t is
-//! z^t or one more (`program::shift_masked`); in a second round the terms
+//! z^t or one more (`Arith::shift_masked`); in a second round the terms
 //! A^t and −e^t are shared exactly as a conversion's two terms are (one
 //! element each, vouched for by the other holder, tags `truncation-t0/t1`).
 //! Six elements per product as before, one more round per truncating
@@ -55,7 +55,7 @@ use super::arith::Arith;
 use super::convert::SplitJob;
 use super::malicious::{self, message, write3, Route, SubsetKey, Tags, Vouched};
 use super::pieces::{dot_terms, operands, Operands};
-use super::program::{shift_masked, Layer, Program};
+use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
@@ -362,9 +362,9 @@ impl FantasticFour {
         for (gi, g) in layer.gates.iter().enumerate() {
             for v in &mut term[gi * w..(gi + 1) * w] {
                 *v = if first {
-                    shift_masked(*v, mask, g.trunc)
+                    R::shift_masked(*v, mask, g.trunc)
                 } else {
-                    R::neg(shift_masked(R::neg(*v), mask, g.trunc))
+                    R::neg(R::shift_masked(R::neg(*v), mask, g.trunc))
                 };
             }
         }
@@ -526,7 +526,7 @@ impl Sharing for FantasticFour {
         src: &Shares,
         dst: &mut Shares,
     ) -> Result<(), RunError> {
-        self.views().set_word_bytes(ch.word_bytes());
+        self.views().set_encoding(ch.encoding());
         let me = self.me;
         let n = job.term_words();
         // A holder's term: the sum of the two shares, in the target layout.
@@ -569,7 +569,7 @@ impl Sharing for FantasticFour {
 
     fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
         self.keys = malicious::setup_keys(ch, &KEYS, &KEY_VIEWS, &TAGS)?;
-        self.views = Some(Views::new(self.me, ch.word_bytes(), &VIEWS));
+        self.views = Some(Views::new(self.me, ch.encoding(), &VIEWS));
         Ok(())
     }
 
@@ -580,7 +580,7 @@ impl Sharing for FantasticFour {
         s: &mut Shares,
     ) -> Result<(), RunError> {
         // Values are hashed as this domain's words travel.
-        self.views().set_word_bytes(ch.word_bytes());
+        self.views().set_encoding(ch.encoding());
         let me = self.me;
         let w = s.w;
         // At a dealer: x_b of its values, in input order.
@@ -638,7 +638,7 @@ impl Sharing for FantasticFour {
         s: &mut Shares,
     ) -> Result<(), RunError> {
         // Values are hashed as this domain's words travel.
-        self.views().set_word_bytes(ch.word_bytes());
+        self.views().set_encoding(ch.encoding());
         let ops = operands(program, layer);
         let gates = &ops.gates;
         let n = gates.len() * s.w;

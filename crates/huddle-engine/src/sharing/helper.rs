@@ -35,8 +35,8 @@
 //! t0 + t1 − 2·t0·t1 (B2A) runs as ordinary gates.
 
 use super::arith::Arith;
-use super::arith::{Bits, Ring};
-use super::convert::{words, SplitJob};
+use super::arith::Bits;
+use super::convert::SplitJob;
 use super::program::{Layer, Program, Step};
 use super::{
     agree_key, draw, evaluate, learns, Arenas, Channel, ConstantRule, InputValues, Preprocess,
@@ -241,14 +241,14 @@ impl<V: Variant> Helper<V> {
     ) -> Result<(), RunError> {
         let me = self.core.me;
         let w = [
-            words(Domain::Bit, instances),
-            words(Domain::Ring, instances),
+            program.words(Domain::Bit, instances),
+            program.words(Domain::Ring, instances),
         ];
         for step in &program.steps {
             match step {
                 Step::Layer(i) if me == 2 && V::PREPROCESSING => {
                     let layer = &program.layers[*i];
-                    ch.set_word_bytes(program.word_bytes(layer.domain));
+                    ch.set_encoding(program.encoding(layer.domain, instances));
                     let m = ch.recv(HELPER, layer.gates.len() * w[layer.domain as usize])?;
                     self.core.offline.push_back(m);
                 }
@@ -257,8 +257,8 @@ impl<V: Variant> Helper<V> {
                     let sub = program.recombining(conversion.kind);
                     let to = conversion.kind.target();
                     let side = super::convert::side_instances(conversion.gates(), instances);
-                    ch.set_word_bytes(program.word_bytes(to));
-                    let m = ch.recv(HELPER, sub.inputs[1].1.len() * words(to, side))?;
+                    ch.set_encoding(program.encoding(to, side));
+                    let m = ch.recv(HELPER, sub.inputs[1].1.len() * sub.words(to, side))?;
                     self.core.offline.push_back(m);
                     self.receive_ahead(ch, sub, side)?;
                 }
@@ -345,10 +345,12 @@ impl<V: Variant> Sharing for Helper<V> {
         match self.core.me {
             HELPER => {
                 self.draw_input_masks::<Bits>(&inputs[0], &mut arenas.bits);
-                self.draw_input_masks::<Ring>(&inputs[1], &mut arenas.ring);
+                super::with_ring!(program.ring_lanes, R => {
+                    self.draw_input_masks::<R>(&inputs[1], &mut arenas.ring)
+                });
                 evaluate(self, ch, program, arenas, None)?;
                 for d in revealed {
-                    ch.set_word_bytes(program.word_bytes(d));
+                    ch.set_encoding(program.encoding(d, n));
                     let slots = program.output_slots(d);
                     self.send_output_masks(ch, &slots, arenas.domain(d), inputs[0].reveal_to)?;
                 }
@@ -356,11 +358,14 @@ impl<V: Variant> Sharing for Helper<V> {
                 Ok(())
             }
             me => {
-                let w = [words(Domain::Bit, n), words(Domain::Ring, n)];
+                let w = [
+                    program.words(Domain::Bit, n),
+                    program.words(Domain::Ring, n),
+                ];
                 self.receive_ahead(ch, program, n)?;
                 if learns(me, inputs[0].reveal_to) {
                     for d in revealed {
-                        ch.set_word_bytes(program.word_bytes(d));
+                        ch.set_encoding(program.encoding(d, n));
                         let count = program.output_slots(d).len() * w[d as usize];
                         self.core.output_masks[d as usize] = Some(ch.recv(HELPER, count)?);
                     }

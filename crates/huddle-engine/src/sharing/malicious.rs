@@ -40,7 +40,7 @@ pub fn setup_keys(
     tags: &Tags,
 ) -> Result<Vec<Option<Prg>>, RunError> {
     let me = ch.party();
-    let mut check = Views::new(me, 8, key_views);
+    let mut check = Views::new(me, super::wire::Encoding::RAW, key_views);
     let mut out: Vec<Option<Prg>> = keys.iter().map(|_| None).collect();
     let mine = |k: &usize| keys[*k].chooser == me;
     let order = (0..keys.len())
@@ -90,7 +90,7 @@ pub fn reveal_vouched(
     tags: &Tags,
 ) -> Result<Option<Vec<u64>>, RunError> {
     let me = ch.party();
-    let wb = ch.word_bytes();
+    let wb = ch.encoding();
     let ok = views.failed().is_none();
     let mut sent = verify::tell(ch, views, PARTIES, tags.verdict);
     for (receiver, r) in routes.iter().enumerate() {

@@ -35,7 +35,7 @@
 
 use super::arith::{subset_products, Arith};
 use super::helper::{Core, Helper, Variant, HELPER};
-use super::program::{shift_masked, Layer, MulGate, Program};
+use super::program::{Layer, MulGate, Program};
 use super::{Channel, Shares};
 use crate::ttp::RunError;
 
@@ -191,7 +191,7 @@ impl FanInGroups<'_> {
                     for (gi, g) in gates.iter().enumerate().filter(|(_, g)| g.trunc > 0) {
                         for k in gi * w..(gi + 1) * w {
                             let e = R::sub(R::add(mc[k], ma[k]), v3[k]);
-                            let d = R::sub(shift_masked(e, self.mask, g.trunc), mb[k]);
+                            let d = R::sub(R::shift_masked(e, self.mask, g.trunc), mb[k]);
                             to1[at + k] = d;
                             first[k] = d;
                             second[k] = mb[k];
@@ -339,7 +339,7 @@ impl FanInGroups<'_> {
                         for (gi, g) in gates.iter().enumerate().filter(|(_, g)| g.trunc > 0) {
                             for k in gi * w..(gi + 1) * w {
                                 let u = R::add(R::add(v[k], mc[k]), from_other[k]);
-                                let u = shift_masked(u, self.mask, g.trunc);
+                                let u = R::shift_masked(u, self.mask, g.trunc);
                                 first[k] = R::sub(u, c3[k]);
                                 second[k] = c3[k];
                             }
@@ -355,7 +355,7 @@ impl FanInGroups<'_> {
                         for (gi, g) in gates.iter().enumerate().filter(|(_, g)| g.trunc > 0) {
                             for k in gi * w..(gi + 1) * w {
                                 let u = R::add(R::add(from_other[k], v[k]), ma[k]);
-                                let u = shift_masked(u, self.mask, g.trunc);
+                                let u = R::shift_masked(u, self.mask, g.trunc);
                                 first[k] = R::sub(u, mb[k]);
                                 second[k] = mb[k];
                             }

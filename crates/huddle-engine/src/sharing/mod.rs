@@ -33,9 +33,36 @@ pub mod replicated;
 pub mod tetrad;
 pub mod trio;
 pub mod verify;
+pub mod wire;
+
+/// Runs `$body` with `$R` the [`arith::Arith`] of ring words holding
+/// `$lanes` elements each (1: one element mod 2^64; else packed lanes).
+macro_rules! with_ring {
+    ($lanes:expr, $R:ident => $body:expr) => {
+        match $lanes {
+            1 => {
+                type $R = $crate::sharing::arith::Ring;
+                $body
+            }
+            2 => {
+                type $R = $crate::sharing::arith::Packed<32>;
+                $body
+            }
+            4 => {
+                type $R = $crate::sharing::arith::Packed<16>;
+                $body
+            }
+            _ => {
+                type $R = $crate::sharing::arith::Packed<8>;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_ring;
 
 use crate::ttp::RunError;
-use arith::{Arith, Bits, Ring};
+use arith::{Arith, Bits};
 use convert::SplitJob;
 use huddle_circuit::{BitMatrix, Circuit, Domain};
 use huddle_core::arena::{binary, fill, fold, unary};
@@ -94,7 +121,7 @@ impl Transport for Network {
 /// fresh ones cost the kernel a page fault per 4 KiB.
 pub struct Channel<'a> {
     net: &'a mut dyn Transport,
-    word_bytes: usize,
+    encoding: wire::Encoding,
     /// Where `agree_key` draws fresh keys: the source and this channel's
     /// next draw number.
     randomness: crate::Randomness,
@@ -115,13 +142,13 @@ impl<'a> Channel<'a> {
     /// `first_draw` (channels of one party take disjoint ranges).
     pub fn new(
         net: &'a mut dyn Transport,
-        word_bytes: usize,
+        encoding: wire::Encoding,
         randomness: crate::Randomness,
         first_draw: u64,
     ) -> Self {
         Channel {
             net,
-            word_bytes,
+            encoding,
             randomness,
             next_draw: first_draw,
             spare_words: Vec::new(),
@@ -143,7 +170,7 @@ impl<'a> Channel<'a> {
             return self.send(to, words);
         };
         let mut changed = words.to_vec();
-        match fault.apply(tag, to, &mut changed, self.word_bytes) {
+        match fault.apply(tag, to, &mut changed, self.encoding) {
             Action::Send => self.send(to, &changed),
             Action::Drop => Ok(()),
             Action::Twice => {
@@ -198,15 +225,16 @@ impl<'a> Channel<'a> {
         self.net.party()
     }
 
-    /// Bytes per share word on the wire.
-    pub fn word_bytes(&self) -> usize {
-        self.word_bytes
+    /// How share words travel now.
+    pub fn encoding(&self) -> wire::Encoding {
+        self.encoding
     }
 
-    /// Messages from now on carry words of `bytes` bytes (the domain of the
-    /// step at hand; the engine sets it before every step of a mixed program).
-    pub fn set_word_bytes(&mut self, bytes: usize) {
-        self.word_bytes = bytes;
+    /// Messages from now on carry words of `encoding` (the domain and slice
+    /// of the step at hand; the engine sets it before every step of a mixed
+    /// program).
+    pub fn set_encoding(&mut self, encoding: wire::Encoding) {
+        self.encoding = encoding;
     }
 
     pub fn set_phase(&mut self, phase: Phase) {
@@ -219,14 +247,8 @@ impl<'a> Channel<'a> {
 
     /// Sends `words` (the transport drops an empty message; both sides know its size).
     pub fn send(&mut self, to: PartyId, words: &[u64]) -> Result<(), RunError> {
-        let b = self.word_bytes;
-        let mut bytes = huddle_net::message_buffer(words.len() * b);
-        match b {
-            8 => bytes.extend(words.iter().flat_map(|w| w.to_le_bytes())),
-            4 => bytes.extend(words.iter().flat_map(|&w| (w as u32).to_le_bytes())),
-            2 => bytes.extend(words.iter().flat_map(|&w| (w as u16).to_le_bytes())),
-            _ => bytes.extend(words.iter().map(|&w| w as u8)),
-        }
+        let mut bytes = huddle_net::message_buffer(self.encoding.wire_len(words.len()));
+        self.encoding.encode(words, &mut bytes);
         Ok(self.net.send(to, bytes)?)
     }
 
@@ -244,31 +266,9 @@ impl<'a> Channel<'a> {
 
     /// Receives exactly `count` words.
     pub fn recv(&mut self, from: PartyId, count: usize) -> Result<Vec<u64>, RunError> {
-        let b = self.word_bytes;
-        let bytes = self.net.recv(from, count * b)?;
+        let bytes = self.net.recv(from, self.encoding.wire_len(count))?;
         let mut out = self.buffer(count);
-        match b {
-            8 => {
-                for (w, c) in out.iter_mut().zip(bytes.chunks_exact(8)) {
-                    *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-                }
-            }
-            4 => {
-                for (w, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-                    *w = u64::from(u32::from_le_bytes(c.try_into().expect("4 bytes")));
-                }
-            }
-            2 => {
-                for (w, c) in out.iter_mut().zip(bytes.chunks_exact(2)) {
-                    *w = u64::from(u16::from_le_bytes(c.try_into().expect("2 bytes")));
-                }
-            }
-            _ => {
-                for (w, &c) in out.iter_mut().zip(&bytes) {
-                    *w = u64::from(c);
-                }
-            }
-        }
+        self.encoding.decode(&bytes, &mut out);
         huddle_net::recycle_buffer(bytes);
         Ok(out)
     }
@@ -686,17 +686,20 @@ pub struct Arenas {
     pub ring: Shares,
     /// Instances in the slice.
     pub instances: usize,
+    /// Ring elements per word ([`Program::ring_lanes`]).
+    ring_lanes: usize,
     /// The arenas of the last conversion step, kept for the next one
     /// (fresh memory costs a page fault per page, every round).
     side: Option<Box<Arenas>>,
 }
 
 impl Arenas {
-    fn new(slots: [usize; 2], instances: usize, components: usize) -> Self {
+    fn new(slots: [usize; 2], instances: usize, components: usize, ring_lanes: usize) -> Self {
         let mut a = Arenas {
             bits: Shares::new(slots[0], 0, components),
             ring: Shares::new(slots[1], 0, components),
             instances: 0,
+            ring_lanes,
             side: None,
         };
         a.resize(instances);
@@ -721,7 +724,7 @@ impl Arenas {
             .side
             .take()
             .map(|b| *b)
-            .unwrap_or_else(|| Arenas::new([0, 0], 0, components));
+            .unwrap_or_else(|| Arenas::new([0, 0], 0, components, 1));
         let width = |d: Domain| if d == domain { w } else { 0 };
         side.bits.reshape(slots[0], width(Domain::Bit));
         side.ring.reshape(slots[1], width(Domain::Ring));
@@ -735,8 +738,8 @@ impl Arenas {
 
     /// Reuses the arenas for `instances` instances (contents unspecified).
     fn resize(&mut self, instances: usize) {
-        self.bits.resize(convert::words(Domain::Bit, instances));
-        self.ring.resize(convert::words(Domain::Ring, instances));
+        self.bits.resize(instances.div_ceil(64));
+        self.ring.resize(instances.div_ceil(self.ring_lanes));
         self.instances = instances;
     }
 
@@ -774,19 +777,19 @@ pub fn evaluate<P: Sharing>(
             Step::Linear(Domain::Bit, run) => {
                 arenas.bits.apply_linear::<Bits>(run, &program.pool, rule)
             }
-            Step::Linear(Domain::Ring, run) => {
-                arenas.ring.apply_linear::<Ring>(run, &program.pool, rule)
-            }
+            Step::Linear(Domain::Ring, run) => with_ring!(program.ring_lanes, R => {
+                arenas.ring.apply_linear::<R>(run, &program.pool, rule)
+            }),
             Step::Layer(i) => {
                 let layer = &program.layers[*i];
-                ch.set_word_bytes(program.word_bytes(layer.domain));
+                ch.set_encoding(program.encoding(layer.domain, arenas.instances));
                 match layer.domain {
                     Domain::Bit => {
                         protocol.multiply::<Bits>(ch, program, layer, &mut arenas.bits)?
                     }
-                    Domain::Ring => {
-                        protocol.multiply::<Ring>(ch, program, layer, &mut arenas.ring)?
-                    }
+                    Domain::Ring => with_ring!(program.ring_lanes, R => {
+                        protocol.multiply::<R>(ch, program, layer, &mut arenas.ring)?
+                    }),
                 }
                 done += 1;
                 let due = verify_every.is_some_and(|n| done % n == 0);
@@ -841,7 +844,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     let conversion_fan_in = options
         .max_fan_in
         .unwrap_or(probe.conversion_fan_in(instances));
-    let program = Program::compile(
+    let mut program = Program::compile(
         circuit,
         Target {
             name: probe.name(),
@@ -853,11 +856,16 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
                 && options.truncation == crate::Truncation::Probabilistic,
         },
     )?;
-    // The batch is cut into units that keep Boolean words whole: 64
-    // instances when the program has Boolean wires, else one.
-    let unit = if program.uses(Domain::Bit) { 64 } else { 1 };
+    program.pack_ring();
+    // The batch is cut into units that keep words whole: 64 instances when
+    // the program has Boolean wires, else a ring word's elements.
+    let unit = if program.uses(Domain::Bit) {
+        64
+    } else {
+        program.ring_lanes
+    };
     let units = instances.div_ceil(unit);
-    let per_unit = |d: Domain| convert::words(d, unit) as u128;
+    let per_unit = |d: Domain| program.words(d, unit) as u128;
     let slot_bytes = probe.components() as u128 * 8;
     // Share bytes per unit: both arenas, and the widest conversion's terms.
     let conversion_bytes = program
@@ -901,7 +909,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     };
     let mut own_words: Vec<Option<Vec<u64>>> = vec![None; circuit.inputs().len()];
     for (i, m) in own_inputs {
-        own_words[i] = Some(to_wire_words(circuit, i, m));
+        own_words[i] = Some(to_wire_words(circuit, i, m, program.ring_lanes));
     }
     let mut values = |d: Domain| -> DomainValues {
         let indices: Vec<usize> = (0..program.inputs.len())
@@ -917,7 +925,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
                 .map(|&i| circuit.owner(i, input_parties))
                 .collect(),
             own: indices.iter().map(|&i| own_words[i].take()).collect(),
-            total: convert::words(d, instances),
+            total: program.words(d, instances),
         }
     };
     let job = Lane {
@@ -961,14 +969,14 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     // lanes' slices.
     let mut words: [Vec<u64>; 2] = Default::default();
     for d in [Domain::Bit, Domain::Ring] {
-        let total = convert::words(d, instances);
+        let total = program.words(d, instances);
         let wires = program.output_slots(d).len();
         let mut all = vec![0u64; wires * total];
         for (range, opened) in &parts {
             let opened = opened
                 .as_ref()
                 .ok_or_else(|| RunError::Internal("an output slice is missing".into()))?;
-            let r = domain_range(d, range);
+            let r = domain_range(program.lanes(d), range);
             let n = r.len();
             for k in 0..wires {
                 all[k * total + r.start..][..n].copy_from_slice(&opened[d as usize][k * n..][..n]);
@@ -976,16 +984,18 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         }
         words[d as usize] = all;
     }
-    Ok(from_wire_words(circuit, instances, &words))
+    Ok(from_wire_words(
+        circuit,
+        instances,
+        &words,
+        program.ring_lanes,
+    ))
 }
 
-/// The words of `domain` that hold the instances `range` (whose start is a
-/// multiple of 64 wherever Boolean words are used).
-fn domain_range(domain: Domain, range: &std::ops::Range<usize>) -> std::ops::Range<usize> {
-    match domain {
-        Domain::Bit => range.start / 64..range.end.div_ceil(64),
-        Domain::Ring => range.clone(),
-    }
+/// The words of `lanes` instances each that hold the instances `range`
+/// (whose start is a multiple of `lanes`).
+fn domain_range(lanes: usize, range: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+    range.start / lanes..range.end.div_ceil(lanes)
 }
 
 /// A lane's slices (instance ranges) with their opened output words per domain.
@@ -1075,7 +1085,8 @@ impl Lane<'_> {
         let main = self.program.main_domain();
         let mut ch = Channel::new(
             net,
-            self.program.word_bytes(main),
+            self.program
+                .encoding(main, ranges.first().map_or(0, |r| r.len())),
             self.randomness,
             first_draw,
         );
@@ -1091,12 +1102,17 @@ impl Lane<'_> {
         let mut out = Vec::with_capacity(ranges.len());
         // One allocation for every slice: fresh memory costs a page fault per page.
         let widest = ranges.iter().map(|r| r.len()).max().unwrap_or(0);
-        let mut arenas = Arenas::new(self.program.slots, widest, protocol.components());
+        let mut arenas = Arenas::new(
+            self.program.slots,
+            widest,
+            protocol.components(),
+            self.program.ring_lanes,
+        );
         for range in ranges {
             protocol.begin_batch();
             let inputs = [Domain::Bit, Domain::Ring].map(|d| {
                 let v = &self.values[d as usize];
-                let r = domain_range(d, range);
+                let r = domain_range(self.program.lanes(d), range);
                 InputValues {
                     owners: v.owners.clone(),
                     slots: &v.slots,
@@ -1154,10 +1170,12 @@ fn slice<P: Sharing>(
         if !program.shares_inputs(d) {
             continue;
         }
-        ch.set_word_bytes(program.word_bytes(d));
+        ch.set_encoding(program.encoding(d, arenas.instances));
         match d {
             Domain::Bit => protocol.share_inputs::<Bits>(ch, &inputs[0], &mut arenas.bits)?,
-            Domain::Ring => protocol.share_inputs::<Ring>(ch, &inputs[1], &mut arenas.ring)?,
+            Domain::Ring => with_ring!(program.ring_lanes, R => {
+                protocol.share_inputs::<R>(ch, &inputs[1], &mut arenas.ring)?
+            }),
         }
     }
     if protocol.evaluates_online() {
@@ -1165,7 +1183,7 @@ fn slice<P: Sharing>(
         evaluate(protocol, ch, program, arenas, verify_every)?;
         ch.counts_progress = false;
     }
-    ch.set_word_bytes(program.word_bytes(main));
+    ch.set_encoding(program.encoding(main, arenas.instances));
     protocol.verify(ch)?;
     let mut opened: [Vec<u64>; 2] = Default::default();
     let mut learned = false;
@@ -1174,14 +1192,14 @@ fn slice<P: Sharing>(
             continue;
         }
         let slots = program.output_slots(d);
-        ch.set_word_bytes(program.word_bytes(d));
+        ch.set_encoding(program.encoding(d, arenas.instances));
         let got = match d {
             Domain::Bit => {
                 protocol.reveal::<Bits>(ch, &slots, &arenas.bits, inputs[0].reveal_to)?
             }
-            Domain::Ring => {
-                protocol.reveal::<Ring>(ch, &slots, &arenas.ring, inputs[1].reveal_to)?
-            }
+            Domain::Ring => with_ring!(program.ring_lanes, R => {
+                protocol.reveal::<R>(ch, &slots, &arenas.ring, inputs[1].reveal_to)?
+            }),
         };
         if let Some(words) = got {
             opened[d as usize] = words;
@@ -1192,21 +1210,20 @@ fn slice<P: Sharing>(
 }
 
 /// Input value `i` (rows = instances) as share-domain words, wire-major:
-/// Boolean wires as bitsliced rows, ring wires as one element per instance.
-fn to_wire_words(circuit: &Circuit, i: usize, m: BitMatrix) -> Vec<u64> {
+/// Boolean wires as bitsliced rows, ring wires as `lanes` elements per word
+/// (padding lanes zero).
+fn to_wire_words(circuit: &Circuit, i: usize, m: BitMatrix, lanes: usize) -> Vec<u64> {
     let wires = circuit.inputs()[i].wires as usize;
     match (circuit.inputs()[i].domain, circuit.ring()) {
         (Domain::Ring, Some(r)) => {
             let k = r.bits() as usize;
-            let mut out = vec![0u64; wires * m.rows()];
-            for (j, wire) in out
-                .chunks_exact_mut(m.rows().max(1))
-                .enumerate()
-                .take(wires)
-            {
+            let w = m.rows().div_ceil(lanes);
+            let mut out = vec![0u64; wires * w];
+            for (j, wire) in out.chunks_exact_mut(w.max(1)).enumerate().take(wires) {
                 let (word, shift) = (j * k / 64, j * k % 64);
-                for (inst, e) in wire.iter_mut().enumerate() {
-                    *e = (m.row(inst)[word] >> shift) & r.mask();
+                for inst in 0..m.rows() {
+                    let e = (m.row(inst)[word] >> shift) & r.mask();
+                    wire[inst / lanes] |= e << (k * (inst % lanes) % 64);
                 }
             }
             out
@@ -1221,25 +1238,31 @@ fn to_wire_words(circuit: &Circuit, i: usize, m: BitMatrix) -> Vec<u64> {
 
 /// The revealed words of every output wire (per domain, `words(d, instances)`
 /// words per wire in output order) back into one matrix per output value.
-fn from_wire_words(circuit: &Circuit, instances: usize, words: &[Vec<u64>; 2]) -> Vec<BitMatrix> {
+fn from_wire_words(
+    circuit: &Circuit,
+    instances: usize,
+    words: &[Vec<u64>; 2],
+    lanes: usize,
+) -> Vec<BitMatrix> {
     let mut at = [0usize; 2];
     circuit
         .outputs()
         .iter()
         .map(|v| {
             let d = v.domain;
-            let w = convert::words(d, instances);
+            let w = instances.div_ceil(if d == Domain::Bit { 64 } else { lanes });
             let wires = v.wires.len();
             let part = &words[d as usize][at[d as usize] * w..(at[d as usize] + wires) * w];
             at[d as usize] += wires;
             match (d, circuit.ring()) {
                 (Domain::Ring, Some(r)) => {
-                    let k = r.bits() as usize;
-                    let mut m = BitMatrix::zeros(instances, wires * k);
+                    let k = r.bits();
+                    let mut m = BitMatrix::zeros(instances, wires * k as usize);
                     for j in 0..wires {
-                        let (word, shift) = (j * k / 64, j * k % 64);
+                        let (word, shift) = (j * k as usize / 64, j * k as usize % 64);
                         for inst in 0..instances {
-                            m.row_mut(inst)[word] |= (part[j * w + inst] & r.mask()) << shift;
+                            let e = arith::lane(part[j * w + inst / lanes], k, inst % lanes);
+                            m.row_mut(inst)[word] |= (e & r.mask()) << shift;
                         }
                     }
                     m
@@ -1292,18 +1315,16 @@ pub(crate) fn send_raw_tagged(
     to: PartyId,
     words: &[u64],
 ) -> Result<(), RunError> {
-    let saved = ch.word_bytes;
-    ch.word_bytes = 8;
+    let saved = std::mem::replace(&mut ch.encoding, wire::Encoding::RAW);
     let r = ch.send_tagged(tag, to, words);
-    ch.word_bytes = saved;
+    ch.encoding = saved;
     r
 }
 
 pub(crate) fn recv_raw(ch: &mut Channel, from: PartyId, n: usize) -> Result<Vec<u64>, RunError> {
-    let saved = ch.word_bytes;
-    ch.word_bytes = 8;
+    let saved = std::mem::replace(&mut ch.encoding, wire::Encoding::RAW);
     let r = ch.recv(from, n);
-    ch.word_bytes = saved;
+    ch.encoding = saved;
     r
 }
 

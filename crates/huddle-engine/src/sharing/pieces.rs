@@ -38,7 +38,7 @@ pub struct LayerGates {
     pub trunc: Vec<u8>,
     /// Whether any gate truncates.
     pub truncates: bool,
-    /// The ring's mask (`program::shift_masked`).
+    /// The ring's mask (`Arith::shift_masked`).
     pub mask: u64,
     pub w: usize,
 }

@@ -98,15 +98,6 @@ impl MulGate {
     }
 }
 
-/// Probabilistic truncation's local step on a masked value u of Z_2^k
-/// (`mask` = 2^k − 1): u read as unsigned, shifted right by `f`. With
-/// u = v + e for a uniform e, ⌊u/2^f⌋ − ⌊e/2^f⌋ is ⌊v/2^f⌋ or one more
-/// unless v + e wraps around 2^k (probability |v|/2^k).
-#[inline(always)]
-pub fn shift_masked(u: u64, mask: u64, f: u8) -> u64 {
-    (u & mask) >> f
-}
-
 /// All multiplications of one round in one domain, ordered by fan-in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layer {
@@ -404,6 +395,9 @@ pub struct Program {
     /// The recombining program of each conversion kind the circuit uses.
     pub recombine: Vec<(ConversionKind, Program)>,
     pub ring: Option<RingWidth>,
+    /// Ring elements per share word: 64/k once [`pack_ring`](Self::pack_ring)
+    /// packed a ring-only program, else 1 (one element per word, mod 2^64).
+    pub ring_lanes: usize,
 }
 
 impl Program {
@@ -416,12 +410,61 @@ impl Program {
         self.layers.iter().map(|l| l.gates.len()).sum()
     }
 
-    /// Bytes a share word of `domain` takes on the wire.
+    /// Bytes a share element of `domain` takes on the wire.
     pub fn word_bytes(&self, domain: Domain) -> usize {
         match (domain, self.ring) {
             (Domain::Ring, Some(r)) => r.bits() as usize / 8,
             _ => 8,
         }
+    }
+
+    /// Instances per share word of `domain`.
+    pub fn lanes(&self, domain: Domain) -> usize {
+        match domain {
+            Domain::Bit => 64,
+            Domain::Ring => self.ring_lanes,
+        }
+    }
+
+    /// Words per slot of `domain` for `instances` instances.
+    pub fn words(&self, domain: Domain, instances: usize) -> usize {
+        instances.div_ceil(self.lanes(domain))
+    }
+
+    /// How words of `domain` travel in a slice of `instances` instances.
+    pub fn encoding(&self, domain: Domain, instances: usize) -> super::wire::Encoding {
+        let lanes = if domain == Domain::Ring {
+            self.ring_lanes
+        } else {
+            1
+        };
+        super::wire::Encoding::new(self.word_bytes(domain), lanes, instances)
+    }
+
+    /// Packs the ring words of a ring-only program of a ring narrower than
+    /// 64 bits: 64/k elements per word ([`super::arith::Packed`]), its
+    /// constants in every lane. Mixed programs stay as they are: their
+    /// conversions place elements one by one.
+    pub fn pack_ring(&mut self) {
+        let Some(ring) = self.ring else { return };
+        if ring.bits() == 64 || !self.conversions.is_empty() || self.uses(Domain::Bit) {
+            return;
+        }
+        let ones = u64::MAX / ring.mask();
+        let splat = |c: &mut u64| *c = (*c & ring.mask()).wrapping_mul(ones);
+        for step in &mut self.steps {
+            if let Step::Linear(Domain::Ring, run) = step {
+                for l in run {
+                    match l {
+                        Linear::AddConst { c, .. }
+                        | Linear::MulConst { c, .. }
+                        | Linear::Const { c, .. } => splat(c),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        self.ring_lanes = 64 / ring.bits() as usize;
     }
 
     /// The domain of the circuit's values when it is not mixed; a mixed
@@ -597,6 +640,7 @@ impl Program {
             conversions: Vec::new(),
             recombine: Vec::new(),
             ring: circuit.ring(),
+            ring_lanes: 1,
         };
         for group in schedule.groups() {
             let gates = &schedule.steps()[group.clone()];

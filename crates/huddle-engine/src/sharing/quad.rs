@@ -85,7 +85,7 @@ use super::arith::Arith;
 use super::convert::SplitJob;
 use super::malicious::{self, message, Route, SubsetKey, Tags, Vouched};
 use super::pieces::{dot_terms, pieces, LayerDraws, LayerGates, PIECE_WORDS};
-use super::program::{shift_masked, Layer, Program};
+use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{draw, Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
@@ -406,7 +406,7 @@ impl Sharing for Quad {
         let me = self.me;
         let [t0, t1] = job.terms;
         let n = job.term_words();
-        self.views().set_word_bytes(ch.word_bytes());
+        self.views().set_encoding(ch.encoding());
         let views = self.views.as_mut().expect("setup runs first");
         let mut r123 = Vec::new();
         if me != 0 {
@@ -478,7 +478,7 @@ impl Sharing for Quad {
     /// Each key's chooser sends it to the other holders, who compare digests.
     fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
         self.keys = malicious::setup_keys(ch, &KEYS, &KEY_VIEWS, &TAGS)?;
-        self.views = Some(Views::new(self.me, ch.word_bytes(), self.specs()));
+        self.views = Some(Views::new(self.me, ch.encoding(), self.specs()));
         Ok(())
     }
 
@@ -489,7 +489,7 @@ impl Sharing for Quad {
         s: &mut Shares,
     ) -> Result<(), RunError> {
         // Values are hashed as this domain's words travel.
-        self.views().set_word_bytes(ch.word_bytes());
+        self.views().set_encoding(ch.encoding());
         let me = self.me;
         let w = s.w;
         // Per input value: where its masks x1, x2, u lie in their keys'
@@ -634,7 +634,7 @@ impl Sharing for Quad {
         s: &mut Shares,
     ) -> Result<(), RunError> {
         // Values are hashed as this domain's words travel.
-        self.views().set_word_bytes(ch.word_bytes());
+        self.views().set_encoding(ch.encoding());
         let layer = LayerGates::new(program, layer, s.w);
         match self.me {
             0 => self.multiply_p0::<R>(ch, &layer, s),
@@ -802,7 +802,7 @@ fn finish_c0<R: Arith>(
         }),
         Some(tr) => layer.update_outputs(s, piece, |i, a0b0, own| {
             c[i] = R::sub(R::sub(a0b0, m1[i]), m20[i]);
-            (truncated(c[i], layer.mask, tr[i]), own)
+            (truncated::<R>(c[i], layer.mask, tr[i]), own)
         }),
     }
 }
@@ -811,14 +811,14 @@ fn finish_c0<R: Arith>(
 /// both compute it.
 #[inline(always)]
 fn truncated_e<R: Arith>(x0y0: u64, r013: u64, r023: u64, mask: u64, f: u8) -> u64 {
-    shift_masked(R::neg(R::add(R::add(x0y0, r013), r023)), mask, f)
+    R::shift_masked(R::neg(R::add(R::add(x0y0, r013), r023)), mask, f)
 }
 
 /// x shifted as fused truncation does, or x where `f` is 0.
 #[inline(always)]
-fn truncated(x: u64, mask: u64, f: u8) -> u64 {
+fn truncated<R: Arith>(x: u64, mask: u64, f: u8) -> u64 {
     if f > 0 {
-        shift_masked(x, mask, f)
+        R::shift_masked(x, mask, f)
     } else {
         x
     }
@@ -992,7 +992,7 @@ impl Quad {
                 // m21 = c0 + w ((ab + e)^t + w if truncating), as P2 sends it to P0.
                 if layer.truncates {
                     views.absorb_with(V_M21, piece.len(), |i| {
-                        R::add(truncated(c[i], mask, tr[i]), wm[i])
+                        R::add(truncated::<R>(c[i], mask, tr[i]), wm[i])
                     });
                 } else {
                     views.absorb_with(V_M21, piece.len(), |i| R::add(c[i], wm[i]));
@@ -1004,7 +1004,7 @@ impl Quad {
                 d123.read(k123, 1, piece.clone(), &mut r);
                 views.absorb_with(V_M21, piece.len(), |i| {
                     if tr[i] > 0 {
-                        R::add(shift_masked(c[i], mask, tr[i]), wm[i])
+                        R::add(R::shift_masked(c[i], mask, tr[i]), wm[i])
                     } else {
                         R::add(R::add(R::add(c[i], m1p[i]), m20p[i]), r[i])
                     }
@@ -1120,7 +1120,7 @@ impl Quad {
                 let (m21, m22) = (&mut m21[piece.clone()], &mut m22[piece.clone()]);
                 if layer.truncates {
                     for i in 0..piece.len() {
-                        m21[i] = R::add(truncated(c[i], mask, tr[i]), wm[i]);
+                        m21[i] = R::add(truncated::<R>(c[i], mask, tr[i]), wm[i]);
                     }
                 } else {
                     for i in 0..piece.len() {
@@ -1139,7 +1139,7 @@ impl Quad {
                 for i in 0..piece.len() {
                     let sum = R::add(R::add(m1[i], m20p[i]), r[i]);
                     if tr[i] > 0 {
-                        m21[i] = R::add(shift_masked(c[i], mask, tr[i]), wm[i]);
+                        m21[i] = R::add(R::shift_masked(c[i], mask, tr[i]), wm[i]);
                         own[i] = sum;
                     } else {
                         m21[i] = R::add(c[i], sum);

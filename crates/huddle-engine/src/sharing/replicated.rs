@@ -16,7 +16,7 @@
 //! step every party i holds an additive share r_i of the product z. For a
 //! truncating gate P0 sends P2 r0 + e (e from K01, which P2 lacks) instead
 //! of sending P1 r0, P1 sends P2 its r1 as for any gate, and P2 learns
-//! u = z + e, computes c = u^t (`program::shift_masked`) and sends P1
+//! u = z + e, computes c = u^t (`Arith::shift_masked`) and sends P1
 //! c + p (p from K20, which P1 lacks). With d = e^t the value c − d, which
 //! is z^t or one more (as in the other protocols), is held in replicated
 //! shares s0 = −p (P2, P0), s1 = −d (P0, P1), s2 = c + p (P1, P2), in the
@@ -32,7 +32,7 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::program::{shift_masked, Layer, Program};
+use super::program::{Layer, Program};
 use super::{agree_key, draw, learns, Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::ttp::RunError;
 use huddle_core::Prg;
@@ -128,7 +128,7 @@ impl Replicated {
                     }
                     for k in gi * w..(gi + 1) * w {
                         let u = R::add(R::add(r0e[t], r1[k]), r[k]);
-                        c_plus_p.push(R::add(shift_masked(u, mask, g.trunc), p[k]));
+                        c_plus_p.push(R::add(R::shift_masked(u, mask, g.trunc), p[k]));
                         t += 1;
                     }
                 }
@@ -154,11 +154,11 @@ impl Replicated {
                 |si: u64, snext: u64| (R::sub(si, snext), R::sub(R::neg(R::add(si, si)), snext));
             match me {
                 0 => s.write(g.out, |j| {
-                    let d = shift_masked(e[base + j], mask, f);
+                    let d = R::shift_masked(e[base + j], mask, f);
                     araki(R::neg(p[base + j]), R::neg(d))
                 }),
                 1 => s.write(g.out, |j| {
-                    let d = shift_masked(e[base + j], mask, f);
+                    let d = R::shift_masked(e[base + j], mask, f);
                     araki(R::neg(d), c_plus_p[at + j])
                 }),
                 _ => s.write(g.out, |j| araki(c_plus_p[at + j], R::neg(p[base + j]))),

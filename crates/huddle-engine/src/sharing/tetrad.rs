@@ -30,7 +30,7 @@
 //! **Multiplication fused with truncation by f** (`--truncation
 //! probabilistic`; ours, after HK-C's Figure 11): u = m_z − λz3 = z + λ12
 //! with λ12 = λz1 + λz2 is known to P1 and P2, λ12 to P0 and P3, so
-//! u^t − λ12^t is z^t or one more (`program::shift_masked`). The new masked
+//! u^t − λ12^t is z^t or one more (`Arith::shift_masked`). The new masked
 //! value m' = u^t + λz3 is computed by P1 and P2 and goes to P0 as t5; its
 //! masks are λ'1 (a fresh draw from K013, after the layer's others), λ'3 =
 //! λz3 and λ'2 = λ12^t − λ'1, computed by P0 and P3 and sent to P2 as t2.
@@ -63,7 +63,7 @@ use super::arith::Arith;
 use super::convert::SplitJob;
 use super::malicious::{self, message, write3, Route, SubsetKey, Tags, Vouched};
 use super::pieces::{dot_terms, operands, Operands};
-use super::program::{shift_masked, Layer, Program};
+use super::program::{Layer, Program};
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
@@ -309,7 +309,7 @@ impl Tetrad {
             for (at, f) in truncating_gates(trunc, w) {
                 for k in at {
                     let lambda12 = R::add(lz1[k], lz2[k]);
-                    lz2[k] = R::sub(shift_masked(lambda12, mask, f), lz1_out[k]);
+                    lz2[k] = R::sub(R::shift_masked(lambda12, mask, f), lz1_out[k]);
                 }
             }
         };
@@ -378,7 +378,7 @@ impl Tetrad {
                 // A truncating gate's m' = (m_z − λz3)^t + λz3.
                 for (at, f) in truncating_gates(trunc, w) {
                     for k in at {
-                        b[k] = add(shift_masked(sub(b[k], lz3[k]), mask, f), lz3[k]);
+                        b[k] = add(R::shift_masked(sub(b[k], lz3[k]), mask, f), lz3[k]);
                     }
                 }
                 if !p1 {
@@ -422,7 +422,7 @@ fn truncating_gates(
 }
 
 /// A truncating layer's shift per gate (0: a plain product) and its ring's
-/// mask (`program::shift_masked`).
+/// mask (`Arith::shift_masked`).
 struct Truncations {
     f: Vec<u8>,
     mask: u64,
@@ -547,7 +547,7 @@ impl Sharing for Tetrad {
         src: &Shares,
         dst: &mut Shares,
     ) -> Result<(), RunError> {
-        self.views().set_word_bytes(ch.word_bytes());
+        self.views().set_encoding(ch.encoding());
         let me = self.me;
         let [t0, t1] = job.terms;
         let n = job.term_words();
@@ -631,7 +631,7 @@ impl Sharing for Tetrad {
 
     fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
         self.keys = malicious::setup_keys(ch, &KEYS, &KEY_VIEWS, &TAGS)?;
-        self.views = Some(Views::new(self.me, ch.word_bytes(), &VIEWS));
+        self.views = Some(Views::new(self.me, ch.encoding(), &VIEWS));
         Ok(())
     }
 
@@ -642,7 +642,7 @@ impl Sharing for Tetrad {
         s: &mut Shares,
     ) -> Result<(), RunError> {
         // Values are hashed as this domain's words travel.
-        self.views().set_word_bytes(ch.word_bytes());
+        self.views().set_encoding(ch.encoding());
         let me = self.me;
         let w = s.w;
         let mut sent: Vec<u64> = Vec::new();
@@ -709,7 +709,7 @@ impl Sharing for Tetrad {
         s: &mut Shares,
     ) -> Result<(), RunError> {
         // Values are hashed as this domain's words travel.
-        self.views().set_word_bytes(ch.word_bytes());
+        self.views().set_encoding(ch.encoding());
         let ops = operands(program, layer);
         let trunc = layer
             .gates

@@ -20,7 +20,7 @@
 
 use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
-use super::program::{shift_masked, Layer, Program};
+use super::program::{Layer, Program};
 use super::{Channel, Shares};
 use crate::ttp::RunError;
 
@@ -78,7 +78,7 @@ impl Variant for TrioVariant {
                         let (z1, r02) = (&z1[r.clone()], &z2[r]);
                         for (j, m) in m0.iter_mut().enumerate() {
                             let e = R::add(*m, r02[j]);
-                            *m = R::sub(shift_masked(e, mask, g.trunc), z1[j]);
+                            *m = R::sub(R::shift_masked(e, mask, g.trunc), z1[j]);
                         }
                     }
                 }
@@ -122,7 +122,7 @@ impl Variant for TrioVariant {
                     let (m2, c2, z1) = (&m2[gi * w..][..w], &c2[gi * w..][..w], &z1[gi * w..][..w]);
                     if g.trunc > 0 {
                         s.write(g.out, |j| {
-                            let u = shift_masked(R::sub(m2[j], c2[j]), mask, g.trunc);
+                            let u = R::shift_masked(R::sub(m2[j], c2[j]), mask, g.trunc);
                             (R::sub(u, z1[j]), z1[j])
                         });
                     } else {
@@ -168,7 +168,7 @@ impl Variant for TrioVariant {
                     let (c1, m1, m2, z2) = (&c1[r.clone()], &m1[r.clone()], &m2[r.clone()], &z2[r]);
                     if g.trunc > 0 {
                         s.write(g.out, |j| {
-                            let u = shift_masked(R::sub(m2[j], m1[j]), mask, g.trunc);
+                            let u = R::shift_masked(R::sub(m2[j], m1[j]), mask, g.trunc);
                             (R::sub(u, c1[j]), c1[j])
                         });
                     } else {

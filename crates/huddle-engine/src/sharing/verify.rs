@@ -16,6 +16,7 @@
 //! malicious party can still lie in its own verdict to some parties only;
 //! without broadcast that is inherent, see the protocol table.)
 
+use super::wire::Encoding;
 use super::{recv_raw, send_raw_tagged, Channel};
 use crate::ttp::RunError;
 use huddle_net::{PartyId, Phase};
@@ -34,6 +35,10 @@ pub struct ViewSpec {
 struct View {
     members: &'static [PartyId],
     hasher: Sha256,
+    /// Words absorbed since the encoding was set: a packed word's wire
+    /// length depends on its place in its slot, and parties absorb the same
+    /// words in pieces of different sizes.
+    words: usize,
 }
 
 /// Where a view failed.
@@ -48,7 +53,7 @@ pub struct Mismatch {
 /// The views of one party (a non-member keeps no state for a view).
 pub struct Views {
     me: PartyId,
-    word_bytes: usize,
+    encoding: Encoding,
     specs: &'static [ViewSpec],
     views: Vec<Option<View>>,
     epoch: u64,
@@ -57,12 +62,12 @@ pub struct Views {
 }
 
 impl Views {
-    /// The views `specs` as seen by party `me`; values are encoded with
-    /// `word_bytes` bytes each.
-    pub fn new(me: PartyId, word_bytes: usize, specs: &'static [ViewSpec]) -> Views {
+    /// The views `specs` as seen by party `me`; values are hashed as
+    /// `encoding` sends them.
+    pub fn new(me: PartyId, encoding: Encoding, specs: &'static [ViewSpec]) -> Views {
         let mut v = Views {
             me,
-            word_bytes,
+            encoding,
             specs,
             views: Vec::new(),
             epoch: 0,
@@ -83,15 +88,19 @@ impl Views {
             View {
                 members: spec.members,
                 hasher,
+                words: 0,
             }
         })
     }
 
-    /// Encodes values absorbed from now on with `word_bytes` bytes each: a
+    /// Encodes values absorbed from now on as `encoding` sends them: a
     /// mixed circuit's steps alternate between its ring (k/8 bytes) and
     /// Boolean words (8), and each is hashed as it travels.
-    pub fn set_word_bytes(&mut self, word_bytes: usize) {
-        self.word_bytes = word_bytes;
+    pub fn set_encoding(&mut self, encoding: Encoding) {
+        self.encoding = encoding;
+        for v in self.views.iter_mut().flatten() {
+            v.words = 0;
+        }
     }
 
     /// Whether this party takes part in view `view`.
@@ -104,7 +113,10 @@ impl Views {
         let Some(v) = self.views[view].as_mut() else {
             return;
         };
-        hash_words(&mut v.hasher, words.len(), self.word_bytes, |k| words[k]);
+        hash_words(&mut v.hasher, v.words, words.len(), self.encoding, |k| {
+            words[k]
+        });
+        v.words += words.len();
     }
 
     /// Adds the words `f(0..n)` to view `view`.
@@ -112,7 +124,8 @@ impl Views {
         let Some(v) = self.views[view].as_mut() else {
             return;
         };
-        hash_words(&mut v.hasher, n, self.word_bytes, f);
+        hash_words(&mut v.hasher, v.words, n, self.encoding, f);
+        v.words += n;
     }
 
     /// Exchanges every view's digest with its other members and compares.
@@ -216,31 +229,31 @@ impl Views {
 /// instead of making a second copy of a layer's megabytes.
 const CHUNK_WORDS: usize = 2048;
 
-/// Hashes the words `f(0..n)` as they travel (`word_bytes` little-endian bytes each).
+/// Hashes the words `f(0..n)` as they travel, the first at place `at` of
+/// its message.
 #[inline]
-fn hash_words(hasher: &mut Sha256, n: usize, word_bytes: usize, f: impl Fn(usize) -> u64) {
-    let mut buf = [0u8; CHUNK_WORDS * 8];
+fn hash_words(
+    hasher: &mut Sha256,
+    at: usize,
+    n: usize,
+    encoding: Encoding,
+    f: impl Fn(usize) -> u64,
+) {
+    let mut buf = Vec::with_capacity(CHUNK_WORDS.min(n) * 8);
     for start in (0..n).step_by(CHUNK_WORDS) {
-        let bytes = &mut buf[..CHUNK_WORDS.min(n - start) * word_bytes];
-        if word_bytes == 8 {
-            for (k, out) in bytes.chunks_exact_mut(8).enumerate() {
-                out.copy_from_slice(&f(start + k).to_le_bytes());
-            }
-        } else {
-            for (k, out) in bytes.chunks_exact_mut(word_bytes).enumerate() {
-                out.copy_from_slice(&f(start + k).to_le_bytes()[..word_bytes]);
-            }
-        }
-        hasher.update(bytes);
+        buf.clear();
+        let end = (start + CHUNK_WORDS).min(n);
+        encoding.encode_with(at + start..at + end, |k| f(k - at), &mut buf);
+        hasher.update(&buf);
     }
 }
 
-/// The digest of `words` as they travel (`word_bytes` each).
-pub fn digest(words: &[u64], word_bytes: usize, label: &str) -> DigestWords {
+/// The digest of `words` as they travel.
+pub fn digest(words: &[u64], encoding: Encoding, label: &str) -> DigestWords {
     let mut h = Sha256::new();
     h.update(label.as_bytes());
     h.update([0]);
-    hash_words(&mut h, words.len(), word_bytes, |k| words[k]);
+    hash_words(&mut h, 0, words.len(), encoding, |k| words[k]);
     to_words(&h.finalize())
 }
 
@@ -336,15 +349,23 @@ mod tests {
 
     #[test]
     fn members_share_views_and_encodings_follow_the_wire() {
-        let v0 = Views::new(0, 4, &SPECS);
+        let v0 = Views::new(0, Encoding::elements_of(4), &SPECS);
         assert!(v0.is_member(0) && v0.is_member(1) && !v0.is_member(2));
         assert_eq!(v0.peers(), vec![1, 2]);
         assert_eq!(v0.shared_with(1).collect::<Vec<_>>(), vec![0, 1]);
         assert_eq!(v0.shared_with(2).collect::<Vec<_>>(), vec![1]);
         // Values equal mod 2^32 hash alike with 4-byte elements, and not with 8.
-        assert_eq!(digest(&[1 << 40 | 7], 4, "x"), digest(&[7], 4, "x"));
-        assert_ne!(digest(&[1 << 40 | 7], 8, "x"), digest(&[7], 8, "x"));
-        assert_ne!(digest(&[7], 4, "x"), digest(&[7], 4, "y"));
+        let (e4, e8) = (Encoding::elements_of(4), Encoding::elements_of(8));
+        assert_eq!(digest(&[1 << 40 | 7], e4, "x"), digest(&[7], e4, "x"));
+        assert_ne!(digest(&[1 << 40 | 7], e8, "x"), digest(&[7], e8, "x"));
+        assert_ne!(digest(&[7], e4, "x"), digest(&[7], e4, "y"));
+        // Packed words: a slot's padding lanes are not hashed.
+        let packed = Encoding::new(4, 2, 3);
+        assert_eq!(
+            digest(&[1, 5 << 32 | 2], packed, "x"),
+            digest(&[1, 2], packed, "x")
+        );
+        assert_ne!(digest(&[1, 2], packed, "x"), digest(&[1, 3], packed, "x"));
     }
 
     #[test]
@@ -352,7 +373,13 @@ mod tests {
         let words: Vec<u64> = (0..3 * CHUNK_WORDS as u64 + 5)
             .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
             .collect();
-        for b in [1usize, 2, 4, 8] {
+        for (b, encoding) in [
+            (1usize, Encoding::elements_of(1)),
+            (2, Encoding::elements_of(2)),
+            (4, Encoding::elements_of(4)),
+            (8, Encoding::RAW),
+            (8, Encoding::new(2, 4, 4)),
+        ] {
             let mut wire = Vec::new();
             for w in &words {
                 wire.extend_from_slice(&w.to_le_bytes()[..b]);
@@ -361,7 +388,7 @@ mod tests {
             h.update(b"label\0");
             h.update(&wire);
             assert_eq!(
-                digest(&words, b, "label"),
+                digest(&words, encoding, "label"),
                 to_words(&h.finalize()),
                 "{b} bytes"
             );
