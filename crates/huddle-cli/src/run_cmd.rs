@@ -5,6 +5,7 @@ use crate::failure::Failure;
 use clap::{Args, ValueEnum};
 use huddle_circuit::{hex, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::Prg;
+use huddle_engine::inputs::{OwnValue, RandomRows};
 use huddle_engine::ttp::RunError;
 use huddle_engine::{circuit_hash, Preprocess, Protocol, RunOptions, RunRequest};
 use huddle_net::{
@@ -559,25 +560,24 @@ fn input_matrix(
     instances: usize,
     prg: &mut Prg,
 ) -> Result<BitMatrix, String> {
+    Ok(random_value(circuit, index, hex_value, prg)?.rows(0..instances))
+}
+
+/// Input value `index` drawn where it is needed (slice by slice when the
+/// batch is larger than `--share-memory`): instance 0 from `hex_value`, the
+/// rest random.
+fn random_value(
+    circuit: &Circuit,
+    index: usize,
+    hex_value: Option<&str>,
+    prg: &mut Prg,
+) -> Result<RandomRows, String> {
     let bits = circuit.input_bits(index);
-    let mut m = BitMatrix::zeros(instances, bits);
-    let first_random = match hex_value {
-        Some(h) => {
-            let words = hex::decode(h, bits).map_err(|e| format!("input value {index}: {e}"))?;
-            m.row_mut(0).copy_from_slice(&words);
-            1
-        }
-        None => 0,
+    let first = match hex_value {
+        Some(h) => Some(hex::decode(h, bits).map_err(|e| format!("input value {index}: {e}"))?),
+        None => None,
     };
-    for r in first_random..instances {
-        let row = m.row_mut(r);
-        prg.fill_u64(row);
-        if bits % 64 != 0 {
-            let last = row.len() - 1;
-            row[last] &= (1u64 << (bits % 64)) - 1;
-        }
-    }
-    Ok(m)
+    Ok(RandomRows::new(bits, prg.next_seed(), first))
 }
 
 /// Refuses a batch of no instances or too many.
@@ -1059,14 +1059,18 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         None => None,
     };
     let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
-    let own_inputs: Vec<(usize, BitMatrix)> = match from_file {
-        Some(matrices) => owned.iter().copied().zip(matrices).collect(),
+    let own_inputs: Vec<(usize, OwnValue)> = match from_file {
+        Some(matrices) => owned
+            .iter()
+            .copied()
+            .zip(matrices.into_iter().map(OwnValue::Rows))
+            .collect(),
         None => owned
             .iter()
             .enumerate()
             .map(|(k, &i)| {
                 let given = run.inputs.get(k).map(String::as_str);
-                input_matrix(&circuit, i, given, batch, &mut prg).map(|m| (i, m))
+                random_value(&circuit, i, given, &mut prg).map(|r| (i, OwnValue::Random(r)))
             })
             .collect::<Result<_, _>>()?,
     };
@@ -1156,6 +1160,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             "bytes": links_json(net.accounting()), "seconds": seconds_json(net.accounting()),
             "wall_seconds": seconds,
             "gates_per_second": (circuit.gates().len() * batch) as f64 / seconds,
+            "peak_memory_bytes": peak_memory_bytes(),
             "checked": args.check});
         println!(
             "{}",
@@ -1167,6 +1172,17 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// This process's peak resident memory so far (`getrusage`; `None` where
+/// the system does not tell).
+fn peak_memory_bytes() -> Option<u64> {
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is valid for writes for the duration of the call.
+    let got = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    // ru_maxrss is in KiB on Linux.
+    (got == 0 && usage.ru_maxrss > 0).then(|| usage.ru_maxrss as u64 * 1024)
 }
 
 #[cfg(test)]

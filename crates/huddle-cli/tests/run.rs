@@ -1348,3 +1348,59 @@ fn the_parties_script_runs_every_party_with_random_inputs() {
     ]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("cannot be used with"));
 }
+
+#[test]
+fn random_inputs_of_a_batch_ten_times_the_memory_budget_stay_within_it() {
+    // Parties 0 and 1 each own an 8192-bit value: 400,000 random instances
+    // are 410 MB of inputs per party. Drawn slice by slice under
+    // --share-memory 1, no party may reach a tenth of that (each stays
+    // near 18 MB, most of it the program's own).
+    let dir = temp_dir("memory-budget");
+    let bits = 8192;
+    let circuit = dir.join("wide.txt");
+    std::fs::write(
+        &circuit,
+        format!(
+            "1 {}\n3 {bits} {bits} 1\n1 1\n\n2 1 0 {bits} {} AND\n",
+            2 * bits + 2,
+            2 * bits + 1
+        ),
+    )
+    .expect("write");
+    let cfg = certs(&dir.join("n3"), 3);
+    let batch = 400_000u64;
+    let input_bytes = batch * bits as u64 / 8;
+    let outputs = spawn_parties(&cfg, 3, |_| {
+        [
+            "--insecure",
+            "--random",
+            "--protocol",
+            "trio",
+            "--circuit",
+            circuit.to_str().expect("utf8"),
+            "--batch",
+            &batch.to_string(),
+            "--share-memory",
+            "1",
+            "--json",
+        ]
+        .map(String::from)
+        .to_vec()
+    });
+    for (i, o) in outputs.into_iter().enumerate() {
+        assert!(
+            o.status.success(),
+            "party {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let peak = v["peak_memory_bytes"]
+            .as_u64()
+            .expect("peak memory reported");
+        assert!(
+            peak < input_bytes / 10,
+            "party {i}: peak {peak} bytes for {input_bytes} bytes of inputs"
+        );
+        assert_eq!(v["batch"].as_u64(), Some(batch));
+    }
+}

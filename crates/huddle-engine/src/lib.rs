@@ -7,6 +7,7 @@
 
 pub mod fault;
 pub mod garble;
+pub mod inputs;
 pub mod progress;
 pub mod protocol;
 pub mod sharing;
@@ -233,7 +234,11 @@ pub fn run(
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
-    run_party(request, net, circuit, instances, own_inputs.to_vec(), None)
+    let own = own_inputs
+        .iter()
+        .map(|(i, m)| (*i, inputs::OwnValue::Rows(m.clone())))
+        .collect();
+    run_party(request, net, circuit, instances, own, None)
 }
 
 /// [`run`] with bgw2-mal's linear preprocessing from a trusted dealer: the
@@ -243,7 +248,7 @@ pub fn run_party(
     net: &mut Network,
     circuit: &Circuit,
     instances: usize,
-    own_inputs: Vec<(usize, BitMatrix)>,
+    own_inputs: Vec<(usize, inputs::OwnValue)>,
     supply: Option<garble::LinearSupply>,
 ) -> Result<Vec<BitMatrix>, ttp::RunError> {
     use sharing::{
@@ -262,10 +267,14 @@ pub fn run_party(
     let options = request.options();
     let pre = options.preprocess;
     let (c, i, o) = (circuit, instances, own_inputs);
-    // Garbling and the TTP borrow the inputs; the secret-sharing engine
-    // takes them, to drop each once it is converted.
+    // Garbling and the TTP take whole matrices; the secret-sharing engine
+    // takes the values, to drop each once it is converted and to draw
+    // random ones slice by slice.
+    let whole = |o: Vec<(usize, inputs::OwnValue)>| -> Vec<(usize, BitMatrix)> {
+        o.into_iter().map(|(k, v)| (k, v.into_matrix(i))).collect()
+    };
     match request.protocol() {
-        Protocol::Ttp => ttp::run(net, c, i, &o, options),
+        Protocol::Ttp => ttp::run(net, c, i, &whole(o), options),
         Protocol::Replicated => sharing::run(|| Replicated::new(me), net, c, i, o, options),
         Protocol::Astra => sharing::run(|| Astra::new(me, pre), net, c, i, o, options),
         Protocol::Trio => sharing::run(|| Trio::new(me, pre), net, c, i, o, options),
@@ -275,10 +284,14 @@ pub fn run_party(
         Protocol::FantasticFour => sharing::run(|| FantasticFour::new(me), net, c, i, o, options),
         Protocol::Tetrad => sharing::run(|| Tetrad::new(me), net, c, i, o, options),
         Protocol::Ca2pc => sharing::run(|| ClientAided::new(me, pre), net, c, i, o, options),
-        Protocol::Bgw3 => garble::run_with_supply(net, Variant::Bgw3, c, i, &o, options, supply),
-        Protocol::Bgw2 => garble::run_with_supply(net, Variant::Bgw2, c, i, &o, options, supply),
+        Protocol::Bgw3 => {
+            garble::run_with_supply(net, Variant::Bgw3, c, i, &whole(o), options, supply)
+        }
+        Protocol::Bgw2 => {
+            garble::run_with_supply(net, Variant::Bgw2, c, i, &whole(o), options, supply)
+        }
         Protocol::Bgw2Mal => {
-            garble::run_with_supply(net, Variant::Bgw2Mal, c, i, &o, options, supply)
+            garble::run_with_supply(net, Variant::Bgw2Mal, c, i, &whole(o), options, supply)
         }
     }
 }
@@ -343,9 +356,9 @@ pub fn run_local(
             .map(|mut net| {
                 s.spawn(move || {
                     let me = net.party();
-                    let own: Vec<(usize, BitMatrix)> = (0..circuit.inputs().len())
+                    let own: Vec<(usize, crate::inputs::OwnValue)> = (0..circuit.inputs().len())
                         .filter(|&i| request.owner(circuit, i) == me)
-                        .map(|i| (i, inputs[i].clone()))
+                        .map(|i| (i, crate::inputs::OwnValue::Rows(inputs[i].clone())))
                         .collect();
                     let outputs = run_party(
                         request,

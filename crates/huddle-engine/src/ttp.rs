@@ -200,22 +200,47 @@ pub(crate) fn check_own_inputs(
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
 ) -> Result<(), RunError> {
+    let shapes = own_inputs
+        .iter()
+        .map(|(i, m)| (*i, m.cols(), Some(m.rows())));
+    check_shapes(me, parties, circuit, instances, shapes.collect())
+}
+
+/// [`check_own_inputs`] for values that may be drawn where needed.
+pub(crate) fn check_own_values(
+    me: PartyId,
+    parties: usize,
+    circuit: &Circuit,
+    instances: usize,
+    own_inputs: &[(usize, crate::inputs::OwnValue)],
+) -> Result<(), RunError> {
+    let shapes = own_inputs.iter().map(|(i, v)| (*i, v.bits(), v.rows()));
+    check_shapes(me, parties, circuit, instances, shapes.collect())
+}
+
+/// Per value given: its index, bits and instances (`None`: any number).
+fn check_shapes(
+    me: PartyId,
+    parties: usize,
+    circuit: &Circuit,
+    instances: usize,
+    shapes: Vec<(usize, usize, Option<usize>)>,
+) -> Result<(), RunError> {
     let owned: Vec<usize> = (0..circuit.inputs().len())
         .filter(|&i| circuit.owner(i, parties) == me)
         .collect();
-    let given: Vec<usize> = own_inputs.iter().map(|(i, _)| *i).collect();
+    let given: Vec<usize> = shapes.iter().map(|(i, ..)| *i).collect();
     if given != owned {
         return Err(RunError::Input(format!(
             "party {me} owns input values {owned:?} but was given {given:?}"
         )));
     }
-    for (i, m) in own_inputs {
-        if m.rows() != instances || m.cols() != circuit.input_bits(*i) {
+    for (i, bits, rows) in shapes {
+        let rows = rows.unwrap_or(instances);
+        if rows != instances || bits != circuit.input_bits(i) {
             return Err(RunError::Input(format!(
-                "input value {i} must be {instances} instances of {} bits, got {} of {}",
-                circuit.input_bits(*i),
-                m.rows(),
-                m.cols()
+                "input value {i} must be {instances} instances of {} bits, got {rows} of {bits}",
+                circuit.input_bits(i),
             )));
         }
     }

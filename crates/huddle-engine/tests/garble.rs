@@ -13,6 +13,7 @@ use huddle_engine::garble::linear::LinearChoice;
 use huddle_engine::garble::{
     buffer_gate_bytes, garbled_circuit_bytes, malicious_gate_counts, Optimizations, Variant,
 };
+use huddle_engine::inputs::OwnValue;
 use huddle_engine::ttp::RunError;
 use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
@@ -748,9 +749,9 @@ fn dealt_material_runs_parties_on_other_hosts() {
                         let inputs = &inputs;
                         s.spawn(move || {
                             let me = net.party();
-                            let own: Vec<(usize, BitMatrix)> = (0..circuit.inputs().len())
+                            let own: Vec<(usize, OwnValue)> = (0..circuit.inputs().len())
                                 .filter(|&i| circuit.owner(i, n) == me)
-                                .map(|i| (i, inputs[i].clone()))
+                                .map(|i| (i, OwnValue::Rows(inputs[i].clone())))
                                 .collect();
                             let req = request("bgw2-mal", n, circuit, options)
                                 .map_err(|e| e.to_string())?;

@@ -61,6 +61,7 @@ macro_rules! with_ring {
 }
 pub(crate) use with_ring;
 
+use crate::inputs::OwnValue;
 use crate::ttp::RunError;
 use arith::{Arith, Bits};
 use convert::SplitJob;
@@ -823,7 +824,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     net: &mut Network,
     circuit: &Circuit,
     instances: usize,
-    own_inputs: Vec<(usize, BitMatrix)>,
+    own_inputs: Vec<(usize, OwnValue)>,
     options: crate::RunOptions,
 ) -> Result<Vec<BitMatrix>, RunError> {
     let probe = make();
@@ -838,7 +839,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     let parties = probe.parties();
     // Round-robin owners skip a dealer (the last party).
     let input_parties = parties - usize::from(probe.dealer().is_some());
-    crate::ttp::check_own_inputs(net.party(), input_parties, circuit, instances, &own_inputs)?;
+    crate::ttp::check_own_values(net.party(), input_parties, circuit, instances, &own_inputs)?;
     // --max-fan-in caps the circuit's products and sets the conversions'.
     let cap = options.max_fan_in.unwrap_or(usize::MAX);
     let conversion_fan_in = options
@@ -885,8 +886,11 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
             + conversion_bytes);
     let slice = ((options.share_memory as u128 / unit_bytes.max(1)) as usize).max(1);
     let lanes = options.threads.clamp(1, units.max(1).min(slice));
-    let io_bits: usize = (0..circuit.inputs().len())
-        .map(|i| circuit.input_bits(i))
+    // Inputs held whole (random ones are drawn slice by slice) and outputs.
+    let io_bits: usize = own_inputs
+        .iter()
+        .filter(|(_, v)| matches!(v, OwnValue::Rows(_)))
+        .map(|(_, v)| v.bits())
         .chain((0..circuit.outputs().len()).map(|o| circuit.output_bits(o)))
         .sum();
     crate::check_memory(
@@ -907,9 +911,12 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
             })
             .collect()
     };
-    let mut own_words: Vec<Option<Vec<u64>>> = vec![None; circuit.inputs().len()];
-    for (i, m) in own_inputs {
-        own_words[i] = Some(to_wire_words(circuit, i, m, program.ring_lanes));
+    let mut own_words: Vec<Option<OwnWords>> = (0..circuit.inputs().len()).map(|_| None).collect();
+    for (i, v) in own_inputs {
+        own_words[i] = Some(match v {
+            OwnValue::Rows(m) => OwnWords::Whole(to_wire_words(circuit, i, m, program.ring_lanes)),
+            OwnValue::Random(r) => OwnWords::Drawn(i, r),
+        });
     }
     let mut values = |d: Domain| -> DomainValues {
         let indices: Vec<usize> = (0..program.inputs.len())
@@ -929,6 +936,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         }
     };
     let job = Lane {
+        circuit,
         program: &program,
         values: [values(Domain::Bit), values(Domain::Ring)],
         reveal_to: options.reveal_to,
@@ -1054,13 +1062,23 @@ struct DomainValues {
     /// Per value of this domain (in input order), the slot of each wire.
     slots: Vec<Vec<u32>>,
     owners: Vec<PartyId>,
-    /// This party's values over the whole batch, wire-major (`total` words per wire).
-    own: Vec<Option<Vec<u64>>>,
+    /// This party's values.
+    own: Vec<Option<OwnWords>>,
+    /// Words per wire of the whole batch.
     total: usize,
+}
+
+/// One of this party's input values as share-domain words.
+enum OwnWords {
+    /// Over the whole batch, wire-major (`total` words per wire).
+    Whole(Vec<u64>),
+    /// Input value `.0`, drawn for each slice when it is shared.
+    Drawn(usize, crate::inputs::RandomRows),
 }
 
 /// What every lane of a party evaluates.
 struct Lane<'a> {
+    circuit: &'a Circuit,
     program: &'a Program,
     /// Input values by domain (`Domain as usize`).
     values: [DomainValues; 2],
@@ -1119,16 +1137,21 @@ impl Lane<'_> {
                     own: v
                         .own
                         .iter()
-                        .map(|words| {
-                            words.as_ref().map(|words| {
-                                if r.start == 0 && r.end == v.total {
+                        .map(|own| {
+                            own.as_ref().map(|own| match own {
+                                OwnWords::Whole(words) if r.start == 0 && r.end == v.total => {
                                     std::borrow::Cow::Borrowed(words.as_slice())
-                                } else {
-                                    words
-                                        .chunks_exact(v.total.max(1))
-                                        .flat_map(|wire| wire[r.clone()].iter().copied())
-                                        .collect()
                                 }
+                                OwnWords::Whole(words) => words
+                                    .chunks_exact(v.total.max(1))
+                                    .flat_map(|wire| wire[r.clone()].iter().copied())
+                                    .collect(),
+                                OwnWords::Drawn(i, rows) => std::borrow::Cow::Owned(to_wire_words(
+                                    self.circuit,
+                                    *i,
+                                    rows.rows(range.clone()),
+                                    self.program.ring_lanes,
+                                )),
                             })
                         })
                         .collect(),
