@@ -31,7 +31,7 @@ pub struct Job {
     pub owners: Option<Vec<usize>>,
     /// The party that learns the outputs, or "all" (the default).
     pub reveal_to: Option<RevealTo>,
-    pub threads: Option<usize>,
+    pub threads: Option<Threads>,
     pub share_memory: Option<usize>,
     pub preprocess: Option<String>,
     pub truncation: Option<String>,
@@ -63,6 +63,51 @@ pub struct Generate {
     pub size: Vec<u32>,
     pub frac: Option<u8>,
     pub fanin: Option<usize>,
+}
+
+/// `--threads`: a count, or `auto`: this host's cores shared by the
+/// parties it runs (on the 2-core machines measured, three parties ran
+/// fastest with one lane each; see docs/benchmarks.md).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum Threads {
+    Count(usize),
+    Auto(Auto),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Auto {
+    Auto,
+}
+
+impl std::str::FromStr for Threads {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Threads, String> {
+        match s {
+            "auto" => Ok(Threads::Auto(Auto::Auto)),
+            n => match n.parse::<usize>() {
+                Ok(k) if k >= 1 => Ok(Threads::Count(k)),
+                _ => Err(format!(
+                    "`{n}` is neither `auto` nor a number of threads from 1"
+                )),
+            },
+        }
+    }
+}
+
+impl Threads {
+    /// The count for a party on a host that runs `parties_here` parties,
+    /// and whether it was `auto`'s choice.
+    pub fn resolve(self, parties_here: usize) -> (usize, bool) {
+        match self {
+            Threads::Count(k) => (k, false),
+            Threads::Auto(_) => {
+                let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+                ((cores / parties_here.max(1)).max(1), true)
+            }
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]

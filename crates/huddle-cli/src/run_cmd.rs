@@ -99,9 +99,10 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = TruncationArg::Exact)]
     truncation: TruncationArg,
     /// Worker threads per party (secret-sharing protocols: lanes of the
-    /// batch; every party of a run must use the same number).
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// batch), or auto: this host's cores over the parties it runs, the
+    /// least any party offers (every party of a run must use one count).
+    #[arg(long, default_value = "auto", value_name = "N|auto")]
+    threads: crate::job::Threads,
     /// MiB of shares a party holds at once; larger batches run in slices.
     #[arg(long, default_value_t = huddle_engine::DEFAULT_SHARE_MEMORY_MIB, value_name = "MIB")]
     share_memory: usize,
@@ -307,7 +308,8 @@ impl RunArgs {
             garble: huddle_engine::garble::Optimizations::parse(&self.opt)
                 .map_err(|e| format!("--opt: {e}"))?,
             reveal_to: self.reveal_to,
-            threads: self.threads,
+            threads: 1,
+            threads_auto: false,
             preprocess: match self.preprocess {
                 PreprocessArg::Separate => Preprocess::Separate,
                 PreprocessArg::Interleaved => Preprocess::Interleaved,
@@ -346,13 +348,16 @@ impl RunArgs {
         }))
     }
 
-    /// The validated request for `parties` parties, with the circuit.
+    /// The validated request for `parties` parties, `parties_here` of them
+    /// on this host (for `--threads auto`), with the circuit.
     fn request(
         &self,
         parties: usize,
+        parties_here: usize,
         linear: Option<&str>,
     ) -> Result<(RunRequest, Circuit), String> {
-        let options = self.options(linear)?;
+        let mut options = self.options(linear)?;
+        (options.threads, options.threads_auto) = self.threads.resolve(parties_here);
         let mut circuit = match (&self.circuit, &self.loaded) {
             (Some(path), _) => crate::circuit_cmd::load(path, crate::circuit_cmd::FormatArg::Auto)?,
             (None, Some(job)) => match job.circuit()? {
@@ -733,7 +738,8 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     if !(2..=most).contains(&parties) {
         return Err(format!("--parties must be 2 to {most}, not {parties}").into());
     }
-    let (request, circuit) = args.run.request(parties, None)?;
+    // Every party runs in this process.
+    let (request, circuit) = args.run.request(parties, parties, None)?;
     let run = &args.run;
     // Read (and refused, line and column named) before anything else.
     let from_file = match &run.inputs_file {
@@ -976,7 +982,9 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     }
     let run = &args.run;
     let linear = args.dealt.as_ref().map(|_| "dealer");
-    let (request, circuit) = run.request(n, linear)?;
+    // --threads auto shares this host's cores among the parties it runs.
+    let parties_here = config.parties_sharing_host(args.id);
+    let (request, circuit) = run.request(n, parties_here, linear)?;
     // Across hosts the dealer's material comes from `huddle deal`; without
     // it, only PRSS.
     let dealer = Some(huddle_engine::garble::linear::LinearChoice::TrustedDealer);
@@ -1127,6 +1135,20 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         }
         None => batch,
     };
+    // --threads auto: the least count any party offered.
+    let request = match net.settled("threads") {
+        Some(t) if request.options().threads_auto => {
+            let threads = t
+                .parse()
+                .map_err(|_| format!("the parties' thread count `{t}` is not a number"))?;
+            let options = RunOptions {
+                threads,
+                ..request.options()
+            };
+            huddle_engine::check_request(request.protocol(), n, &circuit, options)?
+        }
+        _ => request,
+    };
     let own = own_inputs;
     let start = Instant::now();
     let supply = dealt.map(huddle_engine::garble::LinearSupply::Dealt);
@@ -1161,6 +1183,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             "wall_seconds": seconds,
             "gates_per_second": (circuit.gates().len() * batch) as f64 / seconds,
             "peak_memory_bytes": peak_memory_bytes(),
+            "threads": request.options().threads,
             "checked": args.check});
         println!(
             "{}",

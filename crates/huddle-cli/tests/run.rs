@@ -1404,3 +1404,46 @@ fn random_inputs_of_a_batch_ten_times_the_memory_budget_stay_within_it() {
         assert_eq!(v["batch"].as_u64(), Some(batch));
     }
 }
+
+#[test]
+fn threads_auto_shares_the_hosts_cores_and_every_party_must_offer_it() {
+    // All three parties on this host: auto gives each its share of the
+    // cores (at least one), the same at every party.
+    let dir = temp_dir("threads-auto");
+    let c = adder(&dir);
+    let cfg = certs(&dir.join("n3"), 3);
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let want = (cores / 3).max(1) as u64;
+    let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_| {
+        vec!["--batch".into(), "130".into()]
+    });
+    for (i, o) in outputs.into_iter().enumerate() {
+        assert!(
+            o.status.success(),
+            "party {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(v["threads"].as_u64(), Some(want), "party {i}");
+        assert_eq!(v["outputs"], serde_json::json!(["2"]), "party {i}");
+    }
+    // A party given a count while the others offer auto's stops them all at
+    // connect: the setting named where it was seen, the odd party elsewhere.
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |i| {
+        if i == 1 {
+            vec!["--threads".into(), "2".into()]
+        } else {
+            Vec::new()
+        }
+    });
+    let mut named = false;
+    for (i, o) in outputs.into_iter().enumerate() {
+        assert!(!o.status.success(), "party {i} must stop");
+        let err = String::from_utf8_lossy(&o.stderr);
+        named |= err.contains(&format!("threads=2 vs threads=min:{want}"))
+            || err.contains(&format!("threads=min:{want} vs threads=2"));
+        assert!(err.contains("threads=") || err.contains("party 1"), "party {i}: {err}");
+    }
+    assert!(named, "some party names the setting");
+}

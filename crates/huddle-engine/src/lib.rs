@@ -61,6 +61,11 @@ fn available_memory() -> Option<u64> {
 pub struct RunOptions {
     /// Worker threads for local computation.
     pub threads: usize,
+    /// Whether `threads` is this host's `auto` choice rather than a number
+    /// the user gave: the hello then offers it as a most (`threads=min:N`)
+    /// and every party runs the least any party offers, since all parties
+    /// of a run must use one count.
+    pub threads_auto: bool,
     /// When ASTRA's and Trio's preprocessing runs.
     pub preprocess: Preprocess,
     /// Bytes of shares a party may hold at once (secret-sharing protocols):
@@ -187,6 +192,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             threads: 1,
+            threads_auto: false,
             preprocess: Preprocess::Interleaved,
             share_memory: DEFAULT_SHARE_MEMORY_MIB << 20,
             reveal_to: None,

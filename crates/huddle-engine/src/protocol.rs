@@ -613,9 +613,10 @@ impl RunRequest {
                 options.garble, options.linear
             ),
             Family::Sharing => format!(
-                "{name} preprocess={:?} threads={} share-memory={} reveal-to={to} truncation={:?} \
+                "{name} preprocess={:?} threads={}{} share-memory={} reveal-to={to} truncation={:?} \
                  max-fan-in={:?}",
                 options.preprocess,
+                if options.threads_auto { "min:" } else { "" },
                 options.threads,
                 options.share_memory,
                 options.truncation,

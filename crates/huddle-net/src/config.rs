@@ -145,6 +145,14 @@ impl NetworkConfig {
     pub fn parties(&self) -> usize {
         self.parties.len()
     }
+
+    /// Parties on the host of party `id` (by the host names written; 1 for
+    /// an unknown id).
+    pub fn parties_sharing_host(&self, id: PartyId) -> usize {
+        self.parties.get(id).map_or(1, |me| {
+            self.parties.iter().filter(|p| p.host == me.host).count()
+        })
+    }
 }
 
 #[cfg(test)]
@@ -168,6 +176,12 @@ mod tests {
         );
         assert_eq!(c.parties[0].key.as_deref(), Some(Path::new("/k/p0.key")));
         assert_eq!(c.ca.as_deref(), Some(Path::new("/etc/huddle/ca.pem")));
+        assert_eq!(
+            (c.parties_sharing_host(0), c.parties_sharing_host(9)),
+            (1, 1)
+        );
+        let same = cfg(&GOOD.replace("host = \"b\"", "host = \"a\"")).expect("valid");
+        assert_eq!(same.parties_sharing_host(1), 2);
     }
 
     #[test]

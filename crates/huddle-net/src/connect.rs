@@ -264,12 +264,38 @@ pub(crate) fn connect_with_listener(
 /// The value of a setting a hello leaves open (`key=?`).
 const OPEN: &str = "?";
 
+/// The prefix of a setting's value that offers a most (`key=min:N`).
+const LEAST: &str = "min:";
+
 /// Our open settings (`key=?` tokens of `ours`) with the value the peers
 /// give them; every peer that sets one must give the same value, and at
-/// least one must set it.
+/// least one must set it. Our offers of a most (`key=min:N`) settle on the
+/// least number any party offers.
 fn settle(ours: &str, hellos: &[Option<String>]) -> Result<Vec<(String, String)>, String> {
     let mut settled = Vec::new();
     for token in ours.split_whitespace() {
+        if let Some((key, offer)) = token
+            .split_once('=')
+            .and_then(|(k, v)| Some((k, v.strip_prefix(LEAST)?)))
+        {
+            let number = |v: &str| {
+                v.parse::<u64>()
+                    .map_err(|_| format!("{key}={LEAST}{v} offers no number"))
+            };
+            let mut least = number(offer)?;
+            for hello in hellos.iter().flatten() {
+                let theirs = hello
+                    .split_whitespace()
+                    .filter_map(|t| t.split_once('='))
+                    .find(|(k, _)| *k == key)
+                    .and_then(|(_, v)| v.strip_prefix(LEAST));
+                if let Some(v) = theirs {
+                    least = least.min(number(v)?);
+                }
+            }
+            settled.push((key.to_string(), least.to_string()));
+            continue;
+        }
         let Some(key) = token.strip_suffix(OPEN).and_then(|k| k.strip_suffix('=')) else {
             continue;
         };
@@ -738,12 +764,14 @@ fn check_hello(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String
             .filter(|(a, b)| a != b)
             .map(|(a, b)| format!("{a} vs {b}"))
             .collect();
-        // A setting one side leaves open (`key=?`) takes the other's value.
+        // A setting one side leaves open (`key=?`) takes the other's value;
+        // offers of a most (`key=min:N`) on both sides settle on the least.
         let open = |a: &str, b: &str| matches!((a.split_once('='), b.split_once('=')), (Some((ka, va)), Some((kb, _))) if ka == kb && va == OPEN);
+        let least = |a: &str, b: &str| matches!((a.split_once('='), b.split_once('=')), (Some((ka, va)), Some((kb, vb))) if ka == kb && va.starts_with(LEAST) && vb.starts_with(LEAST));
         if t.len() == o.len()
             && t.iter()
                 .zip(&o)
-                .all(|(a, b)| a == b || open(a, b) || open(b, a))
+                .all(|(a, b)| a == b || open(a, b) || open(b, a) || least(a, b))
         {
             return check_circuit(theirs, peer, ours);
         }
@@ -838,6 +866,11 @@ mod tests {
         assert!(e.contains("x=2 vs x=1"), "{e}");
         // A different key is no match for an open one.
         assert!(check_hello(&hello(0, "trio lanes=40 x=1"), 0, &open).is_err());
+        // Offers of a most match each other, not a fixed value.
+        let offer = hello(1, "trio threads=min:2");
+        check_hello(&hello(0, "trio threads=min:4"), 0, &offer).expect("offers match");
+        let e = check_hello(&hello(0, "trio threads=2"), 0, &offer).expect_err("fixed vs offer");
+        assert!(e.contains("threads=2 vs threads=min:2"), "{e}");
         let peers = |a: &str, b: &str| vec![Some(a.to_string()), Some(b.to_string()), None];
         assert_eq!(
             settle(
@@ -845,6 +878,21 @@ mod tests {
                 &peers("trio batch=40 x=1", "trio batch=? x=1")
             ),
             Ok(vec![("batch".to_string(), "40".to_string())])
+        );
+        // Offers of a most settle on the least, ours included.
+        assert_eq!(
+            settle(
+                "trio threads=min:4 x=1",
+                &peers("trio threads=min:2 x=1", "trio threads=min:8 x=1")
+            ),
+            Ok(vec![("threads".to_string(), "2".to_string())])
+        );
+        assert_eq!(
+            settle(
+                "trio threads=min:1",
+                &peers("trio threads=min:3", "trio threads=min:3")
+            ),
+            Ok(vec![("threads".to_string(), "1".to_string())])
         );
         let e = settle("trio batch=? x=1", &peers("trio batch=40", "trio batch=41"))
             .expect_err("peers disagree");

@@ -198,7 +198,11 @@ impl<'a> Channel<'a> {
 
     /// A buffer of `n` words with unspecified contents, for the caller to overwrite.
     pub fn buffer(&mut self, n: usize) -> Vec<u64> {
-        let at = self.spare_words.iter().position(|v| v.capacity() >= n);
+        // The one with the most words written already: only the rest up to
+        // n are zeroed (a round's buffers are megabytes).
+        let at = (0..self.spare_words.len())
+            .filter(|&i| self.spare_words[i].capacity() >= n)
+            .max_by_key(|&i| self.spare_words[i].len().min(n));
         let mut v = match at {
             Some(i) => self.spare_words.swap_remove(i),
             None => self.spare_words.pop().unwrap_or_default(),
