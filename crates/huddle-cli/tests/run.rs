@@ -1443,7 +1443,10 @@ fn threads_auto_shares_the_hosts_cores_and_every_party_must_offer_it() {
         let err = String::from_utf8_lossy(&o.stderr);
         named |= err.contains(&format!("threads=2 vs threads=min:{want}"))
             || err.contains(&format!("threads=min:{want} vs threads=2"));
-        assert!(err.contains("threads=") || err.contains("party 1"), "party {i}: {err}");
+        assert!(
+            err.contains("threads=") || err.contains("party 1"),
+            "party {i}: {err}"
+        );
     }
     assert!(named, "some party names the setting");
 }
