@@ -31,6 +31,17 @@ fn certs(out: &std::path::Path, n: usize) -> PathBuf {
     out.join("parties.toml")
 }
 
+/// The JSON report of a command that must have succeeded (`what` names
+/// the run in a failure).
+fn json_of(o: &Output, what: &str) -> serde_json::Value {
+    assert!(
+        o.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("json")
+}
+
 fn run(args: &[&str]) -> Output {
     Command::new(bin()).args(args).output().expect("run huddle")
 }
@@ -68,12 +79,7 @@ fn local_runs_agree_with_the_plaintext_evaluator_on_every_transport() {
             "--check",
             "--json",
         ]);
-        assert!(
-            o.status.success(),
-            "{transport}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let v = json_of(&o, transport);
         assert_eq!(v["outputs"], serde_json::json!(["2"]), "{transport}");
         // 100 instances of one word each way: inputs of parties 1 and 2 to party 0, outputs back.
         assert_eq!(
@@ -111,12 +117,7 @@ fn secret_sharing_protocols_run_locally_on_every_transport() {
                 "--check",
                 "--json",
             ]);
-            assert!(
-                o.status.success(),
-                "{protocol} {transport}: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            let v = json_of(&o, &format!("{protocol} {transport}"));
             assert_eq!(
                 v["outputs"],
                 serde_json::json!(["2"]),
@@ -158,8 +159,7 @@ fn secret_sharing_protocols_run_locally_on_every_transport() {
         "--check",
         "--json",
     ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let v = json_of(&o, "local");
     assert_eq!(v["outputs"], serde_json::json!(["3"]));
     assert!(v["bytes"]["offline"]["0->2"]
         .as_u64()
@@ -523,12 +523,7 @@ fn adder_parties_agree(
     let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
     let outputs = parties_run(cfg, n, protocol, adder, &inputs, extra);
     for (i, o) in outputs.into_iter().enumerate() {
-        assert!(
-            o.status.success(),
-            "{protocol} ({n} parties) party {i}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let v = json_of(&o, &format!("{protocol} ({n} parties) party {i}"));
         assert_eq!(
             v["outputs"],
             serde_json::json!(["2"]),
@@ -664,12 +659,7 @@ fn client_aided_parties_compute_across_processes_and_the_dealer_learns_nothing()
             extra.iter().map(|s| s.to_string()).collect()
         });
         for (i, o) in outputs.into_iter().enumerate() {
-            assert!(
-                o.status.success(),
-                "party {i} {extra:?}: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            let v = json_of(&o, &format!("party {i} {extra:?}"));
             let want = if i == 2 {
                 serde_json::json!([])
             } else {
@@ -724,12 +714,7 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
             .to_vec()
         });
         for (i, o) in outputs.into_iter().enumerate() {
-            assert!(
-                o.status.success(),
-                "{protocol} party {i}: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            let v = json_of(&o, &format!("{protocol} party {i}"));
             assert_eq!(v["outputs"], local["outputs"], "{protocol} party {i}");
             assert_eq!(v["batch"], 300, "{protocol} party {i}");
             assert_eq!(v["checked"], true);
@@ -1388,12 +1373,7 @@ fn random_inputs_of_a_batch_ten_times_the_memory_budget_stay_within_it() {
         .to_vec()
     });
     for (i, o) in outputs.into_iter().enumerate() {
-        assert!(
-            o.status.success(),
-            "party {i}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let v = json_of(&o, &format!("party {i}"));
         let peak = v["peak_memory_bytes"]
             .as_u64()
             .expect("peak memory reported");
@@ -1419,12 +1399,7 @@ fn threads_auto_shares_the_hosts_cores_and_every_party_must_offer_it() {
         vec!["--batch".into(), "130".into()]
     });
     for (i, o) in outputs.into_iter().enumerate() {
-        assert!(
-            o.status.success(),
-            "party {i}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let v = json_of(&o, &format!("party {i}"));
         assert_eq!(v["threads"].as_u64(), Some(want), "party {i}");
         assert_eq!(v["outputs"], serde_json::json!(["2"]), "party {i}");
     }
