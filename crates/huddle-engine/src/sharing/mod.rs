@@ -36,7 +36,8 @@ pub mod verify;
 pub mod wire;
 
 /// Runs `$body` with `$R` the [`arith::Arith`] of ring words holding
-/// `$lanes` elements each (1: one element mod 2^64; else packed lanes).
+/// `$lanes` elements each: 1 (one element mod 2^64), 2, 4 or 8 (packed
+/// lanes; 8, the last arm, is the only other count `Program::pack_ring` sets).
 macro_rules! with_ring {
     ($lanes:expr, $R:ident => $body:expr) => {
         match $lanes {
