@@ -82,12 +82,27 @@ fn settings() -> Vec<Setting> {
 /// Runs `circuit` under `setting` and asserts that every party's outputs
 /// equal `want`.
 fn assert_conforms(setting: Setting, name: &str, circuit: &Circuit, inputs: &[BitMatrix]) {
+    assert_conforms_with(setting, name, circuit, inputs, 1, None);
+}
+
+/// [`assert_conforms`] with `threads` lanes and a share-memory bound.
+fn assert_conforms_with(
+    setting: Setting,
+    name: &str,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+    threads: usize,
+    share_memory: Option<usize>,
+) {
     let want = PlainEvaluator::new(circuit)
         .evaluate(inputs)
         .expect("plaintext");
+    let defaults = RunOptions::default();
     let options = RunOptions {
         preprocess: setting.preprocess,
-        ..RunOptions::default()
+        threads,
+        share_memory: share_memory.unwrap_or(defaults.share_memory),
+        ..defaults
     };
     let request = huddle_engine::check_request(setting.protocol, setting.parties, circuit, options)
         .unwrap_or_else(|e| panic!("{setting:?} refuses {name}: {e}"));
@@ -184,6 +199,28 @@ fn every_ring_protocol_on_random_arithmetic_circuits_over_every_ring() {
                 let inputs = random_inputs(&c, &mut prg, instances);
                 assert_conforms(setting, &format!("random circuit over {ring}"), &c, &inputs);
             }
+        }
+    }
+}
+
+/// Packed ring words (64/k elements each) cut among lanes and slices: a
+/// batch whose lanes and slices end inside a word, at every narrow ring.
+#[test]
+fn every_ring_protocol_on_packed_words_across_lanes_and_slices() {
+    let mut prg = Prg::from_seed([16; 16]);
+    for ring in [RingWidth::W8, RingWidth::W16, RingWidth::W32] {
+        let c = random_circuit(
+            &RandomCircuitSpec::arithmetic(ring, &[2, 3, 1], 80, 3),
+            &mut prg,
+        );
+        for setting in settings()
+            .into_iter()
+            .filter(|s| s.protocol.descriptor().rings)
+        {
+            let inputs = random_inputs(&c, &mut prg, 1001);
+            // 4 KiB of shares: slices of a few dozen instances.
+            let name = format!("random circuit over {ring}, 3 lanes, small slices");
+            assert_conforms_with(setting, &name, &c, &inputs, 3, Some(4096));
         }
     }
 }
