@@ -69,7 +69,7 @@ pub struct Generate {
 /// parties it runs (on the 2-core machines measured, three parties ran
 /// fastest with one lane each; see docs/benchmarks.md).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "Setting")]
 pub enum Threads {
     Count(usize),
     Auto(Auto),
@@ -96,6 +96,41 @@ impl std::str::FromStr for Threads {
     }
 }
 
+/// A job setting that is a number or a word, as written (to name a bad
+/// value in the error rather than serde's untagged-enum message).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Setting {
+    Number(i64),
+    Word(String),
+}
+
+impl TryFrom<Setting> for Threads {
+    type Error = String;
+    fn try_from(v: Setting) -> Result<Threads, String> {
+        match v {
+            Setting::Number(n) if n >= 1 => Ok(Threads::Count(n as usize)),
+            Setting::Word(w) if w == "auto" => Ok(Threads::Auto(Auto::Auto)),
+            Setting::Number(n) => Err(format!("threads must be at least 1 or \"auto\", not {n}")),
+            Setting::Word(w) => Err(format!("threads must be a number or \"auto\", not \"{w}\"")),
+        }
+    }
+}
+
+impl TryFrom<Setting> for RevealTo {
+    type Error = String;
+    fn try_from(v: Setting) -> Result<RevealTo, String> {
+        match v {
+            Setting::Number(n) if n >= 0 => Ok(RevealTo::Party(n as usize)),
+            Setting::Word(w) if w == "all" => Ok(RevealTo::Everyone(Everyone::All)),
+            Setting::Number(n) => Err(format!("reveal_to must be a party id or \"all\", not {n}")),
+            Setting::Word(w) => Err(format!(
+                "reveal_to must be a party id or \"all\", not \"{w}\""
+            )),
+        }
+    }
+}
+
 impl Threads {
     /// The count for a party on a host that runs `parties_here` parties,
     /// and whether it was `auto`'s choice.
@@ -111,7 +146,7 @@ impl Threads {
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "Setting")]
 pub enum RevealTo {
     Party(usize),
     Everyone(Everyone),
@@ -279,6 +314,48 @@ mod tests {
             .err()
             .expect("type");
         assert!(e.contains("batch"), "{e}");
+        // Settings that take a number or a word name both.
+        for (text, want) in [
+            (
+                "threads = \"many\"",
+                "threads must be a number or \"auto\", not \"many\"",
+            ),
+            (
+                "threads = 0",
+                "threads must be at least 1 or \"auto\", not 0",
+            ),
+            (
+                "reveal_to = \"some\"",
+                "reveal_to must be a party id or \"all\", not \"some\"",
+            ),
+            (
+                "reveal_to = -1",
+                "reveal_to must be a party id or \"all\", not -1",
+            ),
+        ] {
+            let e = job(&format!("circuit = \"a.txt\"\n{text}\n"))
+                .err()
+                .expect(text);
+            assert!(e.contains(want), "{text}: {e}");
+        }
+        for (text, threads, reveal) in [
+            (
+                "threads = \"auto\"\nreveal_to = \"all\"",
+                Threads::Auto(Auto::Auto),
+                RevealTo::Everyone(Everyone::All),
+            ),
+            (
+                "threads = 3\nreveal_to = 2",
+                Threads::Count(3),
+                RevealTo::Party(2),
+            ),
+        ] {
+            let j = job(&format!("circuit = \"a.txt\"\n{text}\n")).expect(text);
+            assert_eq!(
+                (j.job.threads, j.job.reveal_to),
+                (Some(threads), Some(reveal))
+            );
+        }
     }
 
     #[test]
