@@ -59,6 +59,9 @@ pub struct Views {
     epoch: u64,
     /// The first failed check, kept until settled.
     failed: Option<Mismatch>,
+    /// Where values are encoded before they are hashed, kept between calls
+    /// (Quad absorbs piece by piece).
+    scratch: Vec<u8>,
 }
 
 impl Views {
@@ -72,6 +75,7 @@ impl Views {
             views: Vec::new(),
             epoch: 0,
             failed: None,
+            scratch: Vec::new(),
         };
         v.views = (0..specs.len()).map(|i| v.fresh(i)).collect();
         v
@@ -110,13 +114,7 @@ impl Views {
 
     /// Adds `words` to view `view` (nothing for a non-member).
     pub fn absorb(&mut self, view: usize, words: &[u64]) {
-        let Some(v) = self.views[view].as_mut() else {
-            return;
-        };
-        hash_words(&mut v.hasher, v.words, words.len(), self.encoding, |k| {
-            words[k]
-        });
-        v.words += words.len();
+        self.absorb_with(view, words.len(), |k| words[k]);
     }
 
     /// Adds the words `f(0..n)` to view `view`.
@@ -124,7 +122,8 @@ impl Views {
         let Some(v) = self.views[view].as_mut() else {
             return;
         };
-        hash_words(&mut v.hasher, v.words, n, self.encoding, f);
+        let at = v.words;
+        hash_words(&mut v.hasher, &mut self.scratch, at, n, self.encoding, f);
         v.words += n;
     }
 
@@ -234,17 +233,17 @@ const CHUNK_WORDS: usize = 2048;
 #[inline]
 fn hash_words(
     hasher: &mut Sha256,
+    buf: &mut Vec<u8>,
     at: usize,
     n: usize,
     encoding: Encoding,
     f: impl Fn(usize) -> u64,
 ) {
-    let mut buf = Vec::with_capacity(CHUNK_WORDS.min(n) * 8);
     for start in (0..n).step_by(CHUNK_WORDS) {
         buf.clear();
         let end = (start + CHUNK_WORDS).min(n);
-        encoding.encode_with(at + start..at + end, |k| f(k - at), &mut buf);
-        hasher.update(&buf);
+        encoding.encode_with(at + start..at + end, |k| f(k - at), buf);
+        hasher.update(&buf[..]);
     }
 }
 
@@ -253,7 +252,8 @@ pub fn digest(words: &[u64], encoding: Encoding, label: &str) -> DigestWords {
     let mut h = Sha256::new();
     h.update(label.as_bytes());
     h.update([0]);
-    hash_words(&mut h, 0, words.len(), encoding, |k| words[k]);
+    let mut buf = Vec::with_capacity(CHUNK_WORDS.min(words.len()) * 8);
+    hash_words(&mut h, &mut buf, 0, words.len(), encoding, |k| words[k]);
     to_words(&h.finalize())
 }
 
