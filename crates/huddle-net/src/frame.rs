@@ -2,13 +2,95 @@
 //! The first frame on a connection is a `Hello` naming the sender's party id,
 //! the session, the protocol and the circuit, so mismatched runs refuse to start.
 
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, BufReader, IoSlice, Read, Write};
 
 pub(crate) fn write_frame(w: &mut impl Write, payload: &[u8]) -> io::Result<()> {
+    w.write_all(&frame_header(payload)?)?;
+    w.write_all(payload)
+}
+
+fn frame_header(payload: &[u8]) -> io::Result<[u8; 4]> {
     let len = u32::try_from(payload.len())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "message larger than 4 GiB"))?;
-    w.write_all(&len.to_le_bytes())?;
-    w.write_all(payload)
+    Ok(len.to_le_bytes())
+}
+
+/// Payloads at least this long travel straight from their message buffer
+/// (and arrive straight into one) instead of through a link's buffer: a
+/// round's messages are megabytes, and a copy of each is as much work as
+/// a protocol's arithmetic on it.
+pub(crate) const DIRECT_BYTES: usize = 64 << 10;
+
+/// The writing end of a link: small frames are gathered and leave together
+/// (a round's messages in one write); a large payload leaves from its own
+/// buffer in one vectored write with whatever was gathered before it.
+pub(crate) struct FrameWriter<W: Write> {
+    inner: W,
+    gathered: Vec<u8>,
+    capacity: usize,
+}
+
+impl<W: Write> FrameWriter<W> {
+    /// Gathers up to `capacity` bytes of small frames before writing.
+    pub(crate) fn new(inner: W, capacity: usize) -> Self {
+        FrameWriter {
+            inner,
+            gathered: Vec::with_capacity(capacity.min(DIRECT_BYTES)),
+            capacity,
+        }
+    }
+
+    /// Queues one frame; it has left once [`flush`](Self::flush) returns.
+    pub(crate) fn frame(&mut self, payload: &[u8]) -> io::Result<()> {
+        let header = frame_header(payload)?;
+        if payload.len() < DIRECT_BYTES {
+            if self.gathered.len() + 4 + payload.len() > self.capacity {
+                self.write_gathered()?;
+            }
+            self.gathered.extend_from_slice(&header);
+            self.gathered.extend_from_slice(payload);
+            return Ok(());
+        }
+        let mut parts = [
+            IoSlice::new(&self.gathered),
+            IoSlice::new(&header),
+            IoSlice::new(payload),
+        ];
+        write_all_vectored(&mut self.inner, &mut parts)?;
+        self.gathered.clear();
+        Ok(())
+    }
+
+    /// Queues a control frame (goodbye, abort).
+    pub(crate) fn control(&mut self, bytes: &[u8]) {
+        self.gathered.extend_from_slice(bytes);
+    }
+
+    fn write_gathered(&mut self) -> io::Result<()> {
+        self.inner.write_all(&self.gathered)?;
+        self.gathered.clear();
+        Ok(())
+    }
+
+    /// Writes everything queued.
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
+        self.write_gathered()?;
+        self.inner.flush()
+    }
+}
+
+/// `Write::write_all_vectored`, which is not stable yet.
+fn write_all_vectored(w: &mut impl Write, mut parts: &mut [IoSlice<'_>]) -> io::Result<()> {
+    IoSlice::advance_slices(&mut parts, 0);
+    while !parts.is_empty() {
+        match w.write_vectored(parts) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut parts, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Lengths at the top of the range are control frames, never messages
@@ -20,13 +102,19 @@ const GOODBYE: u32 = u32::MAX;
 const ABORT: u32 = u32::MAX - 1;
 const FIRST_CONTROL: u32 = u32::MAX - 255;
 
-pub(crate) fn write_goodbye(w: &mut impl Write) -> io::Result<()> {
-    w.write_all(&GOODBYE.to_le_bytes())
+pub(crate) fn goodbye_frame() -> [u8; 4] {
+    GOODBYE.to_le_bytes()
+}
+
+pub(crate) fn abort_frame(culprit: u32) -> [u8; 8] {
+    let mut f = [0; 8];
+    f[..4].copy_from_slice(&ABORT.to_le_bytes());
+    f[4..].copy_from_slice(&culprit.to_le_bytes());
+    f
 }
 
 pub(crate) fn write_abort(w: &mut impl Write, culprit: u32) -> io::Result<()> {
-    w.write_all(&ABORT.to_le_bytes())?;
-    w.write_all(&culprit.to_le_bytes())
+    w.write_all(&abort_frame(culprit))
 }
 
 /// Why a frame could not be read.
@@ -49,6 +137,32 @@ pub(crate) enum FrameError {
 }
 
 pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, FrameError> {
+    let len = read_length(r)?;
+    let payload = payload_buffer(len, max)?;
+    read_payload(r, len, payload)
+}
+
+/// [`read_frame`] from a link's buffered reader: a large payload is read
+/// straight from the stream into its message buffer, past the link's buffer
+/// (which then holds at most its own size of the payload's start).
+pub(crate) fn read_frame_direct<R: Read>(
+    r: &mut BufReader<R>,
+    max: usize,
+) -> Result<Vec<u8>, FrameError> {
+    let len = read_length(r)?;
+    let mut payload = payload_buffer(len, max)?;
+    if len < DIRECT_BYTES {
+        return read_payload(r, len, payload);
+    }
+    let buffered = r.buffer().len().min(len);
+    payload.extend_from_slice(&r.buffer()[..buffered]);
+    r.consume(buffered);
+    let rest = len - buffered;
+    read_payload(r.get_mut(), rest, payload)
+}
+
+/// A frame's length, or the control frame it is.
+fn read_length(r: &mut impl Read) -> Result<usize, FrameError> {
     let mut len = [0u8; 4];
     let mut got = 0;
     while got < 4 {
@@ -77,7 +191,11 @@ pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, Frame
         FIRST_CONTROL.. => return Err(FrameError::UnknownControl(len)),
         _ => {}
     }
-    let len = len as usize;
+    Ok(len as usize)
+}
+
+/// Where a payload of `len` bytes is read to.
+fn payload_buffer(len: usize, max: usize) -> Result<Vec<u8>, FrameError> {
     if len > max {
         return Err(FrameError::Oversized(len as u64));
     }
@@ -87,19 +205,18 @@ pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, Frame
     // backed by real bytes and the buffer grows once to the exact length
     // (doubling would copy the message again and touch fresh pages twice).
     // A buffer of past messages costs nothing whatever the claim.
-    let payload =
-        crate::pool::take(len).unwrap_or_else(|| Vec::with_capacity(len.min(FIRST_CHUNK)));
-    read_payload(r, len, payload)
+    Ok(crate::pool::take(len).unwrap_or_else(|| Vec::with_capacity(len.min(FIRST_CHUNK))))
 }
 
-/// Reads a `len`-byte payload into `payload` (empty; a pool buffer, or one
-/// with room for the first chunk).
+/// Appends `len` bytes of payload to `payload` (a pool buffer, or one
+/// with room for the first chunk; it may hold the payload's start already).
 fn read_payload(
     r: &mut impl Read,
     len: usize,
     mut payload: Vec<u8>,
 ) -> Result<Vec<u8>, FrameError> {
-    let first = len.min(payload.capacity().max(FIRST_CHUNK));
+    let room = payload.capacity() - payload.len();
+    let first = len.min(room.max(FIRST_CHUNK));
     read_appending(r, &mut payload, first)?;
     if len > first {
         payload.reserve_exact(len - first);
@@ -236,7 +353,124 @@ mod tests {
         ));
     }
 
+    /// A stream that takes at most `step` bytes per write and keeps
+    /// them, counting its writes.
+    struct Trickle {
+        written: Vec<u8>,
+        step: usize,
+        writes: usize,
+    }
+
+    impl Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.step);
+            self.written.extend_from_slice(&buf[..n]);
+            self.writes += 1;
+            Ok(n)
+        }
+        fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+            let mut n = 0;
+            for b in bufs {
+                let take = b.len().min(self.step - n);
+                self.written.extend_from_slice(&b[..take]);
+                n += take;
+            }
+            self.writes += 1;
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Reads at most `step` bytes per call from `bytes`.
+    struct Chunks<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Chunks<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.step).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    fn payload(len: usize, seed: u8) -> Vec<u8> {
+        (0..len).map(|i| (i % 251) as u8 ^ seed).collect()
+    }
+
+    #[test]
+    fn small_frames_leave_together_and_a_large_one_in_one_vectored_write() {
+        let mut w = FrameWriter::new(
+            Trickle {
+                written: Vec::new(),
+                step: usize::MAX,
+                writes: 0,
+            },
+            1 << 20,
+        );
+        let (small, large) = (payload(100, 1), payload(DIRECT_BYTES, 2));
+        w.frame(&small).expect("frame");
+        w.frame(&small).expect("frame");
+        assert_eq!(w.inner.writes, 0, "small frames wait for the flush");
+        w.frame(&large).expect("frame");
+        assert_eq!(
+            w.inner.writes, 1,
+            "gathered frames leave with the large one"
+        );
+        w.frame(&small).expect("frame");
+        w.control(&goodbye_frame());
+        w.flush().expect("flush");
+        assert_eq!(w.inner.writes, 2);
+        let mut expected = Vec::new();
+        for p in [&small, &small, &large, &small] {
+            write_frame(&mut expected, p).expect("frame");
+        }
+        expected.extend_from_slice(&goodbye_frame());
+        assert!(w.inner.written == expected, "the stream differs");
+    }
+
     proptest! {
+        #[test]
+        fn frames_of_every_size_survive_partial_writes_and_short_reads(
+            sizes in proptest::collection::vec(
+                prop_oneof![0..200usize, DIRECT_BYTES - 5..DIRECT_BYTES + 5, 100_000..300_000usize],
+                1..8,
+            ),
+            write_step in 1_000..200_000usize,
+            read_step in 1_000..200_000usize,
+            gather in 16..300_000usize,
+            buffer in 4..100_000usize,
+        ) {
+            let frames: Vec<Vec<u8>> =
+                sizes.iter().enumerate().map(|(i, &n)| payload(n, i as u8)).collect();
+            let mut w = FrameWriter::new(
+                Trickle { written: Vec::new(), step: write_step, writes: 0 },
+                gather,
+            );
+            for f in &frames {
+                w.frame(f).expect("frame");
+            }
+            w.control(&abort_frame(7));
+            w.flush().expect("flush");
+            let mut r = BufReader::with_capacity(
+                buffer,
+                Chunks { bytes: &w.inner.written, step: read_step },
+            );
+            for f in &frames {
+                let got = read_frame_direct(&mut r, 1 << 20).expect("frame");
+                prop_assert!(&got == f, "a frame of {} bytes differs", f.len());
+            }
+            let end = read_frame_direct(&mut r, 1 << 20);
+            prop_assert!(
+                matches!(end, Err(FrameError::Abort { culprit: 7 })),
+                "the stream did not end in the abort frame"
+            );
+        }
+
         #[test]
         fn hello_round_trips(party: u32, parties: u32, session in ".{0,40}", protocol in "[a-z0-9]{0,10}", circuit: [u8; 32]) {
             let h = Hello { party, parties, session, protocol, circuit };

@@ -3,10 +3,10 @@
 //! timeout, accounting and link emulation.
 
 use crate::accounting::{Accounting, Phase};
-use crate::frame::{read_frame, write_abort, write_frame, write_goodbye, FrameError};
+use crate::frame::{abort_frame, goodbye_frame, read_frame_direct, FrameError, FrameWriter};
 use crate::profile::{NetProfile, Shaper};
 use crate::PartyId;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex};
@@ -248,7 +248,8 @@ pub struct LinkLimits {
     /// Protocols that know their largest message lower it with
     /// [`Network::set_max_message`].
     pub max_message: usize,
-    /// The socket read and write buffers of each link.
+    /// Small frames a link gathers into one write; its read buffer is
+    /// this or 64 KiB, whichever is less (larger payloads bypass both).
     pub buffer_bytes: usize,
     /// Received bytes a link queues ahead of the protocol before it stops
     /// reading from the socket (at most this plus one message is held).
@@ -749,7 +750,7 @@ pub(crate) fn stream_link(
     let writer = std::thread::Builder::new()
         .name(format!("huddle-send-{peer}"))
         .spawn(move || {
-            let mut w = BufWriter::with_capacity(limits.buffer_bytes, writer);
+            let mut w = FrameWriter::new(writer, limits.buffer_bytes);
             if let Err(e) = write_loop(&mut w, &outgoing) {
                 if let Ok(mut f) = failed.lock() {
                     *f = Some(NetError::Link {
@@ -767,13 +768,17 @@ pub(crate) fn stream_link(
     let reader = std::thread::Builder::new()
         .name(format!("huddle-recv-{peer}"))
         .spawn(move || {
-            let mut r = BufReader::with_capacity(limits.buffer_bytes, reader);
+            // Large payloads bypass it (see `read_frame_direct`).
+            let mut r = BufReader::with_capacity(
+                limits.buffer_bytes.min(crate::frame::DIRECT_BYTES),
+                reader,
+            );
             loop {
                 if !queued.wait_for_room() {
                     break; // the endpoint is closing
                 }
                 let max_message = max.load(Ordering::Relaxed);
-                let item = match read_frame(&mut r, max_message) {
+                let item = match read_frame_direct(&mut r, max_message) {
                     Ok(data) => Ok(Delivery {
                         data,
                         visible_at: None,
@@ -860,7 +865,7 @@ fn is_disconnect(e: &std::io::Error) -> bool {
 /// Writes queued messages, flushing whenever the queue runs dry so that a
 /// round's messages leave in as few writes as possible; ends with the
 /// endpoint's goodbye or abort frame.
-fn write_loop(w: &mut impl Write, queue: &Receiver<Outgoing>) -> std::io::Result<()> {
+fn write_loop<W: Write>(w: &mut FrameWriter<W>, queue: &Receiver<Outgoing>) -> std::io::Result<()> {
     let mut next = queue.recv().ok();
     while let Some(item) = next.take() {
         match item {
@@ -872,15 +877,15 @@ fn write_loop(w: &mut impl Write, queue: &Receiver<Outgoing>) -> std::io::Result
                         std::thread::sleep(at - now);
                     }
                 }
-                write_frame(w, &d.data)?;
+                w.frame(&d.data)?;
                 crate::pool::recycle(d.data);
             }
             Outgoing::End(Ending::Goodbye) => {
-                write_goodbye(w)?;
+                w.control(&goodbye_frame());
                 break;
             }
             Outgoing::End(Ending::Abort { culprit }) => {
-                write_abort(w, culprit as u32)?;
+                w.control(&abort_frame(culprit as u32));
                 break;
             }
         }

@@ -443,6 +443,15 @@ impl Write for TlsWriter {
         Ok(n)
     }
 
+    /// All parts into the same records: a frame's header and its payload,
+    /// written from their own buffers, must not cost a record each.
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let mut conn = self.shared.conn.lock().map_err(poisoned)?;
+        let n = conn.writer().write_vectored(bufs)?;
+        self.shared.send_queued(conn, &mut self.scratch)?;
+        Ok(n)
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
