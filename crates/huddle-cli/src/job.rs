@@ -32,6 +32,7 @@ pub struct Job {
     /// The party that learns the outputs, or "all" (the default).
     pub reveal_to: Option<RevealTo>,
     pub threads: Option<Threads>,
+    pub split_roles: Option<bool>,
     pub share_memory: Option<usize>,
     pub preprocess: Option<String>,
     pub truncation: Option<String>,

@@ -103,6 +103,12 @@ pub struct RunArgs {
     /// least any party offers (every party of a run must use one count).
     #[arg(long, default_value = "auto", value_name = "N|auto")]
     threads: crate::job::Threads,
+    /// Secret-sharing protocols: run every assignment of the protocol's
+    /// roles to the parties at once (n! lanes, one thread each), each on
+    /// its share of the batch, so every party and every link carries the
+    /// same load (Harth-Kitzerow–Carle Section V-E); replaces --threads.
+    #[arg(long)]
+    split_roles: bool,
     /// MiB of shares a party holds at once; larger batches run in slices.
     #[arg(long, default_value_t = huddle_engine::DEFAULT_SHARE_MEMORY_MIB, value_name = "MIB")]
     share_memory: usize,
@@ -261,6 +267,7 @@ impl RunArgs {
             self.protocol = parse_protocol(name).map_err(|e| given.error("protocol", &e))?;
         }
         given.take(j.threads, &mut self.threads, "threads")?;
+        given.take(j.split_roles, &mut self.split_roles, "split_roles")?;
         given.take(j.share_memory, &mut self.share_memory, "share_memory")?;
         given.take(j.opt, &mut self.opt, "opt")?;
         given.take(j.linear, &mut self.linear, "linear")?;
@@ -310,6 +317,7 @@ impl RunArgs {
             reveal_to: self.reveal_to,
             threads: 1,
             threads_auto: false,
+            split_roles: self.split_roles,
             preprocess: match self.preprocess {
                 PreprocessArg::Separate => Preprocess::Separate,
                 PreprocessArg::Interleaved => Preprocess::Interleaved,
@@ -1184,6 +1192,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             "gates_per_second": (circuit.gates().len() * batch) as f64 / seconds,
             "peak_memory_bytes": peak_memory_bytes(),
             "threads": request.options().threads,
+            "split_roles": request.options().split_roles,
             "checked": args.check});
         println!(
             "{}",

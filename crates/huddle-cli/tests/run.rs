@@ -1425,3 +1425,56 @@ fn threads_auto_shares_the_hosts_cores_and_every_party_must_offer_it() {
     }
     assert!(named, "some party names the setting");
 }
+
+#[test]
+fn split_roles_run_across_processes_and_every_party_must_split() {
+    // Three processes over TLS, each playing every role in its six lanes:
+    // the right sum at every party; the JSON reports the run as split.
+    let dir = temp_dir("split-roles");
+    let c = adder(&dir);
+    let cfg = certs(&dir.join("n3"), 3);
+    let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_| {
+        vec!["--batch".into(), "1000".into(), "--split-roles".into()]
+    });
+    for (i, o) in outputs.into_iter().enumerate() {
+        let v = json_of(&o, &format!("party {i}"));
+        assert_eq!(v["outputs"], serde_json::json!(["2"]), "party {i}");
+        assert_eq!(v["split_roles"], serde_json::json!(true), "party {i}");
+    }
+    // One party without it: every party stops at connect, the setting named.
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |i| {
+        if i == 2 {
+            Vec::new()
+        } else {
+            vec!["--split-roles".into()]
+        }
+    });
+    let mut named = false;
+    for (i, o) in outputs.into_iter().enumerate() {
+        assert!(!o.status.success(), "party {i} must stop");
+        let err = String::from_utf8_lossy(&o.stderr);
+        named |= err.contains("split-roles=true vs split-roles=false")
+            || err.contains("split-roles=false vs split-roles=true");
+    }
+    assert!(named, "some party names the setting");
+    // Protocols without roles to split refuse it before connecting.
+    let o = Command::new(bin())
+        .args([
+            "local",
+            "--protocol",
+            "ttp",
+            "--parties",
+            "3",
+            "--batch",
+            "4",
+        ])
+        .arg("--circuit")
+        .arg(&c)
+        .arg("--split-roles")
+        .output()
+        .expect("run");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no roles to split"), "{err}");
+}

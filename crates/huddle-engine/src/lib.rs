@@ -66,6 +66,12 @@ pub struct RunOptions {
     /// and every party runs the least any party offers, since all parties
     /// of a run must use one count.
     pub threads_auto: bool,
+    /// Secret-sharing protocols: run every assignment of the protocol's
+    /// roles to the parties at once, each on its share of the batch
+    /// (Harth-Kitzerow–Carle Section V-E), so every party and every link
+    /// carries the same load. One lane (thread) per assignment: n! of them;
+    /// `threads` does not apply.
+    pub split_roles: bool,
     /// When ASTRA's and Trio's preprocessing runs.
     pub preprocess: Preprocess,
     /// Bytes of shares a party may hold at once (secret-sharing protocols):
@@ -193,6 +199,7 @@ impl Default for RunOptions {
         RunOptions {
             threads: 1,
             threads_auto: false,
+            split_roles: false,
             preprocess: Preprocess::Interleaved,
             share_memory: DEFAULT_SHARE_MEMORY_MIB << 20,
             reveal_to: None,
@@ -269,7 +276,6 @@ pub fn run_party(
         )));
     }
     request.check_owners_and_domain(circuit)?;
-    let me = net.party();
     let options = request.options();
     let pre = options.preprocess;
     let (c, i, o) = (circuit, instances, own_inputs);
@@ -281,15 +287,15 @@ pub fn run_party(
     };
     match request.protocol() {
         Protocol::Ttp => ttp::run(net, c, i, &whole(o), options),
-        Protocol::Replicated => sharing::run(|| Replicated::new(me), net, c, i, o, options),
-        Protocol::Astra => sharing::run(|| Astra::new(me, pre), net, c, i, o, options),
-        Protocol::Trio => sharing::run(|| Trio::new(me, pre), net, c, i, o, options),
-        Protocol::Mfi3 => sharing::run(|| Mfi3::new(me, pre), net, c, i, o, options),
-        Protocol::Quad => sharing::run(|| Quad::new(me, false), net, c, i, o, options),
-        Protocol::QuadHet => sharing::run(|| Quad::new(me, true), net, c, i, o, options),
-        Protocol::FantasticFour => sharing::run(|| FantasticFour::new(me), net, c, i, o, options),
-        Protocol::Tetrad => sharing::run(|| Tetrad::new(me), net, c, i, o, options),
-        Protocol::Ca2pc => sharing::run(|| ClientAided::new(me, pre), net, c, i, o, options),
+        Protocol::Replicated => sharing::run(Replicated::new, net, c, i, o, options),
+        Protocol::Astra => sharing::run(|me| Astra::new(me, pre), net, c, i, o, options),
+        Protocol::Trio => sharing::run(|me| Trio::new(me, pre), net, c, i, o, options),
+        Protocol::Mfi3 => sharing::run(|me| Mfi3::new(me, pre), net, c, i, o, options),
+        Protocol::Quad => sharing::run(|me| Quad::new(me, false), net, c, i, o, options),
+        Protocol::QuadHet => sharing::run(|me| Quad::new(me, true), net, c, i, o, options),
+        Protocol::FantasticFour => sharing::run(FantasticFour::new, net, c, i, o, options),
+        Protocol::Tetrad => sharing::run(Tetrad::new, net, c, i, o, options),
+        Protocol::Ca2pc => sharing::run(|me| ClientAided::new(me, pre), net, c, i, o, options),
         Protocol::Bgw3 => {
             garble::run_with_supply(net, Variant::Bgw3, c, i, &whole(o), options, supply)
         }

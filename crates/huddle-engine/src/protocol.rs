@@ -15,6 +15,8 @@ use huddle_circuit::{Circuit, InputOwners};
 /// The most parties a run may have: far beyond what the protocols are used
 /// with, small enough that every per-party table stays small.
 pub const MAX_PARTIES: usize = 256;
+/// `--split-roles` runs n! lanes: up to 24.
+pub const MAX_SPLIT_PARTIES: usize = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Protocol {
@@ -482,6 +484,27 @@ impl RunRequest {
         if options.threads == 0 {
             return err("--threads must be at least 1".into());
         }
+        if options.split_roles {
+            if d.family != Family::Sharing || d.dealer.is_some() {
+                return err(format!(
+                    "{name} has no roles to split; --split-roles applies to the \
+                     secret-sharing protocols without a dealer"
+                ));
+            }
+            if parties > MAX_SPLIT_PARTIES {
+                return err(format!(
+                    "--split-roles runs one lane per assignment of roles, {parties}! of them \
+                     for {parties} parties; at most {MAX_SPLIT_PARTIES} parties"
+                ));
+            }
+            if options.fault.is_some() {
+                return err(
+                    "--corrupt names a party's role; it cannot be combined with --split-roles, \
+                     where every party plays every role"
+                        .into(),
+                );
+            }
+        }
         match (options.max_fan_in, d.max_fan_in) {
             (Some(cap), _) if cap < 2 => {
                 return err(format!(
@@ -613,11 +636,12 @@ impl RunRequest {
                 options.garble, options.linear
             ),
             Family::Sharing => format!(
-                "{name} preprocess={:?} threads={}{} share-memory={} reveal-to={to} truncation={:?} \
-                 max-fan-in={:?}",
+                "{name} preprocess={:?} threads={}{} split-roles={} share-memory={} reveal-to={to} \
+                 truncation={:?} max-fan-in={:?}",
                 options.preprocess,
                 if options.threads_auto { "min:" } else { "" },
                 options.threads,
+                options.split_roles,
                 options.share_memory,
                 options.truncation,
                 options.max_fan_in

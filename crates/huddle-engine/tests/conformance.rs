@@ -82,27 +82,23 @@ fn settings() -> Vec<Setting> {
 /// Runs `circuit` under `setting` and asserts that every party's outputs
 /// equal `want`.
 fn assert_conforms(setting: Setting, name: &str, circuit: &Circuit, inputs: &[BitMatrix]) {
-    assert_conforms_with(setting, name, circuit, inputs, 1, None);
+    assert_conforms_with(setting, name, circuit, inputs, RunOptions::default());
 }
 
-/// [`assert_conforms`] with `threads` lanes and a share-memory bound.
+/// [`assert_conforms`] with these options (the setting's preprocessing).
 fn assert_conforms_with(
     setting: Setting,
     name: &str,
     circuit: &Circuit,
     inputs: &[BitMatrix],
-    threads: usize,
-    share_memory: Option<usize>,
+    options: RunOptions,
 ) {
     let want = PlainEvaluator::new(circuit)
         .evaluate(inputs)
         .expect("plaintext");
-    let defaults = RunOptions::default();
     let options = RunOptions {
         preprocess: setting.preprocess,
-        threads,
-        share_memory: share_memory.unwrap_or(defaults.share_memory),
-        ..defaults
+        ..options
     };
     let request = huddle_engine::check_request(setting.protocol, setting.parties, circuit, options)
         .unwrap_or_else(|e| panic!("{setting:?} refuses {name}: {e}"));
@@ -220,7 +216,74 @@ fn every_ring_protocol_on_packed_words_across_lanes_and_slices() {
             let inputs = random_inputs(&c, &mut prg, 1001);
             // 4 KiB of shares: slices of a few dozen instances.
             let name = format!("random circuit over {ring}, 3 lanes, small slices");
-            assert_conforms_with(setting, &name, &c, &inputs, 3, Some(4096));
+            let options = RunOptions {
+                threads: 3,
+                share_memory: 4096,
+                ..RunOptions::default()
+            };
+            assert_conforms_with(setting, &name, &c, &inputs, options);
+        }
+    }
+}
+
+/// Split roles: every protocol that has roles to split, with every
+/// assignment of roles to parties running at once on its share of the
+/// batch: Boolean, arithmetic (packed and whole words) and mixed circuits,
+/// a batch with fewer word units than assignments, and slices.
+#[test]
+fn every_role_splitting_protocol_with_split_roles() {
+    let mut prg = Prg::from_seed([19; 16]);
+    let splitting: Vec<Setting> = settings()
+        .into_iter()
+        .filter(|s| {
+            let d = s.protocol.descriptor();
+            d.family == Family::Sharing
+                && d.dealer.is_none()
+                && s.parties <= huddle_engine::protocol::MAX_SPLIT_PARTIES
+        })
+        .collect();
+    assert!(splitting.len() >= 8, "no protocols split roles");
+    let boolean = random_circuit(&RandomCircuitSpec::boolean(&[17, 64, 9], 120, 5), &mut prg);
+    let ring32 = random_circuit(
+        &RandomCircuitSpec::arithmetic(RingWidth::W32, &[3, 5, 2], 100, 4),
+        &mut prg,
+    );
+    let ring64 = random_circuit(
+        &RandomCircuitSpec::arithmetic(RingWidth::W64, &[3, 5, 2], 100, 4),
+        &mut prg,
+    );
+    let mixed = random_circuit(
+        &RandomCircuitSpec::mixed(RingWidth::W16, 13, 4, 120, 4),
+        &mut prg,
+    );
+    let split = |share_memory: usize| RunOptions {
+        split_roles: true,
+        share_memory,
+        ..RunOptions::default()
+    };
+    for &setting in &splitting {
+        let d = setting.protocol.descriptor();
+        for (c, instances, share_memory) in [
+            (&boolean, 1037, 32 << 20),
+            (&boolean, 65, 32 << 20),
+            (&boolean, 3000, 4096),
+        ] {
+            let inputs = random_inputs(c, &mut prg, instances);
+            let name = format!("random Boolean circuit, {instances} instances, split roles");
+            assert_conforms_with(setting, &name, c, &inputs, split(share_memory));
+        }
+        if d.rings {
+            for c in [&ring32, &ring64] {
+                let inputs = random_inputs(c, &mut prg, 1001);
+                let name = "random arithmetic circuit, split roles";
+                assert_conforms_with(setting, name, c, &inputs, split(32 << 20));
+            }
+        }
+        if d.conversions {
+            let mut inputs = random_inputs(&mixed, &mut prg, 203);
+            with_edge_values(&mixed, &mut inputs, RingWidth::W16);
+            let name = "random mixed circuit, split roles";
+            assert_conforms_with(setting, name, &mixed, &inputs, split(32 << 20));
         }
     }
 }

@@ -440,6 +440,118 @@ fn a_batch_too_large_for_memory_is_refused_before_communicating() {
     }
 }
 
+/// Split roles (HK-C Section V-E): with a batch that gives every
+/// assignment of roles the same share and inputs owned alike by every
+/// party, every directed link carries exactly the same bytes in each phase,
+/// the total is the unsplit run's plus, per extra lane, the run's
+/// constant-size messages (digests), and the rounds are an unsplit run's.
+/// Three parties (6 assignments) and four (24), protocols whose roles send
+/// very different amounts.
+#[test]
+fn split_roles_give_every_link_the_same_load_and_add_no_traffic() {
+    for (protocol, parties) in [
+        ("trio", 3),
+        ("astra", 3),
+        ("replicated", 3),
+        ("quad", 4),
+        ("quad-het", 4),
+        ("tetrad", 4),
+    ] {
+        let lanes: usize = (1..=parties).product();
+        let links = || {
+            (0..parties)
+                .flat_map(|f| (0..parties).map(move |t| (f, t)))
+                .filter(|(f, t)| f != t)
+        };
+        for ring in [None, Some(RingWidth::W32)] {
+            // Every party owns one input value: a party shares its inputs
+            // in every role, so input sharing is balanced too.
+            let c = independent_products(96, parties as u32, ring);
+            let batch = 64 * lanes * 2;
+            let run = |split_roles: bool, instances: usize| {
+                let inputs = random_inputs(&c, &mut Prg::from_seed([22; 16]), instances);
+                let want = PlainEvaluator::new(&c)
+                    .evaluate(&inputs)
+                    .expect("plaintext");
+                let options = RunOptions {
+                    split_roles,
+                    ..RunOptions::default()
+                };
+                let nets = memory_networks(parties, &NetProfile::lan(), Duration::from_secs(60));
+                let results = local(protocol, nets, &c, &inputs, options)
+                    .unwrap_or_else(|e| panic!("{protocol}: {e}"));
+                let mut acc = Accounting::default();
+                for r in &results {
+                    assert!(r.outputs == want, "{protocol} split {split_roles}");
+                    acc.merge(&r.accounting);
+                }
+                acc
+            };
+            let (one, half, split) = (run(false, batch), run(false, batch / 2), run(true, batch));
+            for phase in [Phase::Offline, Phase::Online] {
+                let total = |a: &Accounting| -> u64 {
+                    links().map(|(f, t)| a.link(phase, f, t).bytes).sum()
+                };
+                // Bytes = a·instances + constant.
+                let constant = 2 * total(&half) - total(&one);
+                assert_eq!(
+                    total(&split),
+                    total(&one) + (lanes as u64 - 1) * constant,
+                    "{protocol} {ring:?} {phase}: only the constant-size messages repeat per lane"
+                );
+                let per_link = split.link(phase, 0, 1).bytes;
+                for (f, t) in links() {
+                    assert_eq!(
+                        split.link(phase, f, t).bytes,
+                        per_link,
+                        "{protocol} {ring:?} {phase}: link {f}->{t} (unsplit: {})",
+                        one.link(phase, f, t).bytes
+                    );
+                }
+                assert_eq!(split.rounds(phase), one.rounds(phase), "{protocol} {phase}");
+            }
+        }
+    }
+}
+
+#[test]
+fn split_roles_are_refused_where_there_are_no_roles_to_split() {
+    let c = independent_products(4, 2, None);
+    let split = RunOptions {
+        split_roles: true,
+        ..RunOptions::default()
+    };
+    for (protocol, parties, why) in [
+        ("ttp", 3, "no roles to split"),
+        ("bgw3", 3, "no roles to split"),
+        ("ca2pc", 3, "no roles to split"),
+        ("ttp", 5, "no roles to split"),
+    ] {
+        let e = request(protocol, parties, &c, split)
+            .map(|_| ())
+            .expect_err(protocol);
+        assert!(e.to_string().contains(why), "{protocol}: {e}");
+    }
+    let fault = huddle_engine::fault::Fault {
+        party: 1,
+        kind: huddle_engine::fault::FaultKind::parse("add-error").expect("kind"),
+        message: None,
+        seed: 0,
+    };
+    let e = request(
+        "quad",
+        4,
+        &c,
+        RunOptions {
+            fault: Some(fault),
+            ..split
+        },
+    )
+    .map(|_| ())
+    .expect_err("a corrupted role");
+    assert!(e.to_string().contains("--split-roles"), "{e}");
+}
+
 #[test]
 fn lanes_and_slices_change_nothing_but_time_and_rounds() {
     let mut prg = Prg::from_seed([17; 16]);

@@ -90,6 +90,26 @@ impl Accounting {
         s.rounds += u64::from(new_round);
     }
 
+    /// Adds the counters of a lane that ran at the same time as this
+    /// endpoint's other lanes: bytes and messages add up; rounds per link
+    /// and round depth are the most of any lane (the lanes' rounds overlap);
+    /// each phase spans from the first entry to the last exit.
+    pub(crate) fn absorb_concurrent(&mut self, lane: &Accounting) {
+        for (key, s) in &lane.links {
+            let t = self.links.entry(*key).or_default();
+            t.bytes += s.bytes;
+            t.messages += s.messages;
+            t.rounds = t.rounds.max(s.rounds);
+        }
+        for (phase, &(start, end)) in &lane.windows {
+            let w = self.windows.entry(*phase).or_insert((start, end));
+            *w = (w.0.min(start), w.1.max(end));
+        }
+        for (phase, &d) in &lane.depth {
+            self.record_depth(*phase, d);
+        }
+    }
+
     pub(crate) fn enter(&mut self, phase: Phase, at: Instant) {
         self.windows.entry(phase).or_insert((at, at));
     }

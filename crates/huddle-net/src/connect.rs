@@ -1358,6 +1358,7 @@ mod tests {
         let mut m = payload.to_vec();
         m.push(phase);
         m.extend_from_slice(&stamp.to_le_bytes());
+        m.extend_from_slice(&0u16.to_le_bytes()); // lane
         m
     }
 

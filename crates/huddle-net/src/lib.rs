@@ -19,6 +19,7 @@ mod frame;
 pub mod network;
 mod pool;
 pub mod profile;
+pub mod split;
 pub mod tls;
 
 /// What a peer's bytes go through before any protocol sees them, for the
@@ -39,8 +40,8 @@ pub mod fuzzing {
             if let Ok(h) = crate::frame::Hello::decode(&data) {
                 assert_eq!(crate::frame::Hello::decode(&h.encode()), Ok(h));
             }
-            if let Ok((_, stamp)) = crate::network::split_stamp(&mut data) {
-                assert!(stamp <= 1 << 31);
+            if let Ok(s) = crate::network::split_stamp(&mut data) {
+                assert!(s.stamp <= 1 << 31);
             }
             frames += 1;
         }
@@ -81,6 +82,7 @@ pub use network::{
 };
 pub use pool::recycle as recycle_buffer;
 pub use profile::{LinkShape, NetProfile};
+pub use split::LaneNet;
 
 /// Index of a party, 0-based.
 pub type PartyId = usize;

@@ -65,14 +65,14 @@ impl NetError {
 
 /// A message on its way to a receiver, visible from `visible_at` (link emulation).
 pub(crate) struct Delivery {
-    data: Vec<u8>,
-    visible_at: Option<Instant>,
+    pub(crate) data: Vec<u8>,
+    pub(crate) visible_at: Option<Instant>,
 }
 
-type Inbound = Result<Delivery, NetError>;
+pub(crate) type Inbound = Result<Delivery, NetError>;
 
 /// What a socket link's writer thread is asked to do.
-enum Outgoing {
+pub(crate) enum Outgoing {
     Message(Delivery),
     /// The endpoint is closing: the last frame to write, then stop.
     End(Ending),
@@ -80,14 +80,15 @@ enum Outgoing {
 
 /// How an endpoint leaves, decided once when it is dropped.
 #[derive(Clone, Copy)]
-enum Ending {
+pub(crate) enum Ending {
     /// Finished normally.
     Goodbye,
     /// Stopped because `culprit` failed (this party itself after a panic).
     Abort { culprit: PartyId },
 }
 
-enum Outbound {
+#[derive(Clone)]
+pub(crate) enum Outbound {
     /// In-memory: straight into the peer's queue.
     Direct(Sender<Inbound>),
     /// Sockets: to this link's writer thread.
@@ -95,6 +96,25 @@ enum Outbound {
         queue: Sender<Outgoing>,
         failure: Arc<Mutex<Option<NetError>>>,
     },
+}
+
+impl Outbound {
+    /// Hands `delivery` to the peer's queue or the link's writer.
+    pub(crate) fn deliver(&self, to: PartyId, delivery: Delivery) -> Result<(), NetError> {
+        match self {
+            Outbound::Direct(tx) => tx
+                .send(Ok(delivery))
+                .map_err(|_| NetError::Disconnected { peer: to }),
+            Outbound::Writer { queue, failure } => {
+                match failure.lock().ok().and_then(|f| f.clone()) {
+                    Some(e) => Err(e),
+                    None => queue
+                        .send(Outgoing::Message(delivery))
+                        .map_err(|_| NetError::Disconnected { peer: to }),
+                }
+            }
+        }
+    }
 }
 
 /// The first failure seen on any link of a party: every wait checks it, so
@@ -115,16 +135,16 @@ impl Alarm {
         self.raised.store(true, Ordering::Release);
     }
 
-    fn is_raised(&self) -> bool {
+    pub(crate) fn is_raised(&self) -> bool {
         self.raised.load(Ordering::Acquire)
     }
 
-    fn get(&self) -> Option<NetError> {
+    pub(crate) fn get(&self) -> Option<NetError> {
         self.get_with_age().map(|(e, _)| e)
     }
 
     /// The failure and how long ago it was raised.
-    fn get_with_age(&self) -> Option<(NetError, Duration)> {
+    pub(crate) fn get_with_age(&self) -> Option<(NetError, Duration)> {
         if !self.is_raised() {
             return None;
         }
@@ -138,14 +158,15 @@ impl Alarm {
 /// leaving, even cleanly, can look like a failure here while a slower peer
 /// is still computing what it owes us); after it the run is given up, so
 /// parties that never wait on the failed one still stop.
-const ALARM_GRACE: Duration = Duration::from_secs(5);
+pub(crate) const ALARM_GRACE: Duration = Duration::from_secs(5);
 
-struct Link {
-    out: Option<Outbound>,
+pub(crate) struct Link {
+    pub(crate) out: Option<Outbound>,
     /// In memory: the peer's alarm, raised if this party's thread panics.
     peer_alarm: Option<Arc<Alarm>>,
-    inbox: Receiver<Inbound>,
-    shaper: Shaper,
+    pub(crate) inbox: Receiver<Inbound>,
+    /// Shared with the lanes of a split run (see [`crate::split`]).
+    pub(crate) shaper: Arc<Mutex<Shaper>>,
     /// A burst of sends is open on this link (it ends at our next receive).
     sending: bool,
     writer: Option<JoinHandle<()>>,
@@ -153,7 +174,7 @@ struct Link {
     /// Closes the socket, which unblocks both threads.
     shutdown: Option<Shutdown>,
     /// Socket links: what the reader has queued and this party not yet taken.
-    inbox_bytes: Option<Arc<InboxBudget>>,
+    pub(crate) inbox_bytes: Option<Arc<InboxBudget>>,
     /// Socket links: the largest frame the reader accepts (see `set_max_message`).
     max_message: Option<Arc<AtomicUsize>>,
 }
@@ -163,7 +184,7 @@ struct Link {
 /// TCP's flow control holds the sender back: a peer cannot make a party
 /// buffer more than the budget plus one message, however much it sends.
 pub(crate) struct InboxBudget {
-    budget: usize,
+    pub(crate) budget: usize,
     queued: Mutex<usize>,
     changed: Condvar,
     closed: AtomicBool,
@@ -199,7 +220,7 @@ impl InboxBudget {
         }
     }
 
-    fn take(&self, bytes: usize) {
+    pub(crate) fn take(&self, bytes: usize) {
         let Ok(mut q) = self.queued.lock() else {
             return;
         };
@@ -228,10 +249,10 @@ pub(crate) type Shutdown = Arc<dyn Fn() + Send + Sync>;
 const LINGER: Duration = Duration::from_secs(30);
 
 /// How often a waiting receive looks at the alarm.
-const ALARM_POLL: Duration = Duration::from_millis(20);
+pub(crate) const ALARM_POLL: Duration = Duration::from_millis(20);
 
 /// Hands a message over once link emulation makes it visible.
-fn deliver(d: Delivery) -> Vec<u8> {
+pub(crate) fn deliver(d: Delivery) -> Vec<u8> {
     if let Some(at) = d.visible_at {
         let now = Instant::now();
         if at > now {
@@ -239,6 +260,12 @@ fn deliver(d: Delivery) -> Vec<u8> {
         }
     }
     d.data
+}
+
+/// When a message of `len` bytes (trailer included) becomes visible at the
+/// receiver under link emulation (its frame header counted too).
+pub(crate) fn shape(shaper: &Mutex<Shaper>, len: usize) -> Option<Instant> {
+    shaper.lock().ok().and_then(|mut s| s.visible_at(len + 4))
 }
 
 /// Per-link sizes of a socket transport.
@@ -266,23 +293,47 @@ impl Default for LinkLimits {
     }
 }
 
-/// Every message carries a 5-byte trailer (not counted as payload): the phase
-/// it was sent in and its round stamp, one more than the deepest stamp of that
-/// phase its sender had received. The largest stamp of a phase is the length of
-/// the phase's longest chain of dependent messages: the rounds a WAN pays
-/// latency for, whichever links they take.
-pub const STAMP_BYTES: usize = 5;
+/// Every message carries a 7-byte trailer (not counted as payload): the phase
+/// it was sent in, its round stamp, one more than the deepest stamp of that
+/// phase its sender had received, and its lane (0 except in a run split into
+/// concurrent lanes, see [`crate::split`]). The largest stamp of a phase is
+/// the length of the phase's longest chain of dependent messages: the rounds
+/// a WAN pays latency for, whichever links they take.
+pub const STAMP_BYTES: usize = 7;
 
 /// The largest round stamp accepted from a peer.
 const MAX_STAMP: u32 = 1 << 31;
 
-/// Removes a received message's trailer and returns its phase and round
-/// stamp; the message is the peer's, so every field is checked.
-pub(crate) fn split_stamp(data: &mut Vec<u8>) -> Result<(Phase, u32), String> {
+/// A message's trailer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub(crate) phase: Phase,
+    pub(crate) stamp: u32,
+    pub(crate) lane: u16,
+}
+
+/// Appends the trailer.
+pub(crate) fn push_stamp(data: &mut Vec<u8>, s: Stamp) {
+    data.push(s.phase as u8);
+    data.extend_from_slice(&s.stamp.to_le_bytes());
+    data.extend_from_slice(&s.lane.to_le_bytes());
+}
+
+/// The lane a received message (trailer still on) names; None if it has
+/// no trailer (`split_stamp` then says so).
+pub(crate) fn lane_of(data: &[u8]) -> Option<u16> {
+    let at = data.len().checked_sub(2)?;
+    (data.len() >= STAMP_BYTES).then(|| u16::from_le_bytes([data[at], data[at + 1]]))
+}
+
+/// Removes a received message's trailer and returns it; the message is the
+/// peer's, so every field is checked.
+pub(crate) fn split_stamp(data: &mut Vec<u8>) -> Result<Stamp, String> {
     let bad = || "a message without a valid round stamp".to_string();
     let at = data.len().checked_sub(STAMP_BYTES).ok_or_else(bad)?;
     let phase = *Phase::ALL.get(data[at] as usize).ok_or_else(bad)?;
-    let stamp = u32::from_le_bytes(data[at + 1..].try_into().map_err(|_| bad())?);
+    let stamp = u32::from_le_bytes(data[at + 1..at + 5].try_into().map_err(|_| bad())?);
+    let lane = u16::from_le_bytes([data[at + 5], data[at + 6]]);
     // No run has 2^31 rounds: a larger stamp is a peer's fabrication.
     if stamp > MAX_STAMP {
         return Err(format!(
@@ -290,7 +341,7 @@ pub(crate) fn split_stamp(data: &mut Vec<u8>) -> Result<(Phase, u32), String> {
         ));
     }
     data.truncate(at);
-    Ok((phase, stamp))
+    Ok(Stamp { phase, stamp, lane })
 }
 
 /// An empty message buffer with room for `len` payload bytes and the
@@ -303,16 +354,16 @@ pub fn message_buffer(len: usize) -> Vec<u8> {
 
 /// One party's view of the network.
 pub struct Network {
-    me: PartyId,
-    links: Vec<Option<Link>>,
-    alarm: Arc<Alarm>,
-    phase: Phase,
+    pub(crate) me: PartyId,
+    pub(crate) links: Vec<Option<Link>>,
+    pub(crate) alarm: Arc<Alarm>,
+    pub(crate) phase: Phase,
     /// Whether time is being counted for the current phase.
     clock_running: bool,
     /// Per phase, the deepest round stamp received so far (see [`STAMP_BYTES`]).
-    depth: [u32; Phase::ALL.len()],
-    accounting: Accounting,
-    timeout: Duration,
+    pub(crate) depth: [u32; Phase::ALL.len()],
+    pub(crate) accounting: Accounting,
+    pub(crate) timeout: Duration,
     /// Where every received payload is copied (see [`Network::record_received`]).
     transcript: Option<Transcript>,
     /// Settings this party's hello left open (`key=?`), as the peers set them.
@@ -418,24 +469,20 @@ impl Network {
         // Saturating: received stamps are bounded (see `recv_any`), this only
         // keeps a pathological run from wrapping.
         let stamp = self.depth[phase as usize].saturating_add(1);
-        data.push(phase as u8);
-        data.extend_from_slice(&stamp.to_le_bytes());
+        push_stamp(
+            &mut data,
+            Stamp {
+                phase,
+                stamp,
+                lane: 0,
+            },
+        );
         let link = self.link(to)?;
         let new_round = !link.sending;
         link.sending = true;
-        let visible_at = link.shaper.visible_at(data.len() + 4);
+        let visible_at = shape(&link.shaper, data.len());
         let delivered = match &link.out {
-            Some(Outbound::Direct(tx)) => tx
-                .send(Ok(Delivery { data, visible_at }))
-                .map_err(|_| NetError::Disconnected { peer: to }),
-            Some(Outbound::Writer { queue, failure }) => {
-                match failure.lock().ok().and_then(|f| f.clone()) {
-                    Some(e) => Err(e),
-                    None => queue
-                        .send(Outgoing::Message(Delivery { data, visible_at }))
-                        .map_err(|_| NetError::Disconnected { peer: to }),
-                }
-            }
+            Some(out) => out.deliver(to, Delivery { data, visible_at }),
             None => Err(NetError::Disconnected { peer: to }),
         };
         // A peer that is gone because another party failed first: report
@@ -512,8 +559,14 @@ impl Network {
     /// Receives the next message from `from`, whatever its length.
     pub fn recv_any(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
         let result = self.recv_inner(from).and_then(|mut data| {
-            let (phase, stamp) =
+            let Stamp { phase, stamp, lane } =
                 split_stamp(&mut data).map_err(|cause| NetError::Link { peer: from, cause })?;
+            if lane != 0 {
+                return Err(NetError::Link {
+                    peer: from,
+                    cause: format!("a message of lane {lane} in a run not split into lanes"),
+                });
+            }
             let d = &mut self.depth[phase as usize];
             *d = (*d).max(stamp);
             if let Some(t) = &self.transcript {
@@ -622,7 +675,7 @@ impl Network {
                     out: Some(p.out),
                     peer_alarm: p.peer_alarm,
                     inbox: p.inbox,
-                    shaper: Shaper::new(profile.shape(me, peer)),
+                    shaper: Arc::new(Mutex::new(Shaper::new(profile.shape(me, peer)))),
                     sending: false,
                     writer: p.writer,
                     reader: p.reader,

@@ -824,7 +824,7 @@ pub fn evaluate<P: Sharing>(
 /// `own_inputs` holds the values this party owns (see [`crate::ttp::run`]);
 /// each is dropped once converted to share words, so that a large batch's
 /// inputs are held once, not twice.
-pub fn run<P: Sharing, F: Fn() -> P + Sync>(
+pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     make: F,
     net: &mut Network,
     circuit: &Circuit,
@@ -832,7 +832,7 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
     own_inputs: Vec<(usize, OwnValue)>,
     options: crate::RunOptions,
 ) -> Result<Vec<BitMatrix>, RunError> {
-    let probe = make();
+    let probe = make(net.party());
     if net.parties() != probe.parties() {
         return Err(RunError::Input(format!(
             "{} is a {}-party protocol, the run has {} parties",
@@ -890,7 +890,20 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
             + program.slots[1] as u128 * per_unit(Domain::Ring)
             + conversion_bytes);
     let slice = ((options.share_memory as u128 / unit_bytes.max(1)) as usize).max(1);
-    let lanes = options.threads.clamp(1, units.max(1).min(slice));
+    // Split roles: a lane per assignment of roles to parties (as many as
+    // the batch has units for; every party computes the same count).
+    let roles: Vec<Vec<PartyId>> = if options.split_roles {
+        let all = permutations(parties);
+        let n = all.len().min(units.max(1)).min(slice);
+        all.into_iter().take(n).collect()
+    } else {
+        Vec::new()
+    };
+    let lanes = if options.split_roles {
+        roles.len()
+    } else {
+        options.threads.clamp(1, units.max(1).min(slice))
+    };
     // Inputs held whole (random ones are drawn slice by slice) and outputs.
     let io_bits: usize = own_inputs
         .iter()
@@ -958,7 +971,12 @@ pub fn run<P: Sharing, F: Fn() -> P + Sync>(
         instances as u64,
         (slices.len() * lanes * program.steps.len()) as u64,
     );
-    let parts = match run_lanes(&job, &make, net, lanes, &lane_ranges) {
+    let run = if options.split_roles {
+        run_role_lanes(&job, &make, net, &roles, &lane_ranges)
+    } else {
+        run_lanes(&job, &make, net, lanes, &lane_ranges)
+    };
+    let parts = match run {
         Ok(parts) => parts,
         Err(e) => {
             if let RunError::Abort {
@@ -1016,7 +1034,7 @@ type LaneParts = Vec<(std::ops::Range<usize>, Option<[Vec<u64>; 2]>)>;
 
 /// Runs `job` on `lanes` lanes (one thread each, a coordinator on this one
 /// when more than one), lane l on the instance ranges `ranges(l)`.
-fn run_lanes<P: Sharing, F: Fn() -> P + Sync>(
+fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     job: &Lane,
     make: &F,
     net: &mut Network,
@@ -1024,8 +1042,10 @@ fn run_lanes<P: Sharing, F: Fn() -> P + Sync>(
     lane_ranges: &(dyn Fn(usize) -> Vec<std::ops::Range<usize>> + Sync),
 ) -> Result<LaneParts, RunError> {
     let parties = net.parties();
+    let me = net.party();
+    let identity: Vec<PartyId> = (0..parties).collect();
     let parts: LaneParts = if lanes == 1 {
-        job.run(make(), net, 0, &lane_ranges(0))?
+        job.run(make(me), net, 0, &lane_ranges(0), &identity)?
     } else {
         let (coordinator, transports) = lanes::lanes(net.party(), parties, lanes);
         let (served, results) = std::thread::scope(|s| {
@@ -1033,9 +1053,9 @@ fn run_lanes<P: Sharing, F: Fn() -> P + Sync>(
                 .into_iter()
                 .enumerate()
                 .map(|(lane, mut t)| {
-                    let (job, make, ranges) = (&job, &make, lane_ranges(lane));
+                    let (job, make, ranges, identity) = (&job, &make, lane_ranges(lane), &identity);
                     s.spawn(move || {
-                        let r = job.run(make(), &mut t, lane, &ranges);
+                        let r = job.run(make(me), &mut t, lane, &ranges, identity);
                         t.done();
                         r
                     })
@@ -1060,6 +1080,165 @@ fn run_lanes<P: Sharing, F: Fn() -> P + Sync>(
         parts
     };
     Ok(parts)
+}
+
+/// Every order of `0..n`, lexicographic (the identity first).
+fn permutations(n: usize) -> Vec<Vec<PartyId>> {
+    let mut all = Vec::new();
+    let mut p: Vec<PartyId> = (0..n).collect();
+    loop {
+        all.push(p.clone());
+        // The next permutation in lexicographic order, if any.
+        let Some(i) = (1..n).rev().find(|&i| p[i - 1] < p[i]) else {
+            return all;
+        };
+        let j = (i..n).rev().find(|&j| p[j] > p[i - 1]).unwrap_or(i);
+        p.swap(i - 1, j);
+        p[i..].reverse();
+    }
+}
+
+/// Split roles: lane l runs the protocol with role r played by party
+/// `roles[l][r]`, all lanes at once over one endpoint split into lanes
+/// ([`Network::split`]), so that each party plays every role and each link
+/// carries every role pair's traffic, each on its share of the batch.
+fn run_role_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
+    job: &Lane,
+    make: &F,
+    net: &mut Network,
+    roles: &[Vec<PartyId>],
+    lane_ranges: &(dyn Fn(usize) -> Vec<std::ops::Range<usize>> + Sync),
+) -> Result<LaneParts, RunError> {
+    let me = net.party();
+    let lane_nets = net.split(roles.len())?;
+    let done: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = lane_nets
+            .into_iter()
+            .zip(roles)
+            .enumerate()
+            .map(|(lane, (lane_net, roles))| {
+                let ranges = lane_ranges(lane);
+                s.spawn(move || {
+                    let role = roles.iter().position(|&p| p == me).unwrap_or(me);
+                    let mut t = RoleNet {
+                        net: lane_net,
+                        roles,
+                        role,
+                    };
+                    let r = job
+                        .run(make(role), &mut t, lane, &ranges, roles)
+                        .map_err(|e| in_parties(e, lane, roles));
+                    if let Err(e) = &r {
+                        // The other lanes stop too, and the peers learn who.
+                        let culprit = match e {
+                            RunError::Abort {
+                                culprit: Some(c), ..
+                            } => *c,
+                            RunError::Net(n) => n.culprit().unwrap_or(me),
+                            _ => me,
+                        };
+                        t.net.fail(culprit);
+                    }
+                    (t.net, r)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| RunError::Internal("a role lane's thread panicked".into()))
+            })
+            .collect()
+    });
+    let mut lane_nets = Vec::new();
+    let mut parts = Vec::new();
+    let mut first_error = None;
+    for d in done {
+        match d {
+            Ok((lane_net, Ok(p))) => {
+                lane_nets.push(lane_net);
+                parts.extend(p);
+            }
+            Ok((lane_net, Err(e))) => {
+                lane_nets.push(lane_net);
+                first_error = first_error.or(Some(e));
+            }
+            Err(e) => first_error = first_error.or(Some(e)),
+        }
+    }
+    // A lane's own error is the root cause; the join's would only echo it.
+    let joined = net.join(lane_nets);
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    joined?;
+    Ok(parts)
+}
+
+/// A lane's error in terms of parties rather than its roles.
+fn in_parties(e: RunError, lane: usize, roles: &[PartyId]) -> RunError {
+    match e {
+        RunError::Abort { check, culprit } => RunError::Abort {
+            check: format!(
+                "{check} (role lane {lane}: roles P0..P{} are parties {roles:?})",
+                roles.len() - 1
+            ),
+            culprit: culprit.map(|c| roles.get(c).copied().unwrap_or(c)),
+        },
+        e => e,
+    }
+}
+
+/// One lane of a split-roles run: the protocol speaks in roles, the lane's
+/// endpoint in parties.
+struct RoleNet<'a> {
+    net: huddle_net::LaneNet,
+    roles: &'a [PartyId],
+    role: PartyId,
+}
+
+impl RoleNet<'_> {
+    fn party_of(&self, role: PartyId) -> Result<PartyId, NetError> {
+        self.roles.get(role).copied().ok_or(NetError::UnknownPeer {
+            peer: role,
+            me: self.role,
+            parties: self.roles.len(),
+        })
+    }
+}
+
+impl Transport for RoleNet<'_> {
+    fn party(&self) -> PartyId {
+        self.role
+    }
+    fn parties(&self) -> usize {
+        self.roles.len()
+    }
+    /// As [`Network`]'s: an empty message is not sent.
+    fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let to = self.party_of(to)?;
+        self.net.send(to, data)
+    }
+    fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        let from = self.party_of(from)?;
+        self.net.recv(from, len)
+    }
+    fn set_phase(&mut self, phase: Phase) {
+        self.net.set_phase(phase)
+    }
+    fn phase(&self) -> Phase {
+        self.net.phase()
+    }
+    fn stop_clock(&mut self) {
+        self.net.stop_clock()
+    }
 }
 
 /// The input values of one domain, as every lane sees them.
@@ -1096,13 +1275,17 @@ struct Lane<'a> {
 impl Lane<'_> {
     /// Setup, then every slice in `ranges` (instance ranges of the batch).
     /// Returns each range with the opened words of every output wire.
+    /// `roles[r]` is the party that plays role r in this lane (`net`
+    /// speaks in roles): input owners and the output party are parties.
     fn run<P: Sharing>(
         &self,
         mut protocol: P,
         net: &mut dyn Transport,
         lane: usize,
         ranges: &[std::ops::Range<usize>],
+        roles: &[PartyId],
     ) -> Result<LaneParts, RunError> {
+        let role_of = |p: PartyId| roles.iter().position(|&q| q == p).unwrap_or(p);
         let first_draw = crate::draws::SHARING_KEYS + ((lane as u64) << 16);
         let me = net.party();
         let main = self.program.main_domain();
@@ -1137,7 +1320,7 @@ impl Lane<'_> {
                 let v = &self.values[d as usize];
                 let r = domain_range(self.program.lanes(d), range);
                 InputValues {
-                    owners: v.owners.clone(),
+                    owners: v.owners.iter().map(|&p| role_of(p)).collect(),
                     slots: &v.slots,
                     own: v
                         .own
@@ -1160,7 +1343,7 @@ impl Lane<'_> {
                             })
                         })
                         .collect(),
-                    reveal_to: self.reveal_to,
+                    reveal_to: self.reveal_to.map(role_of),
                 }
             });
             arenas.resize(range.len());

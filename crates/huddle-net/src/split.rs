@@ -1,0 +1,539 @@
+//! Concurrent lanes over one endpoint's links: [`Network::split`] gives
+//! each of k threads its own endpoint ([`LaneNet`]) over the same
+//! connections, and [`Network::join`] takes them back. A lane talks only to
+//! the same lane at the other parties (its messages carry the lane in their
+//! trailer), so independent protocol runs — e.g. one per assignment of roles
+//! to parties (split roles) — share the links at once, each with its own
+//! order of sends and receives.
+//!
+//! Receiving: the link's inbox is shared. A lane that finds no message of its
+//! own waiting takes the inbox (one lane at a time), waits on it outside any
+//! lock, and files what arrives under its lane; the others wait on a
+//! condition variable. No lane ever blocks while holding the lock, so a lane
+//! waiting for a slow peer never holds up another lane's messages.
+
+use crate::accounting::{Accounting, Phase};
+use crate::network::{
+    deliver, lane_of, push_stamp, shape, split_stamp, Alarm, Delivery, Inbound, InboxBudget,
+    Outbound, Stamp, ALARM_GRACE, ALARM_POLL,
+};
+use crate::profile::Shaper;
+use crate::{NetError, Network, PartyId};
+use std::collections::VecDeque;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// One link's inbox, shared by the lanes.
+struct Demux {
+    state: Mutex<DemuxState>,
+    arrived: Condvar,
+}
+
+struct DemuxState {
+    /// The link's inbox; `None` while a lane waits on it.
+    inbox: Option<Receiver<Inbound>>,
+    /// Messages that arrived for each lane before it asked.
+    waiting: Vec<VecDeque<Delivery>>,
+    /// Their bytes: at most the link's inbox budget (a peer cannot make a
+    /// party hold more for lanes that do not read).
+    waiting_bytes: usize,
+    /// The link's failure, once seen (every lane reports it).
+    failed: Option<NetError>,
+}
+
+/// One lane's link to a peer.
+#[derive(Clone)]
+struct LaneLink {
+    out: Outbound,
+    shaper: Arc<Mutex<Shaper>>,
+    demux: Arc<Demux>,
+    budget: Option<Arc<InboxBudget>>,
+    /// A burst of sends is open on this link (it ends at our next receive).
+    sending: bool,
+}
+
+/// Messages a link may hold for lanes that have not asked for them, where
+/// the link has no inbox budget of its own (in memory).
+const WAITING_LIMIT: usize = 256 << 20;
+
+/// One lane's endpoint: [`Network`]'s send and receive, over the lane.
+pub struct LaneNet {
+    me: PartyId,
+    lane: u16,
+    links: Vec<Option<LaneLink>>,
+    alarm: Arc<Alarm>,
+    phase: Phase,
+    clock_running: bool,
+    depth: [u32; Phase::ALL.len()],
+    accounting: Accounting,
+    timeout: Duration,
+}
+
+impl Network {
+    /// `lanes` endpoints over this one's links, for as many threads; every
+    /// party of the run must split into the same number. Until
+    /// [`join`](Network::join), this endpoint itself must not send or receive.
+    pub fn split(&mut self, lanes: usize) -> Result<Vec<LaneNet>, NetError> {
+        if lanes == 0 || lanes > usize::from(u16::MAX) + 1 {
+            return Err(NetError::Setup(format!(
+                "a run splits into 1 to 65536 lanes, not {lanes}"
+            )));
+        }
+        // One lane's links; every lane gets a copy.
+        let mut links = Vec::new();
+        for (peer, link) in self.links.iter_mut().enumerate() {
+            let Some(link) = link else {
+                links.push(None);
+                continue;
+            };
+            let out = link.out.clone().ok_or(NetError::Disconnected { peer })?;
+            let inbox = std::mem::replace(&mut link.inbox, mpsc::channel().1);
+            let demux = Arc::new(Demux {
+                state: Mutex::new(DemuxState {
+                    inbox: Some(inbox),
+                    waiting: (0..lanes).map(|_| VecDeque::new()).collect(),
+                    waiting_bytes: 0,
+                    failed: None,
+                }),
+                arrived: Condvar::new(),
+            });
+            links.push(Some(LaneLink {
+                out,
+                shaper: link.shaper.clone(),
+                demux,
+                budget: link.inbox_bytes.clone(),
+                sending: false,
+            }));
+        }
+        Ok((0..lanes)
+            .map(|lane| LaneNet {
+                me: self.me,
+                lane: lane as u16,
+                links: links.clone(),
+                alarm: self.alarm.clone(),
+                phase: self.phase,
+                clock_running: false,
+                depth: self.depth,
+                accounting: Accounting::default(),
+                timeout: self.timeout,
+            })
+            .collect())
+    }
+
+    /// Takes the lanes of [`split`](Network::split) back: their traffic is
+    /// counted as this endpoint's (bytes and messages added; rounds, round
+    /// depth and phase times as for lanes that ran at once). A message that
+    /// arrived for a lane and was never read is an error naming its sender,
+    /// as after a protocol's last message.
+    pub fn join(&mut self, lanes: Vec<LaneNet>) -> Result<(), NetError> {
+        let mut demuxes: Vec<Option<Arc<Demux>>> = vec![None; self.links.len()];
+        for lane in lanes {
+            for (peer, l) in lane.links.into_iter().enumerate() {
+                if let Some(l) = l {
+                    demuxes[peer] = Some(l.demux);
+                }
+            }
+            self.accounting.absorb_concurrent(&lane.accounting);
+            for (d, l) in self.depth.iter_mut().zip(lane.depth) {
+                *d = (*d).max(l);
+            }
+        }
+        let mut result = Ok(());
+        for (peer, demux) in demuxes.into_iter().enumerate() {
+            let (Some(demux), Some(link)) =
+                (demux, self.links.get_mut(peer).and_then(Option::as_mut))
+            else {
+                continue;
+            };
+            let Ok(mut state) = demux.state.lock() else {
+                continue;
+            };
+            if let Some(inbox) = state.inbox.take() {
+                link.inbox = inbox;
+            }
+            if let Some(e) = state.failed.take() {
+                result = result.and(Err(e));
+            } else if let Some(lane) = state.waiting.iter().position(|q| !q.is_empty()) {
+                result = result.and(Err(NetError::Link {
+                    peer,
+                    cause: format!("a message on lane {lane} after the protocol's last one"),
+                }));
+            }
+        }
+        if let Err(e) = &result {
+            self.alarm.raise(e.clone());
+        }
+        result
+    }
+}
+
+impl LaneNet {
+    pub fn party(&self) -> PartyId {
+        self.me
+    }
+
+    pub fn parties(&self) -> usize {
+        self.links.len()
+    }
+
+    /// This lane's number.
+    pub fn lane(&self) -> usize {
+        usize::from(self.lane)
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// As [`Network::set_phase`].
+    pub fn set_phase(&mut self, phase: Phase) {
+        self.stop_clock();
+        self.phase = phase;
+        self.clock_running = true;
+        self.accounting.enter(phase, Instant::now());
+    }
+
+    /// As [`Network::stop_clock`].
+    pub fn stop_clock(&mut self) {
+        if std::mem::take(&mut self.clock_running) {
+            self.accounting.leave(self.phase, Instant::now());
+        }
+    }
+
+    /// Stops the whole party's run because `culprit` failed (this party
+    /// itself for a local failure): every lane's waits end, and the
+    /// endpoint's departure names the culprit to the peers.
+    pub fn fail(&self, culprit: PartyId) {
+        let e = if culprit == self.me || culprit >= self.links.len() {
+            NetError::Setup(format!("party {} stopped a lane", self.me))
+        } else {
+            NetError::Aborted {
+                culprit,
+                reporter: self.me,
+            }
+        };
+        self.alarm.raise(e);
+    }
+
+    fn link(&mut self, peer: PartyId) -> Result<&mut LaneLink, NetError> {
+        let (me, parties) = (self.me, self.links.len());
+        self.links
+            .get_mut(peer)
+            .and_then(Option::as_mut)
+            .ok_or(NetError::UnknownPeer { peer, me, parties })
+    }
+
+    fn abort_on_error<T>(&self, result: Result<T, NetError>) -> Result<T, NetError> {
+        if let Err(e) = &result {
+            if !matches!(e, NetError::UnknownPeer { .. }) {
+                self.alarm.raise(e.clone());
+            }
+        }
+        result
+    }
+
+    /// As [`Network::send`], on this lane.
+    pub fn send(&mut self, to: PartyId, mut data: Vec<u8>) -> Result<(), NetError> {
+        let (me, phase, lane) = (self.me, self.phase, self.lane);
+        let bytes = data.len() as u64;
+        let stamp = self.depth[phase as usize].saturating_add(1);
+        push_stamp(&mut data, Stamp { phase, stamp, lane });
+        let link = self.link(to)?;
+        let new_round = !link.sending;
+        link.sending = true;
+        let visible_at = shape(&link.shaper, data.len());
+        let delivered = link.out.deliver(to, Delivery { data, visible_at });
+        let delivered = delivered.map_err(|e| self.alarm.get().unwrap_or(e));
+        self.abort_on_error(delivered)?;
+        self.accounting.record(phase, me, to, bytes, new_round);
+        self.accounting.record_depth(phase, stamp);
+        Ok(())
+    }
+
+    /// As [`Network::recv`], on this lane.
+    pub fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
+        let result = self.recv_inner(from).and_then(|mut data| {
+            let s = split_stamp(&mut data).map_err(|cause| NetError::Link { peer: from, cause })?;
+            let d = &mut self.depth[s.phase as usize];
+            *d = (*d).max(s.stamp);
+            if data.len() != len {
+                return Err(NetError::UnexpectedLength {
+                    peer: from,
+                    expected: len,
+                    got: data.len(),
+                });
+            }
+            Ok(data)
+        });
+        self.abort_on_error(result)
+    }
+
+    fn recv_inner(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
+        for l in self.links.iter_mut().flatten() {
+            l.sending = false;
+        }
+        let (lane, timeout, alarm) = (usize::from(self.lane), self.timeout, self.alarm.clone());
+        let link = self.link(from)?;
+        let (demux, budget) = (link.demux.clone(), link.budget.clone());
+        let limit = budget.as_ref().map_or(WAITING_LIMIT, |b| b.budget);
+        let start = Instant::now();
+        let lost = || NetError::Setup("a lane's link state was poisoned by a panic".into());
+        let mut state = demux.state.lock().map_err(|_| lost())?;
+        loop {
+            if let Some(d) = state.waiting[lane].pop_front() {
+                state.waiting_bytes -= d.data.len();
+                drop(state);
+                return Ok(deliver(d));
+            }
+            if let Some(e) = &state.failed {
+                return Err(alarm.get().unwrap_or_else(|| e.clone()));
+            }
+            if let Some((e, age)) = alarm.get_with_age() {
+                if e.culprit() == Some(from) || age >= ALARM_GRACE {
+                    return Err(e);
+                }
+            }
+            if start.elapsed() >= timeout {
+                return Err(alarm.get().unwrap_or(NetError::Timeout {
+                    peer: from,
+                    timeout,
+                }));
+            }
+            let slice = timeout.saturating_sub(start.elapsed()).min(ALARM_POLL);
+            let Some(inbox) = state.inbox.take() else {
+                // Another lane is waiting on the inbox: it files our messages.
+                state = demux
+                    .arrived
+                    .wait_timeout(state, slice)
+                    .map_err(|_| lost())?
+                    .0;
+                continue;
+            };
+            drop(state);
+            let got = inbox.recv_timeout(slice);
+            state = demux.state.lock().map_err(|_| lost())?;
+            state.inbox = Some(inbox);
+            match got {
+                Ok(Ok(d)) => {
+                    if let Some(b) = &budget {
+                        b.take(d.data.len());
+                    }
+                    let to = match lane_of(&d.data).map(usize::from) {
+                        Some(l) if l == lane => {
+                            drop(state);
+                            demux.arrived.notify_all();
+                            return Ok(deliver(d));
+                        }
+                        Some(l) => l,
+                        // Too short for a trailer: the lane that reads it says so.
+                        None => lane,
+                    };
+                    if to >= state.waiting.len() {
+                        state.failed = Some(NetError::Link {
+                            peer: from,
+                            cause: format!(
+                                "a message of lane {to} in a run of {} lanes",
+                                state.waiting.len()
+                            ),
+                        });
+                    } else {
+                        state.waiting_bytes += d.data.len();
+                        state.waiting[to].push_back(d);
+                        if state.waiting_bytes > limit {
+                            state.failed = Some(NetError::Link {
+                                peer: from,
+                                cause: format!(
+                                    "more than {limit} bytes sent ahead of lanes that do not read them"
+                                ),
+                            });
+                        }
+                    }
+                }
+                Ok(Err(e)) => state.failed = Some(e),
+                Err(RecvTimeoutError::Disconnected) => {
+                    state.failed = Some(NetError::Disconnected { peer: from })
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            demux.arrived.notify_all();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{local_networks, memory_networks, Handshake, NetProfile};
+
+    /// What lane `lane` of `from` sends `to` in step `step`: its length and
+    /// bytes differ per lane, so a message filed under the wrong lane shows.
+    fn message(lane: usize, from: PartyId, to: PartyId, step: usize) -> Vec<u8> {
+        let len = 1 + (lane * 7919 + from * 131 + to * 17 + step * 3) % 200_000;
+        (0..len)
+            .map(|i| (i + 31 * lane + 7 * from + 3 * to + step) as u8)
+            .collect()
+    }
+
+    const STEPS: usize = 6;
+
+    /// Every lane exchanges with every peer, lanes in different orders
+    /// (lane l starts with peer l mod n) and at different speeds.
+    fn run_lane(mut net: LaneNet) -> (LaneNet, Result<(), NetError>) {
+        let (me, n, lane) = (net.party(), net.parties(), net.lane());
+        let result = (|| {
+            net.set_phase(Phase::Online);
+            for step in 0..STEPS {
+                let peers: Vec<PartyId> = (0..n)
+                    .map(|k| (k + lane + step) % n)
+                    .filter(|&p| p != me)
+                    .collect();
+                for &p in &peers {
+                    net.send(p, message(lane, me, p, step))?;
+                }
+                if lane % 3 == 1 {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                for &p in peers.iter().rev() {
+                    let want = message(lane, p, me, step);
+                    let got = net.recv(p, want.len())?;
+                    assert!(
+                        got == want,
+                        "lane {lane} at {me}: step {step} from {p} differs"
+                    );
+                }
+            }
+            Ok(())
+        })();
+        (net, result)
+    }
+
+    fn run_split(nets: Vec<Network>, lanes: usize) -> Vec<Network> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = nets
+                .into_iter()
+                .map(|mut net| {
+                    s.spawn(move || {
+                        let lane_nets = net.split(lanes).expect("split");
+                        let done: Vec<_> = std::thread::scope(|s| {
+                            let hs: Vec<_> = lane_nets
+                                .into_iter()
+                                .map(|l| s.spawn(move || run_lane(l)))
+                                .collect();
+                            hs.into_iter().map(|h| h.join().expect("lane")).collect()
+                        });
+                        let mut back = Vec::new();
+                        for (l, r) in done {
+                            r.expect("lane run");
+                            back.push(l);
+                        }
+                        net.join(back).expect("join");
+                        // The endpoint works as before after the join.
+                        let me = net.party();
+                        for p in (0..net.parties()).filter(|&p| p != me) {
+                            net.send(p, vec![me as u8; 3]).expect("send");
+                        }
+                        for p in (0..net.parties()).filter(|&p| p != me) {
+                            assert_eq!(net.recv(p, 3).expect("recv"), vec![p as u8; 3]);
+                        }
+                        net
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("party"))
+                .collect()
+        })
+    }
+
+    fn check_counts(nets: &[Network], lanes: usize) {
+        for net in nets {
+            let me = net.party();
+            for to in (0..net.parties()).filter(|&p| p != me) {
+                let s = net.accounting().link(Phase::Online, me, to);
+                let bytes: usize = (0..lanes)
+                    .flat_map(|l| (0..STEPS).map(move |k| message(l, me, to, k).len()))
+                    .sum();
+                assert_eq!(s.bytes, bytes as u64, "{me}->{to}: the lanes' bytes add up");
+                assert_eq!(s.messages, (lanes * STEPS) as u64);
+                assert_eq!(s.rounds, STEPS as u64, "rounds are a lane's, not their sum");
+            }
+            assert_eq!(net.accounting().rounds(Phase::Online), STEPS as u32);
+        }
+    }
+
+    #[test]
+    fn lanes_in_memory_each_get_their_own_messages_whatever_the_order() {
+        let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+        let nets = run_split(nets, 5);
+        check_counts(&nets, 5);
+    }
+
+    #[test]
+    fn lanes_over_tcp_each_get_their_own_messages_whatever_the_order() {
+        let handshake = Handshake {
+            session: "split".into(),
+            protocol: "test".into(),
+            circuit: [0; 32],
+        };
+        let nets = local_networks(
+            4,
+            false,
+            handshake,
+            NetProfile::lan(),
+            Duration::from_secs(60),
+        )
+        .expect("networks");
+        let nets = run_split(nets, 6);
+        check_counts(&nets, 6);
+    }
+
+    #[test]
+    fn an_unread_message_of_a_lane_is_an_error_at_the_join() {
+        let mut nets = memory_networks(2, &NetProfile::lan(), Duration::from_secs(60));
+        let mut a = nets[0].split(2).expect("split");
+        let mut b = nets[1].split(2).expect("split");
+        a[1].send(1, vec![1, 2, 3]).expect("send");
+        a[0].send(1, vec![4]).expect("send");
+        // Lane 0 reads its message; lane 1's arrived first and waits.
+        assert_eq!(b[0].recv(0, 1).expect("recv"), vec![4]);
+        nets[0].join(a).expect("the sender has nothing unread");
+        let e = nets[1].join(b).expect_err("lane 1 never read its message");
+        assert!(
+            e.to_string().contains("lane 1"),
+            "the error names the lane: {e}"
+        );
+    }
+
+    #[test]
+    fn a_message_of_another_lane_is_refused_where_the_run_is_not_split() {
+        let mut nets = memory_networks(2, &NetProfile::lan(), Duration::from_secs(60));
+        let mut a = nets[0].split(3).expect("split");
+        a[2].send(1, vec![9; 4]).expect("send");
+        let e = nets[1].recv(0, 4).expect_err("lane 2 outside a split run");
+        assert!(e.to_string().contains("lane 2"), "{e}");
+        let mut nets = memory_networks(2, &NetProfile::lan(), Duration::from_secs(60));
+        let mut a = nets[0].split(3).expect("split");
+        let mut b = nets[1].split(2).expect("split");
+        a[2].send(1, vec![9; 4]).expect("send");
+        let e = b[0].recv(0, 4).expect_err("lane 2 of a 2-lane split");
+        assert!(e.to_string().contains("lane 2 in a run of 2 lanes"), "{e}");
+        assert!(nets[0].split(0).is_err(), "no lanes is no run");
+    }
+
+    #[test]
+    fn a_failed_lane_stops_the_waits_of_the_others() {
+        let mut nets = memory_networks(2, &NetProfile::lan(), Duration::from_secs(3600));
+        let lanes = nets[0].split(2).expect("split");
+        let mut it = lanes.into_iter();
+        let (mut first, second) = (it.next().expect("lane"), it.next().expect("lane"));
+        let waiting = std::thread::spawn(move || first.recv(1, 1));
+        second.fail(1);
+        let e = waiting
+            .join()
+            .expect("thread")
+            .expect_err("a wait on the culprit ends");
+        assert!(matches!(e, NetError::Aborted { culprit: 1, .. }), "{e}");
+    }
+}
