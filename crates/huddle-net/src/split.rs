@@ -49,13 +49,14 @@ struct LaneLink {
     shaper: Arc<Mutex<Shaper>>,
     demux: Arc<Demux>,
     budget: Option<Arc<InboxBudget>>,
+    /// Bytes the link may hold for lanes that have not asked for them.
+    ahead: usize,
     /// A burst of sends is open on this link (it ends at our next receive).
     sending: bool,
 }
 
-/// Messages a link may hold for lanes that have not asked for them, where
-/// the link has no inbox budget of its own (in memory).
-const WAITING_LIMIT: usize = 256 << 20;
+/// The least of [`LaneLink::ahead`] (a socket link's inbox budget, if larger).
+const MIN_AHEAD: usize = 64 << 20;
 
 /// One lane's endpoint: [`Network`]'s send and receive, over the lane.
 pub struct LaneNet {
@@ -74,7 +75,13 @@ impl Network {
     /// `lanes` endpoints over this one's links, for as many threads; every
     /// party of the run must split into the same number. Until
     /// [`join`](Network::join), this endpoint itself must not send or receive.
-    pub fn split(&mut self, lanes: usize) -> Result<Vec<LaneNet>, NetError> {
+    ///
+    /// A link holds at most `ahead` bytes (64 MiB or its inbox budget, if
+    /// more) for lanes that have not asked for them yet; more is an error
+    /// naming the peer. Stopping to read instead could deadlock lanes that
+    /// wait on each other's links, so the caller bounds how far its lanes
+    /// can drift apart (e.g. by a slice of the batch) and passes that.
+    pub fn split(&mut self, lanes: usize, ahead: usize) -> Result<Vec<LaneNet>, NetError> {
         if lanes == 0 || lanes > usize::from(u16::MAX) + 1 {
             return Err(NetError::Setup(format!(
                 "a run splits into 1 to 65536 lanes, not {lanes}"
@@ -103,6 +110,7 @@ impl Network {
                 shaper: link.shaper.clone(),
                 demux,
                 budget: link.inbox_bytes.clone(),
+                ahead: ahead.max(link.inbox_bytes.as_ref().map_or(MIN_AHEAD, |b| b.budget)),
                 sending: false,
             }));
         }
@@ -275,8 +283,7 @@ impl LaneNet {
         }
         let (lane, timeout, alarm) = (usize::from(self.lane), self.timeout, self.alarm.clone());
         let link = self.link(from)?;
-        let (demux, budget) = (link.demux.clone(), link.budget.clone());
-        let limit = budget.as_ref().map_or(WAITING_LIMIT, |b| b.budget);
+        let (demux, budget, limit) = (link.demux.clone(), link.budget.clone(), link.ahead);
         let start = Instant::now();
         let lost = || NetError::Setup("a lane's link state was poisoned by a panic".into());
         let mut state = demux.state.lock().map_err(|_| lost())?;
@@ -414,7 +421,7 @@ mod tests {
                 .into_iter()
                 .map(|mut net| {
                     s.spawn(move || {
-                        let lane_nets = net.split(lanes).expect("split");
+                        let lane_nets = net.split(lanes, 0).expect("split");
                         let done: Vec<_> = std::thread::scope(|s| {
                             let hs: Vec<_> = lane_nets
                                 .into_iter()
@@ -492,8 +499,8 @@ mod tests {
     #[test]
     fn an_unread_message_of_a_lane_is_an_error_at_the_join() {
         let mut nets = memory_networks(2, &NetProfile::lan(), Duration::from_secs(60));
-        let mut a = nets[0].split(2).expect("split");
-        let mut b = nets[1].split(2).expect("split");
+        let mut a = nets[0].split(2, 0).expect("split");
+        let mut b = nets[1].split(2, 0).expect("split");
         a[1].send(1, vec![1, 2, 3]).expect("send");
         a[0].send(1, vec![4]).expect("send");
         // Lane 0 reads its message; lane 1's arrived first and waits.
@@ -509,23 +516,37 @@ mod tests {
     #[test]
     fn a_message_of_another_lane_is_refused_where_the_run_is_not_split() {
         let mut nets = memory_networks(2, &NetProfile::lan(), Duration::from_secs(60));
-        let mut a = nets[0].split(3).expect("split");
+        let mut a = nets[0].split(3, 0).expect("split");
         a[2].send(1, vec![9; 4]).expect("send");
         let e = nets[1].recv(0, 4).expect_err("lane 2 outside a split run");
         assert!(e.to_string().contains("lane 2"), "{e}");
         let mut nets = memory_networks(2, &NetProfile::lan(), Duration::from_secs(60));
-        let mut a = nets[0].split(3).expect("split");
-        let mut b = nets[1].split(2).expect("split");
+        let mut a = nets[0].split(3, 0).expect("split");
+        let mut b = nets[1].split(2, 0).expect("split");
         a[2].send(1, vec![9; 4]).expect("send");
         let e = b[0].recv(0, 4).expect_err("lane 2 of a 2-lane split");
         assert!(e.to_string().contains("lane 2 in a run of 2 lanes"), "{e}");
-        assert!(nets[0].split(0).is_err(), "no lanes is no run");
+        assert!(nets[0].split(0, 0).is_err(), "no lanes is no run");
+    }
+
+    #[test]
+    fn a_peer_cannot_make_a_link_hold_more_than_its_bound_for_lanes_that_do_not_read() {
+        let mut nets = memory_networks(2, &NetProfile::lan(), Duration::from_secs(60));
+        let mut a = nets[0].split(2, 0).expect("split");
+        let mut b = nets[1].split(2, 0).expect("split");
+        for _ in 0..3 {
+            a[1].send(1, vec![0; 24 << 20]).expect("send");
+        }
+        a[0].send(1, vec![1]).expect("send");
+        // Lane 0 files lane 1's 72 MiB on its way to its own message.
+        let e = b[0].recv(0, 1).expect_err("past the 64 MiB bound");
+        assert!(e.to_string().contains("sent ahead"), "{e}");
     }
 
     #[test]
     fn a_failed_lane_stops_the_waits_of_the_others() {
         let mut nets = memory_networks(2, &NetProfile::lan(), Duration::from_secs(3600));
-        let lanes = nets[0].split(2).expect("split");
+        let lanes = nets[0].split(2, 0).expect("split");
         let mut it = lanes.into_iter();
         let (mut first, second) = (it.next().expect("lane"), it.next().expect("lane"));
         let waiting = std::thread::spawn(move || first.recv(1, 1));

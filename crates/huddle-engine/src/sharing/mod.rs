@@ -961,6 +961,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         randomness: options.randomness,
         fault: options.fault,
         verify_every: options.verify_every,
+        share_memory: options.share_memory,
     };
     crate::check_reveal_to(options.reveal_to, parties)?;
     let malicious = !probe.messages().is_empty();
@@ -1110,7 +1111,9 @@ fn run_role_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     lane_ranges: &(dyn Fn(usize) -> Vec<std::ops::Range<usize>> + Sync),
 ) -> Result<LaneParts, RunError> {
     let me = net.party();
-    let lane_nets = net.split(roles.len())?;
+    // Lanes drift apart by at most about a slice: what a peer's lanes can
+    // send before ours ask for it.
+    let lane_nets = net.split(roles.len(), job.share_memory.saturating_mul(2))?;
     let done: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = lane_nets
             .into_iter()
@@ -1270,6 +1273,8 @@ struct Lane<'a> {
     randomness: crate::Randomness,
     fault: Option<crate::fault::Fault>,
     verify_every: Option<usize>,
+    /// Bytes of shares a party holds at once (all lanes).
+    share_memory: usize,
 }
 
 impl Lane<'_> {
