@@ -98,9 +98,10 @@ pub struct RunArgs {
     /// wrong only with probability about |product| / 2^k).
     #[arg(long, value_enum, default_value_t = TruncationArg::Exact)]
     truncation: TruncationArg,
-    /// Worker threads per party (secret-sharing protocols: lanes of the
-    /// batch), or auto: this host's cores over the parties it runs, the
-    /// least any party offers (every party of a run must use one count).
+    /// Worker threads per party (secret-sharing protocols: lanes, each an
+    /// independent run on its share of the batch), or auto: this host's
+    /// cores over the parties it runs, at least 2, the least any party
+    /// offers (every party of a run must use one count).
     #[arg(long, default_value = "auto", value_name = "N|auto")]
     threads: crate::job::Threads,
     /// Secret-sharing protocols: run every assignment of the protocol's

@@ -1388,12 +1388,12 @@ fn random_inputs_of_a_batch_ten_times_the_memory_budget_stay_within_it() {
 #[test]
 fn threads_auto_shares_the_hosts_cores_and_every_party_must_offer_it() {
     // All three parties on this host: auto gives each its share of the
-    // cores (at least one), the same at every party.
+    // cores (at least two lanes), the same at every party.
     let dir = temp_dir("threads-auto");
     let c = adder(&dir);
     let cfg = certs(&dir.join("n3"), 3);
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let want = (cores / 3).max(1) as u64;
+    let want = (cores / 3).max(2) as u64;
     let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
     let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_| {
         vec!["--batch".into(), "130".into()]

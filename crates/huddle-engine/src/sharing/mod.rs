@@ -23,7 +23,6 @@ pub mod client_aided;
 pub mod convert;
 pub mod fantastic4;
 pub mod helper;
-pub mod lanes;
 pub mod malicious;
 pub mod mfi3;
 pub mod pieces;
@@ -816,8 +815,9 @@ pub fn evaluate<P: Sharing>(
     Ok(())
 }
 
-/// Runs one party of the protocol `make` builds (one instance per lane) on
-/// `instances` instances of `circuit`, with `options.threads` lanes. The
+/// Runs one party of the protocol `make` builds for a role (one instance
+/// per lane) on `instances` instances of `circuit`, with `options.threads`
+/// lanes, or one per assignment of roles with `options.split_roles`. The
 /// shares a party keeps at once are bounded by `options.share_memory`: a
 /// larger batch is evaluated slice by slice (same setup, more rounds), so
 /// memory stays flat however large the batch.
@@ -890,20 +890,18 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
             + program.slots[1] as u128 * per_unit(Domain::Ring)
             + conversion_bytes);
     let slice = ((options.share_memory as u128 / unit_bytes.max(1)) as usize).max(1);
-    // Split roles: a lane per assignment of roles to parties (as many as
-    // the batch has units for; every party computes the same count).
+    // Who plays which role in each lane: the protocol's own assignment,
+    // or with split roles one lane per assignment (as many as the batch has
+    // units for; every party computes the same count).
     let roles: Vec<Vec<PartyId>> = if options.split_roles {
         let all = permutations(parties);
         let n = all.len().min(units.max(1)).min(slice);
         all.into_iter().take(n).collect()
     } else {
-        Vec::new()
+        let lanes = options.threads.clamp(1, units.max(1).min(slice));
+        vec![(0..parties).collect(); lanes]
     };
-    let lanes = if options.split_roles {
-        roles.len()
-    } else {
-        options.threads.clamp(1, units.max(1).min(slice))
-    };
+    let lanes = roles.len();
     // Inputs held whole (random ones are drawn slice by slice) and outputs.
     let io_bits: usize = own_inputs
         .iter()
@@ -972,12 +970,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         instances as u64,
         (slices.len() * lanes * program.steps.len()) as u64,
     );
-    let run = if options.split_roles {
-        run_role_lanes(&job, &make, net, &roles, &lane_ranges)
-    } else {
-        run_lanes(&job, &make, net, lanes, &lane_ranges)
-    };
-    let parts = match run {
+    let parts = match run_lanes(&job, &make, net, &roles, &lane_ranges) {
         Ok(parts) => parts,
         Err(e) => {
             if let RunError::Abort {
@@ -1033,56 +1026,6 @@ fn domain_range(lanes: usize, range: &std::ops::Range<usize>) -> std::ops::Range
 /// A lane's slices (instance ranges) with their opened output words per domain.
 type LaneParts = Vec<(std::ops::Range<usize>, Option<[Vec<u64>; 2]>)>;
 
-/// Runs `job` on `lanes` lanes (one thread each, a coordinator on this one
-/// when more than one), lane l on the instance ranges `ranges(l)`.
-fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
-    job: &Lane,
-    make: &F,
-    net: &mut Network,
-    lanes: usize,
-    lane_ranges: &(dyn Fn(usize) -> Vec<std::ops::Range<usize>> + Sync),
-) -> Result<LaneParts, RunError> {
-    let parties = net.parties();
-    let me = net.party();
-    let identity: Vec<PartyId> = (0..parties).collect();
-    let parts: LaneParts = if lanes == 1 {
-        job.run(make(me), net, 0, &lane_ranges(0), &identity)?
-    } else {
-        let (coordinator, transports) = lanes::lanes(net.party(), parties, lanes);
-        let (served, results) = std::thread::scope(|s| {
-            let handles: Vec<_> = transports
-                .into_iter()
-                .enumerate()
-                .map(|(lane, mut t)| {
-                    let (job, make, ranges, identity) = (&job, &make, lane_ranges(lane), &identity);
-                    s.spawn(move || {
-                        let r = job.run(make(me), &mut t, lane, &ranges, identity);
-                        t.done();
-                        r
-                    })
-                })
-                .collect();
-            let served = coordinator.serve(net);
-            let results: Vec<_> = handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(RunError::Internal("a lane thread panicked".into()))
-                    })
-                })
-                .collect();
-            (served, results)
-        });
-        served?;
-        let mut parts = Vec::new();
-        for r in results {
-            parts.extend(r?);
-        }
-        parts
-    };
-    Ok(parts)
-}
-
 /// Every order of `0..n`, lexicographic (the identity first).
 fn permutations(n: usize) -> Vec<Vec<PartyId>> {
     let mut all = Vec::new();
@@ -1099,11 +1042,14 @@ fn permutations(n: usize) -> Vec<Vec<PartyId>> {
     }
 }
 
-/// Split roles: lane l runs the protocol with role r played by party
-/// `roles[l][r]`, all lanes at once over one endpoint split into lanes
-/// ([`Network::split`]), so that each party plays every role and each link
-/// carries every role pair's traffic, each on its share of the batch.
-fn run_role_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
+/// Runs `job` on one lane per entry of `roles`, lane l on the instance
+/// ranges `lane_ranges(l)` with role r played by party `roles[l][r]`. More
+/// than one lane: one thread each, all at once over this endpoint split
+/// into lanes ([`Network::split`]). Lanes are independent runs, so one
+/// lane's wait for a message leaves the core to another; with split roles
+/// each party plays every role and each link carries every role pair's
+/// traffic, each on its share of the batch.
+fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     job: &Lane,
     make: &F,
     net: &mut Network,
@@ -1111,6 +1057,12 @@ fn run_role_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     lane_ranges: &(dyn Fn(usize) -> Vec<std::ops::Range<usize>> + Sync),
 ) -> Result<LaneParts, RunError> {
     let me = net.party();
+    if let [only] = roles {
+        let role = only.iter().position(|&p| p == me).unwrap_or(me);
+        return job
+            .run(make(role), net, 0, &lane_ranges(0), only)
+            .map_err(|e| in_parties(e, 0, only));
+    }
     // Lanes drift apart by at most about a slice: what a peer's lanes can
     // send before ours ask for it.
     let lane_nets = net.split(roles.len(), job.share_memory.saturating_mul(2))?;
@@ -1179,8 +1131,12 @@ fn run_role_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     Ok(parts)
 }
 
-/// A lane's error in terms of parties rather than its roles.
+/// A lane's error in terms of parties rather than its roles (where the
+/// lane's roles are not the protocol's own).
 fn in_parties(e: RunError, lane: usize, roles: &[PartyId]) -> RunError {
+    if roles.iter().enumerate().all(|(r, &p)| r == p) {
+        return e;
+    }
     match e {
         RunError::Abort { check, culprit } => RunError::Abort {
             check: format!(
