@@ -135,6 +135,17 @@ impl Alarm {
         self.raised.store(true, Ordering::Release);
     }
 
+    /// Any link failure aborts the run: remember it, so this party does not
+    /// say goodbye (its peers must learn that it stopped in error).
+    pub(crate) fn on_error<T>(&self, result: Result<T, NetError>) -> Result<T, NetError> {
+        if let Err(e) = &result {
+            if !matches!(e, NetError::UnknownPeer { .. }) {
+                self.raise(e.clone());
+            }
+        }
+        result
+    }
+
     pub(crate) fn is_raised(&self) -> bool {
         self.raised.load(Ordering::Acquire)
     }
@@ -344,6 +355,98 @@ pub(crate) fn split_stamp(data: &mut Vec<u8>) -> Result<Stamp, String> {
     Ok(Stamp { phase, stamp, lane })
 }
 
+/// What an endpoint (a [`Network`], or one lane of a split one) keeps count
+/// of: the phase traffic and time are counted under, the deepest round
+/// stamp received per phase, and its traffic.
+#[derive(Clone)]
+pub(crate) struct Books {
+    pub(crate) phase: Phase,
+    /// Whether time is being counted for the current phase.
+    clock_running: bool,
+    /// Per phase, the deepest round stamp received so far (see [`STAMP_BYTES`]).
+    pub(crate) depth: [u32; Phase::ALL.len()],
+    pub(crate) accounting: Accounting,
+}
+
+impl Books {
+    pub(crate) fn new() -> Books {
+        Books {
+            phase: Phase::Setup,
+            clock_running: false,
+            depth: [0; Phase::ALL.len()],
+            accounting: Accounting::default(),
+        }
+    }
+
+    /// The books of a lane split off from an endpoint with these: its phase
+    /// and depth, no traffic yet.
+    pub(crate) fn for_lane(&self) -> Books {
+        Books {
+            clock_running: false,
+            accounting: Accounting::default(),
+            ..self.clone()
+        }
+    }
+
+    pub(crate) fn set_phase(&mut self, phase: Phase) {
+        self.stop_clock();
+        self.phase = phase;
+        self.clock_running = true;
+        self.accounting.enter(phase, Instant::now());
+    }
+
+    pub(crate) fn stop_clock(&mut self) {
+        if std::mem::take(&mut self.clock_running) {
+            self.accounting.leave(self.phase, Instant::now());
+        }
+    }
+
+    /// Appends the trailer of the next message of the current phase on
+    /// `lane`: a message depends on everything received before it, so it is
+    /// one round deeper (saturating: received stamps are bounded, this only
+    /// keeps a pathological run from wrapping).
+    pub(crate) fn stamp(&self, data: &mut Vec<u8>, lane: u16) -> Stamp {
+        let phase = self.phase;
+        let stamp = self.depth[phase as usize].saturating_add(1);
+        let s = Stamp { phase, stamp, lane };
+        push_stamp(data, s);
+        s
+    }
+
+    /// Counts a sent message of `bytes` payload bytes stamped `s`.
+    pub(crate) fn sent(
+        &mut self,
+        from: PartyId,
+        to: PartyId,
+        bytes: u64,
+        new_round: bool,
+        s: Stamp,
+    ) {
+        self.accounting.record(s.phase, from, to, bytes, new_round);
+        self.accounting.record_depth(s.phase, s.stamp);
+    }
+
+    /// Takes a message from `from` off its trailer, counting its depth.
+    pub(crate) fn received(
+        &mut self,
+        from: PartyId,
+        data: &mut Vec<u8>,
+    ) -> Result<Stamp, NetError> {
+        let s = split_stamp(data).map_err(|cause| NetError::Link { peer: from, cause })?;
+        let d = &mut self.depth[s.phase as usize];
+        *d = (*d).max(s.stamp);
+        Ok(s)
+    }
+
+    /// Adds a lane's books (see [`Accounting::absorb_concurrent`]).
+    pub(crate) fn absorb_lane(&mut self, lane: &Books) {
+        self.accounting.absorb_concurrent(&lane.accounting);
+        for (d, l) in self.depth.iter_mut().zip(lane.depth) {
+            *d = (*d).max(l);
+        }
+    }
+}
+
 /// An empty message buffer with room for `len` payload bytes and the
 /// trailer, so that sending it never reallocates (a copy of the whole
 /// message into fresh memory); one of past messages' buffers where one is
@@ -357,12 +460,7 @@ pub struct Network {
     pub(crate) me: PartyId,
     pub(crate) links: Vec<Option<Link>>,
     pub(crate) alarm: Arc<Alarm>,
-    pub(crate) phase: Phase,
-    /// Whether time is being counted for the current phase.
-    clock_running: bool,
-    /// Per phase, the deepest round stamp received so far (see [`STAMP_BYTES`]).
-    pub(crate) depth: [u32; Phase::ALL.len()],
-    pub(crate) accounting: Accounting,
+    pub(crate) books: Books,
     pub(crate) timeout: Duration,
     /// Where every received payload is copied (see [`Network::record_received`]).
     transcript: Option<Transcript>,
@@ -402,21 +500,16 @@ impl Network {
 
     /// The phase that subsequent traffic and time are counted under.
     pub fn set_phase(&mut self, phase: Phase) {
-        self.stop_clock();
-        self.phase = phase;
-        self.clock_running = true;
-        self.accounting.enter(phase, Instant::now());
+        self.books.set_phase(phase);
     }
 
     /// Ends the current phase's time (it resumes with the next `set_phase`).
     pub fn stop_clock(&mut self) {
-        if std::mem::take(&mut self.clock_running) {
-            self.accounting.leave(self.phase, Instant::now());
-        }
+        self.books.stop_clock();
     }
 
     pub fn phase(&self) -> Phase {
-        self.phase
+        self.books.phase
     }
 
     /// How long a receive waits before naming the silent peer.
@@ -449,7 +542,7 @@ impl Network {
 
     /// What this party has sent, per directed link and phase.
     pub fn accounting(&self) -> &Accounting {
-        &self.accounting
+        &self.books.accounting
     }
 
     fn link(&mut self, peer: PartyId) -> Result<&mut Link, NetError> {
@@ -463,20 +556,9 @@ impl Network {
     /// Queues `data` for `to` and returns at once; socket transports write it
     /// from the link's own thread, batching everything queued in a round.
     pub fn send(&mut self, to: PartyId, mut data: Vec<u8>) -> Result<(), NetError> {
-        let (me, phase) = (self.me, self.phase);
+        let me = self.me;
         let bytes = data.len() as u64;
-        // A message depends on everything received before it: one round deeper.
-        // Saturating: received stamps are bounded (see `recv_any`), this only
-        // keeps a pathological run from wrapping.
-        let stamp = self.depth[phase as usize].saturating_add(1);
-        push_stamp(
-            &mut data,
-            Stamp {
-                phase,
-                stamp,
-                lane: 0,
-            },
-        );
+        let stamp = self.books.stamp(&mut data, 0);
         let link = self.link(to)?;
         let new_round = !link.sending;
         link.sending = true;
@@ -488,9 +570,8 @@ impl Network {
         // A peer that is gone because another party failed first: report
         // that root cause, as receives do.
         let delivered = delivered.map_err(|e| self.alarm.get().unwrap_or(e));
-        self.abort_on_error(delivered)?;
-        self.accounting.record(phase, me, to, bytes, new_round);
-        self.accounting.record_depth(phase, stamp);
+        self.alarm.on_error(delivered)?;
+        self.books.sent(me, to, bytes, new_round, stamp);
         Ok(())
     }
 
@@ -559,16 +640,13 @@ impl Network {
     /// Receives the next message from `from`, whatever its length.
     pub fn recv_any(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
         let result = self.recv_inner(from).and_then(|mut data| {
-            let Stamp { phase, stamp, lane } =
-                split_stamp(&mut data).map_err(|cause| NetError::Link { peer: from, cause })?;
+            let Stamp { phase, lane, .. } = self.books.received(from, &mut data)?;
             if lane != 0 {
                 return Err(NetError::Link {
                     peer: from,
                     cause: format!("a message of lane {lane} in a run not split into lanes"),
                 });
             }
-            let d = &mut self.depth[phase as usize];
-            *d = (*d).max(stamp);
             if let Some(t) = &self.transcript {
                 if let Ok(mut t) = t.lock() {
                     t.push(Received {
@@ -583,15 +661,8 @@ impl Network {
         self.abort_on_error(result)
     }
 
-    /// Any link failure aborts the run: remember it, so this party does not
-    /// say goodbye (its peers must learn that it stopped in error).
     fn abort_on_error<T>(&self, result: Result<T, NetError>) -> Result<T, NetError> {
-        if let Err(e) = &result {
-            if !matches!(e, NetError::UnknownPeer { .. }) {
-                self.alarm.raise(e.clone());
-            }
-        }
-        result
+        self.alarm.on_error(result)
     }
 
     fn recv_inner(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
@@ -689,10 +760,7 @@ impl Network {
             me,
             links,
             alarm,
-            phase: Phase::Setup,
-            clock_running: false,
-            depth: [0; Phase::ALL.len()],
-            accounting: Accounting::default(),
+            books: Books::new(),
             timeout,
             transcript: None,
             settled: Vec::new(),

@@ -12,10 +12,10 @@
 //! condition variable. No lane ever blocks while holding the lock, so a lane
 //! waiting for a slow peer never holds up another lane's messages.
 
-use crate::accounting::{Accounting, Phase};
+use crate::accounting::Phase;
 use crate::network::{
-    deliver, lane_of, push_stamp, shape, split_stamp, Alarm, Delivery, Inbound, InboxBudget,
-    Outbound, Stamp, ALARM_GRACE, ALARM_POLL,
+    deliver, lane_of, shape, Alarm, Books, Delivery, Inbound, InboxBudget, Outbound, ALARM_GRACE,
+    ALARM_POLL,
 };
 use crate::profile::Shaper;
 use crate::{NetError, Network, PartyId};
@@ -64,10 +64,7 @@ pub struct LaneNet {
     lane: u16,
     links: Vec<Option<LaneLink>>,
     alarm: Arc<Alarm>,
-    phase: Phase,
-    clock_running: bool,
-    depth: [u32; Phase::ALL.len()],
-    accounting: Accounting,
+    books: Books,
     timeout: Duration,
 }
 
@@ -120,10 +117,7 @@ impl Network {
                 lane: lane as u16,
                 links: links.clone(),
                 alarm: self.alarm.clone(),
-                phase: self.phase,
-                clock_running: false,
-                depth: self.depth,
-                accounting: Accounting::default(),
+                books: self.books.for_lane(),
                 timeout: self.timeout,
             })
             .collect())
@@ -142,10 +136,7 @@ impl Network {
                     demuxes[peer] = Some(l.demux);
                 }
             }
-            self.accounting.absorb_concurrent(&lane.accounting);
-            for (d, l) in self.depth.iter_mut().zip(lane.depth) {
-                *d = (*d).max(l);
-            }
+            self.books.absorb_lane(&lane.books);
         }
         let mut result = Ok(());
         for (peer, demux) in demuxes.into_iter().enumerate() {
@@ -191,22 +182,17 @@ impl LaneNet {
     }
 
     pub fn phase(&self) -> Phase {
-        self.phase
+        self.books.phase
     }
 
     /// As [`Network::set_phase`].
     pub fn set_phase(&mut self, phase: Phase) {
-        self.stop_clock();
-        self.phase = phase;
-        self.clock_running = true;
-        self.accounting.enter(phase, Instant::now());
+        self.books.set_phase(phase);
     }
 
     /// As [`Network::stop_clock`].
     pub fn stop_clock(&mut self) {
-        if std::mem::take(&mut self.clock_running) {
-            self.accounting.leave(self.phase, Instant::now());
-        }
+        self.books.stop_clock();
     }
 
     /// Stops the whole party's run because `culprit` failed (this party
@@ -232,39 +218,26 @@ impl LaneNet {
             .ok_or(NetError::UnknownPeer { peer, me, parties })
     }
 
-    fn abort_on_error<T>(&self, result: Result<T, NetError>) -> Result<T, NetError> {
-        if let Err(e) = &result {
-            if !matches!(e, NetError::UnknownPeer { .. }) {
-                self.alarm.raise(e.clone());
-            }
-        }
-        result
-    }
-
     /// As [`Network::send`], on this lane.
     pub fn send(&mut self, to: PartyId, mut data: Vec<u8>) -> Result<(), NetError> {
-        let (me, phase, lane) = (self.me, self.phase, self.lane);
+        let me = self.me;
         let bytes = data.len() as u64;
-        let stamp = self.depth[phase as usize].saturating_add(1);
-        push_stamp(&mut data, Stamp { phase, stamp, lane });
+        let stamp = self.books.stamp(&mut data, self.lane);
         let link = self.link(to)?;
         let new_round = !link.sending;
         link.sending = true;
         let visible_at = shape(&link.shaper, data.len());
         let delivered = link.out.deliver(to, Delivery { data, visible_at });
         let delivered = delivered.map_err(|e| self.alarm.get().unwrap_or(e));
-        self.abort_on_error(delivered)?;
-        self.accounting.record(phase, me, to, bytes, new_round);
-        self.accounting.record_depth(phase, stamp);
+        self.alarm.on_error(delivered)?;
+        self.books.sent(me, to, bytes, new_round, stamp);
         Ok(())
     }
 
     /// As [`Network::recv`], on this lane.
     pub fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
         let result = self.recv_inner(from).and_then(|mut data| {
-            let s = split_stamp(&mut data).map_err(|cause| NetError::Link { peer: from, cause })?;
-            let d = &mut self.depth[s.phase as usize];
-            *d = (*d).max(s.stamp);
+            self.books.received(from, &mut data)?;
             if data.len() != len {
                 return Err(NetError::UnexpectedLength {
                     peer: from,
@@ -274,7 +247,7 @@ impl LaneNet {
             }
             Ok(data)
         });
-        self.abort_on_error(result)
+        self.alarm.on_error(result)
     }
 
     fn recv_inner(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
