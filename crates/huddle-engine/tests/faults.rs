@@ -160,6 +160,8 @@ struct Trial {
     inputs: Vec<BitMatrix>,
     seed: u64,
     truncation: huddle_engine::Truncation,
+    /// Lanes per party (each deviates at the corrupted party).
+    threads: usize,
 }
 
 impl Trial {
@@ -175,6 +177,7 @@ impl Trial {
                 seed: self.seed,
             }),
             truncation: self.truncation,
+            threads: self.threads,
             ..RunOptions::default()
         };
         // A dropped message is noticed by a timeout only; short here, since
@@ -281,6 +284,7 @@ fn every_injected_fault_makes_every_honest_party_abort() {
                         inputs,
                         seed: prg.next_u64(),
                         truncation: huddle_engine::Truncation::Exact,
+                        threads: 1,
                     });
                 }
             }
@@ -400,9 +404,52 @@ fn every_fault_around_fused_truncation_makes_every_honest_party_abort() {
                         inputs: random_inputs(&circuit, &mut prg, 71),
                         seed: prg.next_u64(),
                         truncation: huddle_engine::Truncation::Probabilistic,
+                        threads: 1,
                     });
                     turn += 1;
                 }
+            }
+        }
+    }
+    let endings = run_all(&trials);
+    assert_every_honest_party_acceptable(&trials, &endings);
+}
+
+/// Runs of two lanes (the CLI's default on two cores): every lane of the
+/// corrupted party deviates, every honest party aborts and outputs nothing,
+/// for every message type of every party, every kind of fault in turn.
+#[test]
+fn faults_in_runs_of_two_lanes_make_every_honest_party_abort() {
+    let mut prg = Prg::from_seed([23; 16]);
+    let mut trials = Vec::new();
+    let mut turn = 0;
+    for protocol in malicious() {
+        let types = protocol.descriptor().messages;
+        for corrupt in 0..PARTIES {
+            for (tag, t) in types.iter().enumerate() {
+                if !t.senders.contains(&corrupt) || t.name.starts_with("truncation") {
+                    continue;
+                }
+                let kinds = kinds(t);
+                let circuit = if t.name.starts_with("conversion") {
+                    mixed_circuit_for(turn, &mut prg)
+                } else {
+                    circuit_for(turn, &mut prg)
+                };
+                // Four 64-instance units: two lanes of two.
+                let inputs = random_inputs(&circuit, &mut prg, 250);
+                trials.push(Trial {
+                    protocol,
+                    corrupt,
+                    tag,
+                    kind: kinds[turn % kinds.len()],
+                    circuit,
+                    inputs,
+                    seed: prg.next_u64(),
+                    truncation: huddle_engine::Truncation::Exact,
+                    threads: 2,
+                });
+                turn += 1;
             }
         }
     }

@@ -260,6 +260,10 @@ impl LaneNet {
         let start = Instant::now();
         let lost = || NetError::Setup("a lane's link state was poisoned by a panic".into());
         let mut state = demux.state.lock().map_err(|_| lost())?;
+        // Whether the last wait brought nothing: a message already on its
+        // way is delivered before a failure of its sender is reported (as
+        // `Network::recv_inner` does), e.g. a verdict sent before an abort.
+        let mut idle = false;
         loop {
             if let Some(d) = state.waiting[lane].pop_front() {
                 state.waiting_bytes -= d.data.len();
@@ -270,7 +274,7 @@ impl LaneNet {
                 return Err(alarm.get().unwrap_or_else(|| e.clone()));
             }
             if let Some((e, age)) = alarm.get_with_age() {
-                if e.culprit() == Some(from) || age >= ALARM_GRACE {
+                if (idle && e.culprit() == Some(from)) || age >= ALARM_GRACE {
                     return Err(e);
                 }
             }
@@ -283,17 +287,18 @@ impl LaneNet {
             let slice = timeout.saturating_sub(start.elapsed()).min(ALARM_POLL);
             let Some(inbox) = state.inbox.take() else {
                 // Another lane is waiting on the inbox: it files our messages.
-                state = demux
+                let (s, waited) = demux
                     .arrived
                     .wait_timeout(state, slice)
-                    .map_err(|_| lost())?
-                    .0;
+                    .map_err(|_| lost())?;
+                (state, idle) = (s, waited.timed_out());
                 continue;
             };
             drop(state);
             let got = inbox.recv_timeout(slice);
             state = demux.state.lock().map_err(|_| lost())?;
             state.inbox = Some(inbox);
+            idle = matches!(got, Err(RecvTimeoutError::Timeout));
             match got {
                 Ok(Ok(d)) => {
                     if let Some(b) = &budget {
@@ -514,6 +519,21 @@ mod tests {
         // Lane 0 files lane 1's 72 MiB on its way to its own message.
         let e = b[0].recv(0, 1).expect_err("past the 64 MiB bound");
         assert!(e.to_string().contains("sent ahead"), "{e}");
+    }
+
+    #[test]
+    fn a_message_sent_before_its_senders_failure_is_still_delivered() {
+        let mut nets = memory_networks(2, &NetProfile::lan(), Duration::from_secs(3600));
+        let mut a = nets[0].split(2, 0).expect("split");
+        let mut b = nets[1].split(2, 0).expect("split");
+        a[0].send(1, vec![7; 5]).expect("send");
+        // Party 1 learns that party 0 failed (e.g. its other lane saw it)
+        // after party 0's message arrived: the message comes first, then
+        // the failure.
+        b[1].fail(0);
+        assert_eq!(b[0].recv(0, 5).expect("the message on its way"), vec![7; 5]);
+        let e = b[0].recv(0, 5).expect_err("then the failure");
+        assert!(matches!(e, NetError::Aborted { culprit: 0, .. }), "{e}");
     }
 
     #[test]

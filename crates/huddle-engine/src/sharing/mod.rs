@@ -1108,7 +1108,7 @@ fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     });
     let mut lane_nets = Vec::new();
     let mut parts = Vec::new();
-    let mut first_error = None;
+    let (mut first_abort, mut first_error) = (None, None);
     for d in done {
         match d {
             Ok((lane_net, Ok(p))) => {
@@ -1117,14 +1117,19 @@ fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
             }
             Ok((lane_net, Err(e))) => {
                 lane_nets.push(lane_net);
-                first_error = first_error.or(Some(e));
+                if matches!(e, RunError::Abort { .. }) {
+                    first_abort = first_abort.or(Some(e));
+                } else {
+                    first_error = first_error.or(Some(e));
+                }
             }
             Err(e) => first_error = first_error.or(Some(e)),
         }
     }
-    // A lane's own error is the root cause; the join's would only echo it.
+    // A failed check is the root cause: the other lanes' errors (and the
+    // join's) are what stopping for it did to them.
     let joined = net.join(lane_nets);
-    if let Some(e) = first_error {
+    if let Some(e) = first_abort.or(first_error) {
         return Err(e);
     }
     joined?;
