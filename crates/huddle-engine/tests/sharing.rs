@@ -473,8 +473,10 @@ fn split_roles_give_every_link_the_same_load_and_add_no_traffic() {
                 let want = PlainEvaluator::new(&c)
                     .evaluate(&inputs)
                     .expect("plaintext");
+                // One slice: every lane gets exactly its share of the batch.
                 let options = RunOptions {
                     split_roles,
+                    share_memory: 1 << 30,
                     ..RunOptions::default()
                 };
                 let nets = memory_networks(parties, &NetProfile::lan(), Duration::from_secs(60));

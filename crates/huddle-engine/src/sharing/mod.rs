@@ -885,10 +885,19 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         })
         .max()
         .unwrap_or(0);
+    // Sharing a slice's inputs holds several copies of their words at once
+    // (a dealer's rows, their words, two masks, two messages), which for
+    // input-heavy circuits (AES with an expanded key) outweigh the shares.
+    let input_bytes: u128 = program
+        .inputs
+        .iter()
+        .map(|(d, slots)| slots.len() as u128 * per_unit(*d) * 8)
+        .sum();
     let unit_bytes = slot_bytes
         * (program.slots[0] as u128 * per_unit(Domain::Bit)
             + program.slots[1] as u128 * per_unit(Domain::Ring)
-            + conversion_bytes);
+            + conversion_bytes)
+        + INPUT_COPIES * input_bytes;
     let slice = ((options.share_memory as u128 / unit_bytes.max(1)) as usize).max(1);
     // Who plays which role in each lane: the protocol's own assignment,
     // or with split roles one lane per assignment (as many as the batch has
@@ -1025,6 +1034,10 @@ fn domain_range(lanes: usize, range: &std::ops::Range<usize>) -> std::ops::Range
 
 /// A lane's slices (instance ranges) with their opened output words per domain.
 type LaneParts = Vec<(std::ops::Range<usize>, Option<[Vec<u64>; 2]>)>;
+
+/// Copies of a slice's input words a party may hold while sharing them
+/// (counted in the slice size, so `share_memory` bounds them too).
+const INPUT_COPIES: u128 = 6;
 
 /// Every order of `0..n`, lexicographic (the identity first).
 fn permutations(n: usize) -> Vec<Vec<PartyId>> {
