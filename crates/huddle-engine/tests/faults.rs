@@ -150,6 +150,34 @@ fn malicious() -> impl Iterator<Item = Protocol> {
         .filter(|p| !p.descriptor().messages.is_empty())
 }
 
+/// Every message type a party of a malicious protocol sends, as
+/// (protocol, the party, the type's index, the type); types whose name
+/// starts with `skip` left out (each has a test of its own).
+fn sent_types(skip: &'static str) -> Vec<(Protocol, usize, usize, &'static MessageType)> {
+    malicious()
+        .flat_map(|protocol| {
+            let types = protocol.descriptor().messages;
+            (0..PARTIES).flat_map(move |corrupt| {
+                types
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, t)| t.senders.contains(&corrupt) && !t.name.starts_with(skip))
+                    .map(move |(tag, t)| (protocol, corrupt, tag, t))
+            })
+        })
+        .collect()
+}
+
+/// A circuit whose run sends messages of type `t`: a mixed one for the
+/// conversions' types, else the `k`-th of [`circuit_for`].
+fn circuit_sending(t: &MessageType, k: usize, prg: &mut Prg) -> Circuit {
+    if t.name.starts_with("conversion") {
+        mixed_circuit_for(k, prg)
+    } else {
+        circuit_for(k, prg)
+    }
+}
+
 /// One faulted run of the table.
 struct Trial {
     protocol: Protocol,
@@ -258,36 +286,29 @@ fn every_injected_fault_makes_every_honest_party_abort() {
     let per_cell = trials();
     let mut prg = Prg::from_seed([21; 16]);
     let mut trials = Vec::new();
-    for protocol in malicious() {
-        let types = protocol.descriptor().messages;
-        for corrupt in 0..PARTIES {
-            for (tag, t) in types.iter().enumerate() {
-                // (Truncated products' messages: the test below.)
-                if !t.senders.contains(&corrupt) || t.name.starts_with("truncation") {
-                    continue;
-                }
-                let kinds = kinds(t);
-                for k in 0..per_cell {
-                    // Every kind in turn, each over every domain in time.
-                    let circuit = if t.name.starts_with("conversion") {
-                        mixed_circuit_for(k, &mut prg)
-                    } else {
-                        circuit_for(k + k / kinds.len(), &mut prg)
-                    };
-                    let inputs = random_inputs(&circuit, &mut prg, 71);
-                    trials.push(Trial {
-                        protocol,
-                        corrupt,
-                        tag,
-                        kind: kinds[k % kinds.len()],
-                        circuit,
-                        inputs,
-                        seed: prg.next_u64(),
-                        truncation: huddle_engine::Truncation::Exact,
-                        threads: 1,
-                    });
-                }
-            }
+    // (Truncated products' messages: the test below.)
+    for (protocol, corrupt, tag, t) in sent_types("truncation") {
+        let kinds = kinds(t);
+        for k in 0..per_cell {
+            // Every kind in turn, each over every domain in time.
+            let which = if t.name.starts_with("conversion") {
+                k
+            } else {
+                k + k / kinds.len()
+            };
+            let circuit = circuit_sending(t, which, &mut prg);
+            let inputs = random_inputs(&circuit, &mut prg, 71);
+            trials.push(Trial {
+                protocol,
+                corrupt,
+                tag,
+                kind: kinds[k % kinds.len()],
+                circuit,
+                inputs,
+                seed: prg.next_u64(),
+                truncation: huddle_engine::Truncation::Exact,
+                threads: 1,
+            });
         }
     }
     let endings = run_all(&trials);
@@ -385,30 +406,22 @@ fn every_fault_around_fused_truncation_makes_every_honest_party_abort() {
     let circuit = fixed_point_layers();
     let mut trials = Vec::new();
     let mut turn = 0;
-    for protocol in malicious() {
-        let types = protocol.descriptor().messages;
-        for corrupt in 0..PARTIES {
-            for (tag, t) in types.iter().enumerate() {
-                // (Conversions: the table above, on mixed circuits.)
-                if !t.senders.contains(&corrupt) || t.name.starts_with("conversion") {
-                    continue;
-                }
-                let kinds = kinds(t);
-                for _ in 0..2 {
-                    trials.push(Trial {
-                        protocol,
-                        corrupt,
-                        tag,
-                        kind: kinds[turn % kinds.len()],
-                        circuit: circuit.clone(),
-                        inputs: random_inputs(&circuit, &mut prg, 71),
-                        seed: prg.next_u64(),
-                        truncation: huddle_engine::Truncation::Probabilistic,
-                        threads: 1,
-                    });
-                    turn += 1;
-                }
-            }
+    // (Conversions: the table above, on mixed circuits.)
+    for (protocol, corrupt, tag, t) in sent_types("conversion") {
+        let kinds = kinds(t);
+        for _ in 0..2 {
+            trials.push(Trial {
+                protocol,
+                corrupt,
+                tag,
+                kind: kinds[turn % kinds.len()],
+                circuit: circuit.clone(),
+                inputs: random_inputs(&circuit, &mut prg, 71),
+                seed: prg.next_u64(),
+                truncation: huddle_engine::Truncation::Probabilistic,
+                threads: 1,
+            });
+            turn += 1;
         }
     }
     let endings = run_all(&trials);
@@ -422,36 +435,22 @@ fn every_fault_around_fused_truncation_makes_every_honest_party_abort() {
 fn faults_in_runs_of_two_lanes_make_every_honest_party_abort() {
     let mut prg = Prg::from_seed([23; 16]);
     let mut trials = Vec::new();
-    let mut turn = 0;
-    for protocol in malicious() {
-        let types = protocol.descriptor().messages;
-        for corrupt in 0..PARTIES {
-            for (tag, t) in types.iter().enumerate() {
-                if !t.senders.contains(&corrupt) || t.name.starts_with("truncation") {
-                    continue;
-                }
-                let kinds = kinds(t);
-                let circuit = if t.name.starts_with("conversion") {
-                    mixed_circuit_for(turn, &mut prg)
-                } else {
-                    circuit_for(turn, &mut prg)
-                };
-                // Four 64-instance units: two lanes of two.
-                let inputs = random_inputs(&circuit, &mut prg, 250);
-                trials.push(Trial {
-                    protocol,
-                    corrupt,
-                    tag,
-                    kind: kinds[turn % kinds.len()],
-                    circuit,
-                    inputs,
-                    seed: prg.next_u64(),
-                    truncation: huddle_engine::Truncation::Exact,
-                    threads: 2,
-                });
-                turn += 1;
-            }
-        }
+    for (turn, (protocol, corrupt, tag, t)) in sent_types("truncation").into_iter().enumerate() {
+        let kinds = kinds(t);
+        let circuit = circuit_sending(t, turn, &mut prg);
+        // Four 64-instance units: two lanes of two.
+        let inputs = random_inputs(&circuit, &mut prg, 250);
+        trials.push(Trial {
+            protocol,
+            corrupt,
+            tag,
+            kind: kinds[turn % kinds.len()],
+            circuit,
+            inputs,
+            seed: prg.next_u64(),
+            truncation: huddle_engine::Truncation::Exact,
+            threads: 2,
+        });
     }
     let endings = run_all(&trials);
     assert_every_honest_party_acceptable(&trials, &endings);

@@ -28,6 +28,10 @@ use std::time::{Duration, Instant};
 struct Demux {
     state: Mutex<DemuxState>,
     arrived: Condvar,
+    /// Socket links: what the reader has queued and no lane taken yet.
+    budget: Option<Arc<InboxBudget>>,
+    /// Bytes the link may hold for lanes that have not asked for them.
+    ahead: usize,
 }
 
 struct DemuxState {
@@ -35,11 +39,42 @@ struct DemuxState {
     inbox: Option<Receiver<Inbound>>,
     /// Messages that arrived for each lane before it asked.
     waiting: Vec<VecDeque<Delivery>>,
-    /// Their bytes: at most the link's inbox budget (a peer cannot make a
-    /// party hold more for lanes that do not read).
+    /// Their bytes: at most [`Demux::ahead`] (a peer cannot make a party
+    /// hold more for lanes that do not read).
     waiting_bytes: usize,
     /// The link's failure, once seen (every lane reports it).
     failed: Option<NetError>,
+}
+
+impl DemuxState {
+    /// Files a message from `from` that lane `me` took from the inbox:
+    /// gives it back if it is `me`'s own, else keeps it for its lane (or
+    /// records why it cannot).
+    fn file(&mut self, d: Delivery, me: usize, from: PartyId, ahead: usize) -> Option<Delivery> {
+        let lane = match lane_of(&d.data).map(usize::from) {
+            Some(l) if l == me => return Some(d),
+            Some(l) => l,
+            // Too short for a trailer: the lane that reads it says so.
+            None => me,
+        };
+        let lanes = self.waiting.len();
+        if lane >= lanes {
+            self.failed = Some(NetError::Link {
+                peer: from,
+                cause: format!("a message of lane {lane} in a run of {lanes} lanes"),
+            });
+            return None;
+        }
+        self.waiting_bytes += d.data.len();
+        self.waiting[lane].push_back(d);
+        if self.waiting_bytes > ahead {
+            self.failed = Some(NetError::Link {
+                peer: from,
+                cause: format!("more than {ahead} bytes sent ahead of lanes that do not read them"),
+            });
+        }
+        None
+    }
 }
 
 /// One lane's link to a peer.
@@ -48,14 +83,11 @@ struct LaneLink {
     out: Outbound,
     shaper: Arc<Mutex<Shaper>>,
     demux: Arc<Demux>,
-    budget: Option<Arc<InboxBudget>>,
-    /// Bytes the link may hold for lanes that have not asked for them.
-    ahead: usize,
     /// A burst of sends is open on this link (it ends at our next receive).
     sending: bool,
 }
 
-/// The least of [`LaneLink::ahead`] (a socket link's inbox budget, if larger).
+/// The least of [`Demux::ahead`] (a socket link's inbox budget, if larger).
 const MIN_AHEAD: usize = 64 << 20;
 
 /// One lane's endpoint: [`Network`]'s send and receive, over the lane.
@@ -101,13 +133,13 @@ impl Network {
                     failed: None,
                 }),
                 arrived: Condvar::new(),
+                budget: link.inbox_bytes.clone(),
+                ahead: ahead.max(link.inbox_bytes.as_ref().map_or(MIN_AHEAD, |b| b.budget)),
             });
             links.push(Some(LaneLink {
                 out,
                 shaper: link.shaper.clone(),
                 demux,
-                budget: link.inbox_bytes.clone(),
-                ahead: ahead.max(link.inbox_bytes.as_ref().map_or(MIN_AHEAD, |b| b.budget)),
                 sending: false,
             }));
         }
@@ -256,7 +288,7 @@ impl LaneNet {
         }
         let (lane, timeout, alarm) = (usize::from(self.lane), self.timeout, self.alarm.clone());
         let link = self.link(from)?;
-        let (demux, budget, limit) = (link.demux.clone(), link.budget.clone(), link.ahead);
+        let demux = link.demux.clone();
         let start = Instant::now();
         let lost = || NetError::Setup("a lane's link state was poisoned by a panic".into());
         let mut state = demux.state.lock().map_err(|_| lost())?;
@@ -301,38 +333,13 @@ impl LaneNet {
             idle = matches!(got, Err(RecvTimeoutError::Timeout));
             match got {
                 Ok(Ok(d)) => {
-                    if let Some(b) = &budget {
+                    if let Some(b) = &demux.budget {
                         b.take(d.data.len());
                     }
-                    let to = match lane_of(&d.data).map(usize::from) {
-                        Some(l) if l == lane => {
-                            drop(state);
-                            demux.arrived.notify_all();
-                            return Ok(deliver(d));
-                        }
-                        Some(l) => l,
-                        // Too short for a trailer: the lane that reads it says so.
-                        None => lane,
-                    };
-                    if to >= state.waiting.len() {
-                        state.failed = Some(NetError::Link {
-                            peer: from,
-                            cause: format!(
-                                "a message of lane {to} in a run of {} lanes",
-                                state.waiting.len()
-                            ),
-                        });
-                    } else {
-                        state.waiting_bytes += d.data.len();
-                        state.waiting[to].push_back(d);
-                        if state.waiting_bytes > limit {
-                            state.failed = Some(NetError::Link {
-                                peer: from,
-                                cause: format!(
-                                    "more than {limit} bytes sent ahead of lanes that do not read them"
-                                ),
-                            });
-                        }
+                    if let Some(d) = state.file(d, lane, from, demux.ahead) {
+                        drop(state);
+                        demux.arrived.notify_all();
+                        return Ok(deliver(d));
                     }
                 }
                 Ok(Err(e)) => state.failed = Some(e),

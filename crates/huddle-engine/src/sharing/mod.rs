@@ -1071,9 +1071,8 @@ fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
 ) -> Result<LaneParts, RunError> {
     let me = net.party();
     if let [only] = roles {
-        let role = only.iter().position(|&p| p == me).unwrap_or(me);
         return job
-            .run(make(role), net, 0, &lane_ranges(0), only)
+            .run(make(role_of(only, me)), net, 0, &lane_ranges(0), only)
             .map_err(|e| in_parties(e, 0, only));
     }
     // Lanes drift apart by at most about a slice: what a peer's lanes can
@@ -1087,7 +1086,7 @@ fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
             .map(|(lane, (lane_net, roles))| {
                 let ranges = lane_ranges(lane);
                 s.spawn(move || {
-                    let role = roles.iter().position(|&p| p == me).unwrap_or(me);
+                    let role = role_of(roles, me);
                     let mut t = RoleNet {
                         net: lane_net,
                         roles,
@@ -1147,6 +1146,11 @@ fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     }
     joined?;
     Ok(parts)
+}
+
+/// The role `party` plays where role r is played by `roles[r]`.
+fn role_of(roles: &[PartyId], party: PartyId) -> PartyId {
+    roles.iter().position(|&p| p == party).unwrap_or(party)
 }
 
 /// A lane's error in terms of parties rather than its roles (where the
@@ -1264,7 +1268,6 @@ impl Lane<'_> {
         ranges: &[std::ops::Range<usize>],
         roles: &[PartyId],
     ) -> Result<LaneParts, RunError> {
-        let role_of = |p: PartyId| roles.iter().position(|&q| q == p).unwrap_or(p);
         let first_draw = crate::draws::SHARING_KEYS + ((lane as u64) << 16);
         let me = net.party();
         let main = self.program.main_domain();
@@ -1299,7 +1302,7 @@ impl Lane<'_> {
                 let v = &self.values[d as usize];
                 let r = domain_range(self.program.lanes(d), range);
                 InputValues {
-                    owners: v.owners.iter().map(|&p| role_of(p)).collect(),
+                    owners: v.owners.iter().map(|&p| role_of(roles, p)).collect(),
                     slots: &v.slots,
                     own: v
                         .own
@@ -1322,7 +1325,7 @@ impl Lane<'_> {
                             })
                         })
                         .collect(),
-                    reveal_to: self.reveal_to.map(role_of),
+                    reveal_to: self.reveal_to.map(|p| role_of(roles, p)),
                 }
             });
             arenas.resize(range.len());
