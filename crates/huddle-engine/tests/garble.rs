@@ -52,11 +52,21 @@ fn run_with(
     inputs: &[BitMatrix],
     garble: Optimizations,
 ) -> (Vec<Vec<BitMatrix>>, Accounting) {
-    let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
     let options = RunOptions {
         garble,
         ..RunOptions::default()
     };
+    run_options(protocol, n, circuit, inputs, options)
+}
+
+fn run_options(
+    protocol: &str,
+    n: usize,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+    options: RunOptions,
+) -> (Vec<Vec<BitMatrix>>, Accounting) {
+    let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
     let results = local(protocol, nets, circuit, inputs, options)
         .unwrap_or_else(|e| panic!("{protocol}, {n} parties: {e}"));
     let mut acc = Accounting::default();
@@ -170,6 +180,60 @@ fn communication_is_exact() {
     assert_eq!(Optimizations::default().contributors(Variant::Bgw3, 5), 3);
     assert_eq!(Optimizations::default().contributors(Variant::Bgw2, 5), 2);
     assert_eq!(Optimizations::NONE.contributors(Variant::Bgw2, 5), 5);
+}
+
+/// A batch whose garbling state exceeds the share memory is garbled and
+/// evaluated chunk by chunk (here one instance at a time): the right
+/// outputs at every party, exactly the bytes of the run in one piece on
+/// every link and phase (the circuit's inputs and outputs fill whole bytes,
+/// so every message is the same per instance), the setup once.
+#[test]
+fn a_batch_beyond_the_share_memory_is_garbled_chunk_by_chunk() {
+    let n = 5;
+    let instances = 7;
+    let c = gen::generate("mult-schoolbook", 8, 2).expect("generate");
+    let mut prg = Prg::from_seed([15; 16]);
+    let inputs = random_inputs(&c, &mut prg, instances);
+    let want = PlainEvaluator::new(&c)
+        .evaluate(&inputs)
+        .expect("plaintext");
+    for (protocol, _) in VARIANTS {
+        let (outs, whole) = run_options(protocol, n, &c, &inputs, RunOptions::default());
+        let chunked_options = RunOptions {
+            share_memory: 1,
+            ..RunOptions::default()
+        };
+        let (chunked_outs, chunked) = run_options(protocol, n, &c, &inputs, chunked_options);
+        for (p, (a, b)) in outs.iter().zip(&chunked_outs).enumerate() {
+            assert!(a == &want, "{protocol}: party {p}, in one piece");
+            assert!(b == &want, "{protocol}: party {p}, chunk by chunk");
+        }
+        for phase in Phase::ALL {
+            for from in 0..n {
+                for to in (0..n).filter(|&to| to != from) {
+                    assert_eq!(
+                        chunked.link(phase, from, to).bytes,
+                        whole.link(phase, from, to).bytes,
+                        "{protocol} {phase:?} {from}->{to}"
+                    );
+                }
+            }
+            // A phase's rounds are its longest chain of messages: at most
+            // one chunk's after another (bgw3's chains run on through every
+            // chunk), never fewer than one chunk's; the setup runs once.
+            let (one, all) = (whole.rounds(phase), chunked.rounds(phase));
+            if phase == Phase::Setup {
+                assert_eq!(all, one, "{protocol} setup rounds");
+            } else if protocol == "bgw3" {
+                assert_eq!(all, instances as u32 * one, "{protocol} {phase:?} rounds");
+            } else {
+                assert!(
+                    one <= all && all <= instances as u32 * one,
+                    "{protocol} {phase:?}: {all} rounds chunk by chunk, {one} in one piece"
+                );
+            }
+        }
+    }
 }
 
 /// Longest chain of dependent messages ending at party `p` in the

@@ -560,32 +560,71 @@ pub fn run_with_supply<T: Transport>(
     let plan = Plan::new(circuit, n, malicious)?;
     let t = variant.threshold(n);
     let linear_choice = options.linear.resolve(n, t);
-    let run = Run {
+    let contributors = options.garble.contributors(variant, n);
+    let mut run = Run {
         plan: &plan,
         variant,
         opts: options.garble,
         me,
         n,
         t,
+        first: 0,
         instances,
-        contributors: options.garble.contributors(variant, n),
+        contributors,
         constants: reconstruction(n),
         prf: DoubleKeyPrf::new(),
     };
     let mut prg = options.randomness.draw(me, crate::draws::GARBLING)?;
     let (mut zero, mut source) = setup(&run, net, &mut prg, linear_choice, supply, circuit)?;
-    let mut independent = first_round(&run, net, &mut prg, &mut source)?;
-    let products = degree_reduction(&run, net, &mut prg, &independent.states)?;
-    let rows = garbled_rows(&run, net, &mut independent, &products, &mut zero)?;
-    online(
-        &run,
-        net,
-        &independent.states,
-        &rows,
-        own_inputs,
-        &independent.my_offset,
-        options.reveal_to.is_none(),
-    )
+    // A batch larger than the share memory is garbled and evaluated chunk
+    // by chunk (same setup, the rounds once per chunk), so a party holds
+    // one chunk's garbled circuit and state, not the whole batch's.
+    let chunk = (options.share_memory / instance_bytes(&plan, contributors, options.garble)).max(1);
+    let mut outputs: Vec<BitMatrix> = Vec::new();
+    for first in (0..instances).step_by(chunk) {
+        run.first = first;
+        run.instances = chunk.min(instances - first);
+        let mut independent = first_round(&run, net, &mut prg, &mut source)?;
+        let products = degree_reduction(&run, net, &mut prg, &independent.states)?;
+        let rows = garbled_rows(&run, net, &mut independent, &products, &mut zero)?;
+        drop(products);
+        let part = online(
+            &run,
+            net,
+            &independent.states,
+            &rows,
+            own_inputs,
+            &independent.my_offset,
+            options.reveal_to.is_none(),
+        )?;
+        if first == 0 && run.instances == instances {
+            return Ok(part);
+        }
+        if outputs.is_empty() {
+            outputs = part
+                .iter()
+                .map(|m| BitMatrix::zeros(instances, m.cols()))
+                .collect();
+        }
+        for (whole, m) in outputs.iter_mut().zip(&part) {
+            whole
+                .row_range_mut(first, first + m.rows())
+                .copy_from_slice(m.as_words());
+        }
+    }
+    Ok(outputs)
+}
+
+/// What one instance holds at its peak at the evaluator (the other parties
+/// hold less): its garbled rows, λ and key per wire, the contributors' keys
+/// during evaluation, the reduced products, and without reduced complexity
+/// the Shamir-shared rows.
+fn instance_bytes(plan: &Plan, contributors: usize, opts: Optimizations) -> usize {
+    let rows = (4 * plan.ands + 2 * plan.buffers) * contributors;
+    let shamir_rows = if opts.reduced_complexity { 0 } else { rows };
+    let words =
+        rows + shamir_rows + plan.wires * (2 + contributors) + plan.ands * (contributors + 1);
+    (16 * words + plan.wires).max(1)
 }
 
 /// One party's fixed view of a garbling run, shared by its rounds.
@@ -596,6 +635,10 @@ struct Run<'a> {
     me: PartyId,
     n: usize,
     t: usize,
+    /// The chunk's first instance in the batch (instances are numbered
+    /// across chunks in the PRF tweaks and in errors).
+    first: usize,
+    /// Instances in this chunk.
     instances: usize,
     contributors: usize,
     /// Reconstruction (share-conversion) constants of the n points.
@@ -907,7 +950,7 @@ fn share_prf_values<T: Transport>(
                 &run.prf,
                 (state.keys[a as usize], Some(state.keys[b as usize])),
                 my_offset[inst].0,
-                (inst, and_index),
+                (run.first + inst, and_index),
                 contributors,
                 &mut values,
             );
@@ -1192,7 +1235,7 @@ impl InstanceRows<'_> {
                 gate_prf_inputs(
                     keys,
                     self.my_offset,
-                    (self.inst, g),
+                    (self.run.first + self.inst, g),
                     contributors,
                     &mut scratch.and_prf,
                 );
@@ -1300,7 +1343,10 @@ impl InstanceRows<'_> {
                 &self.run.prf,
                 (self.state.keys[input as usize], None),
                 self.my_offset,
-                (self.inst, self.run.plan.ands + buffer_index),
+                (
+                    self.run.first + self.inst,
+                    self.run.plan.ands + buffer_index,
+                ),
                 contributors,
                 prf,
             );
@@ -1520,7 +1566,7 @@ fn online<T: Transport>(
     if me != EVALUATOR {
         net.send(EVALUATOR, u128s_to_bytes(&input_keys))?;
         if malicious {
-            let own = check_output_keys(net, plan, states, offsets, instances)?;
+            let own = check_output_keys(net, run, states, offsets)?;
             return confirm_outputs(net, plan, instances, contributors, Some(own));
         }
         return finish_outputs(net, plan, instances, everyone_learns);
@@ -1604,7 +1650,7 @@ fn exchange_masked_inputs<T: Transport>(
                 let (lw, l) = state.own_lambda[k];
                 debug_assert_eq!(lw, w);
                 k += 1;
-                let e = m.get(inst, col) ^ l;
+                let e = m.get(run.first + inst, col) ^ l;
                 external[inst][w as usize] = e;
                 mine.push(e);
             }
@@ -1682,7 +1728,7 @@ impl Evaluator<'_> {
                 Ok(true)
             } else {
                 Err(RunError::abort(
-                    format!("garbled gate {gate} of instance {inst} decrypts to neither of the evaluator's keys"),
+                    format!("garbled gate {gate} of instance {} decrypts to neither of the evaluator's keys", self.run.first + inst),
                     None,
                 ))
             }
@@ -1712,7 +1758,7 @@ impl Evaluator<'_> {
                 push_eval_inputs(
                     &self.keys,
                     (a, None),
-                    (inst, gate),
+                    (self.run.first + inst, gate),
                     contributors,
                     &mut self.prf_in,
                 );
@@ -1745,7 +1791,7 @@ impl Evaluator<'_> {
             let Step::And(a, b, _) = *s else {
                 return Err(RunError::Internal("a free gate inside an AND layer".into()));
             };
-            let at = (inst, first_and + k);
+            let at = (self.run.first + inst, first_and + k);
             push_eval_inputs(&self.keys, (a, Some(b)), at, contributors, &mut self.prf_in);
         }
         self.run.prf.apply(&mut self.prf_in);
@@ -1829,11 +1875,11 @@ fn open_row(row: &[u128], values: &[u128], o: u32, contributors: usize, keys: &m
 /// they encode (λ of every output wire is 0).
 fn check_output_keys<T: Transport>(
     net: &mut T,
-    plan: &Plan,
+    run: &Run,
     states: &[Garbling],
     offsets: &[Gf128],
-    instances: usize,
 ) -> Result<Vec<bool>, RunError> {
+    let (plan, instances) = (run.plan, run.instances);
     let per = plan.output_wires();
     let bytes = net.recv(EVALUATOR, 16 * per * instances)?;
     let mut keys = le_u128s(&bytes);
@@ -1849,7 +1895,8 @@ fn check_output_keys<T: Transport>(
             } else {
                 return Err(RunError::abort(
                     format!(
-                        "the evaluator's key for output bit {k} of instance {inst} is neither of party {}'s labels",
+                        "the evaluator's key for output bit {k} of instance {} is neither of party {}'s labels",
+                        run.first + inst,
                         net.party()
                     ),
                     Some(EVALUATOR),
