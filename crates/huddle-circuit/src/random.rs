@@ -234,7 +234,7 @@ pub fn random_inputs(circuit: &Circuit, prg: &mut Prg, instances: usize) -> Vec<
             for r in 0..instances {
                 let row = m.row_mut(r);
                 prg.fill_u64(row);
-                if bits % 64 != 0 {
+                if !bits.is_multiple_of(64) {
                     let last = row.len() - 1;
                     row[last] &= (1u64 << (bits % 64)) - 1;
                 }

@@ -447,7 +447,7 @@ mod tests {
             .map(|i| {
                 let bits = c.input_bits(i);
                 let mut w: Vec<u64> = (0..bits.div_ceil(64)).map(|_| prg.next_u64()).collect();
-                if bits % 64 != 0 {
+                if !bits.is_multiple_of(64) {
                     *w.last_mut().expect("bits > 0") &= (1u64 << (bits % 64)) - 1;
                 }
                 w

@@ -37,7 +37,7 @@ fn primes(n: usize) -> Vec<u64> {
     let mut found = Vec::with_capacity(n);
     let mut k = 2u64;
     while found.len() < n {
-        if found.iter().all(|&p| k % p != 0) {
+        if found.iter().all(|&p| !k.is_multiple_of(p)) {
             found.push(k);
         }
         k += 1;

@@ -263,7 +263,7 @@ impl RowStore {
     /// A new zero row.
     fn push(&mut self) -> &mut [u64] {
         let w = self.words_per_row;
-        if self.rows % CHUNK_ROWS == 0 {
+        if self.rows.is_multiple_of(CHUNK_ROWS) {
             self.chunks.push(Vec::with_capacity(CHUNK_ROWS * w));
         }
         self.rows += 1;

@@ -262,7 +262,7 @@ mod hardware {
         k: super::Gf128,
         add: bool,
     ) {
-        debug_assert!(out.len() % 4 == 0 && out.len() == xs.len());
+        debug_assert!(out.len().is_multiple_of(4) && out.len() == xs.len());
         // SAFETY: as in `scale_narrow`, over chunks of four elements (64
         // bytes); the caller guarantees the target features.
         unsafe {

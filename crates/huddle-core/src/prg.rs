@@ -50,7 +50,7 @@ impl Prg {
                 self.refill();
             }
             // Whole blocks by fixed-size copies (no call per block).
-            if self.used % 16 == 0 && out.len() >= 16 {
+            if self.used.is_multiple_of(16) && out.len() >= 16 {
                 let first = self.used / 16;
                 let blocks = (out.len() / 16).min(BUFFER_BLOCKS - first);
                 for (o, b) in out
@@ -115,7 +115,7 @@ impl Prg {
         if out.is_empty() {
             return;
         }
-        if position % 8 != 0 || cfg!(target_endian = "big") {
+        if !position.is_multiple_of(8) || cfg!(target_endian = "big") {
             let mut other = self.clone();
             other.seek(position);
             other.fill_u64(out);
@@ -146,7 +146,7 @@ impl Prg {
     /// Blocks `first`, `first + 1`, ... of the stream encrypted straight into
     /// `words` (an even number, two per block; little-endian targets only).
     fn encrypt_counters_into(&self, first: u128, words: &mut [u64]) {
-        debug_assert!(words.len() % 2 == 0 && cfg!(target_endian = "little"));
+        debug_assert!(words.len().is_multiple_of(2) && cfg!(target_endian = "little"));
         let mut counter = first;
         for chunk in words.chunks_mut(2 * BUFFER_BLOCKS) {
             for pair in chunk.chunks_exact_mut(2) {
@@ -175,7 +175,7 @@ impl Prg {
                 }
                 self.refill();
             }
-            if self.used % 8 != 0 {
+            if !self.used.is_multiple_of(8) {
                 out[0] = self.next_u64();
                 out = &mut out[1..];
                 continue;
@@ -203,7 +203,7 @@ impl Prg {
             if self.used == BUFFER_BLOCKS * 16 {
                 self.refill();
             }
-            if self.used % 16 != 0 {
+            if !self.used.is_multiple_of(16) {
                 let mut b = [0u8; 16];
                 self.fill_bytes(&mut b);
                 values[0] ^= u128::from_le_bytes(b);

@@ -49,7 +49,7 @@ impl RandomRows {
         let position = (range.start * row_words * 8) as u128;
         let rows = m.rows();
         self.prg.words_at(position, m.row_range_mut(0, rows));
-        if self.bits % 64 != 0 {
+        if !self.bits.is_multiple_of(64) {
             let top = (1u64 << (self.bits % 64)) - 1;
             for r in 0..m.rows() {
                 if let Some(last) = m.row_mut(r).last_mut() {

@@ -77,7 +77,7 @@ impl SplitJob<'_> {
         mut combine: impl FnMut(u32, &mut [u64]),
     ) -> Vec<u64> {
         let mut out = ch.buffer(self.term_words());
-        if self.kind.target() == Domain::Bit && self.instances % 64 != 0 {
+        if self.kind.target() == Domain::Bit && !self.instances.is_multiple_of(64) {
             // Packed bits are ORed in.
             out.fill(0);
         }

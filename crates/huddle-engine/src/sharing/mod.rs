@@ -1462,7 +1462,7 @@ fn from_wire_words(
                 }
                 _ => {
                     let mut by_wire = BitMatrix::zeros(wires, instances);
-                    let tail = if instances % 64 == 0 {
+                    let tail = if instances.is_multiple_of(64) {
                         u64::MAX
                     } else {
                         (1u64 << (instances % 64)) - 1

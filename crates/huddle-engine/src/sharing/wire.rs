@@ -50,7 +50,7 @@ impl Encoding {
     /// Whether every word travels whole or as its low `bytes` (no slot ends
     /// in padding lanes).
     fn uniform(&self) -> bool {
-        self.lanes == 1 || self.instances % self.lanes == 0
+        self.lanes == 1 || self.instances.is_multiple_of(self.lanes)
     }
 
     /// Bytes of a word's first `lanes` elements.
