@@ -893,11 +893,21 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         .iter()
         .map(|(d, slots)| slots.len() as u128 * per_unit(*d) * 8)
         .sum();
+    // A peer that needs nothing from this party during a slice (Trio's
+    // helper while it prepares) sends the slice's messages ahead, which wait
+    // in this party's inbox: about one element per multiplication, in deep
+    // circuits many times the slice's live shares.
+    let ahead_bytes: u128 = program
+        .layers
+        .iter()
+        .map(|l| l.gates.len() as u128 * per_unit(l.domain) * 8)
+        .sum();
     let unit_bytes = slot_bytes
         * (program.slots[0] as u128 * per_unit(Domain::Bit)
             + program.slots[1] as u128 * per_unit(Domain::Ring)
             + conversion_bytes)
-        + INPUT_COPIES * input_bytes;
+        + INPUT_COPIES * input_bytes
+        + ahead_bytes;
     let slice = ((options.share_memory as u128 / unit_bytes.max(1)) as usize).max(1);
     // Who plays which role in each lane: the protocol's own assignment,
     // or with split roles one lane per assignment (as many as the batch has
@@ -1297,6 +1307,11 @@ impl Lane<'_> {
             self.program.ring_lanes,
         );
         for range in ranges {
+            // A short last slice leaves some lanes nothing (every party
+            // skips the same ones).
+            if range.is_empty() {
+                continue;
+            }
             protocol.begin_batch();
             let inputs = [Domain::Bit, Domain::Ring].map(|d| {
                 let v = &self.values[d as usize];
