@@ -580,7 +580,8 @@ pub fn run_with_supply<T: Transport>(
     // by chunk (same setup, the rounds once per chunk), so a party holds
     // one chunk's garbled circuit and state, not the whole batch's.
     let chunk = (options.share_memory / instance_bytes(&plan, contributors, options.garble)).max(1);
-    let mut outputs: Vec<BitMatrix> = Vec::new();
+    // Output bits, instance after instance, as far as this party knows them.
+    let mut bits: Vec<bool> = Vec::new();
     for first in (0..instances).step_by(chunk) {
         run.first = first;
         run.instances = chunk.min(instances - first);
@@ -588,31 +589,19 @@ pub fn run_with_supply<T: Transport>(
         let products = degree_reduction(&run, net, &mut prg, &independent.states)?;
         let rows = garbled_rows(&run, net, &mut independent, &products, &mut zero)?;
         drop(products);
-        let part = online(
+        let known = online(
             &run,
             net,
             &independent.states,
             &rows,
             own_inputs,
             &independent.my_offset,
-            options.reveal_to.is_none(),
         )?;
-        if first == 0 && run.instances == instances {
-            return Ok(part);
-        }
-        if outputs.is_empty() {
-            outputs = part
-                .iter()
-                .map(|m| BitMatrix::zeros(instances, m.cols()))
-                .collect();
-        }
-        for (whole, m) in outputs.iter_mut().zip(&part) {
-            whole
-                .row_range_mut(first, first + m.rows())
-                .copy_from_slice(m.as_words());
-        }
+        bits.extend(known);
     }
-    Ok(outputs)
+    run.first = 0;
+    run.instances = instances;
+    finish_outputs(&run, net, bits, options.reveal_to.is_none())
 }
 
 /// What one instance holds at its peak at the evaluator (the other parties
@@ -1536,8 +1525,7 @@ fn online<T: Transport>(
     rows: &[u128],
     own_inputs: &[(usize, BitMatrix)],
     offsets: &[Gf128],
-    everyone_learns: bool,
-) -> Result<Vec<BitMatrix>, RunError> {
+) -> Result<Vec<bool>, RunError> {
     let (plan, me, instances, contributors) = (run.plan, run.me, run.instances, run.contributors);
     let malicious = run.variant.is_malicious();
     net.set_phase(Phase::Online);
@@ -1546,7 +1534,7 @@ fn online<T: Transport>(
         if malicious {
             return confirm_outputs(net, plan, instances, contributors, None);
         }
-        return finish_outputs(net, plan, instances, everyone_learns);
+        return Ok(Vec::new());
     }
     // Round B: the contributors' keys for the inputs (and constants) to the evaluator.
     let key_of = |state: &Garbling, inst: usize, w: u32, e: bool| {
@@ -1569,7 +1557,7 @@ fn online<T: Transport>(
             let own = check_output_keys(net, run, states, offsets)?;
             return confirm_outputs(net, plan, instances, contributors, Some(own));
         }
-        return finish_outputs(net, plan, instances, everyone_learns);
+        return Ok(Vec::new());
     }
     let per_inst = plan.all_input_wires() + plan.consts.len();
     let mut keys_from: Vec<Vec<u128>> = vec![input_keys];
@@ -1613,16 +1601,7 @@ fn online<T: Transport>(
         }
         return confirm_outputs(net, plan, instances, contributors, Some(results.concat()));
     }
-    // Round C: the outputs to every other party, unless only the evaluator learns them.
-    let flat: Vec<bool> = results.concat();
-    if everyone_learns {
-        let packed = pack_bits(&flat);
-        for p in 1..run.n {
-            net.send(p, packed.clone())?;
-        }
-    }
-    net.stop_clock();
-    Ok(matrices(plan, &flat, instances))
+    Ok(results.concat())
 }
 
 /// Round A: masked inputs e = x ⊕ λ from their owners to the contributors.
@@ -1916,7 +1895,7 @@ fn confirm_outputs<T: Transport>(
     instances: usize,
     contributors: usize,
     own: Option<Vec<bool>>,
-) -> Result<Vec<BitMatrix>, RunError> {
+) -> Result<Vec<bool>, RunError> {
     let (me, n) = (net.party(), net.parties());
     let count = plan.output_wires() * instances;
     let mut agreed: Option<(PartyId, Vec<u8>)> = None;
@@ -1940,27 +1919,39 @@ fn confirm_outputs<T: Transport>(
             None => agreed = Some((j, report)),
         }
     }
-    net.stop_clock();
-    let bits = agreed
+    Ok(agreed
         .map(|(_, b)| unpack_bits(&b, count))
-        .unwrap_or_default();
-    Ok(matrices(plan, &bits, instances))
+        .unwrap_or_default())
 }
 
-/// Round C at a party other than the evaluator (semi-honest): the outputs,
-/// or nothing where only the evaluator learns them.
+/// The outputs of the whole batch, after its last chunk. Semi-honest,
+/// round C: the evaluator sends every output bit to every other party at
+/// once (unless only it learns them), so the others go on to the next
+/// chunk while it evaluates. Malicious: every chunk's outputs were checked
+/// and agreed in its own rounds already (`bits` holds them).
 fn finish_outputs<T: Transport>(
+    run: &Run,
     net: &mut T,
-    plan: &Plan,
-    instances: usize,
-    learns: bool,
+    mut bits: Vec<bool>,
+    everyone_learns: bool,
 ) -> Result<Vec<BitMatrix>, RunError> {
-    if !learns {
-        net.stop_clock();
-        return Ok(Vec::new());
+    let (plan, instances) = (run.plan, run.instances);
+    if !run.variant.is_malicious() {
+        if run.me == EVALUATOR {
+            if everyone_learns {
+                let packed = pack_bits(&bits);
+                for p in 1..run.n {
+                    net.send(p, packed.clone())?;
+                }
+            }
+        } else if everyone_learns {
+            let count = plan.output_wires() * instances;
+            bits = unpack_bits(&net.recv(EVALUATOR, count.div_ceil(8))?, count);
+        } else {
+            net.stop_clock();
+            return Ok(Vec::new());
+        }
     }
-    let count = plan.output_wires() * instances;
-    let bits = unpack_bits(&net.recv(EVALUATOR, count.div_ceil(8))?, count);
     net.stop_clock();
     Ok(matrices(plan, &bits, instances))
 }
