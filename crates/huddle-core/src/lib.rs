@@ -7,6 +7,7 @@
 
 pub mod arena;
 pub mod bits;
+pub mod fixed_aes;
 pub mod gf128;
 pub mod prg;
 pub mod ring;

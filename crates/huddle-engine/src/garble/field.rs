@@ -2,7 +2,6 @@
 //! reconstruction (Lagrange-at-zero) constants for all n points, and the
 //! double-key PRF F² from fixed-key AES.
 
-use aes::cipher::{BlockEncrypt, KeyInit};
 use huddle_core::{Gf128, Prg};
 
 /// The evaluation point of party `p`.
@@ -115,7 +114,7 @@ pub fn random(prg: &mut Prg) -> Gf128 {
 /// under a fixed public key: the correlation-robust construction of
 /// Bellare et al. for garbling with fixed-key AES. Evaluates a batch.
 pub struct DoubleKeyPrf {
-    cipher: aes::Aes128,
+    cipher: huddle_core::fixed_aes::FixedKeyAes,
 }
 
 impl Default for DoubleKeyPrf {
@@ -128,7 +127,7 @@ impl DoubleKeyPrf {
     pub fn new() -> Self {
         // Any fixed, public key will do; this one is the bytes of "huddle BMR F2 key".
         DoubleKeyPrf {
-            cipher: aes::Aes128::new(&(*b"huddle-bmr-f2key").into()),
+            cipher: huddle_core::fixed_aes::FixedKeyAes::new(*b"huddle-bmr-f2key"),
         }
     }
 
@@ -137,23 +136,9 @@ impl DoubleKeyPrf {
         k1.double().0 ^ k2.double().double().0 ^ tweak
     }
 
-    /// Replaces every input K (from [`Self::input`]) by π(K) ⊕ K, through a
-    /// block buffer on the stack (batches of 32 keep AES-NI's pipeline full).
+    /// Replaces every input K (from [`Self::input`]) by π(K) ⊕ K.
     pub fn apply(&self, values: &mut [u128]) {
-        const BATCH: usize = 32;
-        let mut blocks = [aes::Block::default(); BATCH];
-        for chunk in values.chunks_mut(BATCH) {
-            let blocks = &mut blocks[..chunk.len()];
-            for (b, v) in blocks.iter_mut().zip(chunk.iter()) {
-                b.copy_from_slice(&v.to_le_bytes());
-            }
-            self.cipher.encrypt_blocks(blocks);
-            for (v, b) in chunk.iter_mut().zip(blocks.iter()) {
-                let mut bytes = [0u8; 16];
-                bytes.copy_from_slice(b);
-                *v ^= u128::from_le_bytes(bytes);
-            }
-        }
+        self.cipher.permute_xor(values);
     }
 }
 
@@ -224,6 +209,7 @@ mod tests {
         let prf = DoubleKeyPrf::new();
         let mut v = [0u128];
         prf.apply(&mut v);
+        use aes::cipher::{BlockEncrypt, KeyInit};
         let mut block = aes::Block::from([0u8; 16]);
         aes::Aes128::new(&(*b"huddle-bmr-f2key").into()).encrypt_block(&mut block);
         let mut bytes = [0u8; 16];
