@@ -7,10 +7,10 @@
 
 pub mod arena;
 pub mod bits;
-pub mod fixed_aes;
 pub mod gf128;
 pub mod prg;
 pub mod ring;
+pub mod wide_aes;
 
 pub use bits::BitMatrix;
 pub use gf128::Gf128;

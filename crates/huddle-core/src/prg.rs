@@ -1,13 +1,13 @@
 //! AES-128 in counter mode as a pseudorandom generator.
 //!
 //! Output block i is AES_seed(i) with the counter i encoded as a 128-bit
-//! little-endian integer. The `aes` crate picks AES-NI at run time where the
-//! CPU has it, so one binary is fast everywhere. Output is produced in large
+//! little-endian integer. `WideAes` picks VAES, else the `aes` crate's
+//! AES-NI, at run time, so one binary is fast everywhere. Output is produced in large
 //! batches so that the cipher pipelines blocks and callers stay off the
 //! per-block path.
 
-use aes::cipher::{generic_array::GenericArray, BlockEncrypt, KeyInit};
-use aes::{Aes128, Block};
+use crate::wide_aes::WideAes;
+use aes::Block;
 
 /// Blocks encrypted per refill of the internal buffer (4 KiB): enough for the
 /// cipher to pipeline, small enough to stay in L1.
@@ -19,7 +19,7 @@ pub type Seed = [u8; 16];
 /// Deterministic AES-CTR stream from a 16-byte seed.
 #[derive(Clone)]
 pub struct Prg {
-    cipher: Aes128,
+    cipher: WideAes,
     next_counter: u128,
     buffer: Vec<Block>,
     /// Bytes of `buffer` already handed out.
@@ -29,7 +29,7 @@ pub struct Prg {
 impl Prg {
     pub fn from_seed(seed: Seed) -> Self {
         Prg {
-            cipher: Aes128::new(&GenericArray::from(seed)),
+            cipher: WideAes::new(seed),
             next_counter: 0,
             buffer: vec![Block::default(); BUFFER_BLOCKS],
             used: BUFFER_BLOCKS * 16,
@@ -153,15 +153,14 @@ impl Prg {
                 (pair[0], pair[1]) = (counter as u64, (counter >> 64) as u64);
                 counter = counter.wrapping_add(1);
             }
-            // SAFETY: a `Block` is 16 bytes with alignment 1 (a transparent
-            // `[u8; 16]`), and `chunk` is 16 bytes per pair of words,
+            // SAFETY: `chunk` is 16 initialized bytes per pair of words,
             // exclusively borrowed for this call. On a little-endian target
             // each pair holds its counter's little-endian bytes, and the
             // encrypted bytes read back as the stream's words.
-            let as_blocks = unsafe {
-                std::slice::from_raw_parts_mut(chunk.as_mut_ptr().cast::<Block>(), chunk.len() / 2)
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(chunk.as_mut_ptr().cast::<u8>(), chunk.len() * 8)
             };
-            self.cipher.encrypt_blocks(as_blocks);
+            self.cipher.encrypt_bytes(bytes);
         }
     }
 
@@ -236,7 +235,15 @@ impl Prg {
             *block = Block::from(self.next_counter.to_le_bytes());
             self.next_counter = self.next_counter.wrapping_add(1);
         }
-        self.cipher.encrypt_blocks(&mut self.buffer);
+        // SAFETY: a `Block` is a transparent `[u8; 16]`; the view of the
+        // buffer's bytes ends with this call.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                self.buffer.as_mut_ptr().cast::<u8>(),
+                self.buffer.len() * 16,
+            )
+        };
+        self.cipher.encrypt_bytes(bytes);
         self.used = 0;
     }
 }
@@ -244,6 +251,8 @@ impl Prg {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aes::cipher::{generic_array::GenericArray, BlockEncrypt, KeyInit};
+    use aes::Aes128;
 
     fn hex(s: &str) -> Vec<u8> {
         (0..s.len())

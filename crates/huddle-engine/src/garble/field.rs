@@ -114,7 +114,7 @@ pub fn random(prg: &mut Prg) -> Gf128 {
 /// under a fixed public key: the correlation-robust construction of
 /// Bellare et al. for garbling with fixed-key AES. Evaluates a batch.
 pub struct DoubleKeyPrf {
-    cipher: huddle_core::fixed_aes::FixedKeyAes,
+    cipher: huddle_core::wide_aes::WideAes,
 }
 
 impl Default for DoubleKeyPrf {
@@ -127,7 +127,7 @@ impl DoubleKeyPrf {
     pub fn new() -> Self {
         // Any fixed, public key will do; this one is the bytes of "huddle BMR F2 key".
         DoubleKeyPrf {
-            cipher: huddle_core::fixed_aes::FixedKeyAes::new(*b"huddle-bmr-f2key"),
+            cipher: huddle_core::wide_aes::WideAes::new(*b"huddle-bmr-f2key"),
         }
     }
 

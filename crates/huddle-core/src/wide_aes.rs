@@ -1,22 +1,24 @@
-//! A fixed-key AES-128 permutation π applied as π(K) ⊕ K to many 128-bit
-//! values at once (multiparty garbling's PRF runs it on every garbled row).
-//! The `aes` crate encrypts eight blocks at a time with AES-NI; where the
-//! CPU has VAES, this encrypts sixteen at a time, four per 512-bit register
+//! AES-128 on many blocks at once, for the AES-CTR generator (`Prg`) and
+//! the fixed-key permutation of multiparty garbling's PRF (π(K) ⊕ K). The
+//! `aes` crate encrypts eight blocks at a time with AES-NI; where the CPU
+//! has VAES, this encrypts sixteen at a time, four per 512-bit register
 //! (runtime detection), and the `aes` crate does the rest. Tests check the
 //! two paths against each other and FIPS-197's known answer.
 
 use aes::cipher::{BlockEncrypt, KeyInit};
+use aes::Block;
 
-pub struct FixedKeyAes {
+#[derive(Clone)]
+pub struct WideAes {
     cipher: aes::Aes128,
     /// The expanded key, for the VAES path (None without VAES).
     #[cfg(target_arch = "x86_64")]
     round_keys: Option<[u128; 11]>,
 }
 
-impl FixedKeyAes {
-    pub fn new(key: [u8; 16]) -> FixedKeyAes {
-        FixedKeyAes {
+impl WideAes {
+    pub fn new(key: [u8; 16]) -> WideAes {
+        WideAes {
             cipher: aes::Aes128::new(&key.into()),
             #[cfg(target_arch = "x86_64")]
             round_keys: wide::available().then(|| {
@@ -26,38 +28,63 @@ impl FixedKeyAes {
         }
     }
 
+    /// Encrypts `data` in place, block after block (a multiple of 16 bytes).
+    pub fn encrypt_bytes(&self, data: &mut [u8]) {
+        self.blocks(data, false);
+    }
+
     /// Replaces every value K (a little-endian block) by π(K) ⊕ K.
     pub fn permute_xor(&self, values: &mut [u128]) {
+        // SAFETY: a u128 slice is 16 initialized bytes per element, any byte
+        // pattern is a u128, and the view ends with this call.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), values.len() * 16)
+        };
+        self.blocks(bytes, true);
+    }
+
+    /// Encrypts each 16-byte block of `data`, XORing its input in when
+    /// `feed_forward`: VAES for whole groups of sixteen, the rest narrow.
+    fn blocks(&self, data: &mut [u8], feed_forward: bool) {
+        assert!(data.len().is_multiple_of(16), "whole 16-byte blocks");
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
         if let Some(keys) = &self.round_keys {
-            done = values.len() / wide::BLOCKS * wide::BLOCKS;
+            done = data.len() / (16 * wide::BLOCKS) * (16 * wide::BLOCKS);
             // SAFETY: the round keys exist only where `available` held.
-            unsafe { wide::permute_xor(keys, &mut values[..done]) };
+            unsafe { wide::encrypt(keys, &mut data[..done], feed_forward) };
         }
-        self.permute_xor_narrow(&mut values[done..]);
+        self.blocks_narrow(&mut data[done..], feed_forward);
     }
 
-    /// [`permute_xor`](Self::permute_xor) through the `aes` crate, via a
-    /// block buffer on the stack (batches of 32 keep AES-NI's pipeline full).
-    pub fn permute_xor_narrow(&self, values: &mut [u128]) {
+    /// [`blocks`](Self::blocks) through the `aes` crate.
+    fn blocks_narrow(&self, data: &mut [u8], feed_forward: bool) {
         const BATCH: usize = 32;
-        let mut blocks = [aes::Block::default(); BATCH];
-        for chunk in values.chunks_mut(BATCH) {
-            let blocks = &mut blocks[..chunk.len()];
-            for (b, v) in blocks.iter_mut().zip(chunk.iter()) {
-                b.copy_from_slice(&v.to_le_bytes());
+        for chunk in data.chunks_mut(16 * BATCH) {
+            let mut input = [0u8; 16 * BATCH];
+            if feed_forward {
+                input[..chunk.len()].copy_from_slice(chunk);
             }
+            // SAFETY: a `Block` is a transparent `[u8; 16]` (alignment 1)
+            // and `chunk` is whole blocks, exclusively borrowed here.
+            let blocks = unsafe {
+                std::slice::from_raw_parts_mut(chunk.as_mut_ptr().cast::<Block>(), chunk.len() / 16)
+            };
             self.cipher.encrypt_blocks(blocks);
-            for (v, b) in chunk.iter_mut().zip(blocks.iter()) {
-                let mut bytes = [0u8; 16];
-                bytes.copy_from_slice(b);
-                *v ^= u128::from_le_bytes(bytes);
+            if feed_forward {
+                for (c, i) in chunk.iter_mut().zip(&input) {
+                    *c ^= i;
+                }
             }
         }
     }
 
-    /// Whether [`permute_xor`](Self::permute_xor) uses VAES on this CPU.
+    /// One block through the `aes` crate.
+    pub fn encrypt_block(&self, block: &mut Block) {
+        self.cipher.encrypt_block(block);
+    }
+
+    /// Whether this CPU takes the VAES path.
     pub fn is_wide(&self) -> bool {
         #[cfg(target_arch = "x86_64")]
         return self.round_keys.is_some();
@@ -127,20 +154,21 @@ mod wide {
         out
     }
 
-    /// π(K) ⊕ K for a multiple of [`BLOCKS`] values.
+    /// Encrypts whole groups of [`BLOCKS`] blocks of `data` in place,
+    /// XORing each block's input in when `feed_forward`.
     ///
     /// # Safety
     /// The CPU must support VAES and AVX-512F (`available`).
     #[target_feature(enable = "aes,sse2,vaes,avx512f")]
-    pub unsafe fn permute_xor(keys: &[u128; 11], values: &mut [u128]) {
-        debug_assert!(values.len().is_multiple_of(BLOCKS));
-        // SAFETY: each chunk is 16 u128 = four 64-byte registers, loaded
+    pub unsafe fn encrypt(keys: &[u128; 11], data: &mut [u8], feed_forward: bool) {
+        debug_assert!(data.len().is_multiple_of(16 * BLOCKS));
+        // SAFETY: each chunk is 256 bytes = four 64-byte registers, loaded
         // and stored unaligned; the caller guarantees the target features.
         unsafe {
             let rk: [__m512i; 11] = std::array::from_fn(|i| {
                 _mm512_broadcast_i32x4(std::mem::transmute::<u128, __m128i>(keys[i]))
             });
-            for chunk in values.chunks_exact_mut(BLOCKS) {
+            for chunk in data.chunks_exact_mut(16 * BLOCKS) {
                 let at: *mut __m512i = chunk.as_mut_ptr().cast();
                 let input: [__m512i; 4] =
                     std::array::from_fn(|r| _mm512_loadu_si512(at.add(r).cast()));
@@ -152,8 +180,11 @@ mod wide {
                     }
                 }
                 for r in 0..4 {
-                    let c = _mm512_aesenclast_epi128(s[r], rk[10]);
-                    _mm512_storeu_si512(at.add(r).cast(), _mm512_xor_si512(c, input[r]));
+                    let mut c = _mm512_aesenclast_epi128(s[r], rk[10]);
+                    if feed_forward {
+                        c = _mm512_xor_si512(c, input[r]);
+                    }
+                    _mm512_storeu_si512(at.add(r).cast(), c);
                 }
             }
         }
@@ -175,28 +206,47 @@ mod tests {
             0xc5, 0x5a,
         ];
         let want = u128::from_le_bytes(cipher) ^ u128::from_le_bytes(plain);
-        let aes = FixedKeyAes::new(key);
+        let aes = WideAes::new(key);
         // Sixteen copies reach the wide path where there is one.
         let mut values = vec![u128::from_le_bytes(plain); 16];
         aes.permute_xor(&mut values);
         assert!(values.iter().all(|&v| v == want), "wide: {}", aes.is_wide());
         let mut one = [u128::from_le_bytes(plain)];
-        aes.permute_xor_narrow(&mut one);
+        aes.permute_xor(&mut one);
         assert_eq!(one[0], want);
+        let mut bytes = plain.repeat(17);
+        aes.encrypt_bytes(&mut bytes);
+        assert!(
+            bytes.chunks_exact(16).all(|b| b == cipher),
+            "wide: {}",
+            aes.is_wide()
+        );
     }
 
     proptest! {
         #[test]
         fn both_paths_agree(
-            values in proptest::collection::vec(any::<u128>(), 0..70),
+            blocks in proptest::collection::vec(any::<[u8; 16]>(), 0..70),
             key: [u8; 16],
+            feed_forward: bool,
         ) {
-            let aes = FixedKeyAes::new(key);
-            let mut fast = values.clone();
-            aes.permute_xor(&mut fast);
-            let mut narrow = values;
-            aes.permute_xor_narrow(&mut narrow);
-            prop_assert_eq!(fast, narrow);
+            let aes = WideAes::new(key);
+            let mut fast = blocks.concat();
+            aes.blocks(&mut fast, feed_forward);
+            let mut narrow = blocks.concat();
+            aes.blocks_narrow(&mut narrow, feed_forward);
+            prop_assert_eq!(&fast, &narrow);
+            // And block by block through the aes crate's one-block call.
+            for (b, got) in blocks.iter().zip(fast.chunks_exact(16)) {
+                let mut one = Block::from(*b);
+                aes.encrypt_block(&mut one);
+                let want: Vec<u8> = if feed_forward {
+                    one.iter().zip(b).map(|(x, y)| x ^ y).collect()
+                } else {
+                    one.to_vec()
+                };
+                prop_assert_eq!(got, &want[..]);
+            }
         }
     }
 }
