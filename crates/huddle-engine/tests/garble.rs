@@ -198,11 +198,21 @@ fn a_batch_beyond_the_share_memory_is_garbled_chunk_by_chunk() {
     let want = PlainEvaluator::new(&c)
         .evaluate(&inputs)
         .expect("plaintext");
-    for (protocol, _) in VARIANTS {
-        let (outs, whole) = run_options(protocol, n, &c, &inputs, RunOptions::default());
+    // bgw2-mal twice: its linear preprocessing from PRSS, then from the
+    // trusted dealer, whose material is consumed instance after instance.
+    let runs = VARIANTS
+        .iter()
+        .map(|&(p, _)| (p, LinearChoice::Auto))
+        .chain([("bgw2-mal", LinearChoice::TrustedDealer)]);
+    for (protocol, linear) in runs {
+        let options = RunOptions {
+            linear,
+            ..RunOptions::default()
+        };
+        let (outs, whole) = run_options(protocol, n, &c, &inputs, options);
         let chunked_options = RunOptions {
             share_memory: 1,
-            ..RunOptions::default()
+            ..options
         };
         let (chunked_outs, chunked) = run_options(protocol, n, &c, &inputs, chunked_options);
         for (p, (a, b)) in outs.iter().zip(&chunked_outs).enumerate() {
