@@ -147,21 +147,13 @@ impl Prg {
     /// `words` (an even number, two per block; little-endian targets only).
     fn encrypt_counters_into(&self, first: u128, words: &mut [u64]) {
         debug_assert!(words.len().is_multiple_of(2) && cfg!(target_endian = "little"));
-        let mut counter = first;
-        for chunk in words.chunks_mut(2 * BUFFER_BLOCKS) {
-            for pair in chunk.chunks_exact_mut(2) {
-                (pair[0], pair[1]) = (counter as u64, (counter >> 64) as u64);
-                counter = counter.wrapping_add(1);
-            }
-            // SAFETY: `chunk` is 16 initialized bytes per pair of words,
-            // exclusively borrowed for this call. On a little-endian target
-            // each pair holds its counter's little-endian bytes, and the
-            // encrypted bytes read back as the stream's words.
-            let bytes = unsafe {
-                std::slice::from_raw_parts_mut(chunk.as_mut_ptr().cast::<u8>(), chunk.len() * 8)
-            };
-            self.cipher.encrypt_bytes(bytes);
-        }
+        // SAFETY: `words` is 8 initialized bytes per word, exclusively
+        // borrowed for this call; on a little-endian target the stream's
+        // bytes read back as its words.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 8)
+        };
+        self.cipher.counter_blocks(first, bytes);
     }
 
     /// Fills `out` from the buffer (refilling it) until `out` is full or, at
@@ -231,10 +223,6 @@ impl Prg {
     }
 
     fn refill(&mut self) {
-        for block in self.buffer.iter_mut() {
-            *block = Block::from(self.next_counter.to_le_bytes());
-            self.next_counter = self.next_counter.wrapping_add(1);
-        }
         // SAFETY: a `Block` is a transparent `[u8; 16]`; the view of the
         // buffer's bytes ends with this call.
         let bytes = unsafe {
@@ -243,7 +231,8 @@ impl Prg {
                 self.buffer.len() * 16,
             )
         };
-        self.cipher.encrypt_bytes(bytes);
+        self.cipher.counter_blocks(self.next_counter, bytes);
+        self.next_counter = self.next_counter.wrapping_add(self.buffer.len() as u128);
         self.used = 0;
     }
 }
