@@ -110,7 +110,8 @@ pub struct RunArgs {
     /// same load (Harth-Kitzerow–Carle Section V-E); replaces --threads.
     #[arg(long)]
     split_roles: bool,
-    /// MiB of shares a party holds at once; larger batches run in slices.
+    /// MiB of shares (garbling: garbled rows and keys) a party holds at
+    /// once; larger batches run in slices, each repeating the rounds.
     #[arg(long, default_value_t = huddle_engine::DEFAULT_SHARE_MEMORY_MIB, value_name = "MIB")]
     share_memory: usize,
     /// Garbling (bgw3, bgw2, bgw2-mal): optimizations on, as a comma list of reduced
