@@ -28,8 +28,10 @@ impl WideAes {
         }
     }
 
-    /// Encrypts `data` in place, block after block (a multiple of 16 bytes).
-    pub fn encrypt_bytes(&self, data: &mut [u8]) {
+    /// Encrypts `data` in place, block after block (a multiple of 16 bytes):
+    /// the plain cipher, for the known-answer test.
+    #[cfg(test)]
+    fn encrypt_bytes(&self, data: &mut [u8]) {
         self.blocks(data, false);
     }
 
@@ -179,6 +181,29 @@ mod wide {
         out
     }
 
+    /// Each round key in all four 128-bit lanes.
+    #[target_feature(enable = "avx512f")]
+    fn broadcast(keys: &[u128; 11]) -> [__m512i; 11] {
+        // SAFETY: u128 and __m128i have the same size.
+        std::array::from_fn(|i| {
+            _mm512_broadcast_i32x4(unsafe { std::mem::transmute::<u128, __m128i>(keys[i]) })
+        })
+    }
+
+    /// AES-128 of sixteen blocks in four registers: the rounds of each
+    /// register interleaved, so AESENC's latency is hidden.
+    #[target_feature(enable = "vaes,avx512f")]
+    #[inline]
+    fn encrypt4(blocks: [__m512i; 4], rk: &[__m512i; 11]) -> [__m512i; 4] {
+        let mut s = blocks.map(|b| _mm512_xor_si512(b, rk[0]));
+        for key in &rk[1..10] {
+            for x in s.iter_mut() {
+                *x = _mm512_aesenc_epi128(*x, *key);
+            }
+        }
+        s.map(|x| _mm512_aesenclast_epi128(x, rk[10]))
+    }
+
     /// [`super::WideAes::counter_blocks`] for whole groups of [`BLOCKS`]
     /// blocks whose counters' low 64 bits do not wrap.
     ///
@@ -190,9 +215,7 @@ mod wide {
         let (lo, hi) = (first as u64 as i64, (first >> 64) as u64 as i64);
         // SAFETY: as in `encrypt`, stores only.
         unsafe {
-            let rk: [__m512i; 11] = std::array::from_fn(|i| {
-                _mm512_broadcast_i32x4(std::mem::transmute::<u128, __m128i>(keys[i]))
-            });
+            let rk = broadcast(keys);
             // Four blocks per register: (lo + k, hi) for k = 0..4, low word first.
             let mut next = _mm512_set_epi64(
                 hi,
@@ -207,18 +230,13 @@ mod wide {
             let four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
             for chunk in out.chunks_exact_mut(16 * BLOCKS) {
                 let at: *mut __m512i = chunk.as_mut_ptr().cast();
-                let mut s: [__m512i; 4] = std::array::from_fn(|_| {
+                let counters: [__m512i; 4] = std::array::from_fn(|_| {
                     let c = next;
                     next = _mm512_add_epi64(next, four);
-                    _mm512_xor_si512(c, rk[0])
+                    c
                 });
-                for key in &rk[1..10] {
-                    for x in s.iter_mut() {
-                        *x = _mm512_aesenc_epi128(*x, *key);
-                    }
-                }
-                for (r, x) in s.iter().enumerate() {
-                    _mm512_storeu_si512(at.add(r).cast(), _mm512_aesenclast_epi128(*x, rk[10]));
+                for (r, c) in encrypt4(counters, &rk).iter().enumerate() {
+                    _mm512_storeu_si512(at.add(r).cast(), *c);
                 }
             }
         }
@@ -235,22 +253,12 @@ mod wide {
         // SAFETY: each chunk is 256 bytes = four 64-byte registers, loaded
         // and stored unaligned; the caller guarantees the target features.
         unsafe {
-            let rk: [__m512i; 11] = std::array::from_fn(|i| {
-                _mm512_broadcast_i32x4(std::mem::transmute::<u128, __m128i>(keys[i]))
-            });
+            let rk = broadcast(keys);
             for chunk in data.chunks_exact_mut(16 * BLOCKS) {
                 let at: *mut __m512i = chunk.as_mut_ptr().cast();
                 let input: [__m512i; 4] =
                     std::array::from_fn(|r| _mm512_loadu_si512(at.add(r).cast()));
-                let mut s: [__m512i; 4] =
-                    std::array::from_fn(|r| _mm512_xor_si512(input[r], rk[0]));
-                for key in &rk[1..10] {
-                    for x in s.iter_mut() {
-                        *x = _mm512_aesenc_epi128(*x, *key);
-                    }
-                }
-                for r in 0..4 {
-                    let mut c = _mm512_aesenclast_epi128(s[r], rk[10]);
+                for (r, mut c) in encrypt4(input, &rk).into_iter().enumerate() {
                     if feed_forward {
                         c = _mm512_xor_si512(c, input[r]);
                     }
