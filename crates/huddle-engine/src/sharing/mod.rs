@@ -944,6 +944,9 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
                 let (a, b) = (r.start + n * lane / lanes, r.start + n * (lane + 1) / lanes);
                 a * unit..(b * unit).min(instances)
             })
+            // A short last slice leaves some lanes nothing (the same at
+            // every party).
+            .filter(|r| !r.is_empty())
             .collect()
     };
     let mut own_words: Vec<Option<OwnWords>> = (0..circuit.inputs().len()).map(|_| None).collect();
@@ -1307,11 +1310,6 @@ impl Lane<'_> {
             self.program.ring_lanes,
         );
         for range in ranges {
-            // A short last slice leaves some lanes nothing (every party
-            // skips the same ones).
-            if range.is_empty() {
-                continue;
-            }
             protocol.begin_batch();
             let inputs = [Domain::Bit, Domain::Ring].map(|d| {
                 let v = &self.values[d as usize];
