@@ -178,9 +178,10 @@ pub enum BenchCommand {
         /// Runs per measurement; the median is reported.
         #[arg(long, default_value_t = 1)]
         repeat: usize,
-        /// Optimizations on: reduced, short, prgzero, hypercube, all or none;
-        /// or `ladder`: none, then each added in turn (the paper's Table 1).
-        #[arg(long, default_value = "reduced,short,prgzero")]
+        /// Optimizations on: reduced, short, prgzero, hypercube, subfield, all
+        /// or none; or `ladder`: none, then each added in turn (the paper's
+        /// Table 1, then ours).
+        #[arg(long, default_value = "reduced,short,prgzero,subfield")]
         opt: String,
         /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
         #[arg(long, default_value = "lan")]
@@ -314,6 +315,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
                         "reduced",
                         "reduced,short",
                         "reduced,short,prgzero",
+                        "reduced,short,prgzero,subfield",
                         "all",
                     ]
                     .iter()

@@ -78,6 +78,7 @@ fn opt_label(o: Optimizations) -> String {
         (o.short_superseeds, "short"),
         (o.prg_zero_sharing, "prgzero"),
         (o.hypercube, "hypercube"),
+        (o.small_field, "subfield"),
     ]
     .iter()
     .filter(|(on, _)| *on)

@@ -116,9 +116,14 @@ pub struct RunArgs {
     share_memory: usize,
     /// Garbling (bgw3, bgw2, bgw2-mal): optimizations on, as a comma list of reduced
     /// (PRF values never Shamir-shared), short (t + 1 key contributors),
-    /// prgzero (PRG zero sharing), hypercube (log n last round), or all /
-    /// none. Every party must use the same list.
-    #[arg(long, default_value = "reduced,short,prgzero", value_name = "LIST")]
+    /// prgzero (PRG zero sharing), hypercube (log n last round), subfield
+    /// (permutation bits shared over GF(2^16), 2-byte shares), or all / none.
+    /// Every party must use the same list.
+    #[arg(
+        long,
+        default_value = "reduced,short,prgzero,subfield",
+        value_name = "LIST"
+    )]
     opt: String,
     /// bgw2-mal: linear preprocessing by prss (pseudo-random secret sharing
     /// from a one-time key setup, small n), dealer (a trusted dealer: inside
@@ -483,7 +488,11 @@ pub struct DealArgs {
     #[arg(long)]
     circuit: PathBuf,
     /// The parties' --opt list (it sets the number of key contributors).
-    #[arg(long, default_value = "reduced,short,prgzero", value_name = "LIST")]
+    #[arg(
+        long,
+        default_value = "reduced,short,prgzero,subfield",
+        value_name = "LIST"
+    )]
     opt: String,
     /// Directory for party-<i>.dealt, one file per party.
     #[arg(long)]

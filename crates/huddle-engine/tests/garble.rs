@@ -101,7 +101,9 @@ fn aes_for_seven_and_thirteen_parties() {
     }
 }
 
-/// Exact bytes per directed link and phase, for n = 5 and both variants.
+/// Exact bytes per directed link and phase, for n = 5 and both variants,
+/// with the permutation bits shared over GF(2^128) as in the paper (16
+/// bytes a share) and over the subfield GF(2^16) (the default, 2 bytes).
 #[test]
 fn communication_is_exact() {
     let n = 5;
@@ -111,10 +113,22 @@ fn communication_is_exact() {
     let ands = huddle_circuit::Stats::of(&c).and_count;
     let mut prg = Prg::from_seed([14; 16]);
     let inputs = random_inputs(&c, &mut prg, instances);
-    for (protocol, variant) in SEMI_HONEST {
+    for ((protocol, variant), small_field) in SEMI_HONEST
+        .into_iter()
+        .flat_map(|v| [(v, false), (v, true)])
+    {
         let t = variant.threshold(n);
         let contributors = t + 1;
-        let (_, acc) = run(protocol, n, &c, &inputs);
+        let opts = Optimizations {
+            small_field,
+            ..Optimizations::default()
+        };
+        let (outs, acc) = run_with(protocol, n, &c, &inputs, opts);
+        let want = PlainEvaluator::new(&c)
+            .evaluate(&inputs)
+            .expect("plaintext");
+        assert!(outs.iter().all(|o| o == &want), "{protocol} {opts:?}");
+        let bit_share = if small_field { 2 } else { 16 };
         let owned = |p: usize| if p < 2 { 16 } else { 0 };
         for from in 0..n {
             for to in 0..n {
@@ -130,8 +144,9 @@ fn communication_is_exact() {
                 );
                 // Function-independent, round 1: λ shares (one per AND, one
                 // per owned input wire), R if contributing.
-                let offline =
-                    16 * (ands + owned(from) + usize::from(from < contributors)) * instances;
+                let offline = (bit_share * (ands + owned(from))
+                    + 16 * usize::from(from < contributors))
+                    * instances;
                 assert_eq!(
                     acc.link(Phase::Offline, from, to).bytes as usize,
                     offline,
@@ -141,7 +156,7 @@ fn communication_is_exact() {
                 // circuit and the output λ shares to the evaluator.
                 let mut dependent = 0;
                 if variant == Variant::Bgw3 {
-                    dependent += 16 * ands * instances;
+                    dependent += bit_share * ands * instances;
                 }
                 if to == 0 {
                     dependent += (garbled_circuit_bytes(ands, contributors) + 16) * instances;
@@ -210,15 +225,39 @@ fn a_batch_beyond_the_share_memory_is_garbled_chunk_by_chunk() {
             ..RunOptions::default()
         };
         let (outs, whole) = run_options(protocol, n, &c, &inputs, options);
-        let chunked_options = RunOptions {
-            share_memory: 1,
-            ..options
-        };
-        let (chunked_outs, chunked) = run_options(protocol, n, &c, &inputs, chunked_options);
-        for (p, (a, b)) in outs.iter().zip(&chunked_outs).enumerate() {
+        for (p, a) in outs.iter().enumerate() {
             assert!(a == &want, "{protocol}: party {p}, in one piece");
-            assert!(b == &want, "{protocol}: party {p}, chunk by chunk");
         }
+        // With two threads the semi-honest evaluator evaluates each chunk
+        // beside the next one's garbling: nothing on the wire changes.
+        for threads in [1, 2] {
+            let chunked_options = RunOptions {
+                share_memory: 1,
+                threads,
+                ..options
+            };
+            let (chunked_outs, chunked) = run_options(protocol, n, &c, &inputs, chunked_options);
+            for (p, b) in chunked_outs.iter().enumerate() {
+                assert!(
+                    b == &want,
+                    "{protocol}: party {p}, chunk by chunk, {threads} threads"
+                );
+            }
+            check_chunked_traffic(protocol, n, instances, &whole, &chunked);
+        }
+    }
+}
+
+/// The traffic of a run chunk by chunk (one instance per chunk) against
+/// the same run in one piece.
+fn check_chunked_traffic(
+    protocol: &str,
+    n: usize,
+    instances: usize,
+    whole: &Accounting,
+    chunked: &Accounting,
+) {
+    {
         for phase in Phase::ALL {
             for from in 0..n {
                 for to in (0..n).filter(|&to| to != from) {
@@ -284,12 +323,13 @@ fn each_optimization_switches_independently() {
         .expect("plaintext");
     for (protocol, variant) in SEMI_HONEST {
         for n in [3, 5, 8].into_iter().filter(|&n| secure(variant, n)) {
-            for bits in 0..16u8 {
+            for bits in 0..32u8 {
                 let o = Optimizations {
                     short_superseeds: bits & 1 == 1,
                     prg_zero_sharing: bits & 2 == 2,
                     hypercube: bits & 4 == 4,
                     reduced_complexity: bits & 8 == 8,
+                    small_field: bits & 16 == 16,
                 };
                 let (outs, acc) = run_with(protocol, n, &c, &inputs, o);
                 for got in &outs {
@@ -327,8 +367,10 @@ fn each_optimization_switches_independently() {
                     assert!(round1 >= 16 * (4 * contributors + 1) * ands * instances);
                 }
                 if zero_by_prg {
-                    // Only its λ shares, its 16 input λs and its R.
-                    assert_eq!(round1, 16 * (ands + 16 + 1) * instances);
+                    // Only its λ shares, its 16 input λs (2 bytes each over
+                    // the subfield) and its R.
+                    let bit_share = if o.small_field { 2 } else { 16 };
+                    assert_eq!(round1, (bit_share * (ands + 16) + 16) * instances);
                 }
             }
         }
@@ -901,6 +943,8 @@ fn malicious_garbling_under_every_optimization() {
                 short_superseeds: bits & 1 == 1,
                 prg_zero_sharing: bits & 2 == 2,
                 hypercube: bits & 4 == 4,
+                // No effect: the linear preprocessing shares the bits.
+                small_field: true,
             };
             let (outs, acc) = run_with("bgw2-mal", n, &c, &inputs, o);
             for got in &outs {

@@ -166,6 +166,12 @@ pub struct Optimizations {
     /// The last offline round as ⌈log2 n⌉ rounds of pairwise sums
     /// ("hypercube") instead of everybody sending to the evaluator.
     pub hypercube: bool,
+    /// Not in the paper: permutation bits, their products and their
+    /// degree reduction are shared over the subfield GF(2^16) (subfield
+    /// coefficients, subfield points), so each of those shares travels as
+    /// 2 bytes instead of 16; the offsets R stay in GF(2^128), and so does
+    /// every product with them.
+    pub small_field: bool,
 }
 
 impl Default for Optimizations {
@@ -175,6 +181,7 @@ impl Default for Optimizations {
             short_superseeds: true,
             prg_zero_sharing: true,
             hypercube: false,
+            small_field: true,
         }
     }
 }
@@ -185,10 +192,11 @@ impl Optimizations {
         short_superseeds: false,
         prg_zero_sharing: false,
         hypercube: false,
+        small_field: false,
     };
 
     /// Parses `none`, `all`, or a comma list of `reduced`, `short`,
-    /// `prgzero`, `hypercube`.
+    /// `prgzero`, `hypercube`, `subfield`.
     pub fn parse(text: &str) -> Result<Optimizations, String> {
         let mut o = Optimizations::NONE;
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -200,15 +208,17 @@ impl Optimizations {
                         short_superseeds: true,
                         prg_zero_sharing: true,
                         hypercube: true,
+                        small_field: true,
                     }
                 }
                 "reduced" => o.reduced_complexity = true,
                 "short" => o.short_superseeds = true,
                 "prgzero" => o.prg_zero_sharing = true,
                 "hypercube" => o.hypercube = true,
+                "subfield" => o.small_field = true,
                 other => {
                     return Err(format!(
-                    "unknown optimization `{other}` (known: reduced, short, prgzero, hypercube, all, none)"
+                    "unknown optimization `{other}` (known: reduced, short, prgzero, hypercube, subfield, all, none)"
                 ))
                 }
             }
@@ -578,30 +588,52 @@ pub fn run_with_supply<T: Transport>(
     let (mut zero, mut source) = setup(&run, net, &mut prg, linear_choice, supply, circuit)?;
     // A batch larger than the share memory is garbled and evaluated chunk
     // by chunk (same setup, the rounds once per chunk), so a party holds
-    // one chunk's garbled circuit and state, not the whole batch's.
-    let chunk = (options.share_memory / instance_bytes(&plan, contributors, options.garble)).max(1);
-    // Output bits, instance after instance, as far as this party knows them.
-    let mut bits: Vec<bool> = Vec::new();
-    for first in (0..instances).step_by(chunk) {
-        run.first = first;
-        run.instances = chunk.min(instances - first);
-        let mut independent = first_round(&run, net, &mut prg, &mut source)?;
-        let products = degree_reduction(&run, net, &mut prg, &independent.states)?;
-        let rows = garbled_rows(&run, net, &mut independent, &products, &mut zero)?;
-        drop(products);
-        let known = online(
-            &run,
-            net,
-            &independent.states,
-            &rows,
-            own_inputs,
-            &independent.my_offset,
-        )?;
-        bits.extend(known);
-    }
-    run.first = 0;
-    run.instances = instances;
-    finish_outputs(&run, net, bits, options.reveal_to.is_none())
+    // one chunk's garbled circuit and state, not the whole batch's. With
+    // more than one thread, the semi-honest evaluator evaluates a chunk
+    // beside the next one's garbling (evaluating sends nothing), so it
+    // holds two chunks and each is half as large.
+    let overlap = !malicious && options.threads > 1;
+    let budget = options.share_memory / if overlap { 2 } else { 1 };
+    let chunk = (budget / instance_bytes(&plan, contributors, options.garble)).max(1);
+    std::thread::scope(|s| {
+        // Output bits, instance after instance, as far as this party knows them.
+        let mut bits: Vec<bool> = Vec::new();
+        let mut evaluating: Option<std::thread::ScopedJoinHandle<'_, _>> = None;
+        let finished = |h: std::thread::ScopedJoinHandle<'_, Result<Vec<bool>, RunError>>| {
+            h.join()
+                .map_err(|_| RunError::Internal("the evaluation thread panicked".into()))?
+        };
+        for first in (0..instances).step_by(chunk) {
+            run.first = first;
+            run.instances = chunk.min(instances - first);
+            let mut independent = first_round(&run, net, &mut prg, &mut source)?;
+            let products = degree_reduction(&run, net, &mut prg, &independent.states)?;
+            let rows = garbled_rows(&run, net, &mut independent, &products, &mut zero)?;
+            drop(products);
+            let Independent {
+                states, my_offset, ..
+            } = independent;
+            match online(&run, net, &states, &rows, own_inputs, &my_offset, overlap)? {
+                Online::Known(known) => bits.extend(known),
+                Online::Evaluate(evaluation) => {
+                    if let Some(h) = evaluating.take() {
+                        bits.extend(finished(h)?);
+                    }
+                    let chunk_run = run.for_chunk();
+                    evaluating =
+                        Some(s.spawn(move || {
+                            evaluation.finish(&chunk_run, &states, &rows, &my_offset)
+                        }));
+                }
+            }
+        }
+        if let Some(h) = evaluating.take() {
+            bits.extend(finished(h)?);
+        }
+        run.first = 0;
+        run.instances = instances;
+        finish_outputs(&run, net, bits, options.reveal_to.is_none())
+    })
 }
 
 /// What one instance holds at its peak at the evaluator (the other parties
@@ -633,6 +665,17 @@ struct Run<'a> {
     /// Reconstruction (share-conversion) constants of the n points.
     constants: Vec<Gf128>,
     prf: DoubleKeyPrf,
+}
+
+impl<'a> Run<'a> {
+    /// A copy for a thread that evaluates this chunk while the run goes on.
+    fn for_chunk(&self) -> Run<'a> {
+        Run {
+            constants: self.constants.clone(),
+            prf: DoubleKeyPrf::new(),
+            ..*self
+        }
+    }
 }
 
 /// What the function-independent round leaves a party with.
@@ -807,7 +850,7 @@ fn share_my_randomness<T: Transport>(
     source: &mut Option<Box<dyn LinearSource>>,
     and_outputs: &[u32],
 ) -> Result<MyRandomness, RunError> {
-    let (plan, me, n, t, instances) = (run.plan, run.me, run.n, run.t, run.instances);
+    let (plan, me, instances) = (run.plan, run.me, run.instances);
     let contributes = me < run.contributors;
     let my_inputs: Vec<u32> = plan
         .inputs
@@ -849,21 +892,18 @@ fn share_my_randomness<T: Transport>(
                 own_lambda.push((w, l));
                 secrets.push(bit(l));
             }
-            let offset = if contributes {
-                let r = field::random(prg);
-                secrets.push(r);
-                r
-            } else {
-                Gf128::ZERO
-            };
-            for (p, shares) in share_batch(&secrets, t, n, prg).into_iter().enumerate() {
+            let offset = contributes.then(|| field::random(prg));
+            for (p, shares) in share_round_one(run, secrets, offset, prg)
+                .into_iter()
+                .enumerate()
+            {
                 if p == me {
                     own_shares = shares;
                 } else {
-                    net.send(p, to_bytes(&shares))?;
+                    net.send(p, round_one_bytes(run, &shares, offset.is_some()))?;
                 }
             }
-            offset
+            offset.unwrap_or(Gf128::ZERO)
         };
         let mut keys = vec![0u128; if contributes { plan.wires } else { 0 }];
         if contributes {
@@ -887,6 +927,56 @@ fn share_my_randomness<T: Transport>(
         });
     }
     Ok(mine)
+}
+
+/// Shares of round 1's permutation bits and, if given, the offset R, per
+/// party: the bits' shares first, R's last. With the small field the bits
+/// are shared over GF(2^16) and R (a GF(2^128) secret) separately.
+fn share_round_one(
+    run: &Run,
+    mut bits: Vec<Gf128>,
+    offset: Option<Gf128>,
+    prg: &mut Prg,
+) -> Vec<Vec<Gf128>> {
+    let (t, n) = (run.t, run.n);
+    if !run.opts.small_field {
+        bits.extend(offset);
+        return share_batch(&bits, t, n, prg);
+    }
+    let mut shares = field::share_batch_small(&bits, t, n, prg);
+    if let Some(r) = offset {
+        for (p, s) in field::share(r, t, n, prg).into_iter().enumerate() {
+            shares[p].reserve_exact(1);
+            shares[p].push(s);
+        }
+    }
+    shares
+}
+
+/// Round 1's message of shares (see [`share_round_one`]): 2 bytes per
+/// permutation-bit share with the small field, else 16; R's share 16.
+fn round_one_bytes(run: &Run, shares: &[Gf128], with_offset: bool) -> Vec<u8> {
+    if !run.opts.small_field {
+        return to_bytes(shares);
+    }
+    let (bits, offset) = shares.split_at(shares.len() - usize::from(with_offset));
+    let mut bytes = field::Subfield::get().to_bytes(bits);
+    bytes.extend_from_slice(&to_bytes(offset));
+    bytes
+}
+
+/// Bytes of a message of `count` permutation-bit (or product) shares.
+fn bit_share_bytes(run: &Run, count: usize) -> usize {
+    count * if run.opts.small_field { 2 } else { 16 }
+}
+
+/// Decodes [`bit_share_bytes`] of shares.
+fn decode_bit_shares(run: &Run, bytes: &[u8]) -> Vec<Gf128> {
+    if run.opts.small_field {
+        field::Subfield::get().from_bytes(bytes)
+    } else {
+        from_bytes(bytes)
+    }
 }
 
 /// Without PRG zero sharing, the first t + 1 parties deal additive sharings
@@ -970,6 +1060,7 @@ fn receive_lambda_shares<T: Transport>(
     let plan = run.plan;
     let per_instance =
         |p: PartyId| plan.ands + plan.input_wires_of(p) + usize::from(p < run.contributors);
+    let bits_of = |p: PartyId| plan.ands + plan.input_wires_of(p);
     for p in 0..run.n {
         let owned: Vec<u32> = plan
             .inputs
@@ -981,7 +1072,12 @@ fn receive_lambda_shares<T: Transport>(
             let values = if p == run.me {
                 std::mem::take(&mut mine.own_shares[inst])
             } else {
-                from_bytes(&net.recv(p, 16 * per_instance(p))?)
+                let bits = bit_share_bytes(run, bits_of(p));
+                let offset = 16 * usize::from(p < run.contributors);
+                let bytes = net.recv(p, bits + offset)?;
+                let mut values = decode_bit_shares(run, &bytes[..bits]);
+                values.extend(from_bytes(&bytes[bits..]));
+                values
             };
             for (a, &w) in and_outputs.iter().enumerate() {
                 state.lambda[w as usize] += values[a];
@@ -1051,15 +1147,21 @@ fn degree_reduction<T: Transport>(
         Variant::Bgw2 | Variant::Bgw2Mal => products,
         Variant::Bgw3 => {
             // Per instance and link one message, as in round 1.
+            // With the small field, products of subfield shares are in the
+            // subfield, and so are the reshares and the constants.
             let mut reduced: Vec<Vec<Gf128>> = Vec::with_capacity(instances);
             for inst_products in &products {
                 let mut own = vec![Gf128::ZERO; plan.ands];
-                for (p, shares) in share_batch(inst_products, t, n, prg)
-                    .into_iter()
-                    .enumerate()
-                {
+                let shares = if run.opts.small_field {
+                    field::share_batch_small(inst_products, t, n, prg)
+                } else {
+                    share_batch(inst_products, t, n, prg)
+                };
+                for (p, shares) in shares.into_iter().enumerate() {
                     if p == me {
                         Gf128::scale(&mut own, &shares, constants[me]);
+                    } else if run.opts.small_field {
+                        net.send(p, field::Subfield::get().to_bytes(&shares))?;
                     } else {
                         net.send(p, to_bytes(&shares))?;
                     }
@@ -1068,8 +1170,8 @@ fn degree_reduction<T: Transport>(
             }
             for p in (0..n).filter(|&p| p != me) {
                 for r in reduced.iter_mut() {
-                    let sub = from_bytes(&net.recv(p, 16 * plan.ands)?);
-                    Gf128::scale_add(r, &sub, constants[p]);
+                    let bytes = net.recv(p, bit_share_bytes(run, plan.ands))?;
+                    Gf128::scale_add(r, &decode_bit_shares(run, &bytes), constants[p]);
                 }
             }
             reduced
@@ -1517,7 +1619,79 @@ fn apply_zero_masks(values: &mut [u128], streams: &mut [Option<Prg>]) {
     }
 }
 
+/// What the online phase leaves a party with for one chunk.
+enum Online {
+    /// The output bits this party knows (at most parties: none until the end).
+    Known(Vec<bool>),
+    /// Semi-honest evaluator: what the evaluation needs, which sends
+    /// nothing, so it may run beside the next chunk's rounds.
+    Evaluate(Evaluation),
+}
+
+/// The evaluator's inputs to the evaluation of one chunk.
+struct Evaluation {
+    /// Every contributor's keys of the input wires and constants.
+    keys_from: Vec<Vec<u128>>,
+    /// External values known so far, per instance.
+    external: Vec<Vec<bool>>,
+}
+
+impl Evaluation {
+    /// The output bits of the chunk (semi-honest: nothing more to send).
+    fn finish(
+        mut self,
+        run: &Run,
+        states: &[Garbling],
+        rows: &[u128],
+        offsets: &[Gf128],
+    ) -> Result<Vec<bool>, RunError> {
+        self.evaluate(run, states, rows, offsets, None)
+    }
+
+    /// Decrypts the chunk instance by instance; malicious, also collects
+    /// each contributor's part of every output superseed.
+    fn evaluate(
+        &mut self,
+        run: &Run,
+        states: &[Garbling],
+        rows: &[u128],
+        offsets: &[Gf128],
+        mut output_keys: Option<&mut [Vec<u128>]>,
+    ) -> Result<Vec<bool>, RunError> {
+        let (plan, contributors) = (run.plan, run.contributors);
+        let mut results: Vec<bool> = Vec::with_capacity(states.len() * plan.output_wires());
+        let mut evaluator = Evaluator {
+            run,
+            keys: vec![0u128; plan.wires * contributors],
+            prf_in: Vec::with_capacity(contributors * contributors),
+        };
+        let rows_per_instance = (4 * plan.ands + 2 * plan.buffers) * contributors;
+        for (inst, state) in states.iter().enumerate() {
+            let ext = &mut self.external[inst];
+            evaluator.load_inputs(inst, &self.keys_from, ext);
+            let rows = &rows[inst * rows_per_instance..(inst + 1) * rows_per_instance];
+            evaluator.evaluate(inst, state, offsets[inst].0, rows, ext)?;
+            results.extend(
+                plan.outputs
+                    .iter()
+                    .flatten()
+                    .zip(&state.output_lambda)
+                    .map(|(&w, &l)| ext[w as usize] ^ l),
+            );
+            if let Some(out) = output_keys.as_deref_mut() {
+                for &w in plan.outputs.iter().flatten() {
+                    for (j, part) in out.iter_mut().enumerate() {
+                        part.push(evaluator.keys[w as usize * contributors + j]);
+                    }
+                }
+            }
+        }
+        Ok(results)
+    }
+}
+
 /// The online phase (three rounds, four with the malicious confirmation).
+/// With `defer`, the semi-honest evaluator returns its evaluation undone.
 fn online<T: Transport>(
     run: &Run,
     net: &mut T,
@@ -1525,22 +1699,24 @@ fn online<T: Transport>(
     rows: &[u128],
     own_inputs: &[(usize, BitMatrix)],
     offsets: &[Gf128],
-) -> Result<Vec<bool>, RunError> {
+    defer: bool,
+) -> Result<Online, RunError> {
     let (plan, me, instances, contributors) = (run.plan, run.me, run.instances, run.contributors);
     let malicious = run.variant.is_malicious();
     net.set_phase(Phase::Online);
-    let mut external = exchange_masked_inputs(run, net, states, own_inputs)?;
+    let external = exchange_masked_inputs(run, net, states, own_inputs)?;
     if me >= contributors {
         if malicious {
-            return confirm_outputs(net, plan, instances, contributors, None);
+            return confirm_outputs(net, plan, instances, contributors, None).map(Online::Known);
         }
-        return Ok(Vec::new());
+        return Ok(Online::Known(Vec::new()));
     }
     // Round B: the contributors' keys for the inputs (and constants) to the evaluator.
     let key_of = |state: &Garbling, inst: usize, w: u32, e: bool| {
         state.keys[w as usize] ^ if e { offsets[inst].0 } else { 0 }
     };
-    let mut input_keys: Vec<u128> = Vec::new();
+    let per_inst = plan.all_input_wires() + plan.consts.len();
+    let mut input_keys: Vec<u128> = Vec::with_capacity(per_inst * instances);
     for (inst, state) in states.iter().enumerate() {
         for (_, wires) in &plan.inputs {
             for &w in wires {
@@ -1555,53 +1731,34 @@ fn online<T: Transport>(
         net.send(EVALUATOR, u128s_to_bytes(&input_keys))?;
         if malicious {
             let own = check_output_keys(net, run, states, offsets)?;
-            return confirm_outputs(net, plan, instances, contributors, Some(own));
+            return confirm_outputs(net, plan, instances, contributors, Some(own))
+                .map(Online::Known);
         }
-        return Ok(Vec::new());
+        return Ok(Online::Known(Vec::new()));
     }
-    let per_inst = plan.all_input_wires() + plan.consts.len();
     let mut keys_from: Vec<Vec<u128>> = vec![input_keys];
     for p in 1..contributors {
         keys_from.push(le_u128s(&net.recv(p, 16 * per_inst * instances)?).collect());
     }
-    // Evaluation, instance by instance.
-    let mut results: Vec<Vec<bool>> = Vec::with_capacity(instances);
-    let mut output_keys: Vec<Vec<u128>> = vec![Vec::new(); contributors];
-    let mut evaluator = Evaluator {
-        run,
-        keys: vec![0u128; plan.wires * contributors],
-        prf_in: Vec::with_capacity(contributors * contributors),
+    let mut evaluation = Evaluation {
+        keys_from,
+        external,
     };
-    let rows_per_instance = (4 * plan.ands + 2 * plan.buffers) * contributors;
-    for (inst, state) in states.iter().enumerate() {
-        let ext = &mut external[inst];
-        evaluator.load_inputs(inst, &keys_from, ext);
-        let rows = &rows[inst * rows_per_instance..(inst + 1) * rows_per_instance];
-        evaluator.evaluate(inst, state, offsets[inst].0, rows, ext)?;
-        let bits: Vec<bool> = plan
-            .outputs
-            .iter()
-            .flatten()
-            .zip(&state.output_lambda)
-            .map(|(&w, &l)| ext[w as usize] ^ l)
-            .collect();
-        results.push(bits);
-        if malicious {
-            for &w in plan.outputs.iter().flatten() {
-                for (j, out) in output_keys.iter_mut().enumerate() {
-                    out.push(evaluator.keys[w as usize * contributors + j]);
-                }
-            }
+    if !malicious {
+        if defer {
+            return Ok(Online::Evaluate(evaluation));
         }
+        return evaluation
+            .evaluate(run, states, rows, offsets, None)
+            .map(Online::Known);
     }
-    if malicious {
-        // Round C: contributor j gets its part of every output superseed.
-        for (j, part) in output_keys.iter().enumerate().skip(1) {
-            net.send(j, u128s_to_bytes(part))?;
-        }
-        return confirm_outputs(net, plan, instances, contributors, Some(results.concat()));
+    let mut output_keys: Vec<Vec<u128>> = vec![Vec::new(); contributors];
+    let results = evaluation.evaluate(run, states, rows, offsets, Some(&mut output_keys))?;
+    // Round C: contributor j gets its part of every output superseed.
+    for (j, part) in output_keys.iter().enumerate().skip(1) {
+        net.send(j, u128s_to_bytes(part))?;
     }
-    Ok(results.concat())
+    confirm_outputs(net, plan, instances, contributors, Some(results)).map(Online::Known)
 }
 
 /// Round A: masked inputs e = x ⊕ λ from their owners to the contributors.
