@@ -10,11 +10,27 @@ pub fn split_fan_in(circuit: &Circuit) -> Circuit {
     limit_fan_in(circuit, 2)
 }
 
+/// Whether a gate of `op` with `inputs` operands exceeds fan-in `max` (only
+/// ANDs, additions and products are split).
+fn is_wide(op: Op, inputs: usize, max: usize) -> bool {
+    matches!(op, Op::And | Op::Add | Op::Mul) && inputs > max
+}
+
+/// Whether [`limit_fan_in`] would change `circuit` (else it is the same
+/// circuit, and callers may keep it as it is).
+pub fn exceeds_fan_in(circuit: &Circuit, max: usize) -> bool {
+    let max = max.max(2);
+    circuit
+        .gates()
+        .iter()
+        .any(|g| is_wide(g.op, g.num_inputs(), max))
+}
+
 /// Splits every AND, ADD and MUL with more than `max` inputs (at least 2)
 /// into a balanced tree of gates with at most `max` inputs each.
 pub fn limit_fan_in(circuit: &Circuit, max: usize) -> Circuit {
     let max = max.max(2);
-    let wide = |op: Op, n: usize| matches!(op, Op::And | Op::Add | Op::Mul) && n > max;
+    let wide = |op: Op, n: usize| is_wide(op, n, max);
     // Every tree gate but the last writes a new wire.
     let extra: u64 = circuit
         .gates()

@@ -147,8 +147,10 @@ const RELEASED: usize = usize::MAX - 2;
 impl Schedule {
     pub fn compile(circuit: &Circuit, options: ScheduleOptions) -> Schedule {
         let c: Cow<Circuit> = match options.max_fan_in {
-            Some(k) => Cow::Owned(crate::rewrite::limit_fan_in(circuit, k)),
-            None => Cow::Borrowed(circuit),
+            Some(k) if crate::rewrite::exceeds_fan_in(circuit, k) => {
+                Cow::Owned(crate::rewrite::limit_fan_in(circuit, k))
+            }
+            _ => Cow::Borrowed(circuit),
         };
         let c = c.as_ref();
         let (order, groups, rounds) = order_and_group(c, options.order);

@@ -48,6 +48,21 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// A circuit within the fan-in is left as it is, which is what lets
+    /// the scheduler skip the rewrite: exactly when nothing exceeds it.
+    #[test]
+    fn the_fan_in_limit_changes_a_circuit_only_if_a_gate_exceeds_it(seed: [u8; 16], fan_in in 2usize..=8, gates in 20usize..200) {
+        let mut prg = Prg::from_seed(seed);
+        let c = random_circuit(&RandomCircuitSpec::boolean(&[7, 33], gates, 6), &mut prg);
+        let split = huddle_circuit::rewrite::limit_fan_in(&c, fan_in);
+        let exceeds = huddle_circuit::rewrite::exceeds_fan_in(&c, fan_in);
+        prop_assert_eq!(exceeds, split != c);
+        prop_assert!(!huddle_circuit::rewrite::exceeds_fan_in(&split, fan_in));
+    }
+}
+
 #[test]
 fn generated_families_keep_their_function() {
     let mut prg = Prg::from_seed([5; 16]);

@@ -23,10 +23,10 @@ use huddle_circuit::Circuit;
 /// its canonical written form.
 pub fn circuit_hash(circuit: &Circuit) -> [u8; 32] {
     use sha2::{Digest, Sha256};
-    let mut text = Vec::new();
-    // Writing to memory cannot fail.
-    let _ = huddle_circuit::write_circuit(circuit, &mut text);
-    Sha256::digest(&text).into()
+    // The text streams into the hash; writing to a hash cannot fail.
+    let mut hasher = Sha256::new();
+    let _ = huddle_circuit::write_circuit(circuit, &mut hasher);
+    hasher.finalize().into()
 }
 
 use huddle_circuit::BitMatrix;

@@ -270,6 +270,11 @@ struct Plan {
     /// Step ranges of independent AND gates (one AND layer each), which
     /// the evaluator decrypts together.
     and_batches: Vec<std::ops::Range<usize>>,
+    /// The wires whose keys are drawn at random (no free gate drives them).
+    fresh_keys: Vec<u32>,
+    /// The AND gates in step order, (input, input, output): every phase
+    /// walks them, and most steps of a circuit are free.
+    and_list: Vec<(u32, u32, u32)>,
 }
 
 impl Plan {
@@ -357,6 +362,22 @@ impl Plan {
                 _ => None,
             })
             .collect();
+        let mut free_output = vec![false; wires];
+        for s in &steps {
+            if let Step::Xor(_, _, o) | Step::Inv(_, o) | Step::Copy(_, o) = *s {
+                free_output[o as usize] = true;
+            }
+        }
+        let fresh_keys = (0..wires as u32)
+            .filter(|&w| !free_output[w as usize])
+            .collect();
+        let and_list = steps
+            .iter()
+            .filter_map(|s| match *s {
+                Step::And(a, b, o) => Some((a, b, o)),
+                _ => None,
+            })
+            .collect();
         Ok(Plan {
             steps,
             wires,
@@ -367,6 +388,8 @@ impl Plan {
             consts,
             outputs,
             and_batches,
+            fresh_keys,
+            and_list,
         })
     }
 
@@ -406,16 +429,20 @@ pub fn malicious_gate_counts(circuit: &Circuit) -> Result<(usize, usize), RunErr
 
 fn to_bytes(values: &[Gf128]) -> Vec<u8> {
     let mut out = huddle_net::message_buffer(16 * values.len());
-    for v in values {
-        out.extend_from_slice(&v.to_bytes());
+    let start = out.len();
+    out.resize(start + 16 * values.len(), 0);
+    for (bytes, v) in out[start..].chunks_exact_mut(16).zip(values) {
+        bytes.copy_from_slice(&v.to_bytes());
     }
     out
 }
 
 fn u128s_to_bytes(values: &[u128]) -> Vec<u8> {
     let mut out = huddle_net::message_buffer(16 * values.len());
-    for v in values {
-        out.extend_from_slice(&v.to_le_bytes());
+    let start = out.len();
+    out.resize(start + 16 * values.len(), 0);
+    for (bytes, v) in out[start..].chunks_exact_mut(16).zip(values) {
+        bytes.copy_from_slice(&v.to_le_bytes());
     }
     out
 }
@@ -907,7 +934,12 @@ fn share_my_randomness<T: Transport>(
         };
         let mut keys = vec![0u128; if contributes { plan.wires } else { 0 }];
         if contributes {
-            prg.xor_into(&mut keys);
+            // Random keys where no free gate decides them.
+            let mut fresh = vec![0u128; plan.fresh_keys.len()];
+            prg.xor_into(&mut fresh);
+            for (&w, k) in plan.fresh_keys.iter().zip(fresh) {
+                keys[w as usize] = k;
+            }
             for s in &plan.steps {
                 match *s {
                     Step::Xor(a, b, o) => keys[o as usize] = keys[a as usize] ^ keys[b as usize],
@@ -1204,7 +1236,7 @@ fn garbled_rows<T: Transport>(
     } = independent;
     let shamir = (!opts.reduced_complexity).then_some((&row_shares[..], &key_shares[..]));
     let mut scratch = RowScratch::default();
-    let mut rows_msg: Vec<u128> = Vec::with_capacity(rows_per_instance);
+    let mut rows_msg: Vec<u128> = Vec::with_capacity(rows_per_instance + plan.output_wires());
     let mut rows: Vec<u128> = Vec::with_capacity(if me == EVALUATOR {
         instances * rows_per_instance
     } else {
@@ -1316,6 +1348,7 @@ impl InstanceRows<'_> {
         self.chi_terms(products, scratch);
         let contributes = self.run.me < contributors;
         scratch.and_prf.clear();
+        scratch.and_prf.reserve(4 * contributors * plan.ands);
         if self.shamir.is_none() && contributes {
             // Every AND gate's F² values in one AES batch.
             for (g, (a, b)) in and_gates(plan).map(|(a, b, _)| (a, b)).enumerate() {
@@ -1333,19 +1366,18 @@ impl InstanceRows<'_> {
             }
             self.run.prf.apply(&mut scratch.and_prf);
         }
-        let (mut and_index, mut buffer_index) = (0, 0);
-        for s in &plan.steps {
-            match *s {
-                Step::And(_, _, o) => {
-                    self.push_and(and_index, o, scratch, rows);
-                    and_index += 1;
-                }
-                Step::Buffer(input, o) => {
-                    self.push_buffer(buffer_index, input, o, &mut scratch.buffer_prf, rows);
-                    buffer_index += 1;
-                }
-                _ => {}
-            }
+        for (and_index, (_, _, o)) in and_gates(plan).enumerate() {
+            self.push_and(and_index, o, scratch, rows);
+        }
+        // Buffer gates are the plan's last steps.
+        let buffers = plan.steps[plan.steps.len() - plan.buffers..]
+            .iter()
+            .filter_map(|s| match *s {
+                Step::Buffer(input, o) => Some((input, o)),
+                _ => None,
+            });
+        for (buffer_index, (input, o)) in buffers.enumerate() {
+            self.push_buffer(buffer_index, input, o, &mut scratch.buffer_prf, rows);
         }
     }
 
@@ -1356,6 +1388,7 @@ impl InstanceRows<'_> {
         let l = &self.state.lambda;
         for f in scratch.factors.iter_mut() {
             f.clear();
+            f.reserve(ands);
         }
         for (g, (a, b, o)) in and_gates(self.run.plan).enumerate() {
             scratch.factors[0].push(products[g] + l[o as usize]);
@@ -1465,10 +1498,7 @@ impl InstanceRows<'_> {
 
 /// The AND gates of a plan in step order: (input, input, output).
 fn and_gates(plan: &Plan) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
-    plan.steps.iter().filter_map(|s| match *s {
-        Step::And(a, b, o) => Some((a, b, o)),
-        _ => None,
-    })
+    plan.and_list.iter().copied()
 }
 
 /// Malicious round 1 by the linear-preprocessing functionalities, for one
