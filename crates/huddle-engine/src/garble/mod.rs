@@ -621,7 +621,8 @@ pub fn run_with_supply<T: Transport>(
     // holds two chunks and each is half as large.
     let overlap = !malicious && options.threads > 1;
     let budget = options.share_memory / if overlap { 2 } else { 1 };
-    let chunk = (budget / instance_bytes(&plan, contributors, options.garble)).max(1);
+    let for_instances = budget.saturating_sub(evaluation_bytes(&plan, contributors));
+    let chunk = (for_instances / instance_bytes(&plan, contributors, options.garble)).max(1);
     std::thread::scope(|s| {
         // Output bits, instance after instance, as far as this party knows them.
         let mut bits: Vec<bool> = Vec::new();
@@ -664,15 +665,19 @@ pub fn run_with_supply<T: Transport>(
 }
 
 /// What one instance holds at its peak at the evaluator (the other parties
-/// hold less): its garbled rows, λ and key per wire, the contributors' keys
-/// during evaluation, the reduced products, and without reduced complexity
-/// the Shamir-shared rows.
+/// hold less): its garbled rows, λ and key per wire, the reduced products
+/// and the χ·R terms, and without reduced complexity the Shamir-shared rows.
 fn instance_bytes(plan: &Plan, contributors: usize, opts: Optimizations) -> usize {
     let rows = (4 * plan.ands + 2 * plan.buffers) * contributors;
     let shamir_rows = if opts.reduced_complexity { 0 } else { rows };
-    let words =
-        rows + shamir_rows + plan.wires * (2 + contributors) + plan.ands * (contributors + 1);
+    let words = rows + shamir_rows + plan.wires * 2 + plan.ands * (contributors + 1);
     (16 * words + plan.wires).max(1)
+}
+
+/// What the evaluation of a chunk holds whatever its size: every
+/// contributor's key per wire, for one instance at a time.
+fn evaluation_bytes(plan: &Plan, contributors: usize) -> usize {
+    16 * plan.wires * contributors
 }
 
 /// One party's fixed view of a garbling run, shared by its rounds.
@@ -1417,21 +1422,22 @@ impl InstanceRows<'_> {
         let c_me = self.run.constants[me];
         // χ_αβ·S = (λ_uv + λ_w)·S + β·(λ_u·S) + α·(λ_v·S) + αβ·S with
         // S = c_me·[R^j]: three multiplications per j instead of four.
-        let base_at = rows.len();
-        rows.resize(base_at + 4 * contributors, 0);
-        for j in 0..contributors {
-            let s = self.offsets[j];
-            let term = |k: usize| scratch.scaled[(k * contributors + j) * ands + and_index].0;
-            let (base, with_a, with_b) = (term(0), term(1), term(2));
-            let chi = [
-                base,
-                base ^ with_a,
-                base ^ with_b,
-                base ^ with_a ^ with_b ^ s.0,
-            ];
-            for (ab, &v) in chi.iter().enumerate() {
+        // Rows in their order (αβ, then j), appended without zero-filling.
+        for ab in 0..4 {
+            let (alpha, beta) = (ab >> 1 == 1, ab & 1 == 1);
+            for j in 0..contributors {
+                let term = |k: usize| scratch.scaled[(k * contributors + j) * ands + and_index].0;
+                let mut v = term(0);
+                if beta {
+                    v ^= term(1);
+                }
+                if alpha {
+                    v ^= term(2);
+                }
+                if alpha && beta {
+                    v ^= self.offsets[j].0;
+                }
                 let row = ab * contributors + j;
-                let mut v = v;
                 if local {
                     v ^= prf[row];
                     if me == j {
@@ -1444,7 +1450,7 @@ impl InstanceRows<'_> {
                         * c_me)
                         .0;
                 }
-                rows[base_at + row] = v;
+                rows.push(v);
             }
         }
     }
