@@ -1008,3 +1008,76 @@ fn reveal_to_the_evaluator_keeps_outputs_from_everyone_else() {
     let e = request("bgw2-mal", 4, &c, opts).expect_err("refused");
     assert!(e.to_string().contains("contributors decode"), "{e}");
 }
+
+/// What a party receives before the online phase looks uniform, whatever
+/// the inputs (here all zero): round 1's shares of the permutation bits
+/// and of R, the degree reduction's reshares (2-byte subfield shares by
+/// default, 16-byte GF(2^128) shares as in the paper) and the masked rows,
+/// read as 16-bit words: every bit set in about half of them and about as
+/// many distinct words as uniform draws give. A share that revealed a bit
+/// (a constant term alone, or a coefficient from a small set) fails both.
+#[test]
+fn every_share_a_party_receives_before_the_online_phase_looks_uniform() {
+    let c = gen::cmp_gt(16, 2);
+    let instances = 64;
+    let inputs: Vec<BitMatrix> = c
+        .inputs()
+        .iter()
+        .map(|v| BitMatrix::zeros(instances, v.wires as usize))
+        .collect();
+    let want = PlainEvaluator::new(&c)
+        .evaluate(&inputs)
+        .expect("plaintext");
+    for (protocol, n) in [("bgw3", 3), ("bgw3", 5), ("bgw2", 4)] {
+        for small_field in [true, false] {
+            let options = RunOptions {
+                garble: Optimizations {
+                    small_field,
+                    ..Optimizations::default()
+                },
+                ..RunOptions::default()
+            };
+            let mut nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
+            let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
+            let outs = local(protocol, nets, &c, &inputs, options)
+                .unwrap_or_else(|e| panic!("{protocol}: {e}"));
+            assert!(outs.iter().all(|r| r.outputs == want), "{protocol}");
+            let what = format!("{protocol} n={n} small_field={small_field}");
+            let mut checked = 0;
+            for (party, view) in views.iter().enumerate() {
+                let view = view.lock().expect("transcript");
+                for m in view
+                    .iter()
+                    .filter(|m| matches!(m.phase, Phase::Offline | Phase::Dependent))
+                {
+                    let words: Vec<u16> = m
+                        .payload
+                        .chunks_exact(2)
+                        .map(|w| u16::from_le_bytes([w[0], w[1]]))
+                        .collect();
+                    let what = format!("{what}: P{party} from P{} ({:?})", m.from, m.phase);
+                    let count = words.len() as f64;
+                    let sd = (0.25 / count).sqrt();
+                    for bit in 0..16 {
+                        let ones = words.iter().filter(|&&w| w >> bit & 1 == 1).count() as f64;
+                        assert!(
+                            (ones / count - 0.5).abs() < 6.0 * sd,
+                            "{what}: bit {bit} set in {ones} of {count}"
+                        );
+                    }
+                    let mut distinct = words.clone();
+                    distinct.sort_unstable();
+                    distinct.dedup();
+                    let expected = 65536.0 * (1.0 - (-count / 65536.0).exp());
+                    assert!(
+                        distinct.len() as f64 > 0.9 * expected,
+                        "{what}: {} distinct of {count} (uniform: {expected:.0})",
+                        distinct.len()
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked >= n, "{what}: {checked} messages");
+        }
+    }
+}
