@@ -12,7 +12,7 @@ use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
 
 mod common;
-use common::{local, request};
+use common::{assert_looks_uniform, local, request};
 
 /// One N-input product of x_i = a_i + b_i (a from P0, b from P1): Boolean
 /// (AND of XORs) or over `ring` (MULT of sums).
@@ -253,29 +253,8 @@ fn every_word_a_computing_party_receives_looks_uniform() {
         // P0: operands, output; P1: corrections too; the dealer: nothing.
         assert_eq!(messages.len(), [2, 3, 0][party], "P{party}");
         for m in messages {
-            let words: Vec<u64> = m
-                .payload
-                .chunks_exact(8)
-                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
-                .collect();
-            let n = words.len() as f64;
-            let sd = (0.25 / n).sqrt();
-            for bit in 0..64 {
-                let ones = words.iter().filter(|&&w| w >> bit & 1 == 1).count() as f64;
-                assert!(
-                    (ones / n - 0.5).abs() < 6.0 * sd,
-                    "P{party} from P{}: bit {bit} in {ones} of {n}",
-                    m.from
-                );
-            }
-            let mut distinct = words.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            assert!(
-                distinct.len() as f64 > 0.99 * n,
-                "P{party} from P{}",
-                m.from
-            );
+            let what = format!("P{party} from P{}", m.from);
+            assert_looks_uniform(&what, &m.payload, 8, 64, 0.99);
         }
     }
 }

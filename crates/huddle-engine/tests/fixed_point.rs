@@ -13,7 +13,7 @@ use huddle_net::{memory_networks, Accounting, LinkStats, NetProfile, Phase};
 use std::time::Duration;
 
 mod common;
-use common::{local, request};
+use common::{assert_looks_uniform, local, request};
 
 /// Every protocol with fused truncation, with each preprocessing schedule.
 const FUSED: [(&str, Preprocess); 12] = [
@@ -464,36 +464,15 @@ fn assert_views_look_uniform(what: &str, views: &[huddle_net::Transcript]) -> us
             .iter()
             .filter(|m| matches!(m.phase, Phase::Offline | Phase::Online))
         {
-            let words: Vec<u32> = m
-                .payload
-                .chunks_exact(4)
-                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-                .collect();
             let what = format!("{what}: P{party} from P{} ({:?})", m.from, m.phase);
-            let n = words.len() as f64;
-            let sd = (0.25 / n).sqrt();
             // ASTRA's masked value of a truncated product is u^t itself,
             // uniform on [0, 2^(k-f)) (its top f bits are 0 whatever v is).
-            let bits = if words.iter().all(|&w| w >> (32 - F) == 0) {
-                32 - u32::from(F)
-            } else {
-                32
-            };
-            for bit in 0..bits {
-                let ones = words.iter().filter(|&&w| w >> bit & 1 == 1).count() as f64;
-                assert!(
-                    (ones / n - 0.5).abs() < 6.0 * sd,
-                    "{what}: bit {bit} in {ones} of {n}"
-                );
-            }
-            let mut distinct = words.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            assert!(
-                distinct.len() as f64 > 0.99 * n,
-                "{what}: {} distinct of {n}",
-                distinct.len()
-            );
+            let top_clear = m
+                .payload
+                .chunks_exact(4)
+                .all(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) >> (32 - F) == 0);
+            let bits = if top_clear { 32 - u32::from(F) } else { 32 };
+            assert_looks_uniform(&what, &m.payload, 4, bits, 0.99);
             checked += 1;
         }
     }

@@ -20,7 +20,7 @@ use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
 
 mod common;
-use common::{local, request};
+use common::{assert_looks_uniform, local, request};
 
 /// The semi-honest variants (the optimization switches apply to these).
 const SEMI_HONEST: [(&str, Variant); 2] = [("bgw3", Variant::Bgw3), ("bgw2", Variant::Bgw2)];
@@ -1050,30 +1050,8 @@ fn every_share_a_party_receives_before_the_online_phase_looks_uniform() {
                     .iter()
                     .filter(|m| matches!(m.phase, Phase::Offline | Phase::Dependent))
                 {
-                    let words: Vec<u16> = m
-                        .payload
-                        .chunks_exact(2)
-                        .map(|w| u16::from_le_bytes([w[0], w[1]]))
-                        .collect();
                     let what = format!("{what}: P{party} from P{} ({:?})", m.from, m.phase);
-                    let count = words.len() as f64;
-                    let sd = (0.25 / count).sqrt();
-                    for bit in 0..16 {
-                        let ones = words.iter().filter(|&&w| w >> bit & 1 == 1).count() as f64;
-                        assert!(
-                            (ones / count - 0.5).abs() < 6.0 * sd,
-                            "{what}: bit {bit} set in {ones} of {count}"
-                        );
-                    }
-                    let mut distinct = words.clone();
-                    distinct.sort_unstable();
-                    distinct.dedup();
-                    let expected = 65536.0 * (1.0 - (-count / 65536.0).exp());
-                    assert!(
-                        distinct.len() as f64 > 0.9 * expected,
-                        "{what}: {} distinct of {count} (uniform: {expected:.0})",
-                        distinct.len()
-                    );
+                    assert_looks_uniform(&what, &m.payload, 2, 16, 0.9);
                     checked += 1;
                 }
             }

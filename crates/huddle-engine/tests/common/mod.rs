@@ -100,3 +100,38 @@ pub fn a2b_adder(circuit: &Circuit) -> (u64, u32) {
     let adder = program.recombining(ConversionKind::Decompose);
     (adder.multiplications() as u64, adder.layers.len() as u32)
 }
+
+/// Asserts that a received message looks uniform when read as
+/// little-endian words of `width` bytes (2, 4 or 8): each of the low `bits`
+/// bits set in about half of the words (within 6 standard deviations), and
+/// at least `distinct` of the distinct words uniform draws would give. A
+/// message that revealed a secret, or came from a biased draw, fails.
+pub fn assert_looks_uniform(what: &str, payload: &[u8], width: usize, bits: u32, distinct: f64) {
+    let words: Vec<u64> = payload
+        .chunks_exact(width)
+        .map(|w| {
+            let mut b = [0u8; 8];
+            b[..width].copy_from_slice(w);
+            u64::from_le_bytes(b)
+        })
+        .collect();
+    let n = words.len() as f64;
+    let sd = (0.25 / n).sqrt();
+    for bit in 0..bits {
+        let ones = words.iter().filter(|&&w| w >> bit & 1 == 1).count() as f64;
+        assert!(
+            (ones / n - 0.5).abs() < 6.0 * sd,
+            "{what}: bit {bit} set in {ones} of {n}"
+        );
+    }
+    let mut unique = words;
+    unique.sort_unstable();
+    unique.dedup();
+    let space = 2f64.powi(8 * width as i32);
+    let expected = space * -(-n / space).exp_m1();
+    assert!(
+        unique.len() as f64 > distinct * expected,
+        "{what}: {} distinct of {n} (uniform draws: {expected:.0})",
+        unique.len()
+    );
+}
