@@ -150,7 +150,7 @@ pub fn run(as_json: bool, plot: Option<&std::path::Path>, s: Setup) -> Result<()
                         }),
                     );
                     lines.push(format!(
-                        "{key:<44} setup {setup:.4}  ind. pre. {independent:.4}  dep. pre. {dependent:.4}  online {online:.4} s  {rate:.3e} AND/s  {:.1} MB",
+                        "{key:<64} setup {setup:.4}  ind. pre. {independent:.4}  dep. pre. {dependent:.4}  online {online:.4} s  {rate:.3e} AND/s  {:.1} MB",
                         bytes as f64 / 1e6
                     ));
                 }
