@@ -181,7 +181,7 @@ pub enum BenchCommand {
         /// Optimizations on: reduced, short, prgzero, hypercube, subfield, all
         /// or none; or `ladder`: none, then each added in turn (the paper's
         /// Table 1, then ours).
-        #[arg(long, default_value = "reduced,short,prgzero,subfield")]
+        #[arg(long, default_value = huddle_engine::garble::Optimizations::DEFAULT_LIST)]
         opt: String,
         /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
         #[arg(long, default_value = "lan")]

@@ -71,26 +71,6 @@ fn one_run(
     Ok((setup, independent, dependent, online, bytes, total))
 }
 
-/// The optimizations that are on, as `--opt` spells them.
-fn opt_label(o: Optimizations) -> String {
-    let names: Vec<&str> = [
-        (o.reduced_complexity, "reduced"),
-        (o.short_superseeds, "short"),
-        (o.prg_zero_sharing, "prgzero"),
-        (o.hypercube, "hypercube"),
-        (o.small_field, "subfield"),
-    ]
-    .iter()
-    .filter(|(on, _)| *on)
-    .map(|(_, n)| *n)
-    .collect();
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names.join(",")
-    }
-}
-
 pub fn run(as_json: bool, plot: Option<&std::path::Path>, s: Setup) -> Result<(), String> {
     let circuits: Vec<(&str, Circuit)> = vec![
         ("aes128", gen::generate("aes128", 128, 2)?),
@@ -123,7 +103,7 @@ pub fn run(as_json: bool, plot: Option<&std::path::Path>, s: Setup) -> Result<()
                     let (setup, independent, dependent, online, bytes, total) =
                         runs[runs.len() / 2];
                     let rate = (ands * s.batch) as f64 / total;
-                    let label = opt_label(opt);
+                    let label = opt.list();
                     // bgw2-mal: where its linear preprocessing came from.
                     let linear = huddle_engine::RunRequest::new(protocol, n, RunOptions::default())
                         .ok()
@@ -163,7 +143,7 @@ pub fn run(as_json: bool, plot: Option<&std::path::Path>, s: Setup) -> Result<()
          AND/s = ANDs x instances / the slowest party's independent + dependent preprocessing + online)",
         s.batch,
         s.repeat,
-        s.opts.iter().map(|&o| opt_label(o)).collect::<Vec<_>>().join(" | ")
+        s.opts.iter().map(|&o| o.list()).collect::<Vec<_>>().join(" | ")
     );
     if let Some(path) = plot {
         crate::plot::garble(path, &header, &report)?;

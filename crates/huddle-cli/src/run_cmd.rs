@@ -119,11 +119,7 @@ pub struct RunArgs {
     /// prgzero (PRG zero sharing), hypercube (log n last round), subfield
     /// (permutation bits shared over GF(2^16), 2-byte shares), or all / none.
     /// Every party must use the same list.
-    #[arg(
-        long,
-        default_value = "reduced,short,prgzero,subfield",
-        value_name = "LIST"
-    )]
+    #[arg(long, default_value = huddle_engine::garble::Optimizations::DEFAULT_LIST, value_name = "LIST")]
     opt: String,
     /// bgw2-mal: linear preprocessing by prss (pseudo-random secret sharing
     /// from a one-time key setup, small n), dealer (a trusted dealer: inside
@@ -488,11 +484,7 @@ pub struct DealArgs {
     #[arg(long)]
     circuit: PathBuf,
     /// The parties' --opt list (it sets the number of key contributors).
-    #[arg(
-        long,
-        default_value = "reduced,short,prgzero,subfield",
-        value_name = "LIST"
-    )]
+    #[arg(long, default_value = huddle_engine::garble::Optimizations::DEFAULT_LIST, value_name = "LIST")]
     opt: String,
     /// Directory for party-<i>.dealt, one file per party.
     #[arg(long)]

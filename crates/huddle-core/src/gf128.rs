@@ -17,8 +17,7 @@ impl Gf128 {
     pub const ZERO: Gf128 = Gf128(0);
     pub const ONE: Gf128 = Gf128(1);
 
-    /// The field element for a small integer (its bits as a polynomial):
-    /// distinct non-zero points for Shamir sharing.
+    /// The field element for a small integer (its bits as a polynomial).
     pub fn from_u64(v: u64) -> Gf128 {
         Gf128(u128::from(v))
     }

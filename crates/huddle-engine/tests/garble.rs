@@ -257,36 +257,34 @@ fn check_chunked_traffic(
     whole: &Accounting,
     chunked: &Accounting,
 ) {
-    {
-        for phase in Phase::ALL {
-            for from in 0..n {
-                for to in (0..n).filter(|&to| to != from) {
-                    assert_eq!(
-                        chunked.link(phase, from, to).bytes,
-                        whole.link(phase, from, to).bytes,
-                        "{protocol} {phase:?} {from}->{to}"
-                    );
-                }
+    for phase in Phase::ALL {
+        for from in 0..n {
+            for to in (0..n).filter(|&to| to != from) {
+                assert_eq!(
+                    chunked.link(phase, from, to).bytes,
+                    whole.link(phase, from, to).bytes,
+                    "{protocol} {phase:?} {from}->{to}"
+                );
             }
-            // A phase's rounds are its longest chain of messages. Chunks
-            // follow one another: the setup runs once; a chain goes on
-            // through every chunk where a chunk's first messages of the
-            // phase wait for the last chunk's (offline; bgw3's degree
-            // reduction; online, where semi-honest outputs travel once,
-            // after the last chunk); bgw2's dependent phase only sends to the
-            // evaluator, which sends nothing in it, so its chains stay one
-            // round long.
-            let chunks = instances as u32;
-            let want = match (phase, protocol) {
-                (Phase::Setup | Phase::Verify, _) => whole.rounds(phase),
-                (Phase::Online, "bgw2-mal") => 4 * chunks,
-                (Phase::Online, _) => 2 * chunks + 1,
-                (Phase::Dependent, "bgw3") => 2 * chunks,
-                (Phase::Dependent, _) => 1,
-                (Phase::Offline, _) => whole.rounds(phase) * chunks,
-            };
-            assert_eq!(chunked.rounds(phase), want, "{protocol} {phase:?} rounds");
         }
+        // A phase's rounds are its longest chain of messages. Chunks
+        // follow one another: the setup runs once; a chain goes on
+        // through every chunk where a chunk's first messages of the
+        // phase wait for the last chunk's (offline; bgw3's degree
+        // reduction; online, where semi-honest outputs travel once,
+        // after the last chunk); bgw2's dependent phase only sends to the
+        // evaluator, which sends nothing in it, so its chains stay one
+        // round long.
+        let chunks = instances as u32;
+        let want = match (phase, protocol) {
+            (Phase::Setup | Phase::Verify, _) => whole.rounds(phase),
+            (Phase::Online, "bgw2-mal") => 4 * chunks,
+            (Phase::Online, _) => 2 * chunks + 1,
+            (Phase::Dependent, "bgw3") => 2 * chunks,
+            (Phase::Dependent, _) => 1,
+            (Phase::Offline, _) => whole.rounds(phase) * chunks,
+        };
+        assert_eq!(chunked.rounds(phase), want, "{protocol} {phase:?} rounds");
     }
 }
 
@@ -1057,5 +1055,26 @@ fn every_share_a_party_receives_before_the_online_phase_looks_uniform() {
             }
             assert!(checked >= n, "{what}: {checked} messages");
         }
+    }
+}
+
+/// `--opt` spells every combination of switches the way it reads them back,
+/// and the CLI's default list is the engine's default.
+#[test]
+fn optimization_lists_read_back_and_the_default_list_is_the_default() {
+    assert_eq!(
+        Optimizations::parse(Optimizations::DEFAULT_LIST),
+        Ok(Optimizations::default())
+    );
+    assert_eq!(Optimizations::default().list(), Optimizations::DEFAULT_LIST);
+    for bits in 0..32u8 {
+        let o = Optimizations {
+            reduced_complexity: bits & 1 == 1,
+            short_superseeds: bits & 2 == 2,
+            prg_zero_sharing: bits & 4 == 4,
+            hypercube: bits & 8 == 8,
+            small_field: bits & 16 == 16,
+        };
+        assert_eq!(Optimizations::parse(&o.list()), Ok(o), "{}", o.list());
     }
 }

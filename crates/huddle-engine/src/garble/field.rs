@@ -134,34 +134,31 @@ impl Subfield {
         (low | high << self.mask_low.count_ones()) as u16
     }
 
-    /// Subfield elements as 2 little-endian bytes each.
-    pub fn to_bytes(&self, values: &[Gf128]) -> Vec<u8> {
+    /// Appends subfield elements to `out` as 2 little-endian bytes each.
+    pub fn append_bytes(&self, values: &[Gf128], out: &mut Vec<u8>) {
+        out.reserve(2 * values.len());
         #[cfg(target_arch = "x86_64")]
         if bmi2() {
             // SAFETY: `bmi2` checked the CPU feature.
-            return unsafe { self.to_bytes_pext(values) };
+            return unsafe { self.append_bytes_pext(values, out) };
         }
-        let mut out = Vec::with_capacity(2 * values.len());
         for &v in values {
             out.extend_from_slice(&self.coordinates_portable(v).to_le_bytes());
         }
-        out
     }
 
-    /// [`Subfield::to_bytes`] with PEXT inlined into the loop.
+    /// [`Subfield::append_bytes`] with PEXT inlined into the loop.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "bmi2")]
-    unsafe fn to_bytes_pext(&self, values: &[Gf128]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(2 * values.len());
+    unsafe fn append_bytes_pext(&self, values: &[Gf128], out: &mut Vec<u8>) {
         for &v in values {
             // SAFETY: the caller checked BMI2.
             let c = unsafe { self.coordinates_pext(v) };
             out.extend_from_slice(&c.to_le_bytes());
         }
-        out
     }
 
-    /// The elements of [`Subfield::to_bytes`] (a trailing odd byte is ignored;
+    /// The elements of [`Subfield::append_bytes`] (a trailing odd byte is ignored;
     /// the transport checked the length).
     pub fn from_bytes(&self, bytes: &[u8]) -> Vec<Gf128> {
         bytes
@@ -250,17 +247,23 @@ pub fn share_batch(secrets: &[Gf128], degree: usize, n: usize, prg: &mut Prg) ->
     evaluate_at_points(secrets, &coefficients, n)
 }
 
-/// [`share_batch`] for secrets in the subfield, with subfield
-/// coefficients: every share is a subfield element.
+/// [`share_batch`] where the first `small` secrets lie in the subfield and
+/// get subfield coefficients, so that their shares are subfield elements;
+/// any after them get coefficients from all of GF(2^128).
 pub fn share_batch_small(
     secrets: &[Gf128],
+    small: usize,
     degree: usize,
     n: usize,
     prg: &mut Prg,
 ) -> Vec<Vec<Gf128>> {
     let field = Subfield::get();
     let coefficients: Vec<Vec<Gf128>> = (0..degree)
-        .map(|_| field.random(prg, secrets.len()))
+        .map(|_| {
+            let mut c = field.random(prg, small);
+            c.extend((small..secrets.len()).map(|_| random(prg)));
+            c
+        })
         .collect();
     evaluate_at_points(secrets, &coefficients, n)
 }
@@ -361,7 +364,9 @@ mod tests {
             prop_assert_eq!(a == b, x == y);
             // Outside the subfield the two paths still agree.
             prop_assert_eq!(f.coordinates(Gf128(junk)), f.coordinates_portable(Gf128(junk)));
-            prop_assert_eq!(f.from_bytes(&f.to_bytes(&[x, y])), vec![x, y]);
+            let mut bytes = vec![7];
+            f.append_bytes(&[x, y], &mut bytes);
+            prop_assert_eq!(f.from_bytes(&bytes[1..]), vec![x, y]);
         }
     }
 
@@ -412,19 +417,27 @@ mod tests {
         let f = Subfield::get();
         let mut prg = Prg::from_seed([4; 16]);
         for (n, degree) in [(3, 1), (5, 2), (7, 3), (256, 127)] {
-            let secrets = f.random(&mut prg, 40);
-            let shares = share_batch_small(&secrets, degree, n, &mut prg);
+            // 40 subfield secrets and, after them, one of all of GF(2^128)
+            // (as round 1 shares the bits and R).
+            let mut secrets = f.random(&mut prg, 40);
+            secrets.push(random(&mut prg));
+            let shares = share_batch_small(&secrets, 40, degree, n, &mut prg);
             let c = reconstruction(n);
             for (i, &secret) in secrets.iter().enumerate() {
-                assert!(shares.iter().all(|s| s[i].pow(1 << 16) == s[i]));
+                if i < 40 {
+                    assert!(shares.iter().all(|s| s[i].pow(1 << 16) == s[i]));
+                }
                 let open = (0..n).fold(Gf128::ZERO, |acc, p| acc + c[p] * shares[p][i]);
                 assert_eq!(open, secret, "n {n} degree {degree}");
             }
+            // The full secret's shares leave the subfield (else R's
+            // coefficients would be too few to hide it).
+            assert!(shares.iter().any(|s| s[40].pow(1 << 16) != s[40]));
             // Products of two subfield sharings reconstruct to the product
             // (degree 2t < n), as the degree reduction needs.
             if 2 * degree < n {
                 let others = f.random(&mut prg, 40);
-                let more = share_batch_small(&others, degree, n, &mut prg);
+                let more = share_batch_small(&others, others.len(), degree, n, &mut prg);
                 for i in 0..40 {
                     let open =
                         (0..n).fold(Gf128::ZERO, |acc, p| acc + c[p] * shares[p][i] * more[p][i]);

@@ -195,6 +195,29 @@ impl Optimizations {
         small_field: false,
     };
 
+    /// [`Optimizations::default`] as `--opt` spells it (see [`Optimizations::list`]).
+    pub const DEFAULT_LIST: &'static str = "reduced,short,prgzero,subfield";
+
+    /// The switches that are on, as [`Optimizations::parse`] reads them.
+    pub fn list(self) -> String {
+        let names: Vec<&str> = [
+            (self.reduced_complexity, "reduced"),
+            (self.short_superseeds, "short"),
+            (self.prg_zero_sharing, "prgzero"),
+            (self.hypercube, "hypercube"),
+            (self.small_field, "subfield"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, name)| *name)
+        .collect();
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(",")
+        }
+    }
+
     /// Parses `none`, `all`, or a comma list of `reduced`, `short`,
     /// `prgzero`, `hypercube`, `subfield`.
     pub fn parse(text: &str) -> Result<Optimizations, String> {
@@ -428,20 +451,21 @@ pub fn malicious_gate_counts(circuit: &Circuit) -> Result<(usize, usize), RunErr
 }
 
 fn to_bytes(values: &[Gf128]) -> Vec<u8> {
-    let mut out = huddle_net::message_buffer(16 * values.len());
-    let start = out.len();
-    out.resize(start + 16 * values.len(), 0);
-    for (bytes, v) in out[start..].chunks_exact_mut(16).zip(values) {
-        bytes.copy_from_slice(&v.to_bytes());
-    }
-    out
+    // A Gf128 is its u128.
+    words_to_bytes(values.len(), values.iter().map(|v| v.0))
 }
 
 fn u128s_to_bytes(values: &[u128]) -> Vec<u8> {
-    let mut out = huddle_net::message_buffer(16 * values.len());
+    words_to_bytes(values.len(), values.iter().copied())
+}
+
+/// A message of `count` 16-byte little-endian words, filled without a
+/// capacity check per word.
+fn words_to_bytes(count: usize, words: impl Iterator<Item = u128>) -> Vec<u8> {
+    let mut out = huddle_net::message_buffer(16 * count);
     let start = out.len();
-    out.resize(start + 16 * values.len(), 0);
-    for (bytes, v) in out[start..].chunks_exact_mut(16).zip(values) {
+    out.resize(start + 16 * count, 0);
+    for (bytes, v) in out[start..].chunks_exact_mut(16).zip(words) {
         bytes.copy_from_slice(&v.to_le_bytes());
     }
     out
@@ -648,10 +672,9 @@ pub fn run_with_supply<T: Transport>(
                         bits.extend(finished(h)?);
                     }
                     let chunk_run = run.for_chunk();
-                    evaluating =
-                        Some(s.spawn(move || {
-                            evaluation.finish(&chunk_run, &states, &rows, &my_offset)
-                        }));
+                    evaluating = Some(s.spawn(move || {
+                        evaluation.evaluate(&chunk_run, &states, &rows, &my_offset, None)
+                    }));
                 }
             }
         }
@@ -924,15 +947,14 @@ fn share_my_randomness<T: Transport>(
                 own_lambda.push((w, l));
                 secrets.push(bit(l));
             }
+            let bits = secrets.len();
             let offset = contributes.then(|| field::random(prg));
-            for (p, shares) in share_round_one(run, secrets, offset, prg)
-                .into_iter()
-                .enumerate()
-            {
+            secrets.extend(offset);
+            for (p, shares) in share_bits(run, &secrets, bits, prg).into_iter().enumerate() {
                 if p == me {
                     own_shares = shares;
                 } else {
-                    net.send(p, round_one_bytes(run, &shares, offset.is_some()))?;
+                    net.send(p, encode_bit_shares(run, &shares, bits))?;
                 }
             }
             offset.unwrap_or(Gf128::ZERO)
@@ -966,39 +988,29 @@ fn share_my_randomness<T: Transport>(
     Ok(mine)
 }
 
-/// Shares of round 1's permutation bits and, if given, the offset R, per
-/// party: the bits' shares first, R's last. With the small field the bits
-/// are shared over GF(2^16) and R (a GF(2^128) secret) separately.
-fn share_round_one(
-    run: &Run,
-    mut bits: Vec<Gf128>,
-    offset: Option<Gf128>,
-    prg: &mut Prg,
-) -> Vec<Vec<Gf128>> {
-    let (t, n) = (run.t, run.n);
-    if !run.opts.small_field {
-        bits.extend(offset);
-        return share_batch(&bits, t, n, prg);
+/// Shares of `secrets` per party: the first `bits` are permutation bits or
+/// their products (subfield coefficients with the small field), any after
+/// them GF(2^128) secrets.
+fn share_bits(run: &Run, secrets: &[Gf128], bits: usize, prg: &mut Prg) -> Vec<Vec<Gf128>> {
+    if run.opts.small_field {
+        field::share_batch_small(secrets, bits, run.t, run.n, prg)
+    } else {
+        share_batch(secrets, run.t, run.n, prg)
     }
-    let mut shares = field::share_batch_small(&bits, t, n, prg);
-    if let Some(r) = offset {
-        for (p, s) in field::share(r, t, n, prg).into_iter().enumerate() {
-            shares[p].reserve_exact(1);
-            shares[p].push(s);
-        }
-    }
-    shares
 }
 
-/// Round 1's message of shares (see [`share_round_one`]): 2 bytes per
-/// permutation-bit share with the small field, else 16; R's share 16.
-fn round_one_bytes(run: &Run, shares: &[Gf128], with_offset: bool) -> Vec<u8> {
+/// The message of [`share_bits`]' shares for one party: the first `bits`
+/// in [`bit_share_bytes`], the rest 16 bytes each.
+fn encode_bit_shares(run: &Run, shares: &[Gf128], bits: usize) -> Vec<u8> {
     if !run.opts.small_field {
         return to_bytes(shares);
     }
-    let (bits, offset) = shares.split_at(shares.len() - usize::from(with_offset));
-    let mut bytes = field::Subfield::get().to_bytes(bits);
-    bytes.extend_from_slice(&to_bytes(offset));
+    let (small, full) = shares.split_at(bits);
+    let mut bytes = huddle_net::message_buffer(bit_share_bytes(run, bits) + 16 * full.len());
+    field::Subfield::get().append_bytes(small, &mut bytes);
+    for v in full {
+        bytes.extend_from_slice(&v.to_bytes());
+    }
     bytes
 }
 
@@ -1166,7 +1178,7 @@ fn degree_reduction<T: Transport>(
     prg: &mut Prg,
     states: &[Garbling],
 ) -> Result<Vec<Vec<Gf128>>, RunError> {
-    let (plan, me, n, t, instances) = (run.plan, run.me, run.n, run.t, run.instances);
+    let (plan, me, n, instances) = (run.plan, run.me, run.n, run.instances);
     let (variant, constants) = (run.variant, &run.constants);
     // Function-dependent preprocessing from here on (the paper's Section 5
     // phases): everything above needed only the number of ANDs and inputs.
@@ -1189,18 +1201,12 @@ fn degree_reduction<T: Transport>(
             let mut reduced: Vec<Vec<Gf128>> = Vec::with_capacity(instances);
             for inst_products in &products {
                 let mut own = vec![Gf128::ZERO; plan.ands];
-                let shares = if run.opts.small_field {
-                    field::share_batch_small(inst_products, t, n, prg)
-                } else {
-                    share_batch(inst_products, t, n, prg)
-                };
+                let shares = share_bits(run, inst_products, plan.ands, prg);
                 for (p, shares) in shares.into_iter().enumerate() {
                     if p == me {
                         Gf128::scale(&mut own, &shares, constants[me]);
-                    } else if run.opts.small_field {
-                        net.send(p, field::Subfield::get().to_bytes(&shares))?;
                     } else {
-                        net.send(p, to_bytes(&shares))?;
+                        net.send(p, encode_bit_shares(run, &shares, plan.ands))?;
                     }
                 }
                 reduced.push(own);
@@ -1673,21 +1679,11 @@ struct Evaluation {
 }
 
 impl Evaluation {
-    /// The output bits of the chunk (semi-honest: nothing more to send).
-    fn finish(
-        mut self,
-        run: &Run,
-        states: &[Garbling],
-        rows: &[u128],
-        offsets: &[Gf128],
-    ) -> Result<Vec<bool>, RunError> {
-        self.evaluate(run, states, rows, offsets, None)
-    }
-
-    /// Decrypts the chunk instance by instance; malicious, also collects
-    /// each contributor's part of every output superseed.
+    /// Decrypts the chunk instance by instance into its output bits;
+    /// malicious, also collects each contributor's part of every output
+    /// superseed.
     fn evaluate(
-        &mut self,
+        mut self,
         run: &Run,
         states: &[Garbling],
         rows: &[u128],
@@ -1776,7 +1772,7 @@ fn online<T: Transport>(
     for p in 1..contributors {
         keys_from.push(le_u128s(&net.recv(p, 16 * per_inst * instances)?).collect());
     }
-    let mut evaluation = Evaluation {
+    let evaluation = Evaluation {
         keys_from,
         external,
     };
