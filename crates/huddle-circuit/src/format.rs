@@ -678,23 +678,27 @@ pub fn write_circuit(circuit: &Circuit, mut out: impl Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes every gate line of `circuit`.
+/// Writes every gate line of `circuit`, in 64 KiB pieces (a hash or a
+/// file takes few large writes faster than a write per line).
 fn write_gates(circuit: &Circuit, out: &mut impl Write) -> io::Result<()> {
-    let mut line = String::new();
+    const PIECE: usize = 1 << 16;
+    let mut text = Vec::with_capacity(PIECE + 256);
     for g in circuit.gates() {
-        line.clear();
         write_gate(
-            &mut line,
+            &mut text,
             g.op,
             circuit.gate_inputs(g),
             circuit.gate_outputs(g),
         );
-        out.write_all(line.as_bytes())?;
+        if text.len() >= PIECE {
+            out.write_all(&text)?;
+            text.clear();
+        }
     }
-    Ok(())
+    out.write_all(&text)
 }
 
-fn write_gate(line: &mut String, op: Op, ins: &[WireId], outs: &[WireId]) {
+fn write_gate(line: &mut Vec<u8>, op: Op, ins: &[WireId], outs: &[WireId]) {
     let (literal_first, literal_last) = match op {
         Op::ConstBit(b) => (Some(u64::from(b)), None),
         Op::ConstRing(c) => (Some(c), None),
@@ -705,7 +709,7 @@ fn write_gate(line: &mut String, op: Op, ins: &[WireId], outs: &[WireId]) {
     let n_in =
         ins.len() + usize::from(literal_first.is_some()) + usize::from(literal_last.is_some());
     push_decimal(line, n_in as u64);
-    line.push(' ');
+    line.push(b' ');
     push_decimal(line, outs.len() as u64);
     let numbers = literal_first
         .into_iter()
@@ -713,17 +717,17 @@ fn write_gate(line: &mut String, op: Op, ins: &[WireId], outs: &[WireId]) {
         .chain(literal_last)
         .chain(outs.iter().map(|&w| u64::from(w)));
     for v in numbers {
-        line.push(' ');
+        line.push(b' ');
         push_decimal(line, v);
     }
-    line.push(' ');
-    line.push_str(op.name());
-    line.push('\n');
+    line.push(b' ');
+    line.extend_from_slice(op.name().as_bytes());
+    line.push(b'\n');
 }
 
 /// Appends `v` in decimal (what `write!` does, several times faster: large
 /// circuits are written, and hashed as text, at every run's start).
-fn push_decimal(line: &mut String, mut v: u64) {
+fn push_decimal(line: &mut Vec<u8>, mut v: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -734,7 +738,7 @@ fn push_decimal(line: &mut String, mut v: u64) {
             break;
         }
     }
-    line.extend(digits[at..].iter().map(|&d| char::from(d)));
+    line.extend_from_slice(&digits[at..]);
 }
 
 /// Why a circuit cannot be written in the old Bristol format.
@@ -798,18 +802,18 @@ mod tests {
     proptest! {
         #[test]
         fn decimals_are_what_display_writes(v: u64, prefix in "[a-z ]{0,3}") {
-            let mut line = prefix.clone();
+            let mut line = prefix.clone().into_bytes();
             push_decimal(&mut line, v);
-            prop_assert_eq!(line, format!("{prefix}{v}"));
+            prop_assert_eq!(line, format!("{prefix}{v}").into_bytes());
         }
     }
 
     #[test]
     fn decimal_edges() {
         for v in [0, 9, 10, 99, 100, u64::from(u32::MAX), u64::MAX] {
-            let mut line = String::new();
+            let mut line = Vec::new();
             push_decimal(&mut line, v);
-            assert_eq!(line, v.to_string());
+            assert_eq!(line, v.to_string().into_bytes());
         }
     }
 }

@@ -268,6 +268,11 @@ impl Circuit {
         &self.gates
     }
 
+    /// The operands of all gates together (inputs and outputs).
+    pub fn num_operands(&self) -> usize {
+        self.operands.len()
+    }
+
     pub fn gate_inputs(&self, g: &Gate) -> &[WireId] {
         &self.operands[g.first as usize..][..g.inputs as usize]
     }

@@ -184,7 +184,8 @@ impl Schedule {
         }
         let mut schedule = Schedule {
             steps: Vec::with_capacity(order.len()),
-            args: Vec::new(),
+            // Lowering a MAND keeps its operand count: at most the circuit's.
+            args: Vec::with_capacity(c.num_operands()),
             groups: Vec::with_capacity(groups.len()),
             slots: [0, 0],
             inputs,

@@ -540,30 +540,14 @@ impl RunRequest {
 
     /// Whether this protocol can run `circuit` with these parties: inputs
     /// owned by parties of the run, Boolean circuits for garbling, and for
-    /// the secret-sharing engine the compiled program.
+    /// the secret-sharing engine share conversions where the circuit needs
+    /// them (the one refusal of [`sharing::program::Program::compile`]; the
+    /// run compiles once, as compiling here too cost a sixth of a party's
+    /// start on a 65,536-gate circuit).
     pub fn check_circuit(&self, circuit: &Circuit) -> Result<(), RunError> {
-        self.check_owners_and_domain(circuit)?;
-        let d = self.protocol.descriptor();
-        if let Some(fan_in) = d.max_fan_in {
-            let cap = self.options.max_fan_in.unwrap_or(fan_in);
-            sharing::program::Program::compile(
-                circuit,
-                sharing::program::Target {
-                    name: d.name,
-                    max_fan_in: fan_in.min(cap),
-                    conversion_fan_in: fan_in.min(cap),
-                    converts: d.conversions,
-                    native_dot: false,
-                    fused_truncation: d.fused_truncation
-                        && self.options.truncation == crate::Truncation::Probabilistic,
-                },
-            )?;
-        }
-        Ok(())
+        self.check_owners_and_domain(circuit)
     }
 
-    /// [`check_circuit`](Self::check_circuit) without compiling: for the
-    /// engine's entry, whose protocols compile (and refuse) on their own.
     /// The parties that hold data: all but a dealer (the last party), so
     /// round-robin input owners skip it.
     pub fn input_parties(&self) -> usize {

@@ -101,9 +101,9 @@ impl Variant for AstraVariant {
                 ch.send(2, &mz1)?;
                 let mz2 = ch.recv(2, n)?;
                 finish::<R>(layer, mask, s, &mz1, &mz2, &lz1);
-                for v in [lz1, mz1, mz2] {
-                    ch.recycle(v);
-                }
+                ch.recycle(lz1);
+                ch.recycle(mz1);
+                ch.recycle(mz2);
             }
             _ => {
                 // lambda_z2 (r02 for a truncating gate, whose slot then takes
@@ -133,9 +133,9 @@ impl Variant for AstraVariant {
                 ch.send(1, &mz2)?;
                 let mz1 = ch.recv(1, n)?;
                 finish::<R>(layer, mask, s, &mz1, &mz2, &lz2);
-                for v in [lz2, mz1, mz2] {
-                    ch.recycle(v);
-                }
+                ch.recycle(lz2);
+                ch.recycle(mz1);
+                ch.recycle(mz2);
             }
         }
         Ok(())

@@ -83,7 +83,7 @@ pub struct ClientAided {
     k12: Option<Prg>,
     preprocess: Preprocess,
     /// At P1 in separate mode: every layer's corrections, in order.
-    ahead: VecDeque<Vec<u64>>,
+    ahead: VecDeque<super::wire::Words>,
     /// At the dealer in separate mode: its whole part is done.
     ran_ahead: bool,
 }
@@ -482,7 +482,7 @@ impl Sharing for ClientAided {
             let dealt = match (me, self.ahead.pop_front()) {
                 (1, Some(m)) => m,
                 (1, None) => ch.recv(DEALER, dealt_words(layer, w))?,
-                _ => Vec::new(),
+                _ => Vec::new().into(),
             };
             let a = if me == 0 { &a0 } else { &a1 };
             // x − a for every distinct operand x; sent unless the other
@@ -578,9 +578,10 @@ impl Sharing for ClientAided {
                 }
                 s.set(0, gate.out, out);
             }
-            for v in [masked, theirs, dealt, sums] {
-                ch.recycle(v);
-            }
+            ch.recycle(masked);
+            ch.recycle(theirs);
+            ch.recycle(dealt);
+            ch.recycle(sums);
         }
         for v in [a0, a1].into_iter().chain(sub0) {
             ch.recycle(v);
@@ -610,7 +611,7 @@ impl Sharing for ClientAided {
         let theirs = ch.recv(other, mine.len())?;
         Ok(Some(
             mine.iter()
-                .zip(&theirs)
+                .zip(theirs.iter())
                 .map(|(&a, &b)| R::add(a, b))
                 .collect(),
         ))

@@ -89,9 +89,9 @@ pub struct Core {
     pub preprocess: Preprocess,
     /// At P1/P2 in separate mode: the helper's messages to this party
     /// (layers, conversions), in order.
-    offline: VecDeque<Vec<u64>>,
+    offline: VecDeque<super::wire::Words>,
     /// At P1/P2 in separate mode: the output masks received ahead, by domain.
-    output_masks: [Option<Vec<u64>>; 2],
+    output_masks: [Option<super::wire::Words>; 2],
     /// At P0: (mu1, mu2) of the input values it owns, by domain and input
     /// index within the domain.
     own_masks: [Vec<Option<Masks>>; 2],
@@ -126,7 +126,11 @@ impl Core {
 
     /// At P1/P2: the next preprocessing message from P0 of `count` words,
     /// received ahead in separate mode or now.
-    pub fn recv_offline(&mut self, ch: &mut Channel, count: usize) -> Result<Vec<u64>, RunError> {
+    pub fn recv_offline(
+        &mut self,
+        ch: &mut Channel,
+        count: usize,
+    ) -> Result<super::wire::Words, RunError> {
         match self.offline.pop_front() {
             Some(m) => Ok(m),
             None => ch.recv(HELPER, count),

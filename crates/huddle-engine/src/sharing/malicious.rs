@@ -116,7 +116,7 @@ pub fn reveal_vouched(
         if verify::digest(&theirs, wb, views.check(r.check))[..] != digest[..] {
             views.fail(r.check, r.verifier);
         }
-        received = Some(theirs);
+        received = Some(theirs.into_vec());
     }
     verify::settle(ch, views, PARTIES, tags.verdict)?;
     Ok(received)
@@ -175,7 +175,7 @@ impl Vouched {
     ) -> Result<Vec<u64>, RunError> {
         let value = ch.recv(self.sender, n)?;
         views.absorb(self.view, &value);
-        Ok(value)
+        Ok(value.into_vec())
     }
 }
 

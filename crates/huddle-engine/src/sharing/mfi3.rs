@@ -378,9 +378,11 @@ impl FanInGroups<'_> {
                 }
             }
         }
-        for v in local.into_iter().chain([msg, theirs, helper_msg]) {
+        for v in local.into_iter().chain([msg]) {
             ch.recycle(v);
         }
+        ch.recycle(theirs);
+        ch.recycle(helper_msg);
         Ok(())
     }
 

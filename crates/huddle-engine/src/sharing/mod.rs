@@ -212,10 +212,12 @@ impl<'a> Channel<'a> {
         v
     }
 
-    /// Gives a buffer back for later rounds.
-    pub fn recycle(&mut self, v: Vec<u64>) {
-        if self.spare_words.len() < SPARE {
-            self.spare_words.push(v);
+    /// Gives a buffer (of words, or a received message's) back for later rounds.
+    pub fn recycle(&mut self, v: impl Into<wire::Words>) {
+        match v.into().into_buffer() {
+            Ok(v) if self.spare_words.len() < SPARE => self.spare_words.push(v),
+            Ok(_) => {}
+            Err(message) => huddle_net::recycle_buffer(message),
         }
     }
 
@@ -269,13 +271,20 @@ impl<'a> Channel<'a> {
         sent
     }
 
-    /// Receives exactly `count` words.
-    pub fn recv(&mut self, from: PartyId, count: usize) -> Result<Vec<u64>, RunError> {
-        let bytes = self.net.recv(from, self.encoding.wire_len(count))?;
+    /// Receives exactly `count` words (where they arrived, if they travel
+    /// as whole words; see [`wire::Words`]).
+    pub fn recv(&mut self, from: PartyId, count: usize) -> Result<wire::Words, RunError> {
+        let mut bytes = self.net.recv(from, self.encoding.wire_len(count))?;
+        if self.encoding.whole_words() {
+            match wire::Words::in_place(bytes) {
+                Ok(words) => return Ok(words),
+                Err(b) => bytes = b,
+            }
+        }
         let mut out = self.buffer(count);
         self.encoding.decode(&bytes, &mut out);
         huddle_net::recycle_buffer(bytes);
-        Ok(out)
+        Ok(out.into())
     }
 }
 
@@ -553,7 +562,7 @@ impl InputValues<'_> {
         let count = self.dealt_by(from).len() * s.w;
         let values = ch.recv(from, count)?;
         self.set_dealt(from, component, s, &values);
-        Ok(values)
+        Ok(values.into_vec())
     }
 }
 
@@ -1527,7 +1536,7 @@ pub(crate) fn send_raw_tagged(
     r
 }
 
-pub(crate) fn recv_raw(ch: &mut Channel, from: PartyId, n: usize) -> Result<Vec<u64>, RunError> {
+pub(crate) fn recv_raw(ch: &mut Channel, from: PartyId, n: usize) -> Result<wire::Words, RunError> {
     let saved = std::mem::replace(&mut ch.encoding, wire::Encoding::RAW);
     let r = ch.recv(from, n);
     ch.encoding = saved;

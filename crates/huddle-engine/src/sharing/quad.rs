@@ -597,7 +597,7 @@ impl Sharing for Quad {
                 continue;
             }
             let masked = if dealer == me {
-                std::mem::take(&mut masked_out)
+                std::mem::take(&mut masked_out).into()
             } else {
                 ch.recv(dealer, count * w)?
             };
@@ -1031,9 +1031,8 @@ impl Quad {
         }
         d013.finish(key_mut(&mut self.keys, Key::K013));
         d123.finish(key_mut(&mut self.keys, Key::K123));
-        for v in [m1, m20] {
-            ch.recycle(v);
-        }
+        ch.recycle(m1);
+        ch.recycle(m20);
         Ok(())
     }
 
@@ -1159,9 +1158,10 @@ impl Quad {
         if het {
             ch.send_tagged(msg::M22, 0, &m22)?;
         }
-        for v in [m20, m21, m22, m1] {
-            ch.recycle(v);
-        }
+        ch.recycle(m20);
+        ch.recycle(m21);
+        ch.recycle(m22);
+        ch.recycle(m1);
         Ok(())
     }
 

@@ -111,7 +111,7 @@ impl Replicated {
                 for (i, &k) in plain.iter().enumerate() {
                     received[k] = theirs[i];
                 }
-                c_plus_p = ch.recv(2, trunc.len())?;
+                c_plus_p = ch.recv(2, trunc.len())?.into_vec();
             }
             _ => {
                 ch.send(0, &pick(&r, &plain))?;
@@ -312,9 +312,9 @@ impl Sharing for Replicated {
             let (mine, rp) = (&r[gi * w..(gi + 1) * w], &theirs[gi * w..(gi + 1) * w]);
             s.write(g.out, |j| reshared::<R>(rp[j], mine[j]));
         }
-        for v in [r, from_next, theirs] {
-            ch.recycle(v);
-        }
+        ch.recycle(r);
+        ch.recycle(from_next);
+        ch.recycle(theirs);
         Ok(())
     }
 

@@ -129,9 +129,10 @@ impl Variant for TrioVariant {
                         s.write(g.out, |j| (R::sub(m2[j], c2[j]), z1[j]));
                     }
                 }
-                for v in [z1, c2, m1, m2] {
-                    ch.recycle(v);
-                }
+                ch.recycle(z1);
+                ch.recycle(c2);
+                ch.recycle(m1);
+                ch.recycle(m2);
             }
             _ => {
                 let z2 = ch.draw(core.k02(), n); // r02 for a truncating gate
@@ -175,9 +176,10 @@ impl Variant for TrioVariant {
                         s.write(g.out, |j| (R::sub(c1[j], m1[j]), z2[j]));
                     }
                 }
-                for v in [z2, c1, m1, m2] {
-                    ch.recycle(v);
-                }
+                ch.recycle(z2);
+                ch.recycle(c1);
+                ch.recycle(m1);
+                ch.recycle(m2);
             }
         }
         Ok(())

@@ -89,7 +89,7 @@ impl Encoding {
 
     /// Whether every word travels as its 8 bytes (Boolean and 64-bit
     /// words, and packed words whose slots end on a full word).
-    fn whole_words(&self) -> bool {
+    pub fn whole_words(&self) -> bool {
         self.uniform() && (self.lanes > 1 || self.bytes == 8)
     }
 
@@ -181,6 +181,84 @@ fn widen<const B: usize>(bytes: &[u8], out: &mut [u64]) {
     }
 }
 
+/// The words of one received message: read where they arrived when the
+/// message's bytes are the words themselves (8 bytes each, little-endian,
+/// in an 8-byte-aligned buffer, as the allocators give), else decoded into
+/// a word buffer. Rounds of megabytes skip a copy of every message.
+pub struct Words(Store);
+
+enum Store {
+    Message(Vec<u8>),
+    Decoded(Vec<u64>),
+}
+
+impl Words {
+    /// The message's bytes as words where they can be read in place.
+    pub(crate) fn in_place(bytes: Vec<u8>) -> Result<Words, Vec<u8>> {
+        let aligned = bytes.as_ptr().align_offset(std::mem::align_of::<u64>()) == 0;
+        if cfg!(target_endian = "little") && aligned && bytes.len().is_multiple_of(8) {
+            Ok(Words(Store::Message(bytes)))
+        } else {
+            Err(bytes)
+        }
+    }
+
+    /// Where the words' memory goes back to: a word buffer or a message buffer.
+    pub(crate) fn into_buffer(self) -> Result<Vec<u64>, Vec<u8>> {
+        match self.0 {
+            Store::Decoded(v) => Ok(v),
+            Store::Message(b) => Err(b),
+        }
+    }
+
+    /// The words as a vector of their own (a copy where they are read in place).
+    pub fn into_vec(self) -> Vec<u64> {
+        match self.0 {
+            Store::Decoded(v) => v,
+            Store::Message(_) => self.to_vec(),
+        }
+    }
+}
+
+impl From<Vec<u64>> for Words {
+    fn from(v: Vec<u64>) -> Words {
+        Words(Store::Decoded(v))
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        match &self.0 {
+            Store::Decoded(v) => v,
+            // SAFETY: `in_place` admitted only 8-byte-aligned buffers whose
+            // length is a multiple of 8; every byte pattern is a valid u64,
+            // and on a little-endian machine the bytes are the words.
+            Store::Message(b) => unsafe {
+                std::slice::from_raw_parts(b.as_ptr().cast::<u64>(), b.len() / 8)
+            },
+        }
+    }
+}
+
+impl std::ops::DerefMut for Words {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        match &mut self.0 {
+            Store::Decoded(v) => v,
+            // SAFETY: as in `deref`.
+            Store::Message(b) => unsafe {
+                std::slice::from_raw_parts_mut(b.as_mut_ptr().cast::<u64>(), b.len() / 8)
+            },
+        }
+    }
+}
+
+impl std::fmt::Debug for Words {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// Words as their little-endian bytes, without a copy.
 #[cfg(target_endian = "little")]
 fn as_bytes(words: &[u64]) -> &[u8] {
@@ -199,6 +277,27 @@ fn as_bytes_mut(words: &mut [u64]) -> &mut [u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn received_words_are_read_where_they_arrived_or_decoded() {
+        let words: Vec<u64> = (0..9u64)
+            .map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        let mut bytes = Vec::with_capacity(72);
+        Encoding::RAW.encode(&words, &mut bytes);
+        let at = bytes.as_ptr();
+        let mut w = Words::in_place(bytes).expect("an allocation of u8s is 8-byte aligned here");
+        assert_eq!(&w[..], &words[..]);
+        assert_eq!(w.as_ptr().cast::<u8>(), at, "read in place, not copied");
+        w[3] ^= 1;
+        let mut changed = words.clone();
+        changed[3] ^= 1;
+        assert_eq!(w.into_vec(), changed);
+        // A message that is not whole words stays bytes (the caller decodes).
+        assert!(Words::in_place(vec![0u8; 12]).is_err());
+        let back = Words::from(words.clone());
+        assert_eq!(back.into_buffer(), Ok(words));
+    }
 
     #[test]
     fn packed_slots_send_only_their_instances() {
