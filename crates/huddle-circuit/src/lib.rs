@@ -6,8 +6,8 @@ pub mod format;
 pub mod model;
 
 pub use format::{
-    read_circuit, read_circuit_file, read_circuit_with, write_circuit, Format, ReadError,
-    ReadOptions,
+    read_circuit, read_circuit_file, read_circuit_with, write_canonical, write_circuit, Format,
+    ReadError, ReadOptions,
 };
 pub use model::{
     Circuit, CircuitAssembler, Domain, Gate, InputOwners, ModelError, Op, PartyId, ValueSpec,

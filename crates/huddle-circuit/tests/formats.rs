@@ -5,8 +5,8 @@
 use huddle_circuit::format::{write_old_bristol, OldFormatError};
 use huddle_circuit::random::{random_circuit, RandomCircuitSpec};
 use huddle_circuit::{
-    read_circuit, read_circuit_with, write_circuit, Format, PlainEvaluator, ReadError, ReadOptions,
-    Stats,
+    read_circuit, read_circuit_with, write_canonical, write_circuit, Circuit, Format,
+    PlainEvaluator, ReadError, ReadOptions, Stats,
 };
 use huddle_core::{Prg, RingWidth};
 use proptest::prelude::*;
@@ -307,7 +307,11 @@ proptest! {
         let mut again = Vec::new();
         write_circuit(&back, &mut again).expect("write");
         let back2 = read_circuit(again.as_slice()).expect("reread");
-        prop_assert_eq!(back2, back);
+        prop_assert_eq!(canonical(&back2), canonical(&back));
+        prop_assert_eq!(&back2, &back);
+        // Another circuit has another canonical form.
+        let other = random_circuit(&spec, &mut prg);
+        prop_assert_eq!(canonical(&other) == canonical(&c), other == c);
     }
 
     #[test]
@@ -322,6 +326,32 @@ proptest! {
         let _ = read_circuit(text.as_slice());
         let truncated = &text[..text.len() / 2];
         prop_assert!(read_circuit(truncated).is_err());
+    }
+}
+
+fn canonical(c: &Circuit) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_canonical(c, &mut out).expect("write");
+    out
+}
+
+#[test]
+fn canonical_forms_differ_wherever_circuits_do() {
+    let base = "ring 16\n3 5\n2 1r 1r\n1 1r\n\n2 1 0 1 2 MUL\n2 1 2 7 3 ADDC\n2 1 3 1 4 ADD\n";
+    let variants = [
+        // Another operation, literal, operand order, ring, input split, gate.
+        "ring 16\n3 5\n2 1r 1r\n1 1r\n\n2 1 0 1 2 MUL\n2 1 2 7 3 MULC\n2 1 3 1 4 ADD\n",
+        "ring 16\n3 5\n2 1r 1r\n1 1r\n\n2 1 0 1 2 MUL\n2 1 2 8 3 ADDC\n2 1 3 1 4 ADD\n",
+        "ring 16\n3 5\n2 1r 1r\n1 1r\n\n2 1 1 0 2 MUL\n2 1 2 7 3 ADDC\n2 1 3 1 4 ADD\n",
+        "ring 32\n3 5\n2 1r 1r\n1 1r\n\n2 1 0 1 2 MUL\n2 1 2 7 3 ADDC\n2 1 3 1 4 ADD\n",
+        "ring 16\n3 5\n1 2r\n1 1r\n\n2 1 0 1 2 MUL\n2 1 2 7 3 ADDC\n2 1 3 1 4 ADD\n",
+        "ring 16\n4 6\n2 1r 1r\n1 1r\n\n2 1 0 1 2 MUL\n2 1 2 7 3 ADDC\n2 1 3 1 4 ADD\n1 1 4 5 EQW\n",
+    ];
+    let form = |text: &str| canonical(&read_circuit(text.as_bytes()).expect("valid"));
+    let (base_form, again) = (form(base), form(base));
+    assert_eq!(base_form, again, "one circuit, one form");
+    for (i, v) in variants.iter().enumerate() {
+        assert_ne!(form(v), base_form, "variant {i}");
     }
 }
 

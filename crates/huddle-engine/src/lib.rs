@@ -20,12 +20,12 @@ pub use sharing::Preprocess;
 use huddle_circuit::Circuit;
 
 /// The value every party of a run must agree on: SHA-256 of the circuit in
-/// its canonical written form.
+/// its canonical binary form ([`huddle_circuit::write_canonical`]).
 pub fn circuit_hash(circuit: &Circuit) -> [u8; 32] {
     use sha2::{Digest, Sha256};
-    // The text streams into the hash; writing to a hash cannot fail.
+    // The form streams into the hash; writing to a hash cannot fail.
     let mut hasher = Sha256::new();
-    let _ = huddle_circuit::write_circuit(circuit, &mut hasher);
+    let _ = huddle_circuit::write_canonical(circuit, &mut hasher);
     hasher.finalize().into()
 }
 

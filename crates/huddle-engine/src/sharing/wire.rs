@@ -261,7 +261,7 @@ impl std::fmt::Debug for Words {
 
 /// Words as their little-endian bytes, without a copy.
 #[cfg(target_endian = "little")]
-fn as_bytes(words: &[u64]) -> &[u8] {
+pub(crate) fn as_bytes(words: &[u64]) -> &[u8] {
     // SAFETY: u8 has no alignment or validity requirements, the length
     // covers exactly the words' memory, and on a little-endian machine a
     // word's memory is its little-endian bytes.
