@@ -681,7 +681,6 @@ pub fn write_circuit(circuit: &Circuit, mut out: impl Write) -> io::Result<()> {
 /// Writes every gate line of `circuit`, in 64 KiB pieces (a hash or a
 /// file takes few large writes faster than a write per line).
 fn write_gates(circuit: &Circuit, out: &mut impl Write) -> io::Result<()> {
-    const PIECE: usize = 1 << 16;
     let mut text = Vec::with_capacity(PIECE + 256);
     for g in circuit.gates() {
         write_gate(
@@ -690,22 +689,38 @@ fn write_gates(circuit: &Circuit, out: &mut impl Write) -> io::Result<()> {
             circuit.gate_inputs(g),
             circuit.gate_outputs(g),
         );
-        if text.len() >= PIECE {
-            out.write_all(&text)?;
-            text.clear();
-        }
+        write_full_piece(&mut text, out)?;
     }
     out.write_all(&text)
 }
 
-fn write_gate(line: &mut Vec<u8>, op: Op, ins: &[WireId], outs: &[WireId]) {
-    let (literal_first, literal_last) = match op {
+/// Bytes collected before a write (a hash or a file takes few large writes
+/// faster than many small ones).
+const PIECE: usize = 1 << 16;
+
+/// Writes `buf` out and empties it once it holds a piece.
+fn write_full_piece(buf: &mut Vec<u8>, out: &mut impl Write) -> io::Result<()> {
+    if buf.len() >= PIECE {
+        out.write_all(buf)?;
+        buf.clear();
+    }
+    Ok(())
+}
+
+/// A gate's literal, written before its input wires (constants) or after
+/// them (a constant operand, a truncation).
+fn literals(op: Op) -> (Option<u64>, Option<u64>) {
+    match op {
         Op::ConstBit(b) => (Some(u64::from(b)), None),
         Op::ConstRing(c) => (Some(c), None),
         Op::AddConst(c) | Op::MulConst(c) => (None, Some(c)),
         Op::DotTrunc(f) => (None, Some(u64::from(f))),
         _ => (None, None),
-    };
+    }
+}
+
+fn write_gate(line: &mut Vec<u8>, op: Op, ins: &[WireId], outs: &[WireId]) {
+    let (literal_first, literal_last) = literals(op);
     let n_in =
         ins.len() + usize::from(literal_first.is_some()) + usize::from(literal_last.is_some());
     push_decimal(line, n_in as u64);
@@ -750,7 +765,6 @@ fn push_decimal(line: &mut Vec<u8>, mut v: u64) {
 /// Several times faster than writing the text, which for a large circuit
 /// was a tenth of a party's start.
 pub fn write_canonical(circuit: &Circuit, out: &mut impl Write) -> io::Result<()> {
-    const PIECE: usize = 1 << 16;
     let mut buf: Vec<u8> = Vec::with_capacity(PIECE + 64);
     buf.extend_from_slice(b"huddle circuit 1\0");
     buf.extend_from_slice(&circuit.ring().map_or(0, |r| r.bits()).to_le_bytes());
@@ -768,10 +782,7 @@ pub fn write_canonical(circuit: &Circuit, out: &mut impl Write) -> io::Result<()
         for w in &v.wires {
             buf.extend_from_slice(&w.to_le_bytes());
         }
-        if buf.len() >= PIECE {
-            out.write_all(&buf)?;
-            buf.clear();
-        }
+        write_full_piece(&mut buf, out)?;
     }
     buf.extend_from_slice(&(circuit.gates().len() as u64).to_le_bytes());
     // Each gate: its operation's name (0-terminated), its literal, its
@@ -779,13 +790,8 @@ pub fn write_canonical(circuit: &Circuit, out: &mut impl Write) -> io::Result<()
     for g in circuit.gates() {
         buf.extend_from_slice(g.op.name().as_bytes());
         buf.push(0);
-        let literal = match g.op {
-            Op::ConstBit(b) => u64::from(b),
-            Op::ConstRing(c) | Op::AddConst(c) | Op::MulConst(c) => c,
-            Op::DotTrunc(f) => u64::from(f),
-            _ => 0,
-        };
-        buf.extend_from_slice(&literal.to_le_bytes());
+        let (first, last) = literals(g.op);
+        buf.extend_from_slice(&first.or(last).unwrap_or(0).to_le_bytes());
         let (ins, outs) = (circuit.gate_inputs(g), circuit.gate_outputs(g));
         buf.extend_from_slice(&(ins.len() as u32).to_le_bytes());
         buf.extend_from_slice(&(outs.len() as u32).to_le_bytes());
@@ -797,10 +803,7 @@ pub fn write_canonical(circuit: &Circuit, out: &mut impl Write) -> io::Result<()
                 to.copy_from_slice(&w.to_le_bytes());
             }
         }
-        if buf.len() >= PIECE {
-            out.write_all(&buf)?;
-            buf.clear();
-        }
+        write_full_piece(&mut buf, out)?;
     }
     out.write_all(&buf)
 }

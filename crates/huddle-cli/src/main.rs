@@ -221,15 +221,15 @@ fn main() -> ExitCode {
 /// one range at a time (a twentieth of a short run's time), which the
 /// kernel does at once anyway when the process ends.
 fn exit_now(code: u8) -> ExitCode {
-    use std::io::Write;
-    let flushed = std::io::stdout().flush().is_ok() && std::io::stderr().flush().is_ok();
     #[cfg(target_os = "linux")]
-    if flushed {
-        // SAFETY: _exit ends the process without running exit handlers;
-        // every file this process wrote was closed (dropped) and stdout
-        // and stderr are flushed above, so nothing written is lost.
-        unsafe { libc::_exit(i32::from(code)) }
+    {
+        use std::io::Write;
+        if std::io::stdout().flush().is_ok() && std::io::stderr().flush().is_ok() {
+            // SAFETY: _exit ends the process without running exit handlers;
+            // every file this process wrote was closed (dropped) and stdout
+            // and stderr are flushed, so nothing written is lost.
+            unsafe { libc::_exit(i32::from(code)) }
+        }
     }
-    let _ = flushed;
     ExitCode::from(code)
 }

@@ -321,14 +321,7 @@ fn each_optimization_switches_independently() {
         .expect("plaintext");
     for (protocol, variant) in SEMI_HONEST {
         for n in [3, 5, 8].into_iter().filter(|&n| secure(variant, n)) {
-            for bits in 0..32u8 {
-                let o = Optimizations {
-                    short_superseeds: bits & 1 == 1,
-                    prg_zero_sharing: bits & 2 == 2,
-                    hypercube: bits & 4 == 4,
-                    reduced_complexity: bits & 8 == 8,
-                    small_field: bits & 16 == 16,
-                };
+            for o in every_optimization_combination() {
                 let (outs, acc) = run_with(protocol, n, &c, &inputs, o);
                 for got in &outs {
                     assert!(got == &want, "{protocol} n={n} {o:?}");
@@ -1058,6 +1051,17 @@ fn every_share_a_party_receives_before_the_online_phase_looks_uniform() {
     }
 }
 
+/// Each of the 32 combinations of the five optimization switches once.
+fn every_optimization_combination() -> impl Iterator<Item = Optimizations> {
+    (0..32u8).map(|bits| Optimizations {
+        reduced_complexity: bits & 1 == 1,
+        short_superseeds: bits & 2 == 2,
+        prg_zero_sharing: bits & 4 == 4,
+        hypercube: bits & 8 == 8,
+        small_field: bits & 16 == 16,
+    })
+}
+
 /// `--opt` spells every combination of switches the way it reads them back,
 /// and the CLI's default list is the engine's default.
 #[test]
@@ -1067,14 +1071,7 @@ fn optimization_lists_read_back_and_the_default_list_is_the_default() {
         Ok(Optimizations::default())
     );
     assert_eq!(Optimizations::default().list(), Optimizations::DEFAULT_LIST);
-    for bits in 0..32u8 {
-        let o = Optimizations {
-            reduced_complexity: bits & 1 == 1,
-            short_superseeds: bits & 2 == 2,
-            prg_zero_sharing: bits & 4 == 4,
-            hypercube: bits & 8 == 8,
-            small_field: bits & 16 == 16,
-        };
+    for o in every_optimization_combination() {
         assert_eq!(Optimizations::parse(&o.list()), Ok(o), "{}", o.list());
     }
 }

@@ -211,13 +211,39 @@ impl Words {
         }
     }
 
-    /// The words as a vector of their own (a copy where they are read in place).
+    /// The words as a vector of their own (a copy where they are read in
+    /// place; the message buffer then goes back to the transport's pool).
     pub fn into_vec(self) -> Vec<u64> {
         match self.0 {
             Store::Decoded(v) => v,
-            Store::Message(_) => self.to_vec(),
+            Store::Message(bytes) => {
+                // SAFETY: `in_place` admitted the message.
+                let v = unsafe { message_words(&bytes) }.to_vec();
+                huddle_net::recycle_buffer(bytes);
+                v
+            }
         }
     }
+}
+
+/// A message's bytes as its words.
+///
+/// # Safety
+/// `bytes` must be 8-byte aligned ([`Words::in_place`] admits only such
+/// messages); every byte pattern is a valid u64, and on a little-endian
+/// machine the bytes are the words.
+unsafe fn message_words(bytes: &[u8]) -> &[u64] {
+    // SAFETY: aligned (the caller's promise), length rounded down to words.
+    unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<u64>(), bytes.len() / 8) }
+}
+
+/// [`message_words`], mutable.
+///
+/// # Safety
+/// As for [`message_words`].
+unsafe fn message_words_mut(bytes: &mut [u8]) -> &mut [u64] {
+    // SAFETY: as in `message_words`.
+    unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<u64>(), bytes.len() / 8) }
 }
 
 impl From<Vec<u64>> for Words {
@@ -231,12 +257,8 @@ impl std::ops::Deref for Words {
     fn deref(&self) -> &[u64] {
         match &self.0 {
             Store::Decoded(v) => v,
-            // SAFETY: `in_place` admitted only 8-byte-aligned buffers whose
-            // length is a multiple of 8; every byte pattern is a valid u64,
-            // and on a little-endian machine the bytes are the words.
-            Store::Message(b) => unsafe {
-                std::slice::from_raw_parts(b.as_ptr().cast::<u64>(), b.len() / 8)
-            },
+            // SAFETY: `in_place` admitted the message.
+            Store::Message(b) => unsafe { message_words(b) },
         }
     }
 }
@@ -245,17 +267,9 @@ impl std::ops::DerefMut for Words {
     fn deref_mut(&mut self) -> &mut [u64] {
         match &mut self.0 {
             Store::Decoded(v) => v,
-            // SAFETY: as in `deref`.
-            Store::Message(b) => unsafe {
-                std::slice::from_raw_parts_mut(b.as_mut_ptr().cast::<u64>(), b.len() / 8)
-            },
+            // SAFETY: `in_place` admitted the message.
+            Store::Message(b) => unsafe { message_words_mut(b) },
         }
-    }
-}
-
-impl std::fmt::Debug for Words {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
     }
 }
 
