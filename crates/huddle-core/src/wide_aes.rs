@@ -2,7 +2,8 @@
 //! the fixed-key permutation of multiparty garbling's PRF (π(K) ⊕ K). The
 //! `aes` crate encrypts eight blocks at a time with AES-NI; where the CPU
 //! has VAES, this encrypts sixteen at a time, four per 512-bit register
-//! (runtime detection), and the `aes` crate does the rest. Tests check the
+//! with AVX-512 or two per 256-bit register with AVX2 (runtime detection),
+//! counters made in registers, and the `aes` crate does the rest. Tests check the
 //! two paths against each other and FIPS-197's known answer.
 
 use aes::cipher::{BlockEncrypt, KeyInit};
@@ -11,9 +12,10 @@ use aes::Block;
 #[derive(Clone)]
 pub struct WideAes {
     cipher: aes::Aes128,
-    /// The expanded key, for the VAES path (None without VAES).
+    /// The expanded key and the register width, for the VAES path (None
+    /// without VAES).
     #[cfg(target_arch = "x86_64")]
-    round_keys: Option<[u128; 11]>,
+    round_keys: Option<([u128; 11], wide::Width)>,
 }
 
 impl WideAes {
@@ -21,9 +23,9 @@ impl WideAes {
         WideAes {
             cipher: aes::Aes128::new(&key.into()),
             #[cfg(target_arch = "x86_64")]
-            round_keys: wide::available().then(|| {
+            round_keys: wide::available().map(|width| {
                 // SAFETY: `available` checked AES-NI (and VAES).
-                unsafe { wide::expand(u128::from_le_bytes(key)) }
+                (unsafe { wide::expand(u128::from_le_bytes(key)) }, width)
             }),
         }
     }
@@ -43,13 +45,13 @@ impl WideAes {
         let blocks = out.len() / 16;
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
-        if let Some(keys) = &self.round_keys {
+        if let Some((keys, width)) = &self.round_keys {
             // Within one run of the low 64 bits (the 128-bit carry is left
             // to the narrow path, which a stream meets once in 2^64 blocks).
             if (first as u64).checked_add(blocks as u64).is_some() {
                 done = blocks / wide::BLOCKS * wide::BLOCKS;
                 // SAFETY: the round keys exist only where `available` held.
-                unsafe { wide::counter_blocks(keys, first, &mut out[..16 * done]) };
+                unsafe { wide::counter_blocks(*width, keys, first, &mut out[..16 * done]) };
             }
         }
         let mut counter = first.wrapping_add(done as u128);
@@ -76,10 +78,10 @@ impl WideAes {
         assert!(data.len().is_multiple_of(16), "whole 16-byte blocks");
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
-        if let Some(keys) = &self.round_keys {
+        if let Some((keys, width)) = &self.round_keys {
             done = data.len() / (16 * wide::BLOCKS) * (16 * wide::BLOCKS);
             // SAFETY: the round keys exist only where `available` held.
-            unsafe { wide::encrypt(keys, &mut data[..done], feed_forward) };
+            unsafe { wide::encrypt(*width, keys, &mut data[..done], feed_forward) };
         }
         self.blocks_narrow(&mut data[done..], feed_forward);
     }
@@ -125,18 +127,34 @@ mod wide {
     use std::arch::x86_64::*;
     use std::sync::OnceLock;
 
-    /// Blocks per loop iteration: four registers of four blocks, enough
-    /// independent rounds in flight to hide AESENC's latency.
+    /// Blocks per loop iteration: enough independent rounds in flight to
+    /// hide AESENC's latency (four 512-bit or eight 256-bit registers).
     pub const BLOCKS: usize = 16;
 
-    pub fn available() -> bool {
-        static HAS: OnceLock<bool> = OnceLock::new();
-        *HAS.get_or_init(|| {
-            is_x86_feature_detected!("aes")
-                && is_x86_feature_detected!("sse2")
-                && is_x86_feature_detected!("vaes")
-                && is_x86_feature_detected!("avx512f")
-        })
+    /// The widest VAES registers this CPU has.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Width {
+        /// AVX-512: four blocks per register.
+        Zmm,
+        /// AVX2 (e.g. AMD Zen 3, which has VAES but no AVX-512): two.
+        Ymm,
+    }
+
+    /// Whether this CPU can run the kernels of `width`.
+    pub fn supports(width: Width) -> bool {
+        let aes = is_x86_feature_detected!("aes")
+            && is_x86_feature_detected!("sse2")
+            && is_x86_feature_detected!("vaes");
+        aes && match width {
+            Width::Zmm => is_x86_feature_detected!("avx512f"),
+            Width::Ymm => is_x86_feature_detected!("avx2"),
+        }
+    }
+
+    /// The widest registers [`supports`] allows, if any.
+    pub fn available() -> Option<Width> {
+        static HAS: OnceLock<Option<Width>> = OnceLock::new();
+        *HAS.get_or_init(|| [Width::Zmm, Width::Ymm].into_iter().find(|&w| supports(w)))
     }
 
     /// One step of the AES-128 key schedule: the previous round key and
@@ -181,89 +199,129 @@ mod wide {
         out
     }
 
-    /// Each round key in all four 128-bit lanes.
-    #[target_feature(enable = "avx512f")]
-    fn broadcast(keys: &[u128; 11]) -> [__m512i; 11] {
-        // SAFETY: u128 and __m128i have the same size.
-        std::array::from_fn(|i| {
-            _mm512_broadcast_i32x4(unsafe { std::mem::transmute::<u128, __m128i>(keys[i]) })
-        })
+    /// The kernels for one register width: `$lanes` blocks per register of
+    /// type `$reg`, with that width's intrinsics; everything else (counters,
+    /// round keys, loops) is the same code for both widths.
+    macro_rules! kernels {
+        ($width:ident, $features:literal, $reg:ty, $lanes:literal,
+         load: $load:ident, store: $store:ident, xor: $xor:ident, add64: $add:ident,
+         enc: $enc:ident, last: $last:ident) => {
+            pub mod $width {
+                use super::BLOCKS;
+                use std::arch::x86_64::*;
+
+                const REGS: usize = BLOCKS / $lanes;
+
+                /// `$lanes` 128-bit values, low lane first, as one register.
+                #[target_feature(enable = $features)]
+                fn lanes(values: [u128; $lanes]) -> $reg {
+                    // SAFETY: the array is exactly one register's bytes.
+                    unsafe { $load(values.as_ptr().cast()) }
+                }
+
+                /// AES-128 of the blocks in `REGS` registers: the rounds of
+                /// each register interleaved, so AESENC's latency is hidden.
+                #[target_feature(enable = $features)]
+                #[inline]
+                fn encrypt_regs(blocks: [$reg; REGS], rk: &[$reg; 11]) -> [$reg; REGS] {
+                    let mut s = blocks.map(|b| $xor(b, rk[0]));
+                    for key in &rk[1..10] {
+                        for x in s.iter_mut() {
+                            *x = $enc(*x, *key);
+                        }
+                    }
+                    s.map(|x| $last(x, rk[10]))
+                }
+
+                /// [`super::super::WideAes::counter_blocks`] for whole groups
+                /// of [`BLOCKS`] blocks whose counters' low 64 bits do not wrap.
+                ///
+                /// # Safety
+                /// The CPU must support `$features`.
+                #[target_feature(enable = $features)]
+                pub unsafe fn counter_blocks(keys: &[u128; 11], first: u128, out: &mut [u8]) {
+                    debug_assert!(out.len().is_multiple_of(16 * BLOCKS));
+                    let rk = keys.map(|k| lanes([k; $lanes]));
+                    // Adding to the low 64-bit halves never carries (the
+                    // caller's condition).
+                    let mut next = lanes(std::array::from_fn(|k| first + k as u128));
+                    let step = lanes([$lanes; $lanes]);
+                    for chunk in out.chunks_exact_mut(16 * BLOCKS) {
+                        let at: *mut $reg = chunk.as_mut_ptr().cast();
+                        let counters: [$reg; REGS] = std::array::from_fn(|_| {
+                            let c = next;
+                            next = $add(next, step);
+                            c
+                        });
+                        for (r, c) in encrypt_regs(counters, &rk).iter().enumerate() {
+                            // SAFETY: the chunk is REGS registers long;
+                            // unaligned stores.
+                            unsafe { $store(at.add(r).cast(), *c) };
+                        }
+                    }
+                }
+
+                /// Encrypts whole groups of [`BLOCKS`] blocks of `data` in
+                /// place, XORing each block's input in when `feed_forward`.
+                ///
+                /// # Safety
+                /// The CPU must support `$features`.
+                #[target_feature(enable = $features)]
+                pub unsafe fn encrypt(keys: &[u128; 11], data: &mut [u8], feed_forward: bool) {
+                    debug_assert!(data.len().is_multiple_of(16 * BLOCKS));
+                    let rk = keys.map(|k| lanes([k; $lanes]));
+                    for chunk in data.chunks_exact_mut(16 * BLOCKS) {
+                        let at: *mut $reg = chunk.as_mut_ptr().cast();
+                        // SAFETY: the chunk is REGS registers long; unaligned
+                        // loads and stores.
+                        unsafe {
+                            let input: [$reg; REGS] =
+                                std::array::from_fn(|r| $load(at.add(r).cast()));
+                            for (r, mut c) in encrypt_regs(input, &rk).into_iter().enumerate() {
+                                if feed_forward {
+                                    c = $xor(c, input[r]);
+                                }
+                                $store(at.add(r).cast(), c);
+                            }
+                        }
+                    }
+                }
+            }
+        };
     }
 
-    /// AES-128 of sixteen blocks in four registers: the rounds of each
-    /// register interleaved, so AESENC's latency is hidden.
-    #[target_feature(enable = "vaes,avx512f")]
-    #[inline]
-    fn encrypt4(blocks: [__m512i; 4], rk: &[__m512i; 11]) -> [__m512i; 4] {
-        let mut s = blocks.map(|b| _mm512_xor_si512(b, rk[0]));
-        for key in &rk[1..10] {
-            for x in s.iter_mut() {
-                *x = _mm512_aesenc_epi128(*x, *key);
-            }
-        }
-        s.map(|x| _mm512_aesenclast_epi128(x, rk[10]))
-    }
+    kernels!(zmm, "aes,sse2,vaes,avx512f", __m512i, 4,
+        load: _mm512_loadu_si512, store: _mm512_storeu_si512, xor: _mm512_xor_si512,
+        add64: _mm512_add_epi64, enc: _mm512_aesenc_epi128, last: _mm512_aesenclast_epi128);
+    kernels!(ymm, "aes,sse2,vaes,avx2", __m256i, 2,
+        load: _mm256_loadu_si256, store: _mm256_storeu_si256, xor: _mm256_xor_si256,
+        add64: _mm256_add_epi64, enc: _mm256_aesenc_epi128, last: _mm256_aesenclast_epi128);
 
     /// [`super::WideAes::counter_blocks`] for whole groups of [`BLOCKS`]
     /// blocks whose counters' low 64 bits do not wrap.
     ///
     /// # Safety
-    /// The CPU must support VAES and AVX-512F (`available`).
-    #[target_feature(enable = "aes,sse2,vaes,avx512f")]
-    pub unsafe fn counter_blocks(keys: &[u128; 11], first: u128, out: &mut [u8]) {
-        debug_assert!(out.len().is_multiple_of(16 * BLOCKS));
-        let (lo, hi) = (first as u64 as i64, (first >> 64) as u64 as i64);
-        // SAFETY: as in `encrypt`, stores only.
+    /// The CPU must have `width` (`available`).
+    pub unsafe fn counter_blocks(width: Width, keys: &[u128; 11], first: u128, out: &mut [u8]) {
+        // SAFETY: the caller's guarantee.
         unsafe {
-            let rk = broadcast(keys);
-            // Four blocks per register: (lo + k, hi) for k = 0..4, low word first.
-            let mut next = _mm512_set_epi64(
-                hi,
-                lo.wrapping_add(3),
-                hi,
-                lo.wrapping_add(2),
-                hi,
-                lo.wrapping_add(1),
-                hi,
-                lo,
-            );
-            let four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
-            for chunk in out.chunks_exact_mut(16 * BLOCKS) {
-                let at: *mut __m512i = chunk.as_mut_ptr().cast();
-                let counters: [__m512i; 4] = std::array::from_fn(|_| {
-                    let c = next;
-                    next = _mm512_add_epi64(next, four);
-                    c
-                });
-                for (r, c) in encrypt4(counters, &rk).iter().enumerate() {
-                    _mm512_storeu_si512(at.add(r).cast(), *c);
-                }
+            match width {
+                Width::Zmm => zmm::counter_blocks(keys, first, out),
+                Width::Ymm => ymm::counter_blocks(keys, first, out),
             }
         }
     }
 
-    /// Encrypts whole groups of [`BLOCKS`] blocks of `data` in place,
-    /// XORing each block's input in when `feed_forward`.
+    /// Encrypts whole groups of [`BLOCKS`] blocks of `data` in place.
     ///
     /// # Safety
-    /// The CPU must support VAES and AVX-512F (`available`).
-    #[target_feature(enable = "aes,sse2,vaes,avx512f")]
-    pub unsafe fn encrypt(keys: &[u128; 11], data: &mut [u8], feed_forward: bool) {
-        debug_assert!(data.len().is_multiple_of(16 * BLOCKS));
-        // SAFETY: each chunk is 256 bytes = four 64-byte registers, loaded
-        // and stored unaligned; the caller guarantees the target features.
+    /// The CPU must have `width` (`available`).
+    pub unsafe fn encrypt(width: Width, keys: &[u128; 11], data: &mut [u8], feed_forward: bool) {
+        // SAFETY: the caller's guarantee.
         unsafe {
-            let rk = broadcast(keys);
-            for chunk in data.chunks_exact_mut(16 * BLOCKS) {
-                let at: *mut __m512i = chunk.as_mut_ptr().cast();
-                let input: [__m512i; 4] =
-                    std::array::from_fn(|r| _mm512_loadu_si512(at.add(r).cast()));
-                for (r, mut c) in encrypt4(input, &rk).into_iter().enumerate() {
-                    if feed_forward {
-                        c = _mm512_xor_si512(c, input[r]);
-                    }
-                    _mm512_storeu_si512(at.add(r).cast(), c);
-                }
+            match width {
+                Width::Zmm => zmm::encrypt(keys, data, feed_forward),
+                Width::Ymm => ymm::encrypt(keys, data, feed_forward),
             }
         }
     }
@@ -299,6 +357,47 @@ mod tests {
             "wide: {}",
             aes.is_wide()
         );
+    }
+
+    /// Every register width this CPU has, not only the one `WideAes` picks
+    /// (a machine with AVX-512 tests the 256-bit kernels too).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn every_vaes_width_agrees_with_the_aes_crate() {
+        use wide::{supports, Width, BLOCKS};
+        let key: [u8; 16] = std::array::from_fn(|i| (i as u8).wrapping_mul(37));
+        let aes = WideAes::new(key);
+        let widths: Vec<Width> = [Width::Zmm, Width::Ymm]
+            .into_iter()
+            .filter(|&w| supports(w))
+            .collect();
+        if widths.is_empty() {
+            eprintln!("skipped: this CPU has no VAES");
+            return;
+        }
+        // SAFETY: `expand` needs AES-NI and SSE2, part of `supports`.
+        let keys = unsafe { wide::expand(u128::from_le_bytes(key)) };
+        let first = (7u128 << 64) | (u64::MAX as u128 - 3 * BLOCKS as u128);
+        let data: Vec<u8> = (0..16 * BLOCKS * 3).map(|i| (i * 7 + 1) as u8).collect();
+        for width in widths {
+            let mut counters = vec![0u8; 16 * BLOCKS * 3];
+            // SAFETY: `supports(width)` holds.
+            unsafe { wide::counter_blocks(width, &keys, first, &mut counters) };
+            let mut narrow = vec![0u8; counters.len()];
+            for (i, b) in narrow.chunks_exact_mut(16).enumerate() {
+                b.copy_from_slice(&(first + i as u128).to_le_bytes());
+            }
+            aes.blocks_narrow(&mut narrow, false);
+            assert_eq!(counters, narrow, "{width:?} counters");
+            for feed_forward in [false, true] {
+                let mut fast = data.clone();
+                // SAFETY: as above.
+                unsafe { wide::encrypt(width, &keys, &mut fast, feed_forward) };
+                let mut slow = data.clone();
+                aes.blocks_narrow(&mut slow, feed_forward);
+                assert_eq!(fast, slow, "{width:?} feed_forward {feed_forward}");
+            }
+        }
     }
 
     proptest! {
