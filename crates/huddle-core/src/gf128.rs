@@ -173,21 +173,48 @@ mod hardware {
         }
     }
 
-    /// Whether the CPU multiplies four elements per instruction
-    /// (VPCLMULQDQ on 512-bit registers).
-    #[inline]
-    pub fn wide_available() -> bool {
-        static HAS: OnceLock<bool> = OnceLock::new();
-        *HAS.get_or_init(|| {
-            std::arch::is_x86_feature_detected!("vpclmulqdq")
-                && std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && available()
-        })
+    /// The widest VPCLMULQDQ registers this CPU has.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Width {
+        /// AVX-512: four elements per instruction.
+        Zmm,
+        /// AVX2 (e.g. AMD Zen 3, which has VPCLMULQDQ but no AVX-512): two.
+        Ymm,
     }
 
-    /// out[i] = k·xs[i], or out[i] += k·xs[i] when `add`: four elements at
-    /// a time where the CPU has VPCLMULQDQ, the rest one at a time.
+    impl Width {
+        /// Elements per register.
+        pub fn lanes(self) -> usize {
+            match self {
+                Width::Zmm => 4,
+                Width::Ymm => 2,
+            }
+        }
+    }
+
+    /// Whether this CPU can run [`scale_wide`] at `width`.
+    pub fn supports(width: Width) -> bool {
+        let clmul = std::arch::is_x86_feature_detected!("vpclmulqdq") && available();
+        clmul
+            && match width {
+                Width::Zmm => {
+                    std::arch::is_x86_feature_detected!("avx512f")
+                        && std::arch::is_x86_feature_detected!("avx512bw")
+                }
+                Width::Ymm => std::arch::is_x86_feature_detected!("avx2"),
+            }
+    }
+
+    /// The widest registers [`supports`] allows, if any.
+    #[inline]
+    pub fn wide_width() -> Option<Width> {
+        static HAS: OnceLock<Option<Width>> = OnceLock::new();
+        *HAS.get_or_init(|| [Width::Zmm, Width::Ymm].into_iter().find(|&w| supports(w)))
+    }
+
+    /// out[i] = k·xs[i], or out[i] += k·xs[i] when `add`: four (AVX-512) or
+    /// two (AVX2) elements at a time where the CPU has VPCLMULQDQ, the rest
+    /// one at a time.
     ///
     /// # Safety
     /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
@@ -195,10 +222,10 @@ mod hardware {
     pub unsafe fn scale(out: &mut [super::Gf128], xs: &[super::Gf128], k: super::Gf128, add: bool) {
         let n = out.len().min(xs.len());
         let mut done = 0;
-        if wide_available() {
-            done = n / 4 * 4;
+        if let Some(width) = wide_width() {
+            done = n / width.lanes() * width.lanes();
             // SAFETY: checked just above.
-            unsafe { scale_wide(&mut out[..done], &xs[..done], k, add) };
+            unsafe { scale_wide(width, &mut out[..done], &xs[..done], k, add) };
         }
         // SAFETY: the caller guarantees the target features.
         unsafe { scale_narrow(&mut out[done..n], &xs[done..n], k, add) };
@@ -249,49 +276,72 @@ mod hardware {
         }
     }
 
-    /// [`scale_narrow`] four elements per instruction; lengths are a
-    /// multiple of 4.
+    /// [`scale_narrow`] `width.lanes()` elements per instruction; the
+    /// lengths are equal and a multiple of that.
     ///
     /// # Safety
-    /// The CPU must support VPCLMULQDQ, AVX-512F and AVX-512BW (`wide_available`).
-    #[target_feature(enable = "pclmulqdq,sse2,vpclmulqdq,avx512f,avx512bw")]
+    /// The CPU must support `width` ([`supports`]).
     pub unsafe fn scale_wide(
+        width: Width,
         out: &mut [super::Gf128],
         xs: &[super::Gf128],
         k: super::Gf128,
         add: bool,
     ) {
-        debug_assert!(out.len().is_multiple_of(4) && out.len() == xs.len());
-        // SAFETY: as in `scale_narrow`, over chunks of four elements (64
-        // bytes); the caller guarantees the target features.
+        debug_assert!(out.len().is_multiple_of(width.lanes()) && out.len() == xs.len());
+        // SAFETY: the caller's guarantee.
         unsafe {
-            let k = _mm512_broadcast_i32x4(std::mem::transmute::<u128, __m128i>(k.0));
-            let poly = _mm512_broadcast_i32x4(_mm_set_epi64x(0, 0x87));
-            for (o, x) in out.chunks_exact_mut(4).zip(xs.chunks_exact(4)) {
-                let x = _mm512_loadu_si512(x.as_ptr().cast());
-                let lo = _mm512_clmulepi64_epi128(x, k, 0x00);
-                let hi = _mm512_clmulepi64_epi128(x, k, 0x11);
-                let mid = _mm512_xor_si512(
-                    _mm512_clmulepi64_epi128(x, k, 0x01),
-                    _mm512_clmulepi64_epi128(x, k, 0x10),
-                );
-                let low = _mm512_xor_si512(lo, _mm512_bslli_epi128(mid, 8));
-                let high = _mm512_xor_si512(hi, _mm512_bsrli_epi128(mid, 8));
-                let a = _mm512_clmulepi64_epi128(high, poly, 0x00);
-                let b = _mm512_clmulepi64_epi128(high, poly, 0x01);
-                let c = _mm512_clmulepi64_epi128(b, poly, 0x01);
-                let mut p = _mm512_xor_si512(
-                    _mm512_xor_si512(low, a),
-                    _mm512_xor_si512(_mm512_bslli_epi128(b, 8), c),
-                );
-                let at = o.as_mut_ptr();
-                if add {
-                    p = _mm512_xor_si512(p, _mm512_loadu_si512(at.cast()));
-                }
-                _mm512_storeu_si512(at.cast(), p);
+            match width {
+                Width::Zmm => scale_zmm(out, xs, k, add),
+                Width::Ymm => scale_ymm(out, xs, k, add),
             }
         }
     }
+
+    /// One width's [`scale_wide`]: the same steps as [`scale_narrow`] on
+    /// `$lanes` elements per register; only the intrinsics differ.
+    macro_rules! scale_kernel {
+        ($name:ident, $features:literal, $reg:ty, $lanes:literal, load: $load:ident,
+         store: $store:ident, xor: $xor:ident, clmul: $clmul:ident,
+         shl: $shl:ident, shr: $shr:ident) => {
+            /// # Safety
+            /// The CPU must support the kernel's features.
+            #[target_feature(enable = $features)]
+            unsafe fn $name(out: &mut [super::Gf128], xs: &[super::Gf128], k: super::Gf128, add: bool) {
+                // SAFETY: as in `scale_narrow`, over chunks of `$lanes`
+                // elements (one register); the arrays are one register's
+                // bytes; the caller guarantees the target features.
+                unsafe {
+                    let k: $reg = $load([k.0; $lanes].as_ptr().cast());
+                    let poly: $reg = $load([0x87u128; $lanes].as_ptr().cast());
+                    for (o, x) in out.chunks_exact_mut($lanes).zip(xs.chunks_exact($lanes)) {
+                        let x = $load(x.as_ptr().cast());
+                        let lo = $clmul(x, k, 0x00);
+                        let hi = $clmul(x, k, 0x11);
+                        let mid = $xor($clmul(x, k, 0x01), $clmul(x, k, 0x10));
+                        let low = $xor(lo, $shl(mid, 8));
+                        let high = $xor(hi, $shr(mid, 8));
+                        let a = $clmul(high, poly, 0x00);
+                        let b = $clmul(high, poly, 0x01);
+                        let c = $clmul(b, poly, 0x01);
+                        let mut p = $xor($xor(low, a), $xor($shl(b, 8), c));
+                        let at = o.as_mut_ptr();
+                        if add {
+                            p = $xor(p, $load(at.cast()));
+                        }
+                        $store(at.cast(), p);
+                    }
+                }
+            }
+        };
+    }
+
+    scale_kernel!(scale_zmm, "pclmulqdq,sse2,vpclmulqdq,avx512f,avx512bw", __m512i, 4,
+        load: _mm512_loadu_si512, store: _mm512_storeu_si512, xor: _mm512_xor_si512,
+        clmul: _mm512_clmulepi64_epi128, shl: _mm512_bslli_epi128, shr: _mm512_bsrli_epi128);
+    scale_kernel!(scale_ymm, "pclmulqdq,sse2,vpclmulqdq,avx2", __m256i, 2,
+        load: _mm256_loadu_si256, store: _mm256_storeu_si256, xor: _mm256_xor_si256,
+        clmul: _mm256_clmulepi64_epi128, shl: _mm256_bslli_epi128, shr: _mm256_bsrli_epi128);
 
     /// # Safety
     /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
@@ -415,12 +465,16 @@ mod tests {
                 // SAFETY: checked just above.
                 unsafe { hardware::scale_narrow(&mut out, &xs, k, add) };
                 prop_assert_eq!(&out, &want);
-                let whole = xs.len() / 4 * 4;
-                if hardware::wide_available() {
+                // Every width this CPU has, not only the one `scale` picks.
+                for width in [hardware::Width::Zmm, hardware::Width::Ymm] {
+                    if !hardware::supports(width) {
+                        continue;
+                    }
+                    let whole = xs.len() / width.lanes() * width.lanes();
                     let mut out = start[..whole].to_vec();
                     // SAFETY: checked just above.
-                    unsafe { hardware::scale_wide(&mut out, &xs[..whole], k, add) };
-                    prop_assert_eq!(&out[..], &want[..whole]);
+                    unsafe { hardware::scale_wide(width, &mut out, &xs[..whole], k, add) };
+                    prop_assert_eq!(&out[..], &want[..whole], "{:?}", width);
                 }
             }
         }
