@@ -307,7 +307,12 @@ mod hardware {
             /// # Safety
             /// The CPU must support the kernel's features.
             #[target_feature(enable = $features)]
-            unsafe fn $name(out: &mut [super::Gf128], xs: &[super::Gf128], k: super::Gf128, add: bool) {
+            unsafe fn $name(
+                out: &mut [super::Gf128],
+                xs: &[super::Gf128],
+                k: super::Gf128,
+                add: bool,
+            ) {
                 // SAFETY: as in `scale_narrow`, over chunks of `$lanes`
                 // elements (one register); the arrays are one register's
                 // bytes; the caller guarantees the target features.
