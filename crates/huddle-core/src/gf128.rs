@@ -173,43 +173,18 @@ mod hardware {
         }
     }
 
-    /// The widest VPCLMULQDQ registers this CPU has.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum Width {
-        /// AVX-512: four elements per instruction.
-        Zmm,
-        /// AVX2 (e.g. AMD Zen 3, which has VPCLMULQDQ but no AVX-512): two.
-        Ymm,
-    }
-
-    impl Width {
-        /// Elements per register.
-        pub fn lanes(self) -> usize {
-            match self {
-                Width::Zmm => 4,
-                Width::Ymm => 2,
-            }
-        }
-    }
+    pub use crate::simd::Width;
 
     /// Whether this CPU can run [`scale_wide`] at `width`.
     pub fn supports(width: Width) -> bool {
-        let clmul = std::arch::is_x86_feature_detected!("vpclmulqdq") && available();
-        clmul
-            && match width {
-                Width::Zmm => {
-                    std::arch::is_x86_feature_detected!("avx512f")
-                        && std::arch::is_x86_feature_detected!("avx512bw")
-                }
-                Width::Ymm => std::arch::is_x86_feature_detected!("avx2"),
-            }
+        std::arch::is_x86_feature_detected!("vpclmulqdq") && available() && width.has_vectors()
     }
 
     /// The widest registers [`supports`] allows, if any.
     #[inline]
     pub fn wide_width() -> Option<Width> {
         static HAS: OnceLock<Option<Width>> = OnceLock::new();
-        *HAS.get_or_init(|| [Width::Zmm, Width::Ymm].into_iter().find(|&w| supports(w)))
+        *HAS.get_or_init(|| Width::widest(supports))
     }
 
     /// out[i] = k·xs[i], or out[i] += k·xs[i] when `add`: four (AVX-512) or
@@ -471,7 +446,7 @@ mod tests {
                 unsafe { hardware::scale_narrow(&mut out, &xs, k, add) };
                 prop_assert_eq!(&out, &want);
                 // Every width this CPU has, not only the one `scale` picks.
-                for width in [hardware::Width::Zmm, hardware::Width::Ymm] {
+                for width in hardware::Width::ALL {
                     if !hardware::supports(width) {
                         continue;
                     }

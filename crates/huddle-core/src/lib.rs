@@ -10,6 +10,7 @@ pub mod bits;
 pub mod gf128;
 pub mod prg;
 pub mod ring;
+pub mod simd;
 pub mod wide_aes;
 
 pub use bits::BitMatrix;

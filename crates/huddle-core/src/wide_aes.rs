@@ -131,30 +131,20 @@ mod wide {
     /// hide AESENC's latency (four 512-bit or eight 256-bit registers).
     pub const BLOCKS: usize = 16;
 
-    /// The widest VAES registers this CPU has.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum Width {
-        /// AVX-512: four blocks per register.
-        Zmm,
-        /// AVX2 (e.g. AMD Zen 3, which has VAES but no AVX-512): two.
-        Ymm,
-    }
+    pub use crate::simd::Width;
 
     /// Whether this CPU can run the kernels of `width`.
     pub fn supports(width: Width) -> bool {
-        let aes = is_x86_feature_detected!("aes")
+        is_x86_feature_detected!("aes")
             && is_x86_feature_detected!("sse2")
-            && is_x86_feature_detected!("vaes");
-        aes && match width {
-            Width::Zmm => is_x86_feature_detected!("avx512f"),
-            Width::Ymm => is_x86_feature_detected!("avx2"),
-        }
+            && is_x86_feature_detected!("vaes")
+            && width.has_vectors()
     }
 
     /// The widest registers [`supports`] allows, if any.
     pub fn available() -> Option<Width> {
         static HAS: OnceLock<Option<Width>> = OnceLock::new();
-        *HAS.get_or_init(|| [Width::Zmm, Width::Ymm].into_iter().find(|&w| supports(w)))
+        *HAS.get_or_init(|| Width::widest(supports))
     }
 
     /// One step of the AES-128 key schedule: the previous round key and
@@ -290,7 +280,7 @@ mod wide {
         };
     }
 
-    kernels!(zmm, "aes,sse2,vaes,avx512f", __m512i, 4,
+    kernels!(zmm, "aes,sse2,vaes,avx512f,avx512bw", __m512i, 4,
         load: _mm512_loadu_si512, store: _mm512_storeu_si512, xor: _mm512_xor_si512,
         add64: _mm512_add_epi64, enc: _mm512_aesenc_epi128, last: _mm512_aesenclast_epi128);
     kernels!(ymm, "aes,sse2,vaes,avx2", __m256i, 2,
@@ -367,10 +357,7 @@ mod tests {
         use wide::{supports, Width, BLOCKS};
         let key: [u8; 16] = std::array::from_fn(|i| (i as u8).wrapping_mul(37));
         let aes = WideAes::new(key);
-        let widths: Vec<Width> = [Width::Zmm, Width::Ymm]
-            .into_iter()
-            .filter(|&w| supports(w))
-            .collect();
+        let widths: Vec<Width> = Width::ALL.into_iter().filter(|&w| supports(w)).collect();
         if widths.is_empty() {
             eprintln!("skipped: this CPU has no VAES");
             return;

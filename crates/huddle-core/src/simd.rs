@@ -1,0 +1,43 @@
+//! The register widths of the x86 kernels that work on 128-bit blocks
+//! (VAES in `wide_aes`, VPCLMULQDQ in `gf128`), picked at run time.
+
+/// A width of vector register holding whole 128-bit lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Width {
+    /// AVX-512 (F and BW): four lanes per register.
+    Zmm,
+    /// AVX2 (e.g. AMD Zen 3, which has VAES and VPCLMULQDQ but no
+    /// AVX-512): two lanes.
+    Ymm,
+}
+
+impl Width {
+    /// Every width, widest first.
+    pub const ALL: [Width; 2] = [Width::Zmm, Width::Ymm];
+
+    /// 128-bit lanes per register.
+    pub fn lanes(self) -> usize {
+        match self {
+            Width::Zmm => 4,
+            Width::Ymm => 2,
+        }
+    }
+
+    /// Whether this CPU has the vector instructions of this width (the
+    /// block instruction itself, VAES or VPCLMULQDQ, is the caller's check).
+    #[cfg(target_arch = "x86_64")]
+    pub fn has_vectors(self) -> bool {
+        match self {
+            Width::Zmm => {
+                std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+            }
+            Width::Ymm => std::arch::is_x86_feature_detected!("avx2"),
+        }
+    }
+
+    /// The widest width `supports` allows, if any.
+    pub fn widest(supports: impl Fn(Width) -> bool) -> Option<Width> {
+        Width::ALL.into_iter().find(|&w| supports(w))
+    }
+}
