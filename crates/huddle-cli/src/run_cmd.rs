@@ -112,8 +112,9 @@ pub struct RunArgs {
     split_roles: bool,
     /// MiB of shares (garbling: garbled rows and keys) a party holds at
     /// once; larger batches run in slices, each repeating the rounds.
-    #[arg(long, default_value_t = huddle_engine::DEFAULT_SHARE_MEMORY_MIB, value_name = "MIB")]
-    share_memory: usize,
+    /// Default: 64 for secret sharing, 32 for garbling.
+    #[arg(long, value_name = "MIB")]
+    share_memory: Option<usize>,
     /// Garbling (bgw3, bgw2, bgw2-mal): optimizations on, as a comma list of reduced
     /// (PRF values never Shamir-shared), short (t + 1 key contributors),
     /// prgzero (PRG zero sharing), hypercube (log n last round), subfield
@@ -271,7 +272,11 @@ impl RunArgs {
         }
         given.take(j.threads, &mut self.threads, "threads")?;
         given.take(j.split_roles, &mut self.split_roles, "split_roles")?;
-        given.take(j.share_memory, &mut self.share_memory, "share_memory")?;
+        given.take(
+            j.share_memory.map(Some),
+            &mut self.share_memory,
+            "share_memory",
+        )?;
         given.take(j.opt, &mut self.opt, "opt")?;
         given.take(j.linear, &mut self.linear, "linear")?;
         given.take(j.net, &mut self.net, "net")?;
@@ -325,7 +330,11 @@ impl RunArgs {
                 PreprocessArg::Separate => Preprocess::Separate,
                 PreprocessArg::Interleaved => Preprocess::Interleaved,
             },
-            share_memory: self.share_memory.clamp(1, 1 << 30) << 20,
+            share_memory: self
+                .share_memory
+                .unwrap_or_else(|| huddle_engine::default_share_memory_mib(self.protocol))
+                .clamp(1, 1 << 30)
+                << 20,
             // Real runs always draw from the OS.
             randomness: huddle_engine::Randomness::Os,
             fault: self.fault()?,
