@@ -44,7 +44,7 @@ fn one_run(
     let nets = memory_networks(n, &s.net, Duration::from_secs(600));
     let options = RunOptions {
         garble: opt,
-        ..RunOptions::default()
+        ..RunOptions::for_protocol(protocol)
     };
     let request =
         huddle_engine::check_request(protocol, n, c, options).map_err(|e| e.to_string())?;

@@ -557,7 +557,7 @@ pub fn deal(args: DealArgs) -> Result<(), Failure> {
         garble: huddle_engine::garble::Optimizations::parse(&args.opt)
             .map_err(|e| format!("--opt: {e}"))?,
         linear: huddle_engine::garble::linear::LinearChoice::TrustedDealer,
-        ..RunOptions::default()
+        ..RunOptions::for_protocol(Protocol::Bgw2Mal)
     };
     huddle_engine::check_request(Protocol::Bgw2Mal, args.parties, &circuit, run_options)?;
     let files = huddle_engine::garble::deal(&circuit, args.parties, 1, run_options)?;

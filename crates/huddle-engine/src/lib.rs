@@ -211,6 +211,17 @@ pub fn default_share_memory_mib(protocol: Protocol) -> usize {
     }
 }
 
+impl RunOptions {
+    /// The defaults for a run of `protocol`: [`RunOptions::default`] with
+    /// its family's share memory ([`default_share_memory_mib`]).
+    pub fn for_protocol(protocol: Protocol) -> RunOptions {
+        RunOptions {
+            share_memory: default_share_memory_mib(protocol) << 20,
+            ..RunOptions::default()
+        }
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
@@ -447,6 +458,7 @@ mod tests {
                 _ => DEFAULT_SHARE_MEMORY_MIB,
             };
             assert_eq!(default_share_memory_mib(p), want, "{}", p.name());
+            assert_eq!(RunOptions::for_protocol(p).share_memory, want << 20);
         }
     }
 }
