@@ -175,7 +175,12 @@ fn read_header<R: BufRead>(t: &mut Tokens<R>, options: &ReadOptions) -> Result<H
     let old = match options.format {
         Format::OldBristol => true,
         Format::Bristol => false,
-        Format::Auto => ring.is_none() && second.len() == 3 && second[0] != b"2".to_vec(),
+        // Numerically, so "02" inputs is Bristol Fashion as "2" is.
+        Format::Auto => {
+            ring.is_none()
+                && second.len() == 3
+                && parse_u64(&second[0], second_line, "").map_or(true, |n| n != 2)
+        }
     };
     let (inputs, outputs) = if old {
         if ring.is_some() {
@@ -520,18 +525,28 @@ fn parse_u64(tok: &[u8], line: usize, what: &str) -> Result<u64, ReadError> {
         line,
         cause: format!("expected {what}, found `{}`", String::from_utf8_lossy(tok)),
     };
-    if tok.is_empty() || !tok.iter().all(u8::is_ascii_digit) {
+    if tok.is_empty() {
         return Err(bad());
     }
     let mut v: u64 = 0;
+    let mut overflow = false;
     for &d in tok {
-        v = v
+        if !d.is_ascii_digit() {
+            return Err(bad());
+        }
+        match v
             .checked_mul(10)
             .and_then(|v| v.checked_add(u64::from(d - b'0')))
-            .ok_or_else(|| ReadError::Syntax {
-                line,
-                cause: format!("{what} `{}` is too large", String::from_utf8_lossy(tok)),
-            })?;
+        {
+            Some(next) => v = next,
+            None => overflow = true,
+        }
+    }
+    if overflow {
+        return Err(ReadError::Syntax {
+            line,
+            cause: format!("{what} `{}` is too large", String::from_utf8_lossy(tok)),
+        });
     }
     Ok(v)
 }
@@ -612,8 +627,36 @@ impl<R: BufRead> Tokens<R> {
     }
 
     fn next_number(&mut self, what: &str) -> Result<u64, ReadError> {
+        if let Some(v) = self.next_number_on_line() {
+            return Ok(v);
+        }
         self.expect_more(what)?;
         self.number(what)
+    }
+
+    /// The common case of [`Self::next_number`] in one pass: a number of at
+    /// most 19 digits (no overflow possible) later on the current line.
+    /// Anything else (a line break, a stray byte, a longer number) is left
+    /// to the general path, which reports it.
+    fn next_number_on_line(&mut self) -> Option<u64> {
+        let buf = &self.buf;
+        let mut p = self.pos;
+        while p < buf.len() && (buf[p] == b' ' || buf[p] == b'\t') {
+            p += 1;
+        }
+        let start = p;
+        let mut v: u64 = 0;
+        while p < buf.len() && buf[p].is_ascii_digit() && p - start < 19 {
+            v = v * 10 + u64::from(buf[p] - b'0');
+            p += 1;
+        }
+        let ends = p == buf.len() || buf[p].is_ascii_whitespace();
+        if p == start || !ends {
+            return None;
+        }
+        self.start = start;
+        self.pos = p;
+        Some(v)
     }
 
     /// The current token and the rest of its line, consumed; empty at end of input.

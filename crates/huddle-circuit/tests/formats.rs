@@ -318,6 +318,42 @@ proptest! {
         prop_assert_eq!(canonical(&other) == canonical(&c), other == c);
     }
 
+    /// Whitespace and leading zeros are spelling, not meaning: runs of
+    /// spaces and tabs, CRLF line ends, and numbers padded up to 24 digits
+    /// (past the 19 the reader's one-pass number scan takes, so both of its
+    /// paths run) read to the same circuit.
+    #[test]
+    fn spacing_and_leading_zeros_do_not_change_the_circuit(seed in 0u64..256, style in proptest::collection::vec(0u8..16, 1..64)) {
+        let c = random_boolean(seed, 2 + seed as usize % 15);
+        let mut text = Vec::new();
+        write_circuit(&c, &mut text).expect("write");
+        let mut spelled = Vec::with_capacity(text.len() * 2);
+        let mut k = 0;
+        let mut next_style = || {
+            k += 1;
+            style[k % style.len()]
+        };
+        let mut at_token_start = true;
+        for &b in &text {
+            match b {
+                b' ' => spelled.extend_from_slice([&b" "[..], b"\t", b"  ", b" \t "][next_style() as usize % 4]),
+                b'\n' => spelled.extend_from_slice(if next_style() % 2 == 0 { b"\n" } else { b"\r\n" }),
+                b'0'..=b'9' if at_token_start => {
+                    let zeros = match next_style() {
+                        0..=9 => 0,
+                        z => usize::from(z) * 4 - 40, // 4 to 20 leading zeros
+                    };
+                    spelled.extend(std::iter::repeat_n(b'0', zeros));
+                    spelled.push(b);
+                }
+                _ => spelled.push(b),
+            }
+            at_token_start = b.is_ascii_whitespace();
+        }
+        let back = read_circuit(spelled.as_slice()).expect("reread");
+        prop_assert_eq!(canonical(&back), canonical(&c));
+    }
+
     #[test]
     fn corrupted_files_never_panic(seed in 0u64..64, cuts in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..6)) {
         let mut text = Vec::new();
