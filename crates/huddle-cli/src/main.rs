@@ -21,12 +21,6 @@ mod plot;
 mod protocols_cmd;
 mod run_cmd;
 
-// Protocol rounds allocate and free multi-megabyte messages on several
-// threads; mimalloc reuses that memory instead of faulting fresh pages in.
-#[cfg(not(test))]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Unit tests count each thread's heap (to pin down what a reader holds).
 #[cfg(test)]
 #[global_allocator]
@@ -91,13 +85,13 @@ mod counting_alloc {
     }
 }
 
-/// Turns transparent huge pages off for this process. mimalloc asks for them
-/// on its large regions, and then every first touch zeroes 2 MiB and freed
-/// memory given back to the system is zeroed again when reused: a party's
-/// run of AES-128 on 102,400 blocks spent more time in the kernel clearing
-/// pages (3.6 GB for 0.5 GB resident) than computing, and its time varied
-/// twofold from run to run. With 4 KiB pages it is steady and faster at the
-/// median (see the benchmarks in ARCHITECTURE.md).
+/// Turns transparent huge pages off for this process. With them, every
+/// first touch of a large region zeroes 2 MiB and freed memory given back to
+/// the system is zeroed again when reused: a party's run of AES-128 on
+/// 102,400 blocks once spent more time in the kernel clearing pages (3.6 GB
+/// for 0.5 GB resident) than computing, and its time varied twofold from run
+/// to run. With 4 KiB pages it is steady and faster at the median (see the
+/// benchmarks in ARCHITECTURE.md).
 fn no_transparent_huge_pages() {
     #[cfg(target_os = "linux")]
     // SAFETY: PR_SET_THP_DISABLE takes plain integer arguments and touches
@@ -180,7 +174,27 @@ enum NetCommand {
     Check(net_cmd::CheckArgs),
 }
 
+/// The system allocator, told to keep what protocol rounds free for the
+/// next rounds: a round's messages and share buffers are megabytes, which
+/// glibc by default maps fresh for each (a page fault per 4 KiB, most of an
+/// in-memory run's time at large batches) and hands back once freed. Blocks
+/// up to 256 MiB come from its heaps instead, and up to 64 MiB (the default
+/// share memory) of free space stays at the heap's top. Against mimalloc
+/// (which huddle used before), measured alternately over loopback TCP: as
+/// fast or faster and a third less peak memory per party (ARCHITECTURE.md).
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt takes two integers and changes only the allocator's
+    // thresholds; called first thing in `main`, before any thread starts. A
+    // refused value (returns 0) leaves glibc's default.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
+    }
+}
+
 fn main() -> ExitCode {
+    keep_freed_memory();
     no_transparent_huge_pages();
     use clap::{CommandFactory, FromArgMatches};
     let matches = Cli::command().get_matches();
