@@ -154,7 +154,15 @@ impl Schedule {
         };
         let c = c.as_ref();
         let (order, groups, rounds) = order_and_group(c, options.order);
-        let last_read = last_readers(c, &order, &groups);
+        // Only reused slots are ever given back: with a slot per wire, the
+        // last readers (a pass over every gate in layer order, each visit
+        // a cache miss on a large circuit) are not needed.
+        let reuse = options.storage == Storage::Reuse;
+        let last_read = if reuse {
+            last_readers(c, &order, &groups)
+        } else {
+            Vec::new()
+        };
         let mut pool = SlotPool {
             storage: options.storage,
             free: [Vec::new(), Vec::new()],
@@ -175,7 +183,7 @@ impl Schedule {
                     .collect()
             })
             .collect();
-        for v in c.inputs() {
+        for v in c.inputs().iter().filter(|_| reuse) {
             for w in v.first_wire..v.first_wire + v.wires {
                 if last_read[w as usize] == NEVER_READ {
                     pool.give(v.domain, slot_of[w as usize]);
@@ -206,7 +214,7 @@ impl Schedule {
                 schedule.push_lowered(c, &c.gates()[g], &slot_of);
             }
             schedule.groups.push(start..schedule.steps.len());
-            for &g in gates {
+            for &g in gates.iter().filter(|_| reuse) {
                 let gate = &c.gates()[g];
                 for &w in c.gate_inputs(gate) {
                     if last_read[w as usize] == gi {
