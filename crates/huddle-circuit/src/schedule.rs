@@ -158,7 +158,7 @@ impl Schedule {
         // last readers (a pass over every gate in layer order, each visit
         // a cache miss on a large circuit) are not needed.
         let reuse = options.storage == Storage::Reuse;
-        let last_read = if reuse {
+        let mut last_read = if reuse {
             last_readers(c, &order, &groups)
         } else {
             Vec::new()
@@ -183,10 +183,12 @@ impl Schedule {
                     .collect()
             })
             .collect();
-        for v in c.inputs().iter().filter(|_| reuse) {
-            for w in v.first_wire..v.first_wire + v.wires {
-                if last_read[w as usize] == NEVER_READ {
-                    pool.give(v.domain, slot_of[w as usize]);
+        if reuse {
+            for v in c.inputs() {
+                for w in v.first_wire..v.first_wire + v.wires {
+                    if last_read[w as usize] == NEVER_READ {
+                        pool.give(v.domain, slot_of[w as usize]);
+                    }
                 }
             }
         }
@@ -201,7 +203,6 @@ impl Schedule {
             ring: c.ring(),
             rounds,
         };
-        let mut last_read = last_read;
         for (gi, group) in groups.iter().enumerate() {
             let gates = &order[group.clone()];
             for &g in gates {
@@ -214,7 +215,10 @@ impl Schedule {
                 schedule.push_lowered(c, &c.gates()[g], &slot_of);
             }
             schedule.groups.push(start..schedule.steps.len());
-            for &g in gates.iter().filter(|_| reuse) {
+            if !reuse {
+                continue;
+            }
+            for &g in gates {
                 let gate = &c.gates()[g];
                 for &w in c.gate_inputs(gate) {
                     if last_read[w as usize] == gi {
