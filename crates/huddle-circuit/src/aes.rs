@@ -688,6 +688,46 @@ fn finish_plan(products: Vec<Vec<Lin>>, e_tables: &[Table; 4]) -> InversionPlan 
     InversionPlan { products, outputs }
 }
 
+/// XOR networks for several linear combinations of the same wires
+/// (`targets[t]` bit i: wire `vars[i]`), sharing partial sums by Paar's
+/// greedy heuristic: while a pair of columns occurs together in two or more
+/// targets, the most frequent pair becomes one new XOR used by all of them.
+/// Each target is then the XOR of its remaining columns (`None`: empty).
+/// Ties go to the first pair, so the circuit is the same in every process.
+fn linear_layer(b: &mut Builder, vars: &[WireId], targets: &[u128]) -> Vec<Option<WireId>> {
+    let mut cols: Vec<WireId> = vars.to_vec();
+    let mut t: Vec<u128> = targets.to_vec();
+    while cols.len() < 128 {
+        let mut best = (1, 0, 0);
+        for i in 0..cols.len() {
+            for j in i + 1..cols.len() {
+                let pair = 1u128 << i | 1u128 << j;
+                let count = t.iter().filter(|&&x| x & pair == pair).count();
+                if count > best.0 {
+                    best = (count, i, j);
+                }
+            }
+        }
+        let (count, i, j) = best;
+        if count < 2 {
+            break;
+        }
+        let pair = 1u128 << i | 1u128 << j;
+        let fresh = 1u128 << cols.len();
+        cols.push(b.xor(cols[i], cols[j]));
+        for x in t.iter_mut().filter(|x| **x & pair == pair) {
+            *x = (*x & !pair) | fresh;
+        }
+    }
+    t.iter()
+        .map(|&x| {
+            (0..cols.len())
+                .filter(|&i| x >> i & 1 == 1)
+                .fold(None, |acc, i| xor_opt(b, acc, Some(cols[i])))
+        })
+        .collect()
+}
+
 /// XORs of the 8 input wires by mask, each formed once.
 struct Linear {
     base: Vec<WireId>,
@@ -695,7 +735,25 @@ struct Linear {
 }
 
 impl Linear {
+    /// The XORs of all of `masks` at once, sharing partial sums.
+    fn precompute(&mut self, b: &mut Builder, masks: &[u8]) {
+        let mut wanted: Vec<u8> = masks
+            .iter()
+            .copied()
+            .filter(|&m| m.count_ones() > 1 && !self.cache.contains_key(&m))
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let targets: Vec<u128> = wanted.iter().map(|&m| u128::from(m)).collect();
+        for (m, w) in wanted.iter().zip(linear_layer(b, &self.base, &targets)) {
+            self.cache.insert(*m, w.expect("a non-zero mask"));
+        }
+    }
+
     fn wire(&mut self, b: &mut Builder, mask: u8) -> Option<WireId> {
+        if mask.count_ones() == 1 {
+            return Some(self.base[mask.trailing_zeros() as usize]);
+        }
         if mask == 0 {
             return None;
         }
@@ -813,6 +871,25 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
         lin.wire(b, mask)
             .expect("forms of independent tower bits are non-zero")
     };
+    let other = other_forms(t);
+    let other_form = |i: usize, k: usize| other[i][usize::from(k >= 4)];
+    let plan2 = if depth == SboxDepth::Two {
+        depth2_plan(t)
+    } else {
+        Vec::new()
+    };
+    // Every combination of the input bits the S-box uses, formed together.
+    let mut masks: Vec<u8> = FORMS.iter().flat_map(|&m| [h_form(m), l_form(m)]).collect();
+    masks.extend(d_linear_masks(t, &image));
+    match depth {
+        SboxDepth::Two => masks.extend(
+            plan2
+                .iter()
+                .flat_map(|(_, _, basis)| basis.iter().map(|&v| v as u8)),
+        ),
+        _ => masks.extend((0..FORMS.len()).flat_map(|i| [other_form(i, 0), other_form(i, 4)])),
+    }
+    lin.precompute(&mut b, &masks);
 
     // Level 1: d = ν h^2 + l^2 (linear) + h·l (9 ANDs).
     let hl: Vec<WireId> = FORMS
@@ -825,21 +902,29 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
             b.and(wh, wl)
         })
         .collect();
-    let d_linear = d_linear_masks(t, &image);
-    let d: Vec<WireId> = (0..4)
-        .map(|k| {
-            let mut acc = lin.wire(&mut b, d_linear[k]);
-            for i in bits_of(select[k]) {
-                acc = xor_opt(&mut b, acc, Some(hl[i]));
+    // d_k: its linear part plus its Karatsuba products, formed together.
+    let mut vars = hl.clone();
+    let targets: Vec<u128> = d_linear_masks(t, &image)
+        .iter()
+        .zip(select)
+        .map(|(&m, sel)| {
+            let products = u128::from(sel);
+            match lin.wire(&mut b, m) {
+                Some(w) => {
+                    vars.push(w);
+                    products | 1 << (vars.len() - 1)
+                }
+                None => products,
             }
-            acc.expect("d has a non-linear part")
         })
+        .collect();
+    let d: Vec<WireId> = linear_layer(&mut b, &vars, &targets)
+        .into_iter()
+        .map(|w| w.expect("d has a non-linear part"))
         .collect();
 
     // Other factor of the output products: c^-1·h (bits 4-7) and
-    // c^-1·(h + l) (bits 0-3), so that h·e = (c^-1·h)·(c·e).
-    let other = other_forms(t);
-    let other_form = |i: usize, k: usize| other[i][usize::from(k >= 4)];
+    // c^-1·(h + l) (bits 0-3), so that h·e = (c^-1·h)·(c·e) (`other_form`).
     let lin_d = |b: &mut Builder, f: &Lin, products: &[WireId]| {
         let mut acc = None;
         for j in bits_of(u32::from(f.d)) {
@@ -854,12 +939,14 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
             (None, v) => b.constant(v),
         }
     };
-    let mut out: [Option<WireId>; 8] = [None; 8];
+    // The output products, and each tower output bit as a set of them.
+    let mut prods: Vec<WireId> = Vec::new();
+    let mut out = [0u128; 8];
     match depth {
         SboxDepth::Two => {
             // out_k = Σ_i s_ki (form i of c·e)(form i of the other factor),
             // each form of c·e a sum of products of affine functions of d.
-            for (term, h, basis) in depth2_plan(t) {
+            for (term, h, basis) in plan2 {
                 let factors: Vec<WireId> =
                     term.factors.iter().map(|f| lin_d(&mut b, f, &[])).collect();
                 let products: Vec<WireId> = basis
@@ -875,11 +962,11 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
                         }
                     })
                     .collect();
+                let at = prods.len();
+                prods.extend(products);
                 for k in 0..8 {
                     let combo = solve(&basis, u32::from(h[k])).expect("in the span");
-                    for q in bits_of(combo) {
-                        out[k] = xor_opt(&mut b, out[k], Some(products[q]));
-                    }
+                    out[k] ^= u128::from(combo) << at;
                 }
             }
         }
@@ -898,18 +985,15 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
                 .iter()
                 .map(|f| lin_d(&mut b, f, &products))
                 .collect();
-            for (i, &m) in FORMS.iter().enumerate() {
-                let mut ef = None;
-                for j in bits_of(u32::from(m)) {
-                    ef = xor_opt(&mut b, ef, Some(e[j]));
-                }
+            let e_forms = linear_layer(&mut b, &e, &FORMS.map(u128::from));
+            for (i, ef) in e_forms.into_iter().enumerate() {
                 let ef = ef.expect("non-zero form");
                 for half in [0usize, 4] {
                     let g = wire(&mut b, &mut lin, other_form(i, half));
-                    let p = b.and(ef, g);
+                    prods.push(b.and(ef, g));
                     for k in half..half + 4 {
                         if select[k % 4] >> i & 1 == 1 {
-                            out[k] = xor_opt(&mut b, out[k], Some(p));
+                            out[k] |= 1 << (prods.len() - 1);
                         }
                     }
                 }
@@ -917,7 +1001,8 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
         }
     }
 
-    let s = to_aes_output(&mut b, t, &out);
+    assert!(prods.len() <= 128, "output products fit the masks");
+    let s = to_aes_output(&mut b, t, &prods, &out);
     b.output("s", s);
     b.finish()
 }
@@ -938,9 +1023,10 @@ fn d_linear_masks(t: &Tower, image: &[u8; 8]) -> [u8; 4] {
     masks
 }
 
-/// The inverse `out` (tower bits) back in AES's representation, then the
-/// S-box's affine map.
-fn to_aes_output(b: &mut Builder, t: &Tower, out: &[Option<WireId>; 8]) -> Vec<WireId> {
+/// The inverse (tower bit k: the XOR of the products in `out[k]`) back in
+/// AES's representation, then the S-box's affine map: each output bit a sum
+/// of products, all eight formed together.
+fn to_aes_output(b: &mut Builder, t: &Tower, prods: &[WireId], out: &[u128; 8]) -> Vec<WireId> {
     let mut column = [0u8; 8];
     for x in 0..=255u8 {
         let img = t.map(x);
@@ -948,14 +1034,17 @@ fn to_aes_output(b: &mut Builder, t: &Tower, out: &[Option<WireId>; 8]) -> Vec<W
             column[img.trailing_zeros() as usize] = affine_linear(x);
         }
     }
-    (0..8)
+    let sums: Vec<u128> = (0..8)
         .map(|j| {
-            let mut acc = None;
-            for (k, &col) in column.iter().enumerate() {
-                if col >> j & 1 == 1 {
-                    acc = xor_opt(b, acc, out[k]);
-                }
-            }
+            (0..8)
+                .filter(|&k| column[k] >> j & 1 == 1)
+                .fold(0u128, |acc, k| acc ^ out[k])
+        })
+        .collect();
+    linear_layer(b, prods, &sums)
+        .into_iter()
+        .enumerate()
+        .map(|(j, acc)| {
             let acc = acc.expect("the S-box has no constant output bit");
             if 0x63 >> j & 1 == 1 {
                 b.not(acc)
@@ -1118,7 +1207,12 @@ fn encrypt(mut b: Builder, s: &Circuit, mut state: Vec<Byte>, keys: &[Vec<Byte>]
                 let t23 = xor_bytes(&mut b, &a[2], &a[3]);
                 let t = xor_bytes(&mut b, &t01, &t23);
                 for i in 0..4 {
-                    let pair = xor_bytes(&mut b, &a[i], &a[(i + 1) % 4]);
+                    // a_0 + a_1 and a_2 + a_3 are halves of t already.
+                    let pair = match i {
+                        0 => t01,
+                        2 => t23,
+                        _ => xor_bytes(&mut b, &a[i], &a[(i + 1) % 4]),
+                    };
                     let doubled = xtime(&mut b, &pair);
                     let with_t = xor_bytes(&mut b, &a[i], &t);
                     column[i] = xor_bytes(&mut b, &with_t, &doubled);
@@ -1133,4 +1227,42 @@ fn encrypt(mut b: Builder, s: &Circuit, mut state: Vec<Byte>, keys: &[Vec<Byte>]
     }
     b.output("ciphertext", wires_of(&state));
     b.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::evaluate_one;
+    use huddle_core::Prg;
+
+    /// Paar's sharing never changes what a target computes: random targets
+    /// over up to 40 wires, evaluated on random inputs, equal their parities.
+    #[test]
+    fn linear_layer_computes_every_target() {
+        let mut prg = Prg::from_seed([7; 16]);
+        for round in 0..200 {
+            let n = 1 + (prg.next_u64() % 40) as usize;
+            let count = 1 + (prg.next_u64() % 12) as usize;
+            let targets: Vec<u128> = (0..count)
+                .map(|_| u128::from(prg.next_u64()) & ((1u128 << n) - 1))
+                .collect();
+            let mut b = Builder::boolean(2);
+            let x = b.input("x", n as u32);
+            let outs = linear_layer(&mut b, &x, &targets);
+            // Empty targets have no wire: output a constant 0 in their place.
+            let wires: Vec<WireId> = outs
+                .iter()
+                .map(|w| w.unwrap_or_else(|| b.constant(false)))
+                .collect();
+            b.output("y", wires);
+            let c = b.finish();
+            let value = prg.next_u64() & ((1u64 << n) - 1);
+            let got = evaluate_one(&c, &[vec![value]])[0][0];
+            for (t, &target) in targets.iter().enumerate() {
+                let want = (u128::from(value) & target).count_ones() as u64 & 1;
+                assert_eq!(got >> t & 1, want, "round {round}, target {t}");
+                assert_eq!(outs[t].is_none(), target == 0, "round {round}, target {t}");
+            }
+        }
+    }
 }
