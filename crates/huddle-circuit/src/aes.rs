@@ -35,6 +35,7 @@
 
 use crate::builder::Builder;
 use crate::model::{Circuit, WireId};
+use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -694,19 +695,44 @@ fn finish_plan(products: Vec<Vec<Lin>>, e_tables: &[Table; 4]) -> InversionPlan 
 /// targets, the most frequent pair becomes one new XOR used by all of them.
 /// Each target is then the XOR of its remaining columns (`None`: empty).
 /// Ties go to the first pair, so the circuit is the same in every process.
-fn linear_layer(b: &mut Builder, vars: &[WireId], targets: &[u128]) -> Vec<Option<WireId>> {
+fn linear_layer(
+    b: &mut Builder,
+    vars: &[WireId],
+    targets: &[u128],
+    share: bool,
+) -> Vec<Option<WireId>> {
     let mut cols: Vec<WireId> = vars.to_vec();
     let mut t: Vec<u128> = targets.to_vec();
-    while cols.len() < 128 {
-        let mut best = (1, 0, 0);
-        for i in 0..cols.len() {
-            for j in i + 1..cols.len() {
-                let pair = 1u128 << i | 1u128 << j;
-                let count = t.iter().filter(|&&x| x & pair == pair).count();
-                if count > best.0 {
-                    best = (count, i, j);
-                }
+    // Pair counts from each target's own columns (a few each), not from
+    // every pair of columns, and cleared the same way: the depth-2 S-box
+    // search runs this thousands of times.
+    let mut counts = vec![0u16; 128 * 128];
+    let pairs = |x: u128, f: &mut dyn FnMut(usize, usize)| {
+        let mut rest = x;
+        while rest != 0 {
+            let i = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let mut others = rest;
+            while others != 0 {
+                f(i, others.trailing_zeros() as usize);
+                others &= others - 1;
             }
+        }
+    };
+    while share && cols.len() < 128 {
+        let mut best = (1, 0, 0);
+        for &x in &t {
+            pairs(x, &mut |i, j| {
+                let c = &mut counts[i * 128 + j];
+                *c += 1;
+                // The first pair (by i, then j) to reach the top count.
+                if (*c, Reverse((i, j))) > (best.0, Reverse((best.1, best.2))) {
+                    best = (*c, i, j);
+                }
+            });
+        }
+        for &x in &t {
+            pairs(x, &mut |i, j| counts[i * 128 + j] = 0);
         }
         let (count, i, j) = best;
         if count < 2 {
@@ -732,11 +758,17 @@ fn linear_layer(b: &mut Builder, vars: &[WireId], targets: &[u128]) -> Vec<Optio
 struct Linear {
     base: Vec<WireId>,
     cache: HashMap<u8, WireId>,
+    /// Whether `precompute` shares partial sums (else masks are formed one
+    /// by one, each on the longest cached prefix).
+    share: bool,
 }
 
 impl Linear {
     /// The XORs of all of `masks` at once, sharing partial sums.
     fn precompute(&mut self, b: &mut Builder, masks: &[u8]) {
+        if !self.share {
+            return;
+        }
         let mut wanted: Vec<u8> = masks
             .iter()
             .copied()
@@ -745,7 +777,10 @@ impl Linear {
         wanted.sort_unstable();
         wanted.dedup();
         let targets: Vec<u128> = wanted.iter().map(|&m| u128::from(m)).collect();
-        for (m, w) in wanted.iter().zip(linear_layer(b, &self.base, &targets)) {
+        for (m, w) in wanted
+            .iter()
+            .zip(linear_layer(b, &self.base, &targets, true))
+        {
             self.cache.insert(*m, w.expect("a non-zero mask"));
         }
     }
@@ -850,7 +885,9 @@ fn depth2_cost(t: &Tower) -> u64 {
 
 /// One S-box circuit (input `x`, output `s`, 8 bits each, LSB first) in
 /// the representation `t`.
-fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
+/// With `share`, the linear layers share partial sums ([`linear_layer`]);
+/// without, each sum is its own chain (cheap to build, for ranking).
+fn synthesize(t: &Tower, depth: SboxDepth, share: bool) -> Circuit {
     let mut b = Builder::boolean(depth.fan_in());
     let x = b.input("x", 8);
     let image: [u8; 8] = std::array::from_fn(|i| t.map(1 << i));
@@ -866,6 +903,7 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
     let mut lin = Linear {
         base: x.clone(),
         cache: HashMap::new(),
+        share,
     };
     let wire = |b: &mut Builder, lin: &mut Linear, mask: u8| {
         lin.wire(b, mask)
@@ -918,7 +956,7 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
             }
         })
         .collect();
-    let d: Vec<WireId> = linear_layer(&mut b, &vars, &targets)
+    let d: Vec<WireId> = linear_layer(&mut b, &vars, &targets, share)
         .into_iter()
         .map(|w| w.expect("d has a non-linear part"))
         .collect();
@@ -985,7 +1023,7 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
                 .iter()
                 .map(|f| lin_d(&mut b, f, &products))
                 .collect();
-            let e_forms = linear_layer(&mut b, &e, &FORMS.map(u128::from));
+            let e_forms = linear_layer(&mut b, &e, &FORMS.map(u128::from), share);
             for (i, ef) in e_forms.into_iter().enumerate() {
                 let ef = ef.expect("non-zero form");
                 for half in [0usize, 4] {
@@ -1002,7 +1040,7 @@ fn synthesize(t: &Tower, depth: SboxDepth) -> Circuit {
     }
 
     assert!(prods.len() <= 128, "output products fit the masks");
-    let s = to_aes_output(&mut b, t, &prods, &out);
+    let s = to_aes_output(&mut b, t, &prods, &out, share);
     b.output("s", s);
     b.finish()
 }
@@ -1026,7 +1064,13 @@ fn d_linear_masks(t: &Tower, image: &[u8; 8]) -> [u8; 4] {
 /// The inverse (tower bit k: the XOR of the products in `out[k]`) back in
 /// AES's representation, then the S-box's affine map: each output bit a sum
 /// of products, all eight formed together.
-fn to_aes_output(b: &mut Builder, t: &Tower, prods: &[WireId], out: &[u128; 8]) -> Vec<WireId> {
+fn to_aes_output(
+    b: &mut Builder,
+    t: &Tower,
+    prods: &[WireId],
+    out: &[u128; 8],
+    share: bool,
+) -> Vec<WireId> {
     let mut column = [0u8; 8];
     for x in 0..=255u8 {
         let img = t.map(x);
@@ -1041,7 +1085,7 @@ fn to_aes_output(b: &mut Builder, t: &Tower, prods: &[WireId], out: &[u128; 8]) 
                 .fold(0u128, |acc, k| acc ^ out[k])
         })
         .collect();
-    linear_layer(b, prods, &sums)
+    linear_layer(b, prods, &sums, share)
         .into_iter()
         .enumerate()
         .map(|(j, acc)| {
@@ -1054,6 +1098,10 @@ fn to_aes_output(b: &mut Builder, t: &Tower, prods: &[WireId], out: &[u128; 8]) 
         })
         .collect()
 }
+
+/// How many of the best S-box candidates (by plain chains) are built again
+/// with shared linear layers.
+const SHARED_CANDIDATES: usize = 16;
 
 /// The S-box circuit of the given depth: the cheapest representation
 /// (fewest ANDs, then fewest other gates), chosen once per process.
@@ -1077,18 +1125,28 @@ pub fn sbox(depth: SboxDepth) -> &'static Circuit {
                 .map(|(t, _)| t)
                 .collect();
         }
-        candidates
+        // Ranked with plain chains, which is fast; only the best few are
+        // built again with shared partial sums and the cheapest kept
+        // (sharing every candidate's layers doubled the depth-2 search).
+        let rank = |c: &Circuit| {
+            let stats = crate::stats::Stats::of(c);
+            let cost: u64 = stats
+                .and_by_fanin
+                .iter()
+                .map(|(&k, &n)| ((1u64 << k) - k as u64 - 1) * n as u64)
+                .sum();
+            (cost, stats.and_count, c.gates().len())
+        };
+        let mut ranked: Vec<(_, &Tower)> = candidates
             .iter()
-            .map(|t| synthesize(t, depth))
-            .min_by_key(|c| {
-                let stats = crate::stats::Stats::of(c);
-                let cost: u64 = stats
-                    .and_by_fanin
-                    .iter()
-                    .map(|(&k, &n)| ((1u64 << k) - k as u64 - 1) * n as u64)
-                    .sum();
-                (cost, stats.and_count, c.gates().len())
-            })
+            .map(|t| (rank(&synthesize(t, depth, false)), t))
+            .collect();
+        ranked.sort_by_key(|&(r, _)| r);
+        ranked
+            .iter()
+            .take(SHARED_CANDIDATES)
+            .map(|&(_, t)| synthesize(t, depth, true))
+            .min_by_key(|c| rank(c))
             .expect("GF(2^8) has tower representations")
     })
 }
@@ -1248,7 +1306,7 @@ mod tests {
                 .collect();
             let mut b = Builder::boolean(2);
             let x = b.input("x", n as u32);
-            let outs = linear_layer(&mut b, &x, &targets);
+            let outs = linear_layer(&mut b, &x, &targets, true);
             // Empty targets have no wire: output a constant 0 in their place.
             let wires: Vec<WireId> = outs
                 .iter()
