@@ -703,6 +703,21 @@ fn linear_layer(
 ) -> Vec<Option<WireId>> {
     let mut cols: Vec<WireId> = vars.to_vec();
     let mut t: Vec<u128> = targets.to_vec();
+    if share {
+        share_pairs(b, &mut cols, &mut t);
+    }
+    t.iter()
+        .map(|&x| {
+            (0..cols.len())
+                .filter(|&i| x >> i & 1 == 1)
+                .fold(None, |acc, i| xor_opt(b, acc, Some(cols[i])))
+        })
+        .collect()
+}
+
+/// Paar's loop of [`linear_layer`]: new columns (XORs of two) in `cols`,
+/// and `t` rewritten over them.
+fn share_pairs(b: &mut Builder, cols: &mut Vec<WireId>, t: &mut [u128]) {
     // Pair counts from each target's own columns (a few each), not from
     // every pair of columns, and cleared the same way: the depth-2 S-box
     // search runs this thousands of times.
@@ -719,9 +734,9 @@ fn linear_layer(
             }
         }
     };
-    while share && cols.len() < 128 {
+    while cols.len() < 128 {
         let mut best = (1, 0, 0);
-        for &x in &t {
+        for &x in t.iter() {
             pairs(x, &mut |i, j| {
                 let c = &mut counts[i * 128 + j];
                 *c += 1;
@@ -731,7 +746,7 @@ fn linear_layer(
                 }
             });
         }
-        for &x in &t {
+        for &x in t.iter() {
             pairs(x, &mut |i, j| counts[i * 128 + j] = 0);
         }
         let (count, i, j) = best;
@@ -745,30 +760,17 @@ fn linear_layer(
             *x = (*x & !pair) | fresh;
         }
     }
-    t.iter()
-        .map(|&x| {
-            (0..cols.len())
-                .filter(|&i| x >> i & 1 == 1)
-                .fold(None, |acc, i| xor_opt(b, acc, Some(cols[i])))
-        })
-        .collect()
 }
 
 /// XORs of the 8 input wires by mask, each formed once.
 struct Linear {
     base: Vec<WireId>,
     cache: HashMap<u8, WireId>,
-    /// Whether `precompute` shares partial sums (else masks are formed one
-    /// by one, each on the longest cached prefix).
-    share: bool,
 }
 
 impl Linear {
     /// The XORs of all of `masks` at once, sharing partial sums.
     fn precompute(&mut self, b: &mut Builder, masks: &[u8]) {
-        if !self.share {
-            return;
-        }
         let mut wanted: Vec<u8> = masks
             .iter()
             .copied()
@@ -903,12 +905,13 @@ fn synthesize(t: &Tower, depth: SboxDepth, share: bool) -> Circuit {
     let mut lin = Linear {
         base: x.clone(),
         cache: HashMap::new(),
-        share,
     };
     let wire = |b: &mut Builder, lin: &mut Linear, mask: u8| {
         lin.wire(b, mask)
             .expect("forms of independent tower bits are non-zero")
     };
+    // Other factor of the output products: c^-1·h (bits 4-7) and
+    // c^-1·(h + l) (bits 0-3), so that h·e = (c^-1·h)·(c·e).
     let other = other_forms(t);
     let other_form = |i: usize, k: usize| other[i][usize::from(k >= 4)];
     let plan2 = if depth == SboxDepth::Two {
@@ -916,18 +919,21 @@ fn synthesize(t: &Tower, depth: SboxDepth, share: bool) -> Circuit {
     } else {
         Vec::new()
     };
-    // Every combination of the input bits the S-box uses, formed together.
-    let mut masks: Vec<u8> = FORMS.iter().flat_map(|&m| [h_form(m), l_form(m)]).collect();
-    masks.extend(d_linear_masks(t, &image));
-    match depth {
-        SboxDepth::Two => masks.extend(
-            plan2
-                .iter()
-                .flat_map(|(_, _, basis)| basis.iter().map(|&v| v as u8)),
-        ),
-        _ => masks.extend((0..FORMS.len()).flat_map(|i| [other_form(i, 0), other_form(i, 4)])),
+    if share {
+        // Every combination of the input bits the S-box uses, formed
+        // together (without sharing, each on its longest cached prefix).
+        let mut masks: Vec<u8> = FORMS.iter().flat_map(|&m| [h_form(m), l_form(m)]).collect();
+        masks.extend(d_linear_masks(t, &image));
+        match depth {
+            SboxDepth::Two => masks.extend(
+                plan2
+                    .iter()
+                    .flat_map(|(_, _, basis)| basis.iter().map(|&v| v as u8)),
+            ),
+            _ => masks.extend((0..FORMS.len()).flat_map(|i| [other_form(i, 0), other_form(i, 4)])),
+        }
+        lin.precompute(&mut b, &masks);
     }
-    lin.precompute(&mut b, &masks);
 
     // Level 1: d = ν h^2 + l^2 (linear) + h·l (9 ANDs).
     let hl: Vec<WireId> = FORMS
@@ -961,8 +967,6 @@ fn synthesize(t: &Tower, depth: SboxDepth, share: bool) -> Circuit {
         .map(|w| w.expect("d has a non-linear part"))
         .collect();
 
-    // Other factor of the output products: c^-1·h (bits 4-7) and
-    // c^-1·(h + l) (bits 0-3), so that h·e = (c^-1·h)·(c·e) (`other_form`).
     let lin_d = |b: &mut Builder, f: &Lin, products: &[WireId]| {
         let mut acc = None;
         for j in bits_of(u32::from(f.d)) {
