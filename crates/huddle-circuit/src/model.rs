@@ -243,6 +243,23 @@ pub struct Circuit {
 }
 
 impl Circuit {
+    /// The circuit's interface: its values, owners, ring and wire domains,
+    /// without gates. For what needs only the values' shapes once the gates
+    /// are compiled (a party's inputs and outputs), so that a large circuit's
+    /// gates need not stay in memory for the whole run. Its outputs are
+    /// computed by nothing: never evaluate it.
+    pub fn interface(&self) -> Circuit {
+        Circuit {
+            ring: self.ring,
+            domains: self.domains.clone(),
+            inputs: self.inputs.clone(),
+            outputs: self.outputs.clone(),
+            gates: Vec::new(),
+            operands: Vec::new(),
+            owners: self.owners.clone(),
+        }
+    }
+
     pub fn num_wires(&self) -> usize {
         self.domains.len()
     }

@@ -140,9 +140,11 @@ impl SlotPool {
 }
 
 /// A wire's last reader: the group index, or one of these.
-const NEVER_READ: usize = usize::MAX;
-const READ_AT_END: usize = usize::MAX - 1;
-const RELEASED: usize = usize::MAX - 2;
+// Group indices and gate numbers are u32 (as wire ids are): these tables
+// are a large circuit's biggest while it compiles.
+const NEVER_READ: u32 = u32::MAX;
+const READ_AT_END: u32 = u32::MAX - 1;
+const RELEASED: u32 = u32::MAX - 2;
 
 impl Schedule {
     pub fn compile(circuit: &Circuit, options: ScheduleOptions) -> Schedule {
@@ -206,20 +208,21 @@ impl Schedule {
         for (gi, group) in groups.iter().enumerate() {
             let gates = &order[group.clone()];
             for &g in gates {
-                for &w in c.gate_outputs(&c.gates()[g]) {
+                for &w in c.gate_outputs(&c.gates()[g as usize]) {
                     slot_of[w as usize] = pool.take(c.domain(w));
                 }
             }
             let start = schedule.steps.len();
             for &g in gates {
-                schedule.push_lowered(c, &c.gates()[g], &slot_of);
+                schedule.push_lowered(c, &c.gates()[g as usize], &slot_of);
             }
             schedule.groups.push(start..schedule.steps.len());
             if !reuse {
                 continue;
             }
+            let gi = gi as u32;
             for &g in gates {
-                let gate = &c.gates()[g];
+                let gate = &c.gates()[g as usize];
                 for &w in c.gate_inputs(gate) {
                     if last_read[w as usize] == gi {
                         last_read[w as usize] = RELEASED; // once, even if read twice
@@ -279,6 +282,11 @@ impl Schedule {
         &self.args
     }
 
+    /// The argument list, for a consumer that keeps it after the steps.
+    pub fn into_args(self) -> Vec<u32> {
+        self.args
+    }
+
     /// The input slots of a step.
     pub fn inputs_of(&self, s: &SlotGate) -> &[u32] {
         &self.args[s.first as usize..][..s.num_inputs()]
@@ -328,15 +336,17 @@ impl Schedule {
 
 /// The live gates in run order, the groups as ranges of that order, and the
 /// number of rounds.
-fn order_and_group(c: &Circuit, order: Order) -> (Vec<usize>, Vec<Range<usize>>, usize) {
+fn order_and_group(c: &Circuit, order: Order) -> (Vec<u32>, Vec<Range<usize>>, usize) {
     let live = live_gates(c);
     let layering = Layering::of(c);
-    let interactive = |g: usize| c.gates()[g].op.is_interactive();
-    let gates: Vec<usize> = (0..c.gates().len()).filter(|&g| live[g]).collect();
+    let interactive = |g: u32| c.gates()[g as usize].op.is_interactive();
+    let gates: Vec<u32> = (0..c.gates().len() as u32)
+        .filter(|&g| live[g as usize])
+        .collect();
     let rounds = gates
         .iter()
         .filter(|&&g| interactive(g))
-        .map(|&g| layering.gate_layer[g] as usize)
+        .map(|&g| layering.gate_layer[g as usize] as usize)
         .max()
         .unwrap_or(0);
     if order == Order::Circuit {
@@ -347,7 +357,7 @@ fn order_and_group(c: &Circuit, order: Order) -> (Vec<usize>, Vec<Range<usize>>,
     // so every gate still follows its inputs. The keys are small integers:
     // a counting sort (a comparison sort was a tenth of a large circuit's
     // start).
-    let key = |g: usize| 2 * layering.gate_layer[g] as usize + usize::from(!interactive(g));
+    let key = |g: u32| 2 * layering.gate_layer[g as usize] as usize + usize::from(!interactive(g));
     let mut starts = vec![0usize; gates.iter().map(|&g| key(g)).max().map_or(0, |k| k + 2)];
     for &g in &gates {
         starts[key(g) + 1] += 1;
@@ -355,7 +365,7 @@ fn order_and_group(c: &Circuit, order: Order) -> (Vec<usize>, Vec<Range<usize>>,
     for k in 1..starts.len() {
         starts[k] += starts[k - 1];
     }
-    let mut sorted = vec![0usize; gates.len()];
+    let mut sorted = vec![0u32; gates.len()];
     for &g in &gates {
         let at = &mut starts[key(g)];
         sorted[*at] = g;
@@ -366,7 +376,7 @@ fn order_and_group(c: &Circuit, order: Order) -> (Vec<usize>, Vec<Range<usize>>,
     for (i, &g) in gates.iter().enumerate() {
         match groups.last_mut() {
             Some(r) if interactive(g) && interactive(gates[r.start]) => {
-                if layering.gate_layer[gates[r.start]] == layering.gate_layer[g] {
+                if layering.gate_layer[gates[r.start] as usize] == layering.gate_layer[g as usize] {
                     r.end = i + 1;
                 } else {
                     groups.push(i..i + 1);
@@ -380,12 +390,12 @@ fn order_and_group(c: &Circuit, order: Order) -> (Vec<usize>, Vec<Range<usize>>,
 
 /// For every wire, the group that reads it last ([`READ_AT_END`] for
 /// outputs, [`NEVER_READ`] for wires nobody reads).
-fn last_readers(c: &Circuit, order: &[usize], groups: &[Range<usize>]) -> Vec<usize> {
+fn last_readers(c: &Circuit, order: &[u32], groups: &[Range<usize>]) -> Vec<u32> {
     let mut last = vec![NEVER_READ; c.num_wires()];
     for (i, group) in groups.iter().enumerate() {
         for &g in &order[group.clone()] {
-            for &w in c.gate_inputs(&c.gates()[g]) {
-                last[w as usize] = i;
+            for &w in c.gate_inputs(&c.gates()[g as usize]) {
+                last[w as usize] = i as u32;
             }
         }
     }

@@ -1173,7 +1173,18 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     let start = Instant::now();
     let supply = dealt.map(huddle_engine::garble::LinearSupply::Dealt);
     let display = ProgressDisplay::start(run.json);
-    let out = huddle_engine::run_party(&request, &mut net, &circuit, batch, own, supply)?;
+    // The engine may drop the gates once compiled; what follows needs only
+    // the values' shapes.
+    let (gates, interface) = (circuit.gates().len(), circuit.interface());
+    let out = huddle_engine::run_party(
+        &request,
+        &mut net,
+        std::borrow::Cow::Owned(circuit),
+        batch,
+        own,
+        supply,
+    )?;
+    let circuit = interface;
     drop(display);
     let seconds = start.elapsed().as_secs_f64();
     let hex_out: Vec<String> = out
@@ -1201,7 +1212,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             "online_rounds": online_rounds(net.accounting()),
             "bytes": links_json(net.accounting()), "seconds": seconds_json(net.accounting()),
             "wall_seconds": seconds,
-            "gates_per_second": (circuit.gates().len() * batch) as f64 / seconds,
+            "gates_per_second": (gates * batch) as f64 / seconds,
             "peak_memory_bytes": peak_memory_bytes(),
             "threads": request.options().threads,
             "split_roles": request.options().split_roles,

@@ -31,6 +31,7 @@ pub fn circuit_hash(circuit: &Circuit) -> [u8; 32] {
 
 use huddle_circuit::BitMatrix;
 use huddle_net::Network;
+use std::borrow::Cow;
 
 /// Fails before any communication if a run would need more memory than the
 /// machine has available (from /proc/meminfo; no check where that is unknown).
@@ -279,15 +280,17 @@ pub fn run(
         .iter()
         .map(|(i, m)| (*i, inputs::OwnValue::Rows(m.clone())))
         .collect();
-    run_party(request, net, circuit, instances, own, None)
+    run_party(request, net, Cow::Borrowed(circuit), instances, own, None)
 }
 
 /// [`run`] with bgw2-mal's linear preprocessing from a trusted dealer: the
 /// process's own (`huddle local`) or a dealt file (`huddle party --dealt`).
+/// Given the circuit to own, the secret-sharing protocols drop its gates
+/// once compiled (see [`Circuit::interface`]).
 pub fn run_party(
     request: &RunRequest,
     net: &mut Network,
-    circuit: &Circuit,
+    circuit: Cow<'_, Circuit>,
     instances: usize,
     own_inputs: Vec<(usize, inputs::OwnValue)>,
     supply: Option<garble::LinearSupply>,
@@ -303,7 +306,7 @@ pub fn run_party(
             net.parties()
         )));
     }
-    request.check_owners_and_domain(circuit)?;
+    request.check_owners_and_domain(&circuit)?;
     let options = request.options();
     let pre = options.preprocess;
     let (c, i, o) = (circuit, instances, own_inputs);
@@ -314,7 +317,7 @@ pub fn run_party(
         o.into_iter().map(|(k, v)| (k, v.into_matrix(i))).collect()
     };
     match request.protocol() {
-        Protocol::Ttp => ttp::run(net, c, i, &whole(o), options),
+        Protocol::Ttp => ttp::run(net, &c, i, &whole(o), options),
         Protocol::Replicated => sharing::run(Replicated::new, net, c, i, o, options),
         Protocol::Astra => sharing::run(|me| Astra::new(me, pre), net, c, i, o, options),
         Protocol::Trio => sharing::run(|me| Trio::new(me, pre), net, c, i, o, options),
@@ -325,13 +328,13 @@ pub fn run_party(
         Protocol::Tetrad => sharing::run(Tetrad::new, net, c, i, o, options),
         Protocol::Ca2pc => sharing::run(|me| ClientAided::new(me, pre), net, c, i, o, options),
         Protocol::Bgw3 => {
-            garble::run_with_supply(net, Variant::Bgw3, c, i, &whole(o), options, supply)
+            garble::run_with_supply(net, Variant::Bgw3, &c, i, &whole(o), options, supply)
         }
         Protocol::Bgw2 => {
-            garble::run_with_supply(net, Variant::Bgw2, c, i, &whole(o), options, supply)
+            garble::run_with_supply(net, Variant::Bgw2, &c, i, &whole(o), options, supply)
         }
         Protocol::Bgw2Mal => {
-            garble::run_with_supply(net, Variant::Bgw2Mal, c, i, &whole(o), options, supply)
+            garble::run_with_supply(net, Variant::Bgw2Mal, &c, i, &whole(o), options, supply)
         }
     }
 }
@@ -403,7 +406,7 @@ pub fn run_local(
                     let outputs = run_party(
                         request,
                         &mut net,
-                        circuit,
+                        Cow::Borrowed(circuit),
                         instances,
                         own,
                         dealer.map(garble::LinearSupply::Dealer),

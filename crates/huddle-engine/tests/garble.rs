@@ -870,7 +870,7 @@ fn dealt_material_runs_parties_on_other_hosts() {
                             huddle_engine::run_party(
                                 &req,
                                 &mut net,
-                                circuit,
+                                std::borrow::Cow::Borrowed(circuit),
                                 1,
                                 own,
                                 Some(huddle_engine::garble::LinearSupply::Dealt(file)),

@@ -647,6 +647,12 @@ pub trait Sharing {
     fn evaluates_online(&self) -> bool {
         true
     }
+    /// Whether in `program` some party may send a slice's messages ahead of
+    /// the others' evaluation (it receives nothing for several steps), so
+    /// that they wait in a peer's inbox and count in the slice's memory.
+    fn may_run_ahead(&self, _program: &Program) -> bool {
+        true
+    }
     /// A party that only deals correlated randomness (the last one): it
     /// owns no input and learns no output (see `Descriptor::dealer`).
     fn dealer(&self) -> Option<PartyId> {
@@ -836,7 +842,7 @@ pub fn evaluate<P: Sharing>(
 pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     make: F,
     net: &mut Network,
-    circuit: &Circuit,
+    circuit: std::borrow::Cow<'_, Circuit>,
     instances: usize,
     own_inputs: Vec<(usize, OwnValue)>,
     options: crate::RunOptions,
@@ -853,12 +859,26 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     let parties = probe.parties();
     // Round-robin owners skip a dealer (the last party).
     let input_parties = parties - usize::from(probe.dealer().is_some());
-    crate::ttp::check_own_values(net.party(), input_parties, circuit, instances, &own_inputs)?;
+    crate::ttp::check_own_values(net.party(), input_parties, &circuit, instances, &own_inputs)?;
     // --max-fan-in caps the circuit's products and sets the conversions'.
     let cap = options.max_fan_in.unwrap_or(usize::MAX);
     let conversion_fan_in = options
         .max_fan_in
         .unwrap_or(probe.conversion_fan_in(instances));
+    // An owned circuit goes to the compiler, which drops it once scheduled;
+    // from then on only the values' shapes are needed (its interface).
+    let (circuit, interface) = match circuit {
+        std::borrow::Cow::Owned(c) => {
+            let interface = c.interface();
+            (
+                std::borrow::Cow::Owned(c),
+                std::borrow::Cow::Owned(interface),
+            )
+        }
+        std::borrow::Cow::Borrowed(c) => {
+            (std::borrow::Cow::Borrowed(c), std::borrow::Cow::Borrowed(c))
+        }
+    };
     let mut program = Program::compile(
         circuit,
         Target {
@@ -872,6 +892,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         },
     )?;
     program.pack_ring();
+    let circuit: &Circuit = &interface;
     // The batch is cut into units that keep words whole: 64 instances when
     // the program has Boolean wires, else a ring word's elements.
     let unit = if program.uses(Domain::Bit) {
@@ -906,11 +927,15 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     // helper while it prepares) sends the slice's messages ahead, which wait
     // in this party's inbox: about one element per multiplication, in deep
     // circuits many times the slice's live shares.
-    let ahead_bytes: u128 = program
-        .layers
-        .iter()
-        .map(|l| l.gates.len() as u128 * per_unit(l.domain) * 8)
-        .sum();
+    let ahead_bytes: u128 = if probe.may_run_ahead(&program) {
+        program
+            .layers
+            .iter()
+            .map(|l| l.gates.len() as u128 * per_unit(l.domain) * 8)
+            .sum()
+    } else {
+        0
+    };
     let unit_bytes = slot_bytes
         * (program.slots[0] as u128 * per_unit(Domain::Bit)
             + program.slots[1] as u128 * per_unit(Domain::Ring)
@@ -982,9 +1007,14 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
             total: program.words(d, instances),
         }
     };
+    // A party that learns the outputs gets each slice's as its lane
+    // finishes it, written into the result at once.
+    let learner = learns(net.party(), options.reveal_to) && probe.dealer() != Some(net.party());
+    let sink = learner.then(|| OutputSink::new(circuit, &program, instances));
     let job = Lane {
         circuit,
         program: &program,
+        outputs: sink.as_ref(),
         values: [values(Domain::Bit), values(Domain::Ring)],
         reveal_to: options.reveal_to,
         randomness: options.randomness,
@@ -994,58 +1024,105 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     };
     crate::check_reveal_to(options.reveal_to, parties)?;
     let malicious = !probe.messages().is_empty();
-    let dealer = probe.dealer();
     drop(probe);
     crate::progress::progress().start(
         net.party(),
         instances as u64,
         (slices.len() * lanes * program.steps.len()) as u64,
     );
-    let parts = match run_lanes(&job, &make, net, &roles, &lane_ranges) {
-        Ok(parts) => parts,
-        Err(e) => {
-            if let RunError::Abort {
-                culprit: Some(c), ..
-            } = e
-            {
-                net.blame(c);
-            }
-            return Err(e);
+    if let Err(e) = run_lanes(&job, &make, net, &roles, &lane_ranges) {
+        if let RunError::Abort {
+            culprit: Some(c), ..
+        } = e
+        {
+            net.blame(c);
         }
-    };
+        return Err(e);
+    }
     if malicious {
         // Nothing may follow the last message (a duplicate would go unread).
         net.finish()?;
     }
     net.stop_clock();
-    if !learns(net.party(), options.reveal_to) || dealer == Some(net.party()) {
-        return Ok(Vec::new());
+    Ok(sink.map_or_else(Vec::new, OutputSink::into_matrices))
+}
+
+/// The outputs of a party that learns them: one matrix per output value
+/// (rows = instances), filled slice by slice as the lanes open them, so a
+/// slice's words are dropped at once and the whole batch's outputs are held
+/// once, not gathered and converted in further copies.
+struct OutputSink<'a> {
+    circuit: &'a Circuit,
+    program: &'a Program,
+    matrices: std::sync::Mutex<Vec<BitMatrix>>,
+}
+
+impl<'a> OutputSink<'a> {
+    fn new(circuit: &'a Circuit, program: &'a Program, instances: usize) -> Self {
+        OutputSink {
+            circuit,
+            program,
+            matrices: std::sync::Mutex::new(
+                (0..circuit.outputs().len())
+                    .map(|o| BitMatrix::zeros(instances, circuit.output_bits(o)))
+                    .collect(),
+            ),
+        }
     }
-    // Every output wire's words over the whole batch, per domain, from the
-    // lanes' slices.
-    let mut words: [Vec<u64>; 2] = Default::default();
-    for d in [Domain::Bit, Domain::Ring] {
-        let total = program.words(d, instances);
-        let wires = program.output_slots(d).len();
-        let mut all = vec![0u64; wires * total];
-        for (range, opened) in &parts {
-            let opened = opened
-                .as_ref()
-                .ok_or_else(|| RunError::Internal("an output slice is missing".into()))?;
-            let r = domain_range(program.lanes(d), range);
-            let n = r.len();
-            for k in 0..wires {
-                all[k * total + r.start..][..n].copy_from_slice(&opened[d as usize][k * n..][..n]);
+
+    /// Writes the opened words of the instances `range` (per domain, every
+    /// output wire's words over the range, wires in the order of the values).
+    fn add(&self, range: &std::ops::Range<usize>, opened: &[Vec<u64>; 2]) {
+        // A lane that panicked holding the lock fails the run anyway.
+        let mut matrices = self.matrices.lock().unwrap_or_else(|e| e.into_inner());
+        let mut wire = [0usize; 2];
+        for (v, m) in self.circuit.outputs().iter().zip(matrices.iter_mut()) {
+            let (d, wires) = (v.domain as usize, v.wires.len());
+            let n = domain_range(self.program.lanes(v.domain), range).len();
+            let words = &opened[d][wire[d] * n..(wire[d] + wires) * n];
+            wire[d] += wires;
+            match (v.domain, self.circuit.ring()) {
+                (Domain::Ring, Some(r)) => {
+                    let (k, lanes) = (r.bits(), self.program.ring_lanes);
+                    for j in 0..wires {
+                        let (word, shift) = (j * k as usize / 64, j * k as usize % 64);
+                        for (at, inst) in range.clone().enumerate() {
+                            let e = arith::lane(words[j * n + at / lanes], k, at % lanes);
+                            m.row_mut(inst)[word] |= (e & r.mask()) << shift;
+                        }
+                    }
+                }
+                _ => {
+                    // Bitsliced: word t of a wire holds instances
+                    // range.start + 64t.., so 64x64 blocks transpose into rows.
+                    let mut block = [0u64; 64];
+                    for b in 0..wires.div_ceil(64) {
+                        let live = (wires - 64 * b).min(64);
+                        for t in 0..n {
+                            for (i, slot) in block.iter_mut().enumerate() {
+                                *slot = if i < live {
+                                    words[(64 * b + i) * n + t]
+                                } else {
+                                    0
+                                };
+                            }
+                            huddle_core::bits::transpose_64x64(&mut block);
+                            let row = range.start + 64 * t;
+                            for (i, &w) in block.iter().enumerate().take(range.end - row) {
+                                m.row_mut(row + i)[b] = w;
+                            }
+                        }
+                    }
+                }
             }
         }
-        words[d as usize] = all;
     }
-    Ok(from_wire_words(
-        circuit,
-        instances,
-        &words,
-        program.ring_lanes,
-    ))
+
+    fn into_matrices(self) -> Vec<BitMatrix> {
+        self.matrices
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// The words of `lanes` instances each that hold the instances `range`
@@ -1053,9 +1130,6 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
 fn domain_range(lanes: usize, range: &std::ops::Range<usize>) -> std::ops::Range<usize> {
     range.start / lanes..range.end.div_ceil(lanes)
 }
-
-/// A lane's slices (instance ranges) with their opened output words per domain.
-type LaneParts = Vec<(std::ops::Range<usize>, Option<[Vec<u64>; 2]>)>;
 
 /// Copies of a slice's input words a party may hold while sharing them
 /// (counted in the slice size, so `share_memory` bounds them too).
@@ -1090,7 +1164,7 @@ fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     net: &mut Network,
     roles: &[Vec<PartyId>],
     lane_ranges: &(dyn Fn(usize) -> Vec<std::ops::Range<usize>> + Sync),
-) -> Result<LaneParts, RunError> {
+) -> Result<(), RunError> {
     let me = net.party();
     if let [only] = roles {
         return job
@@ -1141,14 +1215,10 @@ fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
             .collect()
     });
     let mut lane_nets = Vec::new();
-    let mut parts = Vec::new();
     let (mut first_abort, mut first_error) = (None, None);
     for d in done {
         match d {
-            Ok((lane_net, Ok(p))) => {
-                lane_nets.push(lane_net);
-                parts.extend(p);
-            }
+            Ok((lane_net, Ok(()))) => lane_nets.push(lane_net),
             Ok((lane_net, Err(e))) => {
                 lane_nets.push(lane_net);
                 if matches!(e, RunError::Abort { .. }) {
@@ -1167,7 +1237,7 @@ fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         return Err(e);
     }
     joined?;
-    Ok(parts)
+    Ok(())
 }
 
 /// The role `party` plays where role r is played by `roles[r]`.
@@ -1267,6 +1337,8 @@ enum OwnWords {
 struct Lane<'a> {
     circuit: &'a Circuit,
     program: &'a Program,
+    /// Where the opened outputs go, at a party that learns them.
+    outputs: Option<&'a OutputSink<'a>>,
     /// Input values by domain (`Domain as usize`).
     values: [DomainValues; 2],
     reveal_to: Option<PartyId>,
@@ -1278,8 +1350,8 @@ struct Lane<'a> {
 }
 
 impl Lane<'_> {
-    /// Setup, then every slice in `ranges` (instance ranges of the batch).
-    /// Returns each range with the opened words of every output wire.
+    /// Setup, then every slice in `ranges` (instance ranges of the batch),
+    /// each slice's opened outputs into `outputs`.
     /// `roles[r]` is the party that plays role r in this lane (`net`
     /// speaks in roles): input owners and the output party are parties.
     fn run<P: Sharing>(
@@ -1289,7 +1361,7 @@ impl Lane<'_> {
         lane: usize,
         ranges: &[std::ops::Range<usize>],
         roles: &[PartyId],
-    ) -> Result<LaneParts, RunError> {
+    ) -> Result<(), RunError> {
         let first_draw = crate::draws::SHARING_KEYS + ((lane as u64) << 16);
         let me = net.party();
         let main = self.program.main_domain();
@@ -1309,7 +1381,6 @@ impl Lane<'_> {
         }
         ch.set_phase(Phase::Setup);
         protocol.setup(&mut ch)?;
-        let mut out = Vec::with_capacity(ranges.len());
         // One allocation for every slice: fresh memory costs a page fault per page.
         let widest = ranges.iter().map(|r| r.len()).max().unwrap_or(0);
         let mut arenas = Arenas::new(
@@ -1359,9 +1430,15 @@ impl Lane<'_> {
                 &mut arenas,
                 self.verify_every,
             )?;
-            out.push((range.clone(), opened));
+            match (self.outputs, opened) {
+                (Some(sink), Some(opened)) => sink.add(range, &opened),
+                (Some(_), None) => {
+                    return Err(RunError::Internal("an output slice is missing".into()))
+                }
+                (None, _) => {}
+            }
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1449,58 +1526,6 @@ fn to_wire_words(circuit: &Circuit, i: usize, m: BitMatrix, lanes: usize) -> Vec
             t.into_words()
         }
     }
-}
-
-/// The revealed words of every output wire (per domain, `words(d, instances)`
-/// words per wire in output order) back into one matrix per output value.
-fn from_wire_words(
-    circuit: &Circuit,
-    instances: usize,
-    words: &[Vec<u64>; 2],
-    lanes: usize,
-) -> Vec<BitMatrix> {
-    let mut at = [0usize; 2];
-    circuit
-        .outputs()
-        .iter()
-        .map(|v| {
-            let d = v.domain;
-            let w = instances.div_ceil(if d == Domain::Bit { 64 } else { lanes });
-            let wires = v.wires.len();
-            let part = &words[d as usize][at[d as usize] * w..(at[d as usize] + wires) * w];
-            at[d as usize] += wires;
-            match (d, circuit.ring()) {
-                (Domain::Ring, Some(r)) => {
-                    let k = r.bits();
-                    let mut m = BitMatrix::zeros(instances, wires * k as usize);
-                    for j in 0..wires {
-                        let (word, shift) = (j * k as usize / 64, j * k as usize % 64);
-                        for inst in 0..instances {
-                            let e = arith::lane(part[j * w + inst / lanes], k, inst % lanes);
-                            m.row_mut(inst)[word] |= (e & r.mask()) << shift;
-                        }
-                    }
-                    m
-                }
-                _ => {
-                    let mut by_wire = BitMatrix::zeros(wires, instances);
-                    let tail = if instances.is_multiple_of(64) {
-                        u64::MAX
-                    } else {
-                        (1u64 << (instances % 64)) - 1
-                    };
-                    for j in 0..wires {
-                        let row = by_wire.row_mut(j);
-                        row.copy_from_slice(&part[j * w..][..row.len()]);
-                        if let Some(last) = row.last_mut() {
-                            *last &= tail;
-                        }
-                    }
-                    by_wire.transpose()
-                }
-            }
-        })
-        .collect()
 }
 
 /// Draws `n` words from a PRG stream (off the hot path; rounds use `Channel::draw`).

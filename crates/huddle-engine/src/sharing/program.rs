@@ -24,6 +24,7 @@ use huddle_circuit::builder::Builder;
 use huddle_circuit::rewrite::{lower_products, NativeProducts};
 use huddle_circuit::{Circuit, Domain, Op, Schedule, ScheduleOptions, SlotGate, WireId};
 use huddle_core::RingWidth;
+use std::borrow::Cow;
 
 /// A local step: every party applies it to each of its share components.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -607,39 +608,55 @@ impl Program {
         Ok(())
     }
 
-    /// Compiles `circuit` for a protocol (see [`Target`]).
-    pub fn compile(circuit: &Circuit, target: Target) -> Result<Program, RunError> {
+    /// Compiles `circuit` for a protocol (see [`Target`]). An owned circuit
+    /// is dropped once scheduled, before the program is built from the
+    /// schedule: the two are about the same size, so a large circuit is not
+    /// held three times over.
+    pub fn compile(circuit: Cow<'_, Circuit>, target: Target) -> Result<Program, RunError> {
         let protocol = target.name;
-        Self::check_conversions(circuit, protocol, target.converts, target.fused_truncation)?;
-        let lowered = lower_products(
-            circuit,
-            NativeProducts {
-                dot: target.native_dot,
-                dot_trunc: target.fused_truncation,
-            },
-        );
-        let schedule = Schedule::compile(&lowered, ScheduleOptions::rounds(target.max_fan_in));
-        let mask = circuit.ring().map_or(u64::MAX, |r| r.mask());
+        Self::check_conversions(&circuit, protocol, target.converts, target.fused_truncation)?;
+        let ring = circuit.ring();
+        let (schedule, input_domains, output_domains) = {
+            let lowered = lower_products(
+                &circuit,
+                NativeProducts {
+                    dot: target.native_dot,
+                    dot_trunc: target.fused_truncation,
+                },
+            );
+            (
+                Schedule::compile(&lowered, ScheduleOptions::rounds(target.max_fan_in)),
+                lowered
+                    .inputs()
+                    .iter()
+                    .map(|v| v.domain)
+                    .collect::<Vec<_>>(),
+                lowered
+                    .outputs()
+                    .iter()
+                    .map(|v| v.domain)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        drop(circuit);
+        let mask = ring.map_or(u64::MAX, |r| r.mask());
         let mut program = Program {
             slots: [schedule.slots(Domain::Bit), schedule.slots(Domain::Ring)],
-            pool: schedule.args().to_vec(),
-            inputs: lowered
-                .inputs()
-                .iter()
-                .map(|v| v.domain)
+            // The schedule's argument list, moved in once the steps are built.
+            pool: Vec::new(),
+            inputs: input_domains
+                .into_iter()
                 .zip(schedule.input_slots().iter().cloned())
                 .collect(),
-            outputs: lowered
-                .outputs()
-                .iter()
-                .map(|v| v.domain)
+            outputs: output_domains
+                .into_iter()
                 .zip(schedule.output_slots().iter().cloned())
                 .collect(),
             steps: Vec::with_capacity(schedule.groups().len()),
             layers: Vec::new(),
             conversions: Vec::new(),
             recombine: Vec::new(),
-            ring: circuit.ring(),
+            ring,
             ring_lanes: 1,
         };
         for group in schedule.groups() {
@@ -697,12 +714,12 @@ impl Program {
                     .iter()
                     .filter(|g| ConversionKind::of(g.op, g.num_inputs()) == Some(kind))
                     .collect();
-                let ring = circuit.ring().expect("conversions need a ring");
+                let ring = ring.expect("conversions need a ring");
                 if !program.recombine.iter().any(|(k, _)| *k == kind) {
                     let fan_in = target.conversion_fan_in.min(target.max_fan_in);
                     let sub = kind.circuit(ring, fan_in);
                     let mut sub = Program::compile(
-                        &sub,
+                        Cow::Owned(sub),
                         Target {
                             converts: false,
                             native_dot: false,
@@ -735,6 +752,7 @@ impl Program {
                 });
             }
         }
+        program.pool = schedule.into_args();
         Ok(program)
     }
 }
@@ -816,7 +834,7 @@ mod tests {
             native_dot: false,
             fused_truncation: false,
         };
-        let mut program = Program::compile(&circuit, target).expect("compiles");
+        let mut program = Program::compile(Cow::Borrowed(&circuit), target).expect("compiles");
         program.trace_terms();
         let slot_of = |v: usize, i: usize| program.inputs[v].1[i];
         let first = &program.layers[0];

@@ -186,6 +186,17 @@ impl Sharing for Replicated {
         3
     }
 
+    /// Every party receives in every plain multiplication layer, so none gets
+    /// more than a step ahead; but P0 receives nothing for a truncating
+    /// layer, nor a conversion term's holder for its term.
+    fn may_run_ahead(&self, program: &Program) -> bool {
+        !program.conversions.is_empty()
+            || program
+                .layers
+                .iter()
+                .any(|l| l.gates.iter().any(|g| g.trunc > 0))
+    }
+
     /// a_i = x_{i-1} - v, so v + c has a_i - c.
     fn constant_rule(&self) -> ConstantRule {
         ConstantRule::Sub(1)
@@ -392,5 +403,61 @@ impl Sharing for Replicated {
                 })
                 .collect(),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sharing::program::Target;
+    use huddle_circuit::builder::Builder;
+    use huddle_circuit::Op;
+    use huddle_core::RingWidth;
+    use std::borrow::Cow;
+
+    fn compiled(circuit: &huddle_circuit::Circuit, fused_truncation: bool) -> Program {
+        Program::compile(
+            Cow::Borrowed(circuit),
+            Target {
+                name: "replicated",
+                max_fan_in: 2,
+                conversion_fan_in: 2,
+                converts: true,
+                native_dot: true,
+                fused_truncation,
+            },
+        )
+        .expect("compiles")
+    }
+
+    /// Slices are sized without messages sent ahead only where no party can
+    /// get more than a step ahead: plain products, not truncating ones.
+    #[test]
+    fn only_truncating_layers_or_conversions_let_a_party_run_ahead() {
+        let mut b = Builder::arithmetic(RingWidth::W32, 2);
+        let x = b.ring_input("x", 2);
+        let mut v = x[0];
+        for _ in 0..8 {
+            v = b.ring_op(Op::Mul, &[v, x[1]]);
+        }
+        b.ring_output("v", vec![v]);
+        let plain = b.finish();
+        let mut b = Builder::arithmetic(RingWidth::W32, 2);
+        let x = b.ring_input("x", 2);
+        let mut v = x[0];
+        for _ in 0..8 {
+            v = b.fixed_mul(v, x[1], 8);
+        }
+        b.ring_output("v", vec![v]);
+        let truncating = b.finish();
+        let mut b = Builder::boolean(2);
+        let x = b.input("x", 2);
+        let a = b.and(x[0], x[1]);
+        b.output("a", vec![a]);
+        let boolean = b.finish();
+        let p = Replicated::new(0);
+        assert!(!p.may_run_ahead(&compiled(&plain, true)));
+        assert!(!p.may_run_ahead(&compiled(&boolean, true)));
+        assert!(p.may_run_ahead(&compiled(&truncating, true)));
     }
 }

@@ -79,7 +79,7 @@ pub fn conversions(m: u32, ring: RingWidth, inject: bool) -> Circuit {
 pub fn converting_program(circuit: &Circuit) -> huddle_engine::sharing::program::Program {
     use huddle_engine::sharing::program::{Program, Target};
     Program::compile(
-        circuit,
+        std::borrow::Cow::Borrowed(circuit),
         Target {
             name: "test",
             max_fan_in: 2,
