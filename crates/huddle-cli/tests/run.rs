@@ -1386,6 +1386,53 @@ fn random_inputs_of_a_batch_ten_times_the_memory_budget_stay_within_it() {
 }
 
 #[test]
+fn the_outputs_of_a_sliced_batch_are_held_once() {
+    // 2048 output bits of 100,000 instances are 25.6 MB at every party
+    // that learns them. Opened slice by slice under --share-memory 1, a
+    // party holds them once (it once gathered the slices, then copied them
+    // per domain, per wire and transposed: four copies, over 100 MB).
+    let dir = temp_dir("outputs-once");
+    let bits = 2048;
+    let mut text = format!("{bits} {}\n2 {bits} {bits}\n1 {bits}\n\n", 3 * bits);
+    for i in 0..bits {
+        text.push_str(&format!("2 1 {i} {} {} AND\n", bits + i, 2 * bits + i));
+    }
+    let circuit = dir.join("products.txt");
+    std::fs::write(&circuit, text).expect("write");
+    let cfg = certs(&dir.join("n3"), 3);
+    let batch = 100_000u64;
+    let output_bytes = batch * bits as u64 / 8;
+    let outputs = spawn_parties(&cfg, 3, |_| {
+        [
+            "--insecure",
+            "--random",
+            "--protocol",
+            "replicated",
+            "--circuit",
+            circuit.to_str().expect("utf8"),
+            "--batch",
+            &batch.to_string(),
+            "--share-memory",
+            "1",
+            "--json",
+        ]
+        .map(String::from)
+        .to_vec()
+    });
+    for (i, o) in outputs.into_iter().enumerate() {
+        let v = json_of(&o, &format!("party {i}"));
+        let peak = v["peak_memory_bytes"]
+            .as_u64()
+            .expect("peak memory reported");
+        assert!(
+            peak < 2 * output_bytes,
+            "party {i}: peak {peak} bytes for {output_bytes} bytes of outputs"
+        );
+        assert_eq!(v["outputs"].as_array().map(Vec::len), Some(1));
+    }
+}
+
+#[test]
 fn threads_auto_shares_the_hosts_cores_and_every_party_must_offer_it() {
     // All three parties on this host: auto gives each its share of the
     // cores (at least two lanes), the same at every party.
