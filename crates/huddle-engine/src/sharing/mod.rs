@@ -955,16 +955,23 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         vec![(0..parties).collect(); lanes]
     };
     let lanes = roles.len();
-    // Inputs held whole (random ones are drawn slice by slice) and outputs.
-    let io_bits: usize = own_inputs
+    // Inputs held whole (random ones are drawn slice by slice; given ones
+    // in up to three copies while converted) and the outputs (one matrix
+    // per value, a row of whole words per instance) at a party that learns.
+    let input_bits: usize = own_inputs
         .iter()
         .filter(|(_, v)| matches!(v, OwnValue::Rows(_)))
         .map(|(_, v)| v.bits())
-        .chain((0..circuit.outputs().len()).map(|o| circuit.output_bits(o)))
+        .sum();
+    let learner = learns(net.party(), options.reveal_to) && probe.dealer() != Some(net.party());
+    let output_words: usize = (0..circuit.outputs().len())
+        .filter(|_| learner)
+        .map(|o| circuit.output_bits(o).div_ceil(64))
         .sum();
     crate::check_memory(
         &format!("{} on {instances} instances of this circuit", probe.name()),
-        unit_bytes * units.min(slice) as u128 + io_bits as u128 * 3 * instances as u128 / 8,
+        unit_bytes * units.min(slice) as u128
+            + (input_bits as u128 * 3 / 8 + output_words as u128 * 8) * instances as u128,
     )?;
     // Slices of the batch (in instances), each split among the lanes.
     let slices: Vec<std::ops::Range<usize>> = (0..units.div_ceil(slice))
@@ -1009,7 +1016,6 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     };
     // A party that learns the outputs gets each slice's as its lane
     // finishes it, written into the result at once.
-    let learner = learns(net.party(), options.reveal_to) && probe.dealer() != Some(net.party());
     let sink = learner.then(|| OutputSink::new(circuit, &program, instances));
     let job = Lane {
         circuit,
