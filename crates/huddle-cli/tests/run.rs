@@ -5,7 +5,7 @@
 mod common;
 
 use common::{bin, finish_parties, temp_dir, with_os_ports};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// A 2-bit adder without carry out, with three 2-bit inputs: out = a + b + c mod 4.
@@ -1334,6 +1334,45 @@ fn the_parties_script_runs_every_party_with_random_inputs() {
     assert!(String::from_utf8_lossy(&e.stderr).contains("cannot be used with"));
 }
 
+/// Three parties of `protocol` on `batch` random instances of `circuit`
+/// under `--share-memory 1`: each party's peak memory and JSON report.
+fn sliced_random_run(
+    dir: &Path,
+    protocol: &str,
+    circuit: &Path,
+    batch: u64,
+) -> Vec<(u64, serde_json::Value)> {
+    let cfg = certs(&dir.join("n3"), 3);
+    let outputs = spawn_parties(&cfg, 3, |_| {
+        [
+            "--insecure",
+            "--random",
+            "--protocol",
+            protocol,
+            "--circuit",
+            circuit.to_str().expect("utf8"),
+            "--batch",
+            &batch.to_string(),
+            "--share-memory",
+            "1",
+            "--json",
+        ]
+        .map(String::from)
+        .to_vec()
+    });
+    outputs
+        .into_iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let v = json_of(&o, &format!("party {i}"));
+            let peak = v["peak_memory_bytes"]
+                .as_u64()
+                .expect("peak memory reported");
+            (peak, v)
+        })
+        .collect()
+}
+
 #[test]
 fn random_inputs_of_a_batch_ten_times_the_memory_budget_stay_within_it() {
     // Parties 0 and 1 each own an 8192-bit value: 400,000 random instances
@@ -1352,31 +1391,12 @@ fn random_inputs_of_a_batch_ten_times_the_memory_budget_stay_within_it() {
         ),
     )
     .expect("write");
-    let cfg = certs(&dir.join("n3"), 3);
     let batch = 400_000u64;
     let input_bytes = batch * bits as u64 / 8;
-    let outputs = spawn_parties(&cfg, 3, |_| {
-        [
-            "--insecure",
-            "--random",
-            "--protocol",
-            "trio",
-            "--circuit",
-            circuit.to_str().expect("utf8"),
-            "--batch",
-            &batch.to_string(),
-            "--share-memory",
-            "1",
-            "--json",
-        ]
-        .map(String::from)
-        .to_vec()
-    });
-    for (i, o) in outputs.into_iter().enumerate() {
-        let v = json_of(&o, &format!("party {i}"));
-        let peak = v["peak_memory_bytes"]
-            .as_u64()
-            .expect("peak memory reported");
+    for (i, (peak, v)) in sliced_random_run(&dir, "trio", &circuit, batch)
+        .into_iter()
+        .enumerate()
+    {
         assert!(
             peak < input_bytes / 10,
             "party {i}: peak {peak} bytes for {input_bytes} bytes of inputs"
@@ -1399,31 +1419,12 @@ fn the_outputs_of_a_sliced_batch_are_held_once() {
     }
     let circuit = dir.join("products.txt");
     std::fs::write(&circuit, text).expect("write");
-    let cfg = certs(&dir.join("n3"), 3);
     let batch = 100_000u64;
     let output_bytes = batch * bits as u64 / 8;
-    let outputs = spawn_parties(&cfg, 3, |_| {
-        [
-            "--insecure",
-            "--random",
-            "--protocol",
-            "replicated",
-            "--circuit",
-            circuit.to_str().expect("utf8"),
-            "--batch",
-            &batch.to_string(),
-            "--share-memory",
-            "1",
-            "--json",
-        ]
-        .map(String::from)
-        .to_vec()
-    });
-    for (i, o) in outputs.into_iter().enumerate() {
-        let v = json_of(&o, &format!("party {i}"));
-        let peak = v["peak_memory_bytes"]
-            .as_u64()
-            .expect("peak memory reported");
+    for (i, (peak, v)) in sliced_random_run(&dir, "replicated", &circuit, batch)
+        .into_iter()
+        .enumerate()
+    {
         assert!(
             peak < 2 * output_bytes,
             "party {i}: peak {peak} bytes for {output_bytes} bytes of outputs"

@@ -867,17 +867,9 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         .unwrap_or(probe.conversion_fan_in(instances));
     // An owned circuit goes to the compiler, which drops it once scheduled;
     // from then on only the values' shapes are needed (its interface).
-    let (circuit, interface) = match circuit {
-        std::borrow::Cow::Owned(c) => {
-            let interface = c.interface();
-            (
-                std::borrow::Cow::Owned(c),
-                std::borrow::Cow::Owned(interface),
-            )
-        }
-        std::borrow::Cow::Borrowed(c) => {
-            (std::borrow::Cow::Borrowed(c), std::borrow::Cow::Borrowed(c))
-        }
+    let interface = match &circuit {
+        std::borrow::Cow::Owned(c) => std::borrow::Cow::Owned(c.interface()),
+        std::borrow::Cow::Borrowed(c) => std::borrow::Cow::Borrowed(*c),
     };
     let mut program = Program::compile(
         circuit,
@@ -964,10 +956,13 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         .map(|(_, v)| v.bits())
         .sum();
     let learner = learns(net.party(), options.reveal_to) && probe.dealer() != Some(net.party());
-    let output_words: usize = (0..circuit.outputs().len())
-        .filter(|_| learner)
-        .map(|o| circuit.output_bits(o).div_ceil(64))
-        .sum();
+    let output_words: usize = if learner {
+        (0..circuit.outputs().len())
+            .map(|o| circuit.output_bits(o).div_ceil(64))
+            .sum()
+    } else {
+        0
+    };
     crate::check_memory(
         &format!("{} on {instances} instances of this circuit", probe.name()),
         unit_bytes * units.min(slice) as u128
