@@ -41,3 +41,17 @@ impl Width {
         Width::ALL.into_iter().find(|&w| supports(w))
     }
 }
+
+/// Whether this CPU has AVX2, for kernels compiled twice (baseline and
+/// AVX2) and picked at run time. The standard library caches the answer.
+#[inline(always)]
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}

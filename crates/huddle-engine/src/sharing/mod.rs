@@ -805,10 +805,10 @@ pub fn evaluate<P: Sharing>(
                 ch.set_encoding(program.encoding(layer.domain, arenas.instances));
                 match layer.domain {
                     Domain::Bit => {
-                        protocol.multiply::<Bits>(ch, program, layer, &mut arenas.bits)?
+                        multiply_layer::<P, Bits>(protocol, ch, program, layer, &mut arenas.bits)?
                     }
                     Domain::Ring => with_ring!(program.ring_lanes, R => {
-                        protocol.multiply::<R>(ch, program, layer, &mut arenas.ring)?
+                        multiply_layer::<P, R>(protocol, ch, program, layer, &mut arenas.ring)?
                     }),
                 }
                 done += 1;
@@ -828,6 +828,38 @@ pub fn evaluate<P: Sharing>(
         }
     }
     Ok(())
+}
+
+/// One multiplication layer, where the CPU has AVX2 in a frame compiled for
+/// it: a protocol whose `multiply` and the kernels under it are
+/// `#[inline(always)]` gets 256-bit loops there, while the binary stays
+/// baseline x86-64 (no `target-cpu` needed to run it anywhere).
+#[inline(always)]
+fn multiply_layer<P: Sharing, R: Arith>(
+    protocol: &mut P,
+    ch: &mut Channel,
+    program: &Program,
+    layer: &Layer,
+    s: &mut Shares,
+) -> Result<(), RunError> {
+    #[cfg(target_arch = "x86_64")]
+    if huddle_core::simd::has_avx2() {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { multiply_layer_avx2::<P, R>(protocol, ch, program, layer, s) };
+    }
+    protocol.multiply::<R>(ch, program, layer, s)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn multiply_layer_avx2<P: Sharing, R: Arith>(
+    protocol: &mut P,
+    ch: &mut Channel,
+    program: &Program,
+    layer: &Layer,
+    s: &mut Shares,
+) -> Result<(), RunError> {
+    protocol.multiply::<R>(ch, program, layer, s)
 }
 
 /// Runs one party of the protocol `make` builds for a role (one instance

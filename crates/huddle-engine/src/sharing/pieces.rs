@@ -69,6 +69,7 @@ pub(crate) fn operands(program: &Program, layer: &Layer) -> Operands {
 /// A dot product's bilinear terms for `len` words, summed over its pairs:
 /// `add(a, b, acc)` adds the terms of the pair (a, b) into `acc`, which
 /// starts zeroed (in `buffer`, reused from gate to gate).
+#[inline(always)]
 pub(crate) fn dot_terms<'b, T: Copy + Default>(
     first: (u32, u32),
     more: &[(u32, u32)],
@@ -112,6 +113,7 @@ impl LayerGates {
     }
 
     /// Word i of `piece`'s truncation (0: none) into `out[i]`.
+    #[inline(always)]
     pub fn truncation(&self, piece: Range<usize>, out: &mut [u8; PIECE_WORDS]) {
         let w = self.w.max(1);
         for (i, k) in piece.enumerate() {
@@ -125,6 +127,7 @@ impl LayerGates {
     }
 
     /// The segments of the piece `piece` (a range of the layer's words).
+    #[inline(always)]
     pub fn segments(&self, piece: Range<usize>) -> impl Iterator<Item = Segment<'_>> + '_ {
         let w = self.w.max(1);
         let first = piece.start / w;
@@ -193,6 +196,7 @@ impl LayerDraws {
     }
 
     /// Words `piece` of part `part` into `out` (as long as the piece).
+    #[inline(always)]
     pub fn read(&self, prg: &Prg, part: usize, piece: Range<usize>, out: &mut [u64]) {
         debug_assert!(part < self.parts && piece.end <= self.n);
         let word = (part * self.n + piece.start) as u128;

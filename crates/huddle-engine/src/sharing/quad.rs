@@ -626,6 +626,7 @@ impl Sharing for Quad {
         Ok(())
     }
 
+    #[inline(always)]
     fn multiply<R: Arith>(
         &mut self,
         ch: &mut Channel,
@@ -785,6 +786,7 @@ type Piece = [u64; PIECE_WORDS];
 /// the provisional a0 b0 in the output slots, and into `c` for the views.
 /// A truncating gate's c0 is ab + e, and its output is (ab + e)^t (`tr`:
 /// the piece's truncations, when the layer has any).
+#[inline(always)]
 fn finish_c0<R: Arith>(
     layer: &LayerGates,
     s: &mut Shares,
@@ -832,6 +834,7 @@ fn truncated<R: Arith>(x: u64, mask: u64, f: u8) -> u64 {
 impl Quad {
     /// P0: m0 in preprocessing; its share from m21 and (Quad) m3 or
     /// (Quad-Het) m21 = c0 + w, with m22 for the v3 check.
+    #[inline(always)]
     fn multiply_p0<R: Arith>(
         &mut self,
         ch: &mut Channel,
@@ -947,6 +950,7 @@ impl Quad {
     }
 
     /// P1: m1 to P2, m20 from it; c0 = a0 b0 - m1 - m20 = ab + z0.
+    #[inline(always)]
     fn multiply_p1<R: Arith>(
         &mut self,
         ch: &mut Channel,
@@ -1038,6 +1042,7 @@ impl Quad {
 
     /// P2: m0 from P0, m20 to P1, m1 from it; c0 = ab + z0; then to P0 m21
     /// (Quad: a0 b0 + r123, before the exchange; Quad-Het: c0 + w and m22).
+    #[inline(always)]
     fn multiply_p2<R: Arith>(
         &mut self,
         ch: &mut Channel,
@@ -1167,6 +1172,7 @@ impl Quad {
 
     /// P3: checks m0; Quad: m3 = x0 (y0 - v) - y0 u - w + r123 to P0;
     /// Quad-Het: v3 = x0 (y0 - v) - y0 u - z0 + r123, compared with P0's.
+    #[inline(always)]
     fn multiply_p3<R: Arith>(
         &mut self,
         ch: &mut Channel,

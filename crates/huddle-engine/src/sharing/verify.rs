@@ -113,6 +113,7 @@ impl Views {
     }
 
     /// Adds `words` to view `view` (nothing for a non-member).
+    #[inline(always)]
     pub fn absorb(&mut self, view: usize, words: &[u64]) {
         #[cfg(target_endian = "little")]
         if self.encoding.whole_words() {
@@ -127,6 +128,7 @@ impl Views {
     }
 
     /// Adds the words `f(0..n)` to view `view`.
+    #[inline(always)]
     pub fn absorb_with(&mut self, view: usize, n: usize, f: impl Fn(usize) -> u64) {
         let Some(v) = self.views[view].as_mut() else {
             return;
@@ -239,7 +241,7 @@ const CHUNK_WORDS: usize = 2048;
 
 /// Hashes the words `f(0..n)` as they travel, the first at place `at` of
 /// its message.
-#[inline]
+#[inline(always)]
 fn hash_words(
     hasher: &mut Sha256,
     buf: &mut Vec<u8>,

@@ -95,7 +95,7 @@ impl Encoding {
 
     /// Appends the words `f(k)` for k in `range` (positions in a message
     /// that starts at 0) as they travel.
-    #[inline]
+    #[inline(always)]
     pub fn encode_with(
         &self,
         range: std::ops::Range<usize>,
