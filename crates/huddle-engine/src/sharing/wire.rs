@@ -103,10 +103,10 @@ impl Encoding {
         out: &mut Vec<u8>,
     ) {
         match (self.uniform(), self.lanes, self.bytes) {
-            (true, 1, 4) => out.extend(range.flat_map(|k| (f(k) as u32).to_le_bytes())),
-            (true, 1, 2) => out.extend(range.flat_map(|k| (f(k) as u16).to_le_bytes())),
-            (true, 1, 1) => out.extend(range.map(|k| f(k) as u8)),
-            (true, ..) => out.extend(range.flat_map(|k| f(k).to_le_bytes())),
+            (true, 1, 4) => put(out, range, |k| (f(k) as u32).to_le_bytes()),
+            (true, 1, 2) => put(out, range, |k| (f(k) as u16).to_le_bytes()),
+            (true, 1, 1) => put(out, range, |k| [f(k) as u8]),
+            (true, ..) => put(out, range, |k| f(k).to_le_bytes()),
             (false, ..) => {
                 for k in range {
                     out.extend_from_slice(&f(k).to_le_bytes()[..self.word_len(k)]);
@@ -286,6 +286,21 @@ pub(crate) fn as_bytes(words: &[u64]) -> &[u8] {
 fn as_bytes_mut(words: &mut [u64]) -> &mut [u8] {
     // SAFETY: as in `as_bytes`; every byte pattern is a valid u64.
     unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 8) }
+}
+
+/// Appends `f(k)` for every k of `range`, `B` bytes each, as fixed-size
+/// stores (an iterator of bytes would push them one at a time).
+#[inline(always)]
+fn put<const B: usize>(
+    out: &mut Vec<u8>,
+    range: std::ops::Range<usize>,
+    f: impl Fn(usize) -> [u8; B],
+) {
+    let start = out.len();
+    out.resize(start + range.len() * B, 0);
+    for (dst, k) in out[start..].chunks_exact_mut(B).zip(range) {
+        dst.copy_from_slice(&f(k));
+    }
 }
 
 #[cfg(test)]
