@@ -28,6 +28,7 @@ impl Variant for AstraVariant {
     const NATIVE_DOT: bool = true;
     const FUSED_TRUNCATION: bool = true;
 
+    #[inline(always)]
     fn multiply<R: Arith>(
         core: &mut Core,
         ch: &mut Channel,
@@ -144,6 +145,7 @@ impl Variant for AstraVariant {
 
 /// P1 and P2: m_z = m_z1 + m_z2 (shifted for a truncating gate), and their
 /// lambda_z as the second component.
+#[inline(always)]
 fn finish<R: Arith>(layer: &Layer, mask: u64, s: &mut Shares, a: &[u64], b: &[u64], lz: &[u64]) {
     let w = s.w;
     for (gi, g) in layer.gates.iter().enumerate() {

@@ -630,6 +630,7 @@ impl Sharing for FantasticFour {
         Ok(())
     }
 
+    #[inline(always)]
     fn multiply<R: Arith>(
         &mut self,
         ch: &mut Channel,

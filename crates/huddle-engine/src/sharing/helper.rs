@@ -115,6 +115,7 @@ impl Core {
     }
 
     /// At P0: sends a preprocessing message (counted as offline traffic).
+    #[inline(always)]
     pub fn send_offline(
         &mut self,
         ch: &mut Channel,
@@ -126,6 +127,7 @@ impl Core {
 
     /// At P1/P2: the next preprocessing message from P0 of `count` words,
     /// received ahead in separate mode or now.
+    #[inline(always)]
     pub fn recv_offline(
         &mut self,
         ch: &mut Channel,
@@ -504,6 +506,7 @@ impl<V: Variant> Sharing for Helper<V> {
         Ok(())
     }
 
+    #[inline(always)]
     fn multiply<R: Arith>(
         &mut self,
         ch: &mut Channel,

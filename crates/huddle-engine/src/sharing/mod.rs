@@ -352,6 +352,7 @@ impl Shares {
         self.slots
     }
 
+    #[inline(always)]
     pub fn get(&self, component: usize, slot: u32) -> &[u64] {
         &self.c[component][slot as usize * self.w..][..self.w]
     }
@@ -379,7 +380,7 @@ impl Shares {
     }
 
     /// Writes both components of `slot`, word j from `f(j)`.
-    #[inline]
+    #[inline(always)]
     pub fn write(&mut self, slot: u32, f: impl Fn(usize) -> (u64, u64)) {
         let at = slot as usize * self.w;
         let [c0, c1, _] = &mut self.c;
@@ -390,7 +391,7 @@ impl Shares {
     }
 
     /// Writes the three components of `slot`, word j from `f(j)`.
-    #[inline]
+    #[inline(always)]
     pub fn write3(&mut self, slot: u32, f: impl Fn(usize) -> (u64, u64, u64)) {
         let (at, w) = (slot as usize * self.w, self.w);
         let [c0, c1, c2] = &mut self.c;

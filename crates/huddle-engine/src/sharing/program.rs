@@ -578,6 +578,7 @@ impl Program {
     }
 
     /// The operand pairs of a 2-input product or a dot product.
+    #[inline(always)]
     pub fn pairs<'a>(&'a self, g: &MulGate) -> impl Iterator<Item = (u32, u32)> + 'a {
         let ops = self.operands(g);
         let l = if g.dot { ops.len() / 2 } else { 1 };

@@ -70,6 +70,7 @@ impl Replicated {
     /// sends r0 + e, P1 its r1 as for a plain gate), P2 sends P1 c + p with
     /// c = u^t, and the output is c - e^t. `draws`: alpha's second draw, e
     /// (at P0, P1) and p (at P0, P2).
+    #[inline(always)]
     fn multiply_truncating<R: Arith>(
         &mut self,
         ch: &mut Channel,
@@ -268,6 +269,7 @@ impl Sharing for Replicated {
 
     /// r_i = 3^-1 (a_i b_i - x_i y_i + alpha_i) to P_{i+1}; with r_{i-1}
     /// received, the product share is (r_{i-1} - r_i, -2 r_{i-1} - r_i).
+    #[inline(always)]
     fn multiply<R: Arith>(
         &mut self,
         ch: &mut Channel,

@@ -273,6 +273,7 @@ impl Tetrad {
 
     /// One layer's multiplications (`DOT`: see [`each_word`]; `trunc`: the
     /// layer's truncations, when it has any).
+    #[inline(always)]
     fn multiply_layer<R: Arith, const DOT: bool>(
         &mut self,
         ch: &mut Channel,
@@ -701,6 +702,7 @@ impl Sharing for Tetrad {
         Ok(())
     }
 
+    #[inline(always)]
     fn multiply<R: Arith>(
         &mut self,
         ch: &mut Channel,

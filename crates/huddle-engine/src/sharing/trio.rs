@@ -36,6 +36,7 @@ impl Variant for TrioVariant {
     const NATIVE_DOT: bool = true;
     const FUSED_TRUNCATION: bool = true;
 
+    #[inline(always)]
     fn multiply<R: Arith>(
         core: &mut Core,
         ch: &mut Channel,
