@@ -929,6 +929,7 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             "bytes": links_json(&accounting), "seconds": seconds_json(&accounting),
             "wall_seconds": seconds,
             "gates_per_second": (circuit.gates().len() * batch) as f64 / seconds,
+            "vector_kernels": huddle_core::simd::kernels(),
             "checked": args.check,
         });
         println!(
@@ -1216,6 +1217,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             "peak_memory_bytes": peak_memory_bytes(),
             "threads": request.options().threads,
             "split_roles": request.options().split_roles,
+            "vector_kernels": huddle_core::simd::kernels(),
             "checked": args.check});
         println!(
             "{}",

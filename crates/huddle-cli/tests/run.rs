@@ -287,6 +287,74 @@ fn arithmetic_circuits_run_under_every_protocol() {
     }
 }
 
+/// The engine's loops are compiled twice, for AVX2 and for baseline x86-64,
+/// and picked at run time; `HUDDLE_NO_AVX2` picks the baseline. Both builds
+/// of every secret-sharing protocol agree with the plaintext evaluator
+/// (`--check` over every instance) on a Boolean and a ring circuit, and the
+/// report names the build that ran.
+#[test]
+fn both_builds_of_the_kernels_compute_what_the_plaintext_evaluator_does() {
+    use huddle_circuit::random::{random_circuit, RandomCircuitSpec};
+    use huddle_core::{Prg, RingWidth};
+    let dir = temp_dir("kernels");
+    let aes = dir.join("aes.txt");
+    let o = run(&["circuit", "gen", "aes128-expanded", "--fanin", "2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::write(&aes, &o.stdout).expect("write aes");
+    let ring = random_circuit(
+        &RandomCircuitSpec::arithmetic(RingWidth::W32, &[2, 2, 1], 80, 5),
+        &mut Prg::from_seed([11; 16]),
+    );
+    let ring_path = dir.join("ring32.txt");
+    let mut text = Vec::new();
+    huddle_circuit::write_circuit(&ring, &mut text).expect("write");
+    std::fs::write(&ring_path, text).expect("write ring");
+    #[cfg(target_arch = "x86_64")]
+    let cpu_avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let cpu_avx2 = false;
+    let protocols = [
+        "replicated",
+        "astra",
+        "trio",
+        "mfi3",
+        "quad",
+        "quad-het",
+        "fantastic4",
+        "tetrad",
+    ];
+    for circuit in [&aes, &ring_path] {
+        for protocol in protocols {
+            for baseline in [false, true] {
+                let o = Command::new(bin())
+                    .env("HUDDLE_NO_AVX2", if baseline { "1" } else { "" })
+                    .args([
+                        "local",
+                        "--protocol",
+                        protocol,
+                        "--circuit",
+                        circuit.to_str().expect("utf8"),
+                        "--batch",
+                        "200",
+                        "--check",
+                        "--json",
+                    ])
+                    .output()
+                    .expect("run huddle");
+                let what = format!("{protocol} on {} (baseline {baseline})", circuit.display());
+                let v = json_of(&o, &what);
+                assert_eq!(v["checked"], true, "{what}");
+                let build = if cpu_avx2 && !baseline {
+                    "avx2"
+                } else {
+                    "baseline"
+                };
+                assert_eq!(v["vector_kernels"], build, "{what}");
+            }
+        }
+    }
+}
+
 #[test]
 fn local_refuses_bad_requests_before_communicating() {
     let dir = temp_dir("bad");

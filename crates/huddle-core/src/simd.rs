@@ -42,10 +42,30 @@ impl Width {
     }
 }
 
-/// Whether this CPU has AVX2, for kernels compiled twice (baseline and
-/// AVX2) and picked at run time. The standard library caches the answer.
-#[inline(always)]
+/// Whether the kernels compiled twice (baseline x86-64 and AVX2, picked at
+/// run time) run their AVX2 build: the CPU has AVX2 and `HUDDLE_NO_AVX2` is
+/// unset (set, it selects the baseline build: tests run both, and a user can
+/// compare them). Decided once per process.
+#[inline]
 pub fn has_avx2() -> bool {
+    static USE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *USE.get_or_init(|| {
+        let off = std::env::var_os("HUDDLE_NO_AVX2").is_some_and(|v| !v.is_empty() && v != "0");
+        cpu_has_avx2() && !off
+    })
+}
+
+/// The build of the twice-compiled kernels this process runs ("avx2" or
+/// "baseline"), as run reports name it.
+pub fn kernels() -> &'static str {
+    if has_avx2() {
+        "avx2"
+    } else {
+        "baseline"
+    }
+}
+
+fn cpu_has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2")

@@ -424,7 +424,7 @@ impl Shares {
     fn apply_linear<R: Arith>(&mut self, steps: &[Linear], pool: &[u32], rule: ConstantRule) {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if huddle_core::simd::has_avx2() {
                 // SAFETY: the CPU supports AVX2, checked just above.
                 unsafe { self.apply_linear_avx2::<R>(steps, pool, rule) };
                 return;
