@@ -289,7 +289,7 @@ fn arithmetic_circuits_run_under_every_protocol() {
 
 /// The engine's loops are compiled twice, for AVX2 and for baseline x86-64,
 /// and picked at run time; `HUDDLE_NO_AVX2` picks the baseline. Both builds
-/// of every secret-sharing protocol agree with the plaintext evaluator
+/// of every protocol of the secret-sharing engine agree with the plaintext evaluator
 /// (`--check` over every instance) on a Boolean and a ring circuit, and the
 /// report names the build that ran.
 #[test]
@@ -313,18 +313,14 @@ fn both_builds_of_the_kernels_compute_what_the_plaintext_evaluator_does() {
     let cpu_avx2 = std::arch::is_x86_feature_detected!("avx2");
     #[cfg(not(target_arch = "x86_64"))]
     let cpu_avx2 = false;
-    let protocols = [
-        "replicated",
-        "astra",
-        "trio",
-        "mfi3",
-        "quad",
-        "quad-het",
-        "fantastic4",
-        "tetrad",
-    ];
+    let protocols = huddle_engine::Protocol::ALL.into_iter().filter(|p| {
+        matches!(
+            p.descriptor().family,
+            huddle_engine::protocol::Family::Sharing
+        )
+    });
     for circuit in [&aes, &ring_path] {
-        for protocol in protocols {
+        for protocol in protocols.clone().map(|p| p.name()) {
             for baseline in [false, true] {
                 let o = Command::new(bin())
                     .env("HUDDLE_NO_AVX2", if baseline { "1" } else { "" })
