@@ -575,7 +575,7 @@ impl PlainEvaluator {
 fn run(p: &Program, w: usize, bits: &mut [u64], ring: &mut [u64]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if huddle_core::simd::has_avx2() {
             // SAFETY: the CPU supports AVX2, checked just above.
             unsafe { run_avx2(p, w, bits, ring) };
             return;

@@ -506,16 +506,8 @@ fn ttp(
 ) -> Result<(), String> {
     let mut report = serde_json::Map::new();
     let mut lines = Vec::new();
-    let avx2 = cfg!(target_arch = "x86_64") && {
-        #[cfg(target_arch = "x86_64")]
-        {
-            std::arch::is_x86_feature_detected!("avx2")
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
-    };
+    // Which build of the evaluator's kernel the timings are of.
+    let avx2 = huddle_core::simd::has_avx2();
     report.insert("avx2".into(), json!(avx2));
 
     // 1. AND-only layers.
