@@ -376,7 +376,10 @@ fn dial(
             ))
         })?
         .collect();
-    let mut backoff = Duration::from_millis(5);
+    // Parties start at about the same time, so a refused dial usually means
+    // the peer is still reading its circuit: retry soon (1 ms, doubling), as
+    // every millisecond waited past its listening delays the whole run.
+    let mut backoff = Duration::from_millis(1);
     let mut attempt = 0u32;
     let socket = loop {
         let mut last = String::from("no address");
