@@ -309,10 +309,7 @@ fn both_builds_of_the_kernels_compute_what_the_plaintext_evaluator_does() {
     let mut text = Vec::new();
     huddle_circuit::write_circuit(&ring, &mut text).expect("write");
     std::fs::write(&ring_path, text).expect("write ring");
-    #[cfg(target_arch = "x86_64")]
-    let cpu_avx2 = std::arch::is_x86_feature_detected!("avx2");
-    #[cfg(not(target_arch = "x86_64"))]
-    let cpu_avx2 = false;
+    let cpu_avx2 = huddle_core::simd::cpu_has_avx2();
     let protocols = huddle_engine::Protocol::ALL.into_iter().filter(|p| {
         matches!(
             p.descriptor().family,

@@ -65,7 +65,9 @@ pub fn kernels() -> &'static str {
     }
 }
 
-fn cpu_has_avx2() -> bool {
+/// Whether this CPU has AVX2, whatever `HUDDLE_NO_AVX2` says (which build
+/// [`has_avx2`] can pick at all).
+pub fn cpu_has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2")
