@@ -77,8 +77,8 @@ pub use accounting::{Accounting, LinkStats, Phase};
 pub use config::{NetworkConfig, PartyConfig};
 pub use connect::{connect, local_networks, ConnectOptions, Handshake, Transport};
 pub use network::{
-    memory_networks, message_buffer, LinkLimits, NetError, Network, Received, Transcript,
-    STAMP_BYTES,
+    memory_networks, message_buffer, scratch_message, LinkLimits, NetError, Network, Received,
+    Transcript, STAMP_BYTES,
 };
 pub use pool::recycle as recycle_buffer;
 pub use profile::{LinkShape, NetProfile};

@@ -455,6 +455,14 @@ pub fn message_buffer(len: usize) -> Vec<u8> {
     crate::pool::take(len + STAMP_BYTES).unwrap_or_else(|| Vec::with_capacity(len + STAMP_BYTES))
 }
 
+/// A message of `len` bytes to be overwritten whole and sent as it is (no
+/// copy into a message buffer), with room for the trailer. Its bytes are
+/// unspecified: a past message buffer's, which may be any message this
+/// process sent or received, so every byte must be written before sending.
+pub fn scratch_message(len: usize) -> Vec<u8> {
+    crate::pool::scratch(len, len + STAMP_BYTES)
+}
+
 /// One party's view of the network.
 pub struct Network {
     pub(crate) me: PartyId,

@@ -33,6 +33,8 @@ impl Pool {
         }
     }
 
+    /// The smallest kept buffer with room for `capacity` bytes, with the
+    /// bytes of the message it last held (its length says how many).
     fn take(&mut self, capacity: usize) -> Option<Vec<u8>> {
         if capacity < SMALLEST_KEPT {
             return None;
@@ -49,7 +51,7 @@ impl Pool {
         Some(buffer)
     }
 
-    fn put(&mut self, mut buffer: Vec<u8>) {
+    fn put(&mut self, buffer: Vec<u8>) {
         let capacity = buffer.capacity();
         if capacity < SMALLEST_KEPT
             || self.buffers.len() >= KEEP_BUFFERS
@@ -57,7 +59,8 @@ impl Pool {
         {
             return;
         }
-        buffer.clear();
+        // Kept with its contents: a buffer to be overwritten whole (see
+        // `scratch`) needs no zeroing of the bytes it already holds.
         self.bytes += capacity;
         self.buffers.push(buffer);
     }
@@ -68,7 +71,29 @@ static POOL: Mutex<Pool> = Mutex::new(Pool::new());
 /// An empty buffer with room for at least `capacity` bytes, if the pool has
 /// one (the smallest that fits).
 pub(crate) fn take(capacity: usize) -> Option<Vec<u8>> {
-    POOL.lock().ok()?.take(capacity)
+    let mut buffer = POOL.lock().ok()?.take(capacity)?;
+    buffer.clear();
+    Some(buffer)
+}
+
+/// A buffer of `len` bytes with room for `capacity`, for the caller to
+/// overwrite whole: a kept one holds bytes of this process's earlier
+/// messages (only what it lacks up to `len` is zeroed), else fresh zeros.
+pub(crate) fn scratch(len: usize, capacity: usize) -> Vec<u8> {
+    let capacity = capacity.max(len);
+    let buffer = POOL
+        .lock()
+        .ok()
+        .and_then(|mut pool| pool.take(capacity))
+        .unwrap_or_else(|| Vec::with_capacity(capacity));
+    to_length(buffer, len)
+}
+
+/// `buffer` cut or grown to `len` bytes; only the growth is zeroed.
+fn to_length(mut buffer: Vec<u8>, len: usize) -> Vec<u8> {
+    buffer.truncate(len);
+    buffer.resize(len, 0);
+    buffer
 }
 
 /// Gives a message buffer back for later messages (contents are discarded).
@@ -93,9 +118,9 @@ mod tests {
             at.push(b.as_ptr());
             pool.put(b);
         }
-        // The smallest that fits, emptied.
+        // The smallest that fits, with the bytes it held.
         let b = pool.take(SMALLEST_KEPT + 1).expect("a kept buffer");
-        assert_eq!((b.as_ptr(), b.len()), (at[1], 0));
+        assert_eq!((b.as_ptr(), &b[..]), (at[1], &[7u8; 100][..]));
         assert!(pool.take(3 * SMALLEST_KEPT + 1).is_none());
         assert_eq!(
             pool.take(3 * SMALLEST_KEPT).map(|b| b.as_ptr()),
@@ -113,5 +138,19 @@ mod tests {
         pool.put(Vec::with_capacity(KEEP_BYTES)); // never touched: no memory used
         pool.put(Vec::with_capacity(SMALLEST_KEPT));
         assert_eq!((pool.buffers.len(), pool.bytes), (1, KEEP_BYTES));
+    }
+
+    #[test]
+    fn a_scratch_buffer_keeps_what_it_held_and_zeroes_only_its_growth() {
+        let held = vec![7u8; 100];
+        let at = held.as_ptr();
+        let cut = to_length(held, 60);
+        assert_eq!((cut.as_ptr(), &cut[..]), (at, &[7u8; 60][..]));
+        let grown = to_length(cut, 80);
+        assert_eq!(&grown[..60], &[7u8; 60][..]);
+        assert_eq!(&grown[60..], &[0u8; 20][..]);
+        let fresh = scratch(10, 17);
+        assert_eq!(fresh.len(), 10);
+        assert!(fresh.capacity() >= 17);
     }
 }

@@ -125,6 +125,18 @@ impl Core {
         ch.send_in(Phase::Offline, to, words)
     }
 
+    /// [`send_offline`](Self::send_offline) of a message given up to the
+    /// transport (see [`Channel::send_message`]).
+    #[inline(always)]
+    pub fn send_offline_message(
+        &mut self,
+        ch: &mut Channel,
+        to: PartyId,
+        m: super::wire::Words,
+    ) -> Result<(), RunError> {
+        ch.in_phase(Phase::Offline, |ch| ch.send_message(to, m))
+    }
+
     /// At P1/P2: the next preprocessing message from P0 of `count` words,
     /// received ahead in separate mode or now.
     #[inline(always)]

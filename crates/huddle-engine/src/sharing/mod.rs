@@ -189,11 +189,61 @@ impl<'a> Channel<'a> {
         to: PartyId,
         words: &[u64],
     ) -> Result<(), RunError> {
+        self.in_phase(phase, |ch| ch.send_tagged(tag, to, words))
+    }
+
+    /// A message of `n` words with unspecified contents (the bytes of past
+    /// messages), for the caller to overwrite whole and then send with
+    /// [`send_message`](Self::send_message): where words travel as they lie
+    /// in memory it is the very buffer that goes out, so sending copies
+    /// nothing (a round's messages are megabytes).
+    pub fn message(&mut self, n: usize) -> wire::Words {
+        if n > 0 && self.encoding.whole_words() {
+            match wire::Words::in_place(huddle_net::scratch_message(n * 8)) {
+                Ok(words) => return words,
+                Err(bytes) => huddle_net::recycle_buffer(bytes),
+            }
+        }
+        self.buffer(n).into()
+    }
+
+    /// Sends `m` (from [`message`](Self::message), or a received message
+    /// overwritten whole) and gives up its memory: a message whose bytes are
+    /// its words goes to the transport as it is.
+    pub fn send_message(&mut self, to: PartyId, m: wire::Words) -> Result<(), RunError> {
+        match m.into_buffer() {
+            Err(bytes) => Ok(self.net.send(to, bytes)?),
+            Ok(words) => {
+                let sent = self.send(to, &words);
+                self.recycle(words);
+                sent
+            }
+        }
+    }
+
+    /// [`send_message`](Self::send_message) of the message type `tag` (a
+    /// corrupted party's fault applies, as in [`send_tagged`](Self::send_tagged)).
+    pub fn send_message_tagged(
+        &mut self,
+        tag: usize,
+        to: PartyId,
+        m: wire::Words,
+    ) -> Result<(), RunError> {
+        if self.fault.is_none() {
+            return self.send_message(to, m);
+        }
+        let sent = self.send_tagged(tag, to, &m);
+        self.recycle(m);
+        sent
+    }
+
+    /// Runs `f` with traffic counted under `phase`, then returns to the current phase.
+    pub fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> T {
         let now = self.net.phase();
         self.net.set_phase(phase);
-        let sent = self.send_tagged(tag, to, words);
+        let out = f(self);
         self.net.set_phase(now);
-        sent
+        out
     }
 
     /// A buffer of `n` words with unspecified contents, for the caller to overwrite.
@@ -261,14 +311,7 @@ impl<'a> Channel<'a> {
 
     /// Sends `words` under `phase`, then returns to the current phase.
     pub fn send_in(&mut self, phase: Phase, to: PartyId, words: &[u64]) -> Result<(), RunError> {
-        let now = self.net.phase();
-        if now == phase {
-            return self.send(to, words);
-        }
-        self.net.set_phase(phase);
-        let sent = self.send(to, words);
-        self.net.set_phase(now);
-        sent
+        self.in_phase(phase, |ch| ch.send(to, words))
     }
 
     /// Receives exactly `count` words (where they arrived, if they travel

@@ -785,27 +785,41 @@ type Piece = [u64; PIECE_WORDS];
 /// At P1 and P2, after the exchange: c0 = a0 b0 - m1 - m20 = ab + z0 over
 /// the provisional a0 b0 in the output slots, and into `c` for the views.
 /// A truncating gate's c0 is ab + e, and its output is (ab + e)^t (`tr`:
-/// the piece's truncations, when the layer has any).
+/// the piece's truncations, when the layer has any). `sent` is this party's
+/// own message (m1 or m20) where the outputs still hold a0 b0; a plain
+/// layer's outputs hold a0 b0 minus it already (the message was sent
+/// without a copy), and `sent` is None.
 #[inline(always)]
 fn finish_c0<R: Arith>(
     layer: &LayerGates,
     s: &mut Shares,
     piece: Range<usize>,
-    m1: &[u64],
-    m20: &[u64],
+    sent: Option<&[u64]>,
+    got: &[u64],
     c: &mut Piece,
     tr: Option<&[u8; PIECE_WORDS]>,
 ) {
-    let (m1, m20) = (&m1[piece.clone()], &m20[piece.clone()]);
-    match tr {
-        None => layer.update_outputs(s, piece, |i, a0b0, own| {
-            c[i] = R::sub(R::sub(a0b0, m1[i]), m20[i]);
+    let got = &got[piece.clone()];
+    match (tr, sent) {
+        (None, None) => layer.update_outputs(s, piece, |i, partial, own| {
+            c[i] = R::sub(partial, got[i]);
             (c[i], own)
         }),
-        Some(tr) => layer.update_outputs(s, piece, |i, a0b0, own| {
-            c[i] = R::sub(R::sub(a0b0, m1[i]), m20[i]);
-            (truncated::<R>(c[i], layer.mask, tr[i]), own)
-        }),
+        (None, Some(sent)) => {
+            let sent = &sent[piece.clone()];
+            layer.update_outputs(s, piece, |i, a0b0, own| {
+                c[i] = R::sub(R::sub(a0b0, sent[i]), got[i]);
+                (c[i], own)
+            })
+        }
+        (Some(tr), sent) => {
+            let sent = sent.map(|m| &m[piece.clone()]);
+            layer.update_outputs(s, piece, |i, a0b0, own| {
+                let partial = sent.map_or(a0b0, |m| R::sub(a0b0, m[i]));
+                c[i] = R::sub(partial, got[i]);
+                (truncated::<R>(c[i], layer.mask, tr[i]), own)
+            })
+        }
     }
 }
 
@@ -844,7 +858,7 @@ impl Quad {
         let n = layer.words();
         let (k013, k023) = (key(&self.keys, Key::K013), key(&self.keys, Key::K023));
         let (d013, d023) = (LayerDraws::new(k013, n, 2), LayerDraws::new(k023, n, 1));
-        let mut m0 = ch.buffer(n);
+        let mut m0 = ch.message(n);
         let (mut z0, mut z2, mut r): (Piece, Piece, Piece) =
             ([0; PIECE_WORDS], [0; PIECE_WORDS], [0; PIECE_WORDS]);
         let mut tr = [0u8; PIECE_WORDS];
@@ -881,8 +895,7 @@ impl Quad {
         }
         d013.finish(key_mut(&mut self.keys, Key::K013));
         d023.finish(key_mut(&mut self.keys, Key::K023));
-        ch.send_tagged_in(Phase::Offline, msg::M0, 2, &m0)?;
-        ch.recycle(m0);
+        ch.in_phase(Phase::Offline, |ch| ch.send_message_tagged(msg::M0, 2, m0))?;
         let views = self.views.as_mut().expect("setup runs first");
         let mut own: Piece = [0; PIECE_WORDS]; // v3 (Quad-Het) or cw (Quad)
         if self.het {
@@ -961,7 +974,10 @@ impl Quad {
         let (k013, k123) = (key(&self.keys, Key::K013), key(&self.keys, Key::K123));
         let (d013, d123) = (LayerDraws::new(k013, n, 2), LayerDraws::new(k123, n, 2));
         let views = self.views.as_mut().expect("setup runs first");
-        let mut m1 = ch.buffer(n);
+        // A plain Quad layer reads m1 only as a0 b0 - m1, which the
+        // outputs keep until m20 arrives: m1 is sent without a copy.
+        let plain = !het && !layer.truncates;
+        let mut m1 = ch.message(n);
         let (mut z1, mut r, mut c): (Piece, Piece, Piece) =
             ([0; PIECE_WORDS], [0; PIECE_WORDS], [0; PIECE_WORDS]);
         for piece in pieces(n) {
@@ -972,14 +988,22 @@ impl Quad {
                 m1[i] = R::add(p.cross, r[i]);
                 c[i] = p.first;
             });
-            if !het && !layer.truncates {
+            if plain {
                 // Quad's m21 = a0 b0 + r123, as P2 sends it to P0.
                 d123.read(k123, 1, piece.clone(), &mut r);
                 views.absorb_with(V_M21, piece.len(), |i| R::add(c[i], r[i]));
+                layer.update_outputs(s, piece, |i, _, _| (R::sub(c[i], m1[i]), z1[i]));
+            } else {
+                layer.update_outputs(s, piece, |i, _, _| (c[i], z1[i]));
             }
-            layer.update_outputs(s, piece, |i, _, _| (c[i], z1[i]));
         }
-        ch.send_tagged(msg::M1, 2, &m1)?;
+        let m1 = if plain {
+            ch.send_message_tagged(msg::M1, 2, m1)?;
+            None
+        } else {
+            ch.send_tagged(msg::M1, 2, &m1)?;
+            Some(m1)
+        };
         let m20 = ch.recv(2, n)?;
         let mut wm: Piece = [0; PIECE_WORDS];
         let mut tr = [0u8; PIECE_WORDS];
@@ -989,8 +1013,14 @@ impl Quad {
                 layer.truncation(piece.clone(), &mut tr);
             }
             let trunc = layer.truncates.then_some(&tr);
-            finish_c0::<R>(layer, s, piece.clone(), &m1, &m20, &mut c, trunc);
+            finish_c0::<R>(layer, s, piece.clone(), m1.as_deref(), &m20, &mut c, trunc);
             d123.read(k123, 0, piece.clone(), &mut wm);
+            if plain {
+                // Quad: the product ab + z0 + w.
+                views.absorb_with(V_PRODUCT, piece.len(), |i| R::add(c[i], wm[i]));
+                continue;
+            }
+            let m1 = m1.as_deref().expect("kept where the layer is not plain");
             let (m1p, m20p) = (&m1[piece.clone()], &m20[piece.clone()]);
             if het {
                 // m21 = c0 + w ((ab + e)^t + w if truncating), as P2 sends it to P0.
@@ -1001,7 +1031,7 @@ impl Quad {
                 } else {
                     views.absorb_with(V_M21, piece.len(), |i| R::add(c[i], wm[i]));
                 }
-            } else if layer.truncates {
+            } else {
                 // m21, sent after the exchange: a0 b0 + r123 = c0 + m1 +
                 // m20 + r123, or (ab + e)^t + w; the product check: ab +
                 // z0 + w, or m1 + m20 + r123.
@@ -1020,12 +1050,9 @@ impl Quad {
                         R::add(c[i], wm[i])
                     }
                 });
-            } else {
-                // Quad: the product ab + z0 + w.
-                views.absorb_with(V_PRODUCT, piece.len(), |i| R::add(c[i], wm[i]));
             }
         }
-        if het {
+        if let (true, Some(m1)) = (het, m1.as_deref()) {
             // m22 = m1 + m20 + r123, as P2 sends it to P0 after all of m21.
             for piece in pieces(n) {
                 d123.read(k123, 1, piece.clone(), &mut r);
@@ -1035,7 +1062,9 @@ impl Quad {
         }
         d013.finish(key_mut(&mut self.keys, Key::K013));
         d123.finish(key_mut(&mut self.keys, Key::K123));
-        ch.recycle(m1);
+        if let Some(m1) = m1 {
+            ch.recycle(m1);
+        }
         ch.recycle(m20);
         Ok(())
     }
@@ -1056,8 +1085,10 @@ impl Quad {
         let mut m20 = ch.recv(0, n)?; // m0, then m20
                                       // Plain Quad sends m21 = a0 b0 + r123 before the exchange, after it
                                       // when the layer truncates (its m21 needs (ab + e)^t).
+                                      // A plain Quad layer (`early`) reads m20 only as a0 b0 - m20, which
+                                      // the outputs keep until m1 arrives: m20 goes out without a copy.
         let early = !het && !layer.truncates;
-        let mut m21 = ch.buffer(if early { n } else { 0 });
+        let mut m21 = ch.message(if early { n } else { 0 });
         let (mut z2, mut r, mut c, mut own): (Piece, Piece, Piece, Piece) = (
             [0; PIECE_WORDS],
             [0; PIECE_WORDS],
@@ -1097,27 +1128,37 @@ impl Quad {
                 for (i, m) in m21[piece.clone()].iter_mut().enumerate() {
                     *m = R::add(c[i], r[i]);
                 }
+                layer.update_outputs(s, piece, |i, _, _| (R::sub(c[i], m20[i]), own[i]));
+            } else {
+                layer.update_outputs(s, piece, |i, _, _| (c[i], own[i]));
             }
-            layer.update_outputs(s, piece, |i, _, _| (c[i], own[i]));
         }
-        ch.send_tagged(msg::M20, 1, &m20)?;
-        if early {
-            ch.send_tagged(msg::M21, 0, &m21)?;
-        }
+        let m20 = if early {
+            ch.send_message_tagged(msg::M20, 1, m20)?;
+            ch.send_message_tagged(msg::M21, 0, m21)?;
+            None
+        } else {
+            ch.send_tagged(msg::M20, 1, &m20)?;
+            ch.recycle(m21);
+            Some(m20)
+        };
         let m1 = ch.recv(1, n)?;
-        let mut m22 = ch.buffer(if het { n } else { 0 });
-        if !early {
-            m21 = ch.buffer(n);
-        }
+        let mut m22 = ch.message(if het { n } else { 0 });
+        let mut m21 = ch.message(if early { 0 } else { n });
         let mut wm: Piece = [0; PIECE_WORDS];
         for piece in pieces(n) {
             if layer.truncates {
                 layer.truncation(piece.clone(), &mut tr);
             }
             let trunc = layer.truncates.then_some(&tr);
-            finish_c0::<R>(layer, s, piece.clone(), &m1, &m20, &mut c, trunc);
-            let (m1, m20p) = (&m1[piece.clone()], &m20[piece.clone()]);
+            finish_c0::<R>(layer, s, piece.clone(), m20.as_deref(), &m1, &mut c, trunc);
             d123.read(k123, 0, piece.clone(), &mut wm);
+            if early {
+                views.absorb_with(V_PRODUCT, piece.len(), |i| R::add(c[i], wm[i]));
+                continue;
+            }
+            let m20 = m20.as_deref().expect("kept where the layer is not plain");
+            let (m1, m20p) = (&m1[piece.clone()], &m20[piece.clone()]);
             if het {
                 // m21 = c0 + w ((ab + e)^t + w) and m22 = m1 + m20 + r123.
                 d123.read(k123, 1, piece.clone(), &mut r);
@@ -1151,21 +1192,23 @@ impl Quad {
                     }
                 }
                 views.absorb(V_PRODUCT, &own[..piece.len()]);
-            } else {
-                views.absorb_with(V_PRODUCT, piece.len(), |i| R::add(c[i], wm[i]));
             }
         }
         d023.finish(key_mut(&mut self.keys, Key::K023));
         d123.finish(key_mut(&mut self.keys, Key::K123));
-        if !early {
-            ch.send_tagged(msg::M21, 0, &m21)?;
+        if early {
+            ch.recycle(m21);
+        } else {
+            ch.send_message_tagged(msg::M21, 0, m21)?;
         }
         if het {
-            ch.send_tagged(msg::M22, 0, &m22)?;
+            ch.send_message_tagged(msg::M22, 0, m22)?;
+        } else {
+            ch.recycle(m22);
         }
-        ch.recycle(m20);
-        ch.recycle(m21);
-        ch.recycle(m22);
+        if let Some(m20) = m20 {
+            ch.recycle(m20);
+        }
         ch.recycle(m1);
         Ok(())
     }
@@ -1191,7 +1234,7 @@ impl Quad {
             LayerDraws::new(k123, n, 2),
         );
         let views = self.views.as_mut().expect("setup runs first");
-        let mut m3 = ch.buffer(if het { 0 } else { n });
+        let mut m3 = ch.message(if het { 0 } else { n });
         let [mut z0, mut z2, mut r013, mut wm, mut r123, mut m0, mut v3]: [Piece; 7] =
             [[0; PIECE_WORDS]; 7];
         let mut tr = [0u8; PIECE_WORDS];
@@ -1249,10 +1292,11 @@ impl Quad {
         d013.finish(key_mut(&mut self.keys, Key::K013));
         d023.finish(key_mut(&mut self.keys, Key::K023));
         d123.finish(key_mut(&mut self.keys, Key::K123));
-        if !het {
-            ch.send_tagged_in(Phase::Offline, msg::M3, 0, &m3)?;
+        if het {
+            ch.recycle(m3);
+        } else {
+            ch.in_phase(Phase::Offline, |ch| ch.send_message_tagged(msg::M3, 0, m3))?;
         }
-        ch.recycle(m3);
         Ok(())
     }
 }

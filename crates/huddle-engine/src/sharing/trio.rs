@@ -51,8 +51,12 @@ impl Variant for TrioVariant {
             HELPER => {
                 // Draw order on K01: z1, then r01; on K02: z2 (r02 for a
                 // truncating gate).
+                // Without truncating gates m0 is not read after it is sent,
+                // so it goes out without a copy.
+                let truncates = layer.gates.iter().any(|g| g.trunc > 0);
                 let z1 = ch.draw(core.k01(), n);
-                let mut m0 = ch.draw(core.k01(), n); // r01, then m0 in place
+                let mut m0 = ch.message(n); // r01, then m0 in place
+                core.k01().fill_u64(&mut m0);
                 let z2 = ch.draw(core.k02(), n);
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let r = gi * w..(gi + 1) * w;
@@ -83,20 +87,32 @@ impl Variant for TrioVariant {
                         }
                     }
                 }
-                core.send_offline(ch, 2, &m0)?;
+                let m0 = if truncates {
+                    core.send_offline(ch, 2, &m0)?;
+                    Some(m0)
+                } else {
+                    core.send_offline_message(ch, 2, m0)?;
+                    None
+                };
                 for (gi, g) in layer.gates.iter().enumerate() {
-                    let mu2 = if g.trunc > 0 { &m0 } else { &z2 };
+                    let mu2: &[u64] = match &m0 {
+                        Some(m0) if g.trunc > 0 => m0,
+                        _ => &z2,
+                    };
                     let (a, b) = (&z1[gi * w..][..w], &mu2[gi * w..][..w]);
                     s.write(g.out, |j| (a[j], b[j]));
                 }
-                for v in [z1, m0, z2] {
+                for v in [z1, z2] {
                     ch.recycle(v);
+                }
+                if let Some(m0) = m0 {
+                    ch.recycle(m0);
                 }
             }
             1 => {
                 let z1 = ch.draw(core.k01(), n);
                 let mut c2 = ch.draw(core.k01(), n); // r01, then c2' in place
-                let mut m1 = ch.buffer(n);
+                let mut m1 = ch.message(n);
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let r = gi * w..(gi + 1) * w;
                     let (c2, m1, z1) = (&mut c2[r.clone()], &mut m1[r.clone()], &z1[r]);
@@ -117,7 +133,7 @@ impl Variant for TrioVariant {
                         }
                     }
                 }
-                ch.send(2, &m1)?;
+                ch.send_message(2, m1)?;
                 let m2 = ch.recv(2, n)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let (m2, c2, z1) = (&m2[gi * w..][..w], &c2[gi * w..][..w], &z1[gi * w..][..w]);
@@ -132,13 +148,14 @@ impl Variant for TrioVariant {
                 }
                 ch.recycle(z1);
                 ch.recycle(c2);
-                ch.recycle(m1);
                 ch.recycle(m2);
             }
             _ => {
                 let z2 = ch.draw(core.k02(), n); // r02 for a truncating gate
                 let mut c1 = core.recv_offline(ch, n)?; // m0, then c1' in place
-                let mut m2 = ch.buffer(n);
+                                                        // Only truncating gates read m2 after it is sent.
+                let truncates = layer.gates.iter().any(|g| g.trunc > 0);
+                let mut m2 = ch.message(n);
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let r = gi * w..(gi + 1) * w;
                     let (c1, m2, z2) = (&mut c1[r.clone()], &mut m2[r.clone()], &z2[r]);
@@ -163,12 +180,19 @@ impl Variant for TrioVariant {
                         m2[j] = R::add(c1[j], z2[j]);
                     }
                 }
-                ch.send(1, &m2)?;
+                let m2 = if truncates {
+                    ch.send(1, &m2)?;
+                    Some(m2)
+                } else {
+                    ch.send_message(1, m2)?;
+                    None
+                };
                 let m1 = ch.recv(1, n)?;
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let r = gi * w..(gi + 1) * w;
-                    let (c1, m1, m2, z2) = (&c1[r.clone()], &m1[r.clone()], &m2[r.clone()], &z2[r]);
-                    if g.trunc > 0 {
+                    let (c1, m1, z2) = (&c1[r.clone()], &m1[r.clone()], &z2[r.clone()]);
+                    if let (true, Some(m2)) = (g.trunc > 0, &m2) {
+                        let m2 = &m2[r];
                         s.write(g.out, |j| {
                             let u = R::shift_masked(R::sub(m2[j], m1[j]), mask, g.trunc);
                             (R::sub(u, c1[j]), c1[j])
@@ -180,7 +204,9 @@ impl Variant for TrioVariant {
                 ch.recycle(z2);
                 ch.recycle(c1);
                 ch.recycle(m1);
-                ch.recycle(m2);
+                if let Some(m2) = m2 {
+                    ch.recycle(m2);
+                }
             }
         }
         Ok(())
