@@ -96,7 +96,8 @@ fn to_length(mut buffer: Vec<u8>, len: usize) -> Vec<u8> {
     buffer
 }
 
-/// Gives a message buffer back for later messages (contents are discarded).
+/// Gives a message buffer back for later messages (its bytes are kept for
+/// a `scratch` message that overwrites them; `take` hands it out empty).
 pub fn recycle(buffer: Vec<u8>) {
     if let Ok(mut pool) = POOL.lock() {
         pool.put(buffer);
