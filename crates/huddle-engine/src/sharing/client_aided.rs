@@ -497,12 +497,14 @@ impl Sharing for ClientAided {
                 }
             }
             if holder.contains(&Some(other)) {
-                let mut sent = ch.buffer(0);
-                sent.clear();
-                for (k, m) in masked.chunks_exact(w).enumerate() {
-                    if holder[k] != Some(other) {
-                        sent.extend_from_slice(m);
-                    }
+                let theirs_to_learn = masked
+                    .chunks_exact(w)
+                    .enumerate()
+                    .filter(|&(k, _)| holder[k] != Some(other))
+                    .map(|(_, m)| m);
+                let mut sent = ch.buffer(theirs_to_learn.clone().count() * w);
+                for (to, m) in sent.chunks_exact_mut(w).zip(theirs_to_learn) {
+                    to.copy_from_slice(m);
                 }
                 ch.send(other, &sent)?;
                 ch.recycle(sent);

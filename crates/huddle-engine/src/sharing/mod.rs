@@ -237,9 +237,13 @@ impl<'a> Channel<'a> {
         sent
     }
 
-    /// Runs `f` with traffic counted under `phase`, then returns to the current phase.
+    /// Runs `f` with traffic counted under `phase`, then returns to the
+    /// current phase (switching restarts the phase clock, so only if they differ).
     pub fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> T {
         let now = self.net.phase();
+        if now == phase {
+            return f(self);
+        }
         self.net.set_phase(phase);
         let out = f(self);
         self.net.set_phase(now);
@@ -248,6 +252,11 @@ impl<'a> Channel<'a> {
 
     /// A buffer of `n` words with unspecified contents, for the caller to overwrite.
     pub fn buffer(&mut self, n: usize) -> Vec<u64> {
+        // An empty one (a message a role does not send) takes no spare: cut
+        // to nothing, a spare's written words would be zeroed again later.
+        if n == 0 {
+            return Vec::new();
+        }
         // The one with the most words written already: only the rest up to
         // n are zeroed (a round's buffers are megabytes).
         let at = (0..self.spare_words.len())
@@ -265,7 +274,7 @@ impl<'a> Channel<'a> {
     /// Gives a buffer (of words, or a received message's) back for later rounds.
     pub fn recycle(&mut self, v: impl Into<wire::Words>) {
         match v.into().into_buffer() {
-            Ok(v) if self.spare_words.len() < SPARE => self.spare_words.push(v),
+            Ok(v) if v.capacity() > 0 && self.spare_words.len() < SPARE => self.spare_words.push(v),
             Ok(_) => {}
             Err(message) => huddle_net::recycle_buffer(message),
         }

@@ -1084,9 +1084,9 @@ impl Quad {
         let views = self.views.as_mut().expect("setup runs first");
         let mut m20 = ch.recv(0, n)?; // m0, then m20
                                       // Plain Quad sends m21 = a0 b0 + r123 before the exchange, after it
-                                      // when the layer truncates (its m21 needs (ab + e)^t).
-                                      // A plain Quad layer (`early`) reads m20 only as a0 b0 - m20, which
-                                      // the outputs keep until m1 arrives: m20 goes out without a copy.
+                                      // when the layer truncates (its m21 needs (ab + e)^t). A plain Quad
+                                      // layer (`early`) reads m20 only as a0 b0 - m20, which the outputs
+                                      // keep until m1 arrives: m20 goes out without a copy.
         let early = !het && !layer.truncates;
         let mut m21 = ch.message(if early { n } else { 0 });
         let (mut z2, mut r, mut c, mut own): (Piece, Piece, Piece, Piece) = (

@@ -47,13 +47,13 @@ impl Variant for TrioVariant {
         let w = s.w;
         let n = layer.gates.len() * w;
         let mask = program.ring.map_or(u64::MAX, |r| r.mask());
+        // Only truncating gates read P0's m0 and P2's m2 after they are sent;
+        // without them both go out without a copy.
+        let truncates = layer.gates.iter().any(|g| g.trunc > 0);
         match core.me {
             HELPER => {
                 // Draw order on K01: z1, then r01; on K02: z2 (r02 for a
                 // truncating gate).
-                // Without truncating gates m0 is not read after it is sent,
-                // so it goes out without a copy.
-                let truncates = layer.gates.iter().any(|g| g.trunc > 0);
                 let z1 = ch.draw(core.k01(), n);
                 let mut m0 = ch.message(n); // r01, then m0 in place
                 core.k01().fill_u64(&mut m0);
@@ -153,8 +153,6 @@ impl Variant for TrioVariant {
             _ => {
                 let z2 = ch.draw(core.k02(), n); // r02 for a truncating gate
                 let mut c1 = core.recv_offline(ch, n)?; // m0, then c1' in place
-                                                        // Only truncating gates read m2 after it is sent.
-                let truncates = layer.gates.iter().any(|g| g.trunc > 0);
                 let mut m2 = ch.message(n);
                 for (gi, g) in layer.gates.iter().enumerate() {
                     let r = gi * w..(gi + 1) * w;
