@@ -388,8 +388,14 @@ impl Shares {
     fn resize(&mut self, w: usize) {
         let len = self.slots * w;
         for c in &mut self.c[..self.components] {
-            c.truncate(len);
-            c.resize(len, 0);
+            if c.capacity() < len {
+                // Zeroed memory fresh from the allocator: growing the vector
+                // would write every zero again after the kernel has.
+                *c = vec![0; len];
+            } else {
+                c.truncate(len);
+                c.resize(len, 0);
+            }
         }
         self.w = w;
     }

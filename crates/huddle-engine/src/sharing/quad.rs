@@ -333,6 +333,34 @@ pub struct Quad {
     het: bool,
     keys: Vec<Option<Prg>>,
     views: Option<Views>,
+    scratch: Scratch,
+}
+
+/// A multiplication's working pieces, kept from layer to layer: a fresh
+/// set on the stack is zeroed at every layer, which took about 1 % of a
+/// party's time. Every piece is written before it is read.
+struct Scratch {
+    words: Vec<Piece>,
+    trunc: Box<[u8; PIECE_WORDS]>,
+}
+
+impl Scratch {
+    const PIECES: usize = 7;
+
+    fn new() -> Self {
+        Scratch {
+            words: vec![[0; PIECE_WORDS]; Self::PIECES],
+            trunc: Box::new([0; PIECE_WORDS]),
+        }
+    }
+
+    /// `K` pieces (K at most 7) and a piece's truncations, holding what the
+    /// last layer left in them.
+    fn pieces<const K: usize>(&mut self) -> ([&mut Piece; K], &mut [u8; PIECE_WORDS]) {
+        let mut words = self.words.iter_mut();
+        let pieces = std::array::from_fn(|_| words.next().expect("at most Scratch::PIECES"));
+        (pieces, &mut self.trunc)
+    }
 }
 
 impl Quad {
@@ -343,6 +371,7 @@ impl Quad {
             het,
             keys: Vec::new(),
             views: None,
+            scratch: Scratch::new(),
         }
     }
 
@@ -859,16 +888,14 @@ impl Quad {
         let (k013, k023) = (key(&self.keys, Key::K013), key(&self.keys, Key::K023));
         let (d013, d023) = (LayerDraws::new(k013, n, 2), LayerDraws::new(k023, n, 1));
         let mut m0 = ch.message(n);
-        let (mut z0, mut z2, mut r): (Piece, Piece, Piece) =
-            ([0; PIECE_WORDS], [0; PIECE_WORDS], [0; PIECE_WORDS]);
-        let mut tr = [0u8; PIECE_WORDS];
+        let ([z0, z2, r, own], tr) = self.scratch.pieces();
         for piece in pieces(n) {
-            d013.read(k013, 0, piece.clone(), &mut z0); // z1 for now
-            d023.read(k023, 0, piece.clone(), &mut z2); // r023 for a truncating gate
-            d013.read(k013, 1, piece.clone(), &mut r);
+            d013.read(k013, 0, piece.clone(), z0); // z1 for now
+            d023.read(k023, 0, piece.clone(), z2); // r023 for a truncating gate
+            d013.read(k013, 1, piece.clone(), r);
             let m0 = &mut m0[piece.clone()];
             if layer.truncates {
-                layer.truncation(piece.clone(), &mut tr);
+                layer.truncation(piece.clone(), tr);
                 let mask = layer.mask;
                 each_word_in::<R>(s, layer, piece.clone(), |i, p| {
                     if tr[i] > 0 {
@@ -897,7 +924,7 @@ impl Quad {
         d023.finish(key_mut(&mut self.keys, Key::K023));
         ch.in_phase(Phase::Offline, |ch| ch.send_message_tagged(msg::M0, 2, m0))?;
         let views = self.views.as_mut().expect("setup runs first");
-        let mut own: Piece = [0; PIECE_WORDS]; // v3 (Quad-Het) or cw (Quad)
+        // `own`: v3 (Quad-Het) or cw (Quad).
         if self.het {
             let m21 = ch.recv(2, n)?;
             let m22 = ch.recv(2, n)?;
@@ -916,7 +943,16 @@ impl Quad {
                 ch.recycle(v);
             }
         } else {
-            let m3 = ch.recv(3, n)?;
+            let mut m3 = ch.recv(3, n)?;
+            if !layer.truncates {
+                // a_u y0 + b_v x0 + m3 while m21 is on its way.
+                for piece in pieces(n) {
+                    let m3 = &mut m3[piece.clone()];
+                    each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                        m3[i] = R::add(p.cross, m3[i]);
+                    });
+                }
+            }
             let m21 = ch.recv(2, n)?;
             for piece in pieces(n) {
                 // cw = m21 - (a_u y0 + b_v x0 + m3) = ab + w. A truncating
@@ -927,7 +963,7 @@ impl Quad {
                 // Word-level branches only in layers that truncate: plain
                 // layers keep their loops branch-free (vectorized).
                 if layer.truncates {
-                    layer.truncation(piece.clone(), &mut tr);
+                    layer.truncation(piece.clone(), tr);
                     each_word_in::<R>(s, layer, piece.clone(), |i, p| {
                         own[i] = if tr[i] > 0 {
                             R::add(p.cross, m3[i])
@@ -944,11 +980,8 @@ impl Quad {
                         (cw, z0)
                     });
                 } else {
-                    each_word_in::<R>(s, layer, piece.clone(), |i, p| {
-                        own[i] = R::sub(m21[i], R::add(p.cross, m3[i]));
-                    });
                     layer.update_outputs(s, piece.clone(), |i, _, z0| {
-                        let cw = own[i];
+                        let cw = R::sub(m21[i], m3[i]);
                         own[i] = R::add(cw, z0);
                         (cw, z0)
                     });
@@ -978,11 +1011,10 @@ impl Quad {
         // outputs keep until m20 arrives: m1 is sent without a copy.
         let plain = !het && !layer.truncates;
         let mut m1 = ch.message(n);
-        let (mut z1, mut r, mut c): (Piece, Piece, Piece) =
-            ([0; PIECE_WORDS], [0; PIECE_WORDS], [0; PIECE_WORDS]);
+        let ([z1, r, c, wm], tr) = self.scratch.pieces();
         for piece in pieces(n) {
-            d013.read(k013, 0, piece.clone(), &mut z1);
-            d013.read(k013, 1, piece.clone(), &mut r);
+            d013.read(k013, 0, piece.clone(), z1);
+            d013.read(k013, 1, piece.clone(), r);
             let m1 = &mut m1[piece.clone()];
             each_word_in::<R>(s, layer, piece.clone(), |i, p| {
                 m1[i] = R::add(p.cross, r[i]);
@@ -990,7 +1022,7 @@ impl Quad {
             });
             if plain {
                 // Quad's m21 = a0 b0 + r123, as P2 sends it to P0.
-                d123.read(k123, 1, piece.clone(), &mut r);
+                d123.read(k123, 1, piece.clone(), r);
                 views.absorb_with(V_M21, piece.len(), |i| R::add(c[i], r[i]));
                 layer.update_outputs(s, piece, |i, _, _| (R::sub(c[i], m1[i]), z1[i]));
             } else {
@@ -1005,16 +1037,14 @@ impl Quad {
             Some(m1)
         };
         let m20 = ch.recv(2, n)?;
-        let mut wm: Piece = [0; PIECE_WORDS];
-        let mut tr = [0u8; PIECE_WORDS];
         let mask = layer.mask;
         for piece in pieces(n) {
             if layer.truncates {
-                layer.truncation(piece.clone(), &mut tr);
+                layer.truncation(piece.clone(), tr);
             }
-            let trunc = layer.truncates.then_some(&tr);
-            finish_c0::<R>(layer, s, piece.clone(), m1.as_deref(), &m20, &mut c, trunc);
-            d123.read(k123, 0, piece.clone(), &mut wm);
+            let trunc = layer.truncates.then_some(&*tr);
+            finish_c0::<R>(layer, s, piece.clone(), m1.as_deref(), &m20, c, trunc);
+            d123.read(k123, 0, piece.clone(), wm);
             if plain {
                 // Quad: the product ab + z0 + w.
                 views.absorb_with(V_PRODUCT, piece.len(), |i| R::add(c[i], wm[i]));
@@ -1035,7 +1065,7 @@ impl Quad {
                 // m21, sent after the exchange: a0 b0 + r123 = c0 + m1 +
                 // m20 + r123, or (ab + e)^t + w; the product check: ab +
                 // z0 + w, or m1 + m20 + r123.
-                d123.read(k123, 1, piece.clone(), &mut r);
+                d123.read(k123, 1, piece.clone(), r);
                 views.absorb_with(V_M21, piece.len(), |i| {
                     if tr[i] > 0 {
                         R::add(R::shift_masked(c[i], mask, tr[i]), wm[i])
@@ -1055,7 +1085,7 @@ impl Quad {
         if let (true, Some(m1)) = (het, m1.as_deref()) {
             // m22 = m1 + m20 + r123, as P2 sends it to P0 after all of m21.
             for piece in pieces(n) {
-                d123.read(k123, 1, piece.clone(), &mut r);
+                d123.read(k123, 1, piece.clone(), r);
                 let (m1, m20) = (&m1[piece.clone()], &m20[piece.clone()]);
                 views.absorb_with(V_M21, piece.len(), |i| R::add(R::add(m1[i], m20[i]), r[i]));
             }
@@ -1082,77 +1112,85 @@ impl Quad {
         let (k023, k123) = (key(&self.keys, Key::K023), key(&self.keys, Key::K123));
         let (d023, d123) = (LayerDraws::new(k023, n, 1), LayerDraws::new(k123, n, 2));
         let views = self.views.as_mut().expect("setup runs first");
-        let mut m20 = ch.recv(0, n)?; // m0, then m20
-                                      // Plain Quad sends m21 = a0 b0 + r123 before the exchange, after it
-                                      // when the layer truncates (its m21 needs (ab + e)^t). A plain Quad
-                                      // layer (`early`) reads m20 only as a0 b0 - m20, which the outputs
-                                      // keep until m1 arrives: m20 goes out without a copy.
+        // A plain Quad layer (`early`) sends m21 = a0 b0 + r123 before m0
+        // arrives, as it needs none of it: P0 finishes the layer meanwhile.
+        // Its products wait in m20 for m0; m20 then goes out without a copy
+        // (the outputs keep a0 b0 - m20 until m1 arrives). A layer that
+        // truncates (its m21 needs (ab + e)^t) and Quad-Het send m21 after
+        // the exchange.
         let early = !het && !layer.truncates;
-        let mut m21 = ch.message(if early { n } else { 0 });
-        let (mut z2, mut r, mut c, mut own): (Piece, Piece, Piece, Piece) = (
-            [0; PIECE_WORDS],
-            [0; PIECE_WORDS],
-            [0; PIECE_WORDS],
-            [0; PIECE_WORDS],
-        );
-        let mut tr = [0u8; PIECE_WORDS];
+        let ([z2, r, c, own, wm], tr) = self.scratch.pieces();
         let mask = layer.mask;
-        for piece in pieces(n) {
-            let m20 = &mut m20[piece.clone()];
-            views.absorb(V_M0, m20);
-            d023.read(k023, 0, piece.clone(), &mut z2); // r023 for a truncating gate
-                                                        // m20 = a0 y2 + b0 x2 - m0; a truncating gate's is a0 y2 + b0 x2
-                                                        // + r023, and its m0 = e^t - z1 is P2's new mask.
-            if layer.truncates {
-                layer.truncation(piece.clone(), &mut tr);
-                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
-                    if tr[i] > 0 {
-                        own[i] = m20[i];
-                        m20[i] = R::add(p.cross, z2[i]);
-                    } else {
-                        own[i] = z2[i];
-                        m20[i] = R::sub(p.cross, m20[i]);
-                    }
-                    c[i] = p.first;
-                });
-            } else {
-                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
-                    m20[i] = R::sub(p.cross, m20[i]);
-                    c[i] = p.first;
-                });
-                own[..piece.len()].copy_from_slice(&z2[..piece.len()]);
-            }
-            if early {
-                // m21 = a0 b0 + r123.
-                d123.read(k123, 1, piece.clone(), &mut r);
-                for (i, m) in m21[piece.clone()].iter_mut().enumerate() {
-                    *m = R::add(c[i], r[i]);
-                }
-                layer.update_outputs(s, piece, |i, _, _| (R::sub(c[i], m20[i]), own[i]));
-            } else {
-                layer.update_outputs(s, piece, |i, _, _| (c[i], own[i]));
-            }
-        }
         let m20 = if early {
-            ch.send_message_tagged(msg::M20, 1, m20)?;
+            let (mut m20, mut m21) = (ch.message(n), ch.message(n));
+            for piece in pieces(n) {
+                let (m20, m21) = (&mut m20[piece.clone()], &mut m21[piece.clone()]);
+                d023.read(k023, 0, piece.clone(), z2);
+                d123.read(k123, 1, piece.clone(), r);
+                each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                    m20[i] = p.cross;
+                    m21[i] = R::add(p.first, r[i]);
+                    c[i] = p.first;
+                });
+                layer.update_outputs(s, piece, |i, _, _| (c[i], z2[i]));
+            }
             ch.send_message_tagged(msg::M21, 0, m21)?;
+            // m20 = a0 y2 + b0 x2 - m0.
+            let m0 = ch.recv(0, n)?;
+            for piece in pieces(n) {
+                let (m0, m20) = (&m0[piece.clone()], &mut m20[piece.clone()]);
+                views.absorb(V_M0, m0);
+                for (m, &m0) in m20.iter_mut().zip(m0) {
+                    *m = R::sub(*m, m0);
+                }
+                layer.update_outputs(s, piece, |i, a0b0, own| (R::sub(a0b0, m20[i]), own));
+            }
+            ch.recycle(m0);
+            ch.send_message_tagged(msg::M20, 1, m20)?;
             None
         } else {
+            let mut m20 = ch.recv(0, n)?; // m0, then m20
+            for piece in pieces(n) {
+                let m20 = &mut m20[piece.clone()];
+                views.absorb(V_M0, m20);
+                // r023 for a truncating gate: m20 = a0 y2 + b0 x2 - m0; a
+                // truncating gate's is a0 y2 + b0 x2 + r023, and its
+                // m0 = e^t - z1 is P2's new mask.
+                d023.read(k023, 0, piece.clone(), z2);
+                if layer.truncates {
+                    layer.truncation(piece.clone(), tr);
+                    each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                        if tr[i] > 0 {
+                            own[i] = m20[i];
+                            m20[i] = R::add(p.cross, z2[i]);
+                        } else {
+                            own[i] = z2[i];
+                            m20[i] = R::sub(p.cross, m20[i]);
+                        }
+                        c[i] = p.first;
+                    });
+                } else {
+                    each_word_in::<R>(s, layer, piece.clone(), |i, p| {
+                        m20[i] = R::sub(p.cross, m20[i]);
+                        c[i] = p.first;
+                    });
+                    own[..piece.len()].copy_from_slice(&z2[..piece.len()]);
+                }
+                layer.update_outputs(s, piece, |i, _, _| (c[i], own[i]));
+            }
             ch.send_tagged(msg::M20, 1, &m20)?;
-            ch.recycle(m21);
             Some(m20)
         };
         let m1 = ch.recv(1, n)?;
         let mut m22 = ch.message(if het { n } else { 0 });
         let mut m21 = ch.message(if early { 0 } else { n });
-        let mut wm: Piece = [0; PIECE_WORDS];
         for piece in pieces(n) {
             if layer.truncates {
-                layer.truncation(piece.clone(), &mut tr);
+                layer.truncation(piece.clone(), tr);
             }
-            let trunc = layer.truncates.then_some(&tr);
-            finish_c0::<R>(layer, s, piece.clone(), m20.as_deref(), &m1, &mut c, trunc);
-            d123.read(k123, 0, piece.clone(), &mut wm);
+            let trunc = layer.truncates.then_some(&*tr);
+            finish_c0::<R>(layer, s, piece.clone(), m20.as_deref(), &m1, c, trunc);
+            d123.read(k123, 0, piece.clone(), wm);
             if early {
                 views.absorb_with(V_PRODUCT, piece.len(), |i| R::add(c[i], wm[i]));
                 continue;
@@ -1161,7 +1199,7 @@ impl Quad {
             let (m1, m20p) = (&m1[piece.clone()], &m20[piece.clone()]);
             if het {
                 // m21 = c0 + w ((ab + e)^t + w) and m22 = m1 + m20 + r123.
-                d123.read(k123, 1, piece.clone(), &mut r);
+                d123.read(k123, 1, piece.clone(), r);
                 let (m21, m22) = (&mut m21[piece.clone()], &mut m22[piece.clone()]);
                 if layer.truncates {
                     for i in 0..piece.len() {
@@ -1179,7 +1217,7 @@ impl Quad {
                 // m21 after the exchange (a0 b0 + r123 = c0 + m1 + m20 +
                 // r123, or (ab + e)^t + w) and the product check (ab + z0 +
                 // w, or m1 + m20 + r123).
-                d123.read(k123, 1, piece.clone(), &mut r);
+                d123.read(k123, 1, piece.clone(), r);
                 let m21 = &mut m21[piece.clone()];
                 for i in 0..piece.len() {
                     let sum = R::add(R::add(m1[i], m20p[i]), r[i]);
@@ -1235,18 +1273,16 @@ impl Quad {
         );
         let views = self.views.as_mut().expect("setup runs first");
         let mut m3 = ch.message(if het { 0 } else { n });
-        let [mut z0, mut z2, mut r013, mut wm, mut r123, mut m0, mut v3]: [Piece; 7] =
-            [[0; PIECE_WORDS]; 7];
-        let mut tr = [0u8; PIECE_WORDS];
+        let ([z0, z2, r013, wm, r123, m0, v3], tr) = self.scratch.pieces();
         let mask = layer.mask;
         for piece in pieces(n) {
-            d013.read(k013, 0, piece.clone(), &mut z0); // z1 for now
-            d023.read(k023, 0, piece.clone(), &mut z2); // r023 for a truncating gate
-            d013.read(k013, 1, piece.clone(), &mut r013);
-            d123.read(k123, 0, piece.clone(), &mut wm);
-            d123.read(k123, 1, piece.clone(), &mut r123);
+            d013.read(k013, 0, piece.clone(), z0); // z1 for now
+            d023.read(k023, 0, piece.clone(), z2); // r023 for a truncating gate
+            d013.read(k013, 1, piece.clone(), r013);
+            d123.read(k123, 0, piece.clone(), wm);
+            d123.read(k123, 1, piece.clone(), r123);
             if layer.truncates {
-                layer.truncation(piece.clone(), &mut tr);
+                layer.truncation(piece.clone(), tr);
             }
             let t = if het {
                 &mut v3[..]
