@@ -15,9 +15,12 @@ pub enum OwnValue {
     Random(RandomRows),
 }
 
-/// Random rows of `bits` bits: instance i's row is the stream of `seed` at
-/// a fixed place, so any range of instances is drawn on its own, in any
-/// order, and alike however the batch is sliced.
+/// Random rows of `bits` bits, drawn bitsliced: bit c of instance i is bit
+/// i % 64 of word i / 64 of column c's stretch of the stream of `seed`, at a
+/// fixed place. So any range of instances is drawn on its own, in any order,
+/// and alike however the batch is sliced; and a Boolean value's share words
+/// (one word per wire and 64 instances) are drawn as they are, with no
+/// transposition.
 #[derive(Clone)]
 pub struct RandomRows {
     bits: usize,
@@ -25,6 +28,9 @@ pub struct RandomRows {
     /// Instance 0's row, when given.
     first: Option<Vec<u64>>,
 }
+
+/// Words of the stream per column: a batch's largest instance count / 64.
+const COLUMN_WORDS: u128 = 1 << 20;
 
 impl RandomRows {
     /// Rows of `bits` bits from `seed`; `first` (words of a row) replaces
@@ -42,25 +48,52 @@ impl RandomRows {
         self.bits
     }
 
-    /// The rows of the instances `range`.
-    pub fn rows(&self, range: Range<usize>) -> BitMatrix {
-        let mut m = BitMatrix::zeros(range.len(), self.bits);
-        let row_words = self.bits.div_ceil(64);
-        let position = (range.start * row_words * 8) as u128;
-        let rows = m.rows();
-        self.prg.words_at(position, m.row_range_mut(0, rows));
-        if !self.bits.is_multiple_of(64) {
-            let top = (1u64 << (self.bits % 64)) - 1;
-            for r in 0..m.rows() {
-                if let Some(last) = m.row_mut(r).last_mut() {
-                    *last &= top;
-                }
+    /// Column after column (one per bit of a row), the words of the
+    /// instances `range`, whose start is a multiple of 64: bit k of a
+    /// column's word j is instance `range.start + 64 j + k`, bits past the
+    /// range zero.
+    pub fn columns(&self, range: Range<usize>) -> Vec<u64> {
+        assert!(
+            range.start.is_multiple_of(64),
+            "columns are drawn from a whole word on"
+        );
+        let w = range.len().div_ceil(64);
+        let mut out = vec![0u64; self.bits * w];
+        if w == 0 {
+            return out;
+        }
+        let word = (range.start / 64) as u128;
+        debug_assert!(
+            word + w as u128 <= COLUMN_WORDS,
+            "batch beyond the column stretch"
+        );
+        let tail = range.len() % 64;
+        for (c, column) in out.chunks_exact_mut(w).enumerate() {
+            self.prg
+                .words_at((c as u128 * COLUMN_WORDS + word) * 8, column);
+            if tail > 0 {
+                column[w - 1] &= (1u64 << tail) - 1;
             }
         }
         if let (Some(first), 0) = (&self.first, range.start) {
-            if !range.is_empty() {
-                m.row_mut(0).copy_from_slice(first);
+            for (c, column) in out.chunks_exact_mut(w).enumerate() {
+                let bit = (first[c / 64] >> (c % 64)) & 1;
+                column[0] = (column[0] & !1) | bit;
             }
+        }
+        out
+    }
+
+    /// The rows of the instances `range`.
+    pub fn rows(&self, range: Range<usize>) -> BitMatrix {
+        let start = range.start / 64 * 64;
+        let end = range.end.div_ceil(64) * 64;
+        let columns = BitMatrix::from_row_words(self.bits, end - start, self.columns(start..end))
+            .expect("a column per bit, whole words each");
+        let all = columns.transpose();
+        let mut m = BitMatrix::zeros(range.len(), self.bits);
+        for (k, i) in range.enumerate() {
+            m.row_mut(k).copy_from_slice(all.row(i - start));
         }
         m
     }
@@ -113,5 +146,30 @@ mod tests {
         assert_ne!(all.row(1), all.row(2));
         let other = RandomRows::new(70, [10; 16], None).rows(0..2);
         assert_ne!(other.row(1), all.row(1));
+    }
+
+    #[test]
+    fn columns_are_the_rows_bitsliced_from_any_whole_word_on() {
+        let first = vec![0xdead_beef, 0x2a];
+        let r = RandomRows::new(70, [3; 16], Some(first.clone()));
+        for range in [0..1000, 64..200, 128..129, 0..64, 960..1000] {
+            let rows = r.rows(range.clone());
+            let w = range.len().div_ceil(64);
+            let columns = r.columns(range.clone());
+            assert_eq!(columns.len(), 70 * w);
+            for c in 0..70 {
+                for k in 0..w * 64 {
+                    let bit = (columns[c * w + k / 64] >> (k % 64)) & 1 == 1;
+                    // Bits past the range are zero.
+                    let want = k < range.len() && rows.get(k, c);
+                    assert_eq!(bit, want, "range {range:?} column {c} instance {k}");
+                }
+            }
+        }
+        // Instance 0 is the given row, in the columns too.
+        let columns = r.columns(0..64);
+        for c in 0..70 {
+            assert_eq!(columns[c] & 1, (first[c / 64] >> (c % 64)) & 1);
+        }
     }
 }

@@ -13,9 +13,11 @@
 use std::sync::Mutex;
 
 /// Buffers held at most, and bytes held at most: enough for every message of
-/// a round of a few parties in one process, bounded so that a long-lived
+/// a round of a few parties in one process, and for the messages of a peer
+/// that runs a slice ahead (Quad's P3 sends an m3 per layer), which otherwise
+/// arrive in fresh memory slice after slice; bounded so that a long-lived
 /// process does not keep a large batch's memory forever.
-const KEEP_BUFFERS: usize = 32;
+const KEEP_BUFFERS: usize = 128;
 const KEEP_BYTES: usize = 512 << 20;
 /// Smaller buffers are cheap to allocate (the allocator reuses them itself).
 const SMALLEST_KEPT: usize = 64 << 10;

@@ -1501,6 +1501,13 @@ impl Lane<'_> {
                                     .chunks_exact(v.total.max(1))
                                     .flat_map(|wire| wire[r.clone()].iter().copied())
                                     .collect(),
+                                // Boolean words are drawn bitsliced, as they are.
+                                OwnWords::Drawn(i, rows)
+                                    if !packs_ring(self.circuit, *i)
+                                        && range.start.is_multiple_of(64) =>
+                                {
+                                    std::borrow::Cow::Owned(rows.columns(range.clone()))
+                                }
                                 OwnWords::Drawn(i, rows) => std::borrow::Cow::Owned(to_wire_words(
                                     self.circuit,
                                     *i,
@@ -1591,6 +1598,12 @@ fn slice<P: Sharing>(
         }
     }
     Ok(learned.then_some(opened))
+}
+
+/// Whether input value `i`'s words pack ring elements (else they are its
+/// rows transposed: a word per wire and 64 instances).
+fn packs_ring(circuit: &Circuit, i: usize) -> bool {
+    circuit.inputs()[i].domain == Domain::Ring && circuit.ring().is_some()
 }
 
 /// Input value `i` (rows = instances) as share-domain words, wire-major:

@@ -1135,18 +1135,18 @@ impl Quad {
                 layer.update_outputs(s, piece, |i, _, _| (c[i], z2[i]));
             }
             ch.send_message_tagged(msg::M21, 0, m21)?;
-            // m20 = a0 y2 + b0 x2 - m0.
+            // m20 = a0 y2 + b0 x2 - m0; m0 is hashed once m20 is on its way.
             let m0 = ch.recv(0, n)?;
             for piece in pieces(n) {
                 let (m0, m20) = (&m0[piece.clone()], &mut m20[piece.clone()]);
-                views.absorb(V_M0, m0);
                 for (m, &m0) in m20.iter_mut().zip(m0) {
                     *m = R::sub(*m, m0);
                 }
                 layer.update_outputs(s, piece, |i, a0b0, own| (R::sub(a0b0, m20[i]), own));
             }
-            ch.recycle(m0);
             ch.send_message_tagged(msg::M20, 1, m20)?;
+            views.absorb(V_M0, &m0);
+            ch.recycle(m0);
             None
         } else {
             let mut m20 = ch.recv(0, n)?; // m0, then m20
