@@ -21,8 +21,13 @@
 //! P1 -> P2 m1 = a0 y1 + b0 x1 + r013, P2 -> P1 m20 = a0 y2 + b0 x2 - m0,
 //! both get c0 = a0 b0 - m1 - m20 = ab + z0.
 //! - Quad: P2 -> P0 m21 = a0 b0 + r123; P0 gets
-//!   cw = m21 - (a_u y0 + b_v x0 + m3) = ab + w. Checks: m21 (P0, P1), m0 (P2, P3), ab + z0 + w (P0, P1,
-//!   P2): cw + z0 at P0, c0 + w at P1 and P2.
+//!   cw = m21 - (a_u y0 + b_v x0 + m3) = ab + w. m21 needs neither m0 nor
+//!   m1, so P2 sends it before m0 arrives, and P0 adds its cross products
+//!   to m3 while m21 travels: P0 finishes a layer (and computes the next
+//!   m0) while P2 waits for m0 and exchanges with P1, instead of the two
+//!   computing their products one after the other. Checks: m21 (P0, P1),
+//!   m0 (P2, P3), ab + z0 + w (P0, P1, P2): cw + z0 at P0, c0 + w at P1
+//!   and P2.
 //! - Quad-Het: P2 -> P0 m21 = c0 + w and m22 = m1 + m20 + r123; P0 gets
 //!   cw = m21 - z0 and v3 = m22 - (a_u y0 + b_v x0), which P3 computes as
 //!   x0 y0 - u y0 - v x0 - z0 + r123 in preprocessing. P3 sends nothing.
