@@ -1503,7 +1503,7 @@ impl Lane<'_> {
                                     .collect(),
                                 // Boolean words are drawn bitsliced, as they are.
                                 OwnWords::Drawn(i, rows)
-                                    if !packs_ring(self.circuit, *i)
+                                    if packed_ring(self.circuit, *i).is_none()
                                         && range.start.is_multiple_of(64) =>
                                 {
                                     std::borrow::Cow::Owned(rows.columns(range.clone()))
@@ -1600,10 +1600,12 @@ fn slice<P: Sharing>(
     Ok(learned.then_some(opened))
 }
 
-/// Whether input value `i`'s words pack ring elements (else they are its
-/// rows transposed: a word per wire and 64 instances).
-fn packs_ring(circuit: &Circuit, i: usize) -> bool {
-    circuit.inputs()[i].domain == Domain::Ring && circuit.ring().is_some()
+/// The ring whose elements input value `i`'s words pack, if they do (else
+/// they are its rows transposed: a word per wire and 64 instances).
+fn packed_ring(circuit: &Circuit, i: usize) -> Option<huddle_core::RingWidth> {
+    circuit
+        .ring()
+        .filter(|_| circuit.inputs()[i].domain == Domain::Ring)
 }
 
 /// Input value `i` (rows = instances) as share-domain words, wire-major:
@@ -1611,8 +1613,8 @@ fn packs_ring(circuit: &Circuit, i: usize) -> bool {
 /// (padding lanes zero).
 fn to_wire_words(circuit: &Circuit, i: usize, m: BitMatrix, lanes: usize) -> Vec<u64> {
     let wires = circuit.inputs()[i].wires as usize;
-    match (circuit.inputs()[i].domain, circuit.ring()) {
-        (Domain::Ring, Some(r)) => {
+    match packed_ring(circuit, i) {
+        Some(r) => {
             let k = r.bits() as usize;
             let w = m.rows().div_ceil(lanes);
             let mut out = vec![0u64; wires * w];
@@ -1625,7 +1627,7 @@ fn to_wire_words(circuit: &Circuit, i: usize, m: BitMatrix, lanes: usize) -> Vec
             }
             out
         }
-        _ => {
+        None => {
             let t = m.transpose();
             drop(m);
             t.into_words()
