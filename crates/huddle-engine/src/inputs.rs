@@ -29,8 +29,10 @@ pub struct RandomRows {
     first: Option<Vec<u64>>,
 }
 
-/// Words of the stream per column: a batch's largest instance count / 64.
-const COLUMN_WORDS: u128 = 1 << 20;
+/// Words of the stream per column: more than any batch has instances / 64,
+/// so no column's stretch runs into the next one's (the stream's counter
+/// has 128 bits).
+const COLUMN_WORDS: u128 = 1 << 64;
 
 impl RandomRows {
     /// Rows of `bits` bits from `seed`; `first` (words of a row) replaces
@@ -63,10 +65,6 @@ impl RandomRows {
             return out;
         }
         let word = (range.start / 64) as u128;
-        debug_assert!(
-            word + w as u128 <= COLUMN_WORDS,
-            "batch beyond the column stretch"
-        );
         let tail = range.len() % 64;
         for (c, column) in out.chunks_exact_mut(w).enumerate() {
             self.prg
@@ -166,6 +164,11 @@ mod tests {
                 }
             }
         }
+        // A large batch's column does not run into the next column's stream.
+        let far = 64 << 20;
+        let r = RandomRows::new(2, [5; 16], None);
+        assert_ne!(r.columns(far..far + 64)[0], r.columns(0..64)[1]);
+        let r = RandomRows::new(70, [3; 16], Some(first.clone()));
         // Instance 0 is the given row, in the columns too.
         let columns = r.columns(0..64);
         for c in 0..70 {
