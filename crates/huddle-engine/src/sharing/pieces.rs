@@ -167,6 +167,43 @@ impl LayerGates {
             }
         }
     }
+
+    /// Replaces one component of the output shares in `piece`, leaving the
+    /// other alone: word i of component `to` becomes `f(i, old)`, `old` the
+    /// word of component `from` (`to` itself for a read-modify-write). A
+    /// layer finishing one component would otherwise read and write back
+    /// the other too: a trip to memory per word at large batches.
+    #[inline(always)]
+    pub fn map_output(
+        &self,
+        s: &mut Shares,
+        piece: Range<usize>,
+        from: usize,
+        to: usize,
+        mut f: impl FnMut(usize, u64) -> u64,
+    ) {
+        let w = s.w;
+        for seg in self.segments(piece) {
+            let at = seg.out as usize * w;
+            let words = at + seg.words.start..at + seg.words.end;
+            if from == to {
+                for (i, x) in s.c[to][words].iter_mut().enumerate() {
+                    *x = f(seg.at + i, *x);
+                }
+                continue;
+            }
+            let (src, dst) = if from < to {
+                let (lo, hi) = s.c.split_at_mut(to);
+                (&lo[from][words.clone()], &mut hi[0][words])
+            } else {
+                let (lo, hi) = s.c.split_at_mut(from);
+                (&hi[0][words.clone()], &mut lo[to][words])
+            };
+            for (i, (x, &old)) in dst.iter_mut().zip(src).enumerate() {
+                *x = f(seg.at + i, old);
+            }
+        }
+    }
 }
 
 /// One layer's draws from one key, read piece by piece: part p (from 0) of
@@ -247,6 +284,55 @@ mod tests {
                 assert_eq!(next, piece.len());
             }
             assert_eq!(seen, (0..n).collect::<Vec<_>>(), "w = {w}");
+        }
+    }
+
+    /// One component of each output slot changes, word by word, from the
+    /// named source; the other component and the non-output slots do not.
+    #[test]
+    fn map_output_writes_one_component_of_the_outputs_only() {
+        let w = 5;
+        let layer = LayerGates {
+            gates: vec![(0, 1, 3), (1, 2, 5), (0, 2, 4)],
+            more: vec![Vec::new(); 3],
+            trunc: vec![0; 3],
+            truncates: false,
+            mask: u64::MAX,
+            w,
+        };
+        let fresh = || {
+            let mut s = Shares::new(6, w, 2);
+            for c in 0..2 {
+                for slot in 0..6u32 {
+                    let words: Vec<u64> = (0..w as u64)
+                        .map(|j| 1000 * c as u64 + 100 * u64::from(slot) + j)
+                        .collect();
+                    s.set(c, slot, &words);
+                }
+            }
+            s
+        };
+        for (from, to) in [(0, 0), (1, 1), (0, 1), (1, 0)] {
+            let before = fresh();
+            let mut s = fresh();
+            for piece in pieces(layer.words()) {
+                layer.map_output(&mut s, piece, from, to, |i, old| old * 7 + i as u64);
+            }
+            for slot in 0..6u32 {
+                let gate = layer.gates.iter().position(|g| g.2 == slot);
+                for c in 0..2 {
+                    let want: Vec<u64> = match gate {
+                        Some(g) if c == to => before
+                            .get(from, slot)
+                            .iter()
+                            .enumerate()
+                            .map(|(j, &old)| old * 7 + (g * w + j) as u64)
+                            .collect(),
+                        _ => before.get(c, slot).to_vec(),
+                    };
+                    assert_eq!(s.get(c, slot), &want[..], "{from}->{to} slot {slot} c{c}");
+                }
+            }
         }
     }
 

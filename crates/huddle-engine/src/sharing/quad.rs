@@ -835,23 +835,23 @@ fn finish_c0<R: Arith>(
 ) {
     let got = &got[piece.clone()];
     match (tr, sent) {
-        (None, None) => layer.update_outputs(s, piece, |i, partial, own| {
+        (None, None) => layer.map_output(s, piece, 0, 0, |i, partial| {
             c[i] = R::sub(partial, got[i]);
-            (c[i], own)
+            c[i]
         }),
         (None, Some(sent)) => {
             let sent = &sent[piece.clone()];
-            layer.update_outputs(s, piece, |i, a0b0, own| {
+            layer.map_output(s, piece, 0, 0, |i, a0b0| {
                 c[i] = R::sub(R::sub(a0b0, sent[i]), got[i]);
-                (c[i], own)
+                c[i]
             })
         }
         (Some(tr), sent) => {
             let sent = sent.map(|m| &m[piece.clone()]);
-            layer.update_outputs(s, piece, |i, a0b0, own| {
+            layer.map_output(s, piece, 0, 0, |i, a0b0| {
                 let partial = sent.map_or(a0b0, |m| R::sub(a0b0, m[i]));
                 c[i] = R::sub(partial, got[i]);
-                (truncated::<R>(c[i], layer.mask, tr[i]), own)
+                truncated::<R>(c[i], layer.mask, tr[i])
             })
         }
     }
@@ -923,7 +923,7 @@ impl Quad {
                     m0[i] = R::add(R::add(z0[i], p.second), r[i]);
                 });
             }
-            layer.update_outputs(s, piece, |i, c0, _| (c0, z0[i]));
+            layer.map_output(s, piece, 1, 1, |i, _| z0[i]);
         }
         d013.finish(key_mut(&mut self.keys, Key::K013));
         d023.finish(key_mut(&mut self.keys, Key::K023));
@@ -942,7 +942,7 @@ impl Quad {
                 });
                 views.absorb(V_M21, m22);
                 views.absorb(V_PRODUCT, &own[..piece.len()]);
-                layer.update_outputs(s, piece, |i, _, z0| (R::sub(m21[i], z0), z0));
+                layer.map_output(s, piece, 1, 0, |i, z0| R::sub(m21[i], z0));
             }
             for v in [m21, m22] {
                 ch.recycle(v);
@@ -976,19 +976,19 @@ impl Quad {
                             R::sub(m21[i], R::add(p.cross, m3[i]))
                         };
                     });
-                    layer.update_outputs(s, piece.clone(), |i, _, z0| {
+                    layer.map_output(s, piece.clone(), 1, 0, |i, z0| {
                         if tr[i] > 0 {
-                            return (R::sub(m21[i], z0), z0);
+                            return R::sub(m21[i], z0);
                         }
                         let cw = own[i];
                         own[i] = R::add(cw, z0);
-                        (cw, z0)
+                        cw
                     });
                 } else {
-                    layer.update_outputs(s, piece.clone(), |i, _, z0| {
+                    layer.map_output(s, piece.clone(), 1, 0, |i, z0| {
                         let cw = R::sub(m21[i], m3[i]);
                         own[i] = R::add(cw, z0);
-                        (cw, z0)
+                        cw
                     });
                 }
                 views.absorb(V_PRODUCT, &own[..piece.len()]);
@@ -1147,7 +1147,7 @@ impl Quad {
                 for (m, &m0) in m20.iter_mut().zip(m0) {
                     *m = R::sub(*m, m0);
                 }
-                layer.update_outputs(s, piece, |i, a0b0, own| (R::sub(a0b0, m20[i]), own));
+                layer.map_output(s, piece, 0, 0, |i, a0b0| R::sub(a0b0, m20[i]));
             }
             ch.send_message_tagged(msg::M20, 1, m20)?;
             views.absorb(V_M0, &m0);
