@@ -4,8 +4,10 @@
 //!
 //! A *view* is a named check and its members, declared once by the protocol
 //! in the same order at every party. Each member absorbs the values of the
-//! view, in the same order, into a running SHA-256 (the exact encoding that
-//! travels: k/8 bytes per ring element, reduced mod 2^k; 8 per Boolean word).
+//! view, in the same order, into a running hash (the exact encoding that
+//! travels: k/8 bytes per ring element, reduced mod 2^k; 8 per Boolean word):
+//! SHA-256 in two lanes ([`TwoLaneSha256`]), so that SHA-NI works on two
+//! blocks at once.
 //! [`Views::exchange`] sends every member's digest to every other member (one
 //! message per pair of parties), compares, and starts a new epoch.
 //!
@@ -20,6 +22,7 @@ use super::wire::Encoding;
 use super::{recv_raw, send_raw_tagged, Channel};
 use crate::ttp::RunError;
 use huddle_net::{PartyId, Phase};
+use sha2::digest::generic_array::GenericArray;
 use sha2::{Digest, Sha256};
 
 /// A SHA-256 digest as four little-endian words (how it travels).
@@ -34,7 +37,7 @@ pub struct ViewSpec {
 
 struct View {
     members: &'static [PartyId],
-    hasher: Sha256,
+    hasher: TwoLaneSha256,
     /// Words absorbed since the encoding was set: a packed word's wire
     /// length depends on its place in its slot, and parties absorb the same
     /// words in pieces of different sizes.
@@ -84,7 +87,7 @@ impl Views {
     fn fresh(&self, i: usize) -> Option<View> {
         let spec = &self.specs[i];
         spec.members.contains(&self.me).then(|| {
-            let mut hasher = Sha256::new();
+            let mut hasher = TwoLaneSha256::new();
             // Domain separation: which check, which epoch.
             hasher.update(spec.check.as_bytes());
             hasher.update([0]);
@@ -147,10 +150,7 @@ impl Views {
         let digests: Vec<Option<DigestWords>> = self
             .views
             .iter_mut()
-            .map(|v| {
-                v.as_mut()
-                    .map(|v| to_words(&std::mem::take(&mut v.hasher).finalize()))
-            })
+            .map(|v| v.as_mut().map(|v| to_words(&v.hasher.finalize())))
             .collect();
         let peers = self.peers();
         for &p in &peers {
@@ -235,6 +235,117 @@ impl Views {
     }
 }
 
+/// SHA-256's initial state (FIPS 180-4, 5.3.3).
+const SHA256_IV: [u32; 8] = [
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+];
+
+/// SHA-256 in two lanes: the stream's 64-byte blocks go alternately to two
+/// SHA-256 computations (blocks 0, 2, 4, ... and 1, 3, 5, ...), and the
+/// digest is SHA-256(SHA-256(even blocks) || SHA-256(odd blocks)).
+///
+/// Why: the compare-view hash is a fifth of Quad's CPU, and one SHA-256
+/// stream runs at the latency of SHA-NI's round instruction; two independent
+/// lanes, one block each in turn through `sha2`'s block function, overlap
+/// in the CPU (1.15-1.3x the one-stream rate here). Collisions cost as much
+/// as SHA-256's: the split of a stream into its two lanes is injective
+/// (given the lanes, the stream is their blocks interleaved), and each lane
+/// is an ordinary SHA-256 with its own padding.
+#[derive(Clone)]
+pub(crate) struct TwoLaneSha256 {
+    lanes: [[u32; 8]; 2],
+    /// Bytes of the next pair of blocks (even, odd) not yet compressed.
+    pending: [u8; 128],
+    filled: usize,
+    /// Pairs of blocks compressed so far.
+    pairs: u64,
+}
+
+impl Default for TwoLaneSha256 {
+    fn default() -> Self {
+        TwoLaneSha256::new()
+    }
+}
+
+impl TwoLaneSha256 {
+    pub(crate) fn new() -> Self {
+        TwoLaneSha256 {
+            lanes: [SHA256_IV; 2],
+            pending: [0; 128],
+            filled: 0,
+            pairs: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn compress_pair(lanes: &mut [[u32; 8]; 2], pair: &[u8]) {
+        let [even, odd] = lanes;
+        sha2::compress256(
+            even,
+            std::slice::from_ref(GenericArray::from_slice(&pair[..64])),
+        );
+        sha2::compress256(
+            odd,
+            std::slice::from_ref(GenericArray::from_slice(&pair[64..])),
+        );
+    }
+
+    pub(crate) fn update(&mut self, data: impl AsRef<[u8]>) {
+        let mut data = data.as_ref();
+        if self.filled > 0 {
+            let take = (128 - self.filled).min(data.len());
+            self.pending[self.filled..self.filled + take].copy_from_slice(&data[..take]);
+            self.filled += take;
+            data = &data[take..];
+            if self.filled < 128 {
+                return;
+            }
+            Self::compress_pair(&mut self.lanes, &self.pending);
+            self.pairs += 1;
+            self.filled = 0;
+        }
+        let mut pairs = data.chunks_exact(128);
+        for pair in &mut pairs {
+            Self::compress_pair(&mut self.lanes, pair);
+        }
+        self.pairs += (data.len() / 128) as u64;
+        let rest = pairs.remainder();
+        self.pending[..rest.len()].copy_from_slice(rest);
+        self.filled = rest.len();
+    }
+
+    /// The digest (see the type); the hasher starts over.
+    pub(crate) fn finalize(&mut self) -> [u8; 32] {
+        let tail = &self.pending[..self.filled];
+        let (even, odd) = tail.split_at(tail.len().min(64));
+        let [mut e, mut o] = self.lanes;
+        let mut outer = Sha256::new();
+        outer.update(finish_lane(&mut e, self.pairs, even));
+        outer.update(finish_lane(&mut o, self.pairs, odd));
+        *self = TwoLaneSha256::new();
+        outer.finalize().into()
+    }
+}
+
+/// SHA-256's last blocks of a lane of `blocks` whole blocks and `tail`
+/// (at most 64 bytes): padding and the length in bits (FIPS 180-4, 5.1.1).
+fn finish_lane(state: &mut [u32; 8], blocks: u64, tail: &[u8]) -> [u8; 32] {
+    let bits = (blocks * 64 + tail.len() as u64) * 8;
+    let mut last = [0u8; 128];
+    last[..tail.len()].copy_from_slice(tail);
+    last[tail.len()] = 0x80;
+    let end = if tail.len() < 56 { 64 } else { 128 };
+    last[end - 8..end].copy_from_slice(&bits.to_be_bytes());
+    for block in last[..end].chunks_exact(64) {
+        sha2::compress256(state, std::slice::from_ref(GenericArray::from_slice(block)));
+    }
+    let mut out = [0u8; 32];
+    for (o, w) in out.chunks_exact_mut(4).zip(state.iter()) {
+        o.copy_from_slice(&w.to_be_bytes());
+    }
+    out
+}
+
 /// Words encoded per call of the hash: the encoding stays in the L1 cache
 /// instead of making a second copy of a layer's megabytes.
 const CHUNK_WORDS: usize = 2048;
@@ -243,7 +354,7 @@ const CHUNK_WORDS: usize = 2048;
 /// its message.
 #[inline(always)]
 fn hash_words(
-    hasher: &mut Sha256,
+    hasher: &mut TwoLaneSha256,
     buf: &mut Vec<u8>,
     at: usize,
     n: usize,
@@ -260,7 +371,7 @@ fn hash_words(
 
 /// The digest of `words` as they travel.
 pub fn digest(words: &[u64], encoding: Encoding, label: &str) -> DigestWords {
-    let mut h = Sha256::new();
+    let mut h = TwoLaneSha256::new();
     h.update(label.as_bytes());
     h.update([0]);
     let mut buf = Vec::with_capacity(CHUNK_WORDS.min(words.len()) * 8);
@@ -358,6 +469,88 @@ mod tests {
         },
     ];
 
+    /// The two-lane hash by its definition, with `sha2`'s whole SHA-256.
+    fn two_lanes_by_definition(data: &[u8]) -> [u8; 32] {
+        let (mut even, mut odd) = (Vec::new(), Vec::new());
+        for (i, block) in data.chunks(64).enumerate() {
+            if i % 2 == 0 { &mut even } else { &mut odd }.extend_from_slice(block);
+        }
+        let mut outer = Sha256::new();
+        outer.update(Sha256::digest(&even));
+        outer.update(Sha256::digest(&odd));
+        outer.finalize().into()
+    }
+
+    #[test]
+    fn two_lane_sha256_known_answers() {
+        // FIPS 180-4 vectors as lanes: "abc" is all of the even lane, and an
+        // empty lane is SHA-256 of nothing.
+        let hex = |s: &str| -> Vec<u8> {
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+                .collect()
+        };
+        let abc = hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        let empty = hex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        let mut h = TwoLaneSha256::new();
+        h.update(b"abc");
+        let want: [u8; 32] = Sha256::new()
+            .chain_update(&abc)
+            .chain_update(&empty)
+            .finalize()
+            .into();
+        assert_eq!(h.finalize(), want);
+        // The hasher starts over after a digest.
+        assert_eq!(
+            h.finalize(),
+            <[u8; 32]>::from(
+                Sha256::new()
+                    .chain_update(&empty)
+                    .chain_update(&empty)
+                    .finalize()
+            )
+        );
+        // Lane lengths at and around the padding's edges (55, 56, 64 bytes).
+        for len in [
+            0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 184, 191, 192, 256, 1000,
+        ] {
+            let data: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
+            let mut h = TwoLaneSha256::new();
+            h.update(&data);
+            assert_eq!(h.finalize(), two_lanes_by_definition(&data), "{len} bytes");
+        }
+    }
+
+    proptest::proptest! {
+        /// However a stream is cut into updates, the digest is the two-lane
+        /// hash of the whole stream, and a changed byte changes it.
+        #[test]
+        fn two_lane_sha256_is_the_same_over_any_updates(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..700),
+            cuts in proptest::collection::vec(0usize..700, 0..6),
+            flip in 0usize..700,
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(data.len())).collect();
+            cuts.sort_unstable();
+            let mut h = TwoLaneSha256::new();
+            let mut from = 0;
+            for c in cuts.into_iter().chain([data.len()]) {
+                h.update(&data[from..c]);
+                from = c;
+            }
+            let digest = h.finalize();
+            proptest::prop_assert_eq!(digest, two_lanes_by_definition(&data));
+            if !data.is_empty() {
+                let mut other = data.clone();
+                other[flip % data.len()] ^= 1;
+                let mut h = TwoLaneSha256::new();
+                h.update(&other);
+                proptest::prop_assert_ne!(h.finalize(), digest);
+            }
+        }
+    }
+
     #[test]
     fn members_share_views_and_encodings_follow_the_wire() {
         let v0 = Views::new(0, Encoding::elements_of(4), &SPECS);
@@ -400,11 +593,8 @@ mod tests {
             for piece in words.chunks(333) {
                 b.absorb_with(0, piece.len(), |k| piece[k]);
             }
-            let digest = |v: &mut Views| {
-                to_words(
-                    &std::mem::take(&mut v.views[0].as_mut().expect("member").hasher).finalize(),
-                )
-            };
+            let digest =
+                |v: &mut Views| to_words(&v.views[0].as_mut().expect("member").hasher.finalize());
             assert_eq!(digest(&mut a), digest(&mut b), "{encoding:?}");
         }
     }
@@ -425,7 +615,7 @@ mod tests {
             for w in &words {
                 wire.extend_from_slice(&w.to_le_bytes()[..b]);
             }
-            let mut h = Sha256::new();
+            let mut h = TwoLaneSha256::new();
             h.update(b"label\0");
             h.update(&wire);
             assert_eq!(
