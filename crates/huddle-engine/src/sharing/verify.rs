@@ -235,11 +235,6 @@ impl Views {
     }
 }
 
-/// SHA-256's initial state (FIPS 180-4, 5.3.3).
-const SHA256_IV: [u32; 8] = [
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-];
-
 /// SHA-256 in two lanes: the stream's 64-byte blocks go alternately to two
 /// SHA-256 computations (blocks 0, 2, 4, ... and 1, 3, 5, ...), and the
 /// digest is SHA-256(SHA-256(even blocks) || SHA-256(odd blocks)).
@@ -251,7 +246,6 @@ const SHA256_IV: [u32; 8] = [
 /// as SHA-256's: the split of a stream into its two lanes is injective
 /// (given the lanes, the stream is their blocks interleaved), and each lane
 /// is an ordinary SHA-256 with its own padding.
-#[derive(Clone)]
 pub(crate) struct TwoLaneSha256 {
     lanes: [[u32; 8]; 2],
     /// Bytes of the next pair of blocks (even, odd) not yet compressed.
@@ -261,16 +255,11 @@ pub(crate) struct TwoLaneSha256 {
     pairs: u64,
 }
 
-impl Default for TwoLaneSha256 {
-    fn default() -> Self {
-        TwoLaneSha256::new()
-    }
-}
-
 impl TwoLaneSha256 {
     pub(crate) fn new() -> Self {
+        let iv = huddle_circuit::sha256::initial_state();
         TwoLaneSha256 {
-            lanes: [SHA256_IV; 2],
+            lanes: [iv; 2],
             pending: [0; 128],
             filled: 0,
             pairs: 0,
@@ -280,14 +269,8 @@ impl TwoLaneSha256 {
     #[inline(always)]
     fn compress_pair(lanes: &mut [[u32; 8]; 2], pair: &[u8]) {
         let [even, odd] = lanes;
-        sha2::compress256(
-            even,
-            std::slice::from_ref(GenericArray::from_slice(&pair[..64])),
-        );
-        sha2::compress256(
-            odd,
-            std::slice::from_ref(GenericArray::from_slice(&pair[64..])),
-        );
+        compress_block(even, &pair[..64]);
+        compress_block(odd, &pair[64..]);
     }
 
     pub(crate) fn update(&mut self, data: impl AsRef<[u8]>) {
@@ -327,6 +310,12 @@ impl TwoLaneSha256 {
     }
 }
 
+/// One 64-byte block into a SHA-256 state (`sha2`'s block function).
+#[inline(always)]
+fn compress_block(state: &mut [u32; 8], block: &[u8]) {
+    sha2::compress256(state, std::slice::from_ref(GenericArray::from_slice(block)));
+}
+
 /// SHA-256's last blocks of a lane of `blocks` whole blocks and `tail`
 /// (at most 64 bytes): padding and the length in bits (FIPS 180-4, 5.1.1).
 fn finish_lane(state: &mut [u32; 8], blocks: u64, tail: &[u8]) -> [u8; 32] {
@@ -337,7 +326,7 @@ fn finish_lane(state: &mut [u32; 8], blocks: u64, tail: &[u8]) -> [u8; 32] {
     let end = if tail.len() < 56 { 64 } else { 128 };
     last[end - 8..end].copy_from_slice(&bits.to_be_bytes());
     for block in last[..end].chunks_exact(64) {
-        sha2::compress256(state, std::slice::from_ref(GenericArray::from_slice(block)));
+        compress_block(state, block);
     }
     let mut out = [0u8; 32];
     for (o, w) in out.chunks_exact_mut(4).zip(state.iter()) {
