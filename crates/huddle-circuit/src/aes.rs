@@ -321,6 +321,12 @@ impl Lin {
             .fold(affine_table(self.d, self.invert), |t, j| t ^ products[j])
     }
 
+    /// Gates to form it from its wires alone: XORs, and a NOT.
+    fn weight(&self) -> u32 {
+        (self.d.count_ones() + self.products.count_ones()).saturating_sub(1)
+            + u32::from(self.invert)
+    }
+
     /// The affine function `t` as a Lin (None if t is not affine).
     fn of_affine(t: Table) -> Option<Lin> {
         let a = anf_of(t);
@@ -517,6 +523,10 @@ struct InversionPlan {
     outputs: [Lin; 4],
 }
 
+/// How many inversion plans with the fewest ANDs are built and compared
+/// (in search order): all of them would cost seconds per process.
+const PLANS_COMPARED: usize = 64;
+
 /// Finds an inversion circuit: for depth 3 one layer of ANDs of up to
 /// three affine functions; for depth 4 two layers of 2-input ANDs whose
 /// second layer may also XOR in first-layer results. The bits of e span,
@@ -577,14 +587,21 @@ fn search_inversion(modulus: u8, depth: SboxDepth) -> InversionPlan {
                 }
             }
         }
-        for w in &spaces {
-            let plan = match depth {
-                SboxDepth::Three => one_layer(w, &singles, extra + v.dim()),
+        let found: Vec<InversionPlan> = spaces
+            .iter()
+            .flat_map(|w| match depth {
+                SboxDepth::Three => one_layer(w, &singles, extra + v.dim())
+                    .into_iter()
+                    .collect(),
                 _ => two_layers(w, &pairs, extra + v.dim()),
-            };
-            if let Some(products) = plan {
-                return finish_plan(products, &e_tables);
-            }
+            })
+            .take(PLANS_COMPARED)
+            .map(|products| finish_plan(products, &e_tables))
+            .collect();
+        // Of the plans with the fewest ANDs, the one with the fewest other
+        // gates once its affine functions are formed together.
+        if let Some(best) = found.into_iter().min_by_key(InversionPlan::gates) {
+            return best;
         }
     }
     unreachable!("GF(2^4) inversion fits in V + 3 dimensions")
@@ -606,13 +623,19 @@ fn one_layer(w: &Echelon, terms: &[Term], dim: usize) -> Option<Vec<Vec<Lin>>> {
 }
 
 /// First-layer products of two affine functions, then second-layer
-/// products of (affine + first-layer sums), `dim` in all, inside `w`.
-fn two_layers(w: &Echelon, pairs: &[Term], dim: usize) -> Option<Vec<Vec<Lin>>> {
+/// products of (affine + first-layer sums), `dim` in all, inside `w`: one
+/// plan per choice of first-layer products that can be completed (the
+/// second layer chosen greedily, cheapest factors first), with the fewest
+/// first-layer products that work.
+fn two_layers(w: &Echelon, pairs: &[Term], dim: usize) -> Vec<Vec<Vec<Lin>>> {
+    let mut plans = Vec::new();
     // One product per class modulo affine functions: second-layer factors
     // add every affine function anyway.
     let mut classes = std::collections::HashSet::new();
-    let inside: Vec<&Term> = pairs
-        .iter()
+    let mut sorted: Vec<&Term> = pairs.iter().collect();
+    sorted.sort_by_key(|t| t.factors.iter().map(Lin::weight).sum::<u32>());
+    let inside: Vec<&Term> = sorted
+        .into_iter()
         .filter(|t| {
             let q = quotient(t.table);
             t.factors.len() == 2 && w.reduce(u32::from(q)) == 0 && classes.insert(q)
@@ -649,10 +672,14 @@ fn two_layers(w: &Echelon, pairs: &[Term], dim: usize) -> Option<Vec<Vec<Lin>>> 
                 })
                 .filter(|f| f.d != 0 || f.products != 0)
                 .collect();
+            // Cheapest factors first: the first plan found is the one built.
+            let mut factors = factors;
+            factors.sort_by_key(Lin::weight);
             let mut products: Vec<Vec<Lin>> = chosen.iter().map(|t| t.factors.clone()).collect();
-            'outer: for (i, a) in factors.iter().enumerate() {
-                for b in &factors[i + 1..] {
-                    let q = u32::from(quotient(a.table(&tables) & b.table(&tables)));
+            let factor_tables: Vec<Table> = factors.iter().map(|f| f.table(&tables)).collect();
+            'outer: for (i, (a, &ta)) in factors.iter().zip(&factor_tables).enumerate() {
+                for (b, &tb) in factors[i + 1..].iter().zip(&factor_tables[i + 1..]) {
+                    let q = u32::from(quotient(ta & tb));
                     if q != 0 && w.reduce(q) == 0 && span.insert(q) {
                         products.push(vec![*a, *b]);
                         if span.dim() == dim {
@@ -662,11 +689,25 @@ fn two_layers(w: &Echelon, pairs: &[Term], dim: usize) -> Option<Vec<Vec<Lin>>> 
                 }
             }
             if span.dim() == dim {
-                return Some(products);
+                plans.push(products);
             }
         }
+        if !plans.is_empty() {
+            break;
+        }
     }
-    None
+    plans
+}
+
+impl InversionPlan {
+    /// Its gates, built as the S-box builds it ([`shared_inversion`]).
+    fn gates(&self) -> usize {
+        let mut b = Builder::boolean(3);
+        let d = b.input("d", 4);
+        let forms = shared_inversion(&mut b, self, &d);
+        b.output("forms", forms);
+        b.finish().gates().len()
+    }
 }
 
 /// The bits of e as Lins over d and the products.
@@ -988,9 +1029,22 @@ fn synthesize(t: &Tower, depth: SboxDepth, share: bool) -> Circuit {
         SboxDepth::Two => {
             // out_k = Σ_i s_ki (form i of c·e)(form i of the other factor),
             // each form of c·e a sum of products of affine functions of d.
+            // With sharing, every term's factors (affine functions of d)
+            // are formed together first.
+            let mut affine = AffineWires::default();
+            if share {
+                let masks = plan2.iter().flat_map(|(term, _, _)| term.factors.iter());
+                affine.form(&mut b, &d, masks.map(|f| u128::from(f.d)));
+            }
             for (term, h, basis) in plan2 {
-                let factors: Vec<WireId> =
-                    term.factors.iter().map(|f| lin_d(&mut b, f, &[])).collect();
+                let factors: Vec<WireId> = term
+                    .factors
+                    .iter()
+                    .map(|f| match share {
+                        true => affine.wire(&mut b, u128::from(f.d), f.invert),
+                        false => lin_d(&mut b, f, &[]),
+                    })
+                    .collect();
                 let products: Vec<WireId> = basis
                     .iter()
                     .map(|&v| {
@@ -1014,22 +1068,28 @@ fn synthesize(t: &Tower, depth: SboxDepth, share: bool) -> Circuit {
         }
         SboxDepth::Three | SboxDepth::Four => {
             let plan = inversion_plan(t.modulus, depth);
-            let mut products: Vec<WireId> = Vec::new();
-            for factors in &plan.products {
-                let ins: Vec<WireId> = factors
+            let e_forms = if share {
+                shared_inversion(&mut b, &plan, &d)
+            } else {
+                let mut products: Vec<WireId> = Vec::new();
+                for factors in &plan.products {
+                    let ins: Vec<WireId> = factors
+                        .iter()
+                        .map(|f| lin_d(&mut b, f, &products))
+                        .collect();
+                    products.push(b.and_all(&ins));
+                }
+                let e: Vec<WireId> = plan
+                    .outputs
                     .iter()
                     .map(|f| lin_d(&mut b, f, &products))
                     .collect();
-                products.push(b.and_all(&ins));
-            }
-            let e: Vec<WireId> = plan
-                .outputs
-                .iter()
-                .map(|f| lin_d(&mut b, f, &products))
-                .collect();
-            let e_forms = linear_layer(&mut b, &e, &FORMS.map(u128::from), share);
+                linear_layer(&mut b, &e, &FORMS.map(u128::from), false)
+                    .into_iter()
+                    .map(|w| w.expect("non-zero form"))
+                    .collect()
+            };
             for (i, ef) in e_forms.into_iter().enumerate() {
-                let ef = ef.expect("non-zero form");
                 for half in [0usize, 4] {
                     let g = wire(&mut b, &mut lin, other_form(i, half));
                     prods.push(b.and(ef, g));
@@ -1047,6 +1107,102 @@ fn synthesize(t: &Tower, depth: SboxDepth, share: bool) -> Circuit {
     let s = to_aes_output(&mut b, t, &prods, &out, share);
     b.output("s", s);
     b.finish()
+}
+
+/// Wires of XORs of columns (masks, bit i: column i), each formed once:
+/// [`form`](Self::form) makes a batch of them in one shared linear layer,
+/// [`wire`](Self::wire) reads one, with a NOT where asked (also once).
+#[derive(Default)]
+struct AffineWires {
+    formed: HashMap<(u128, bool), WireId>,
+}
+
+impl AffineWires {
+    fn form(&mut self, b: &mut Builder, cols: &[WireId], masks: impl Iterator<Item = u128>) {
+        let mut wanted: Vec<u128> = masks
+            .filter(|m| !self.formed.contains_key(&(*m, false)))
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        for (m, w) in wanted.iter().zip(linear_layer(b, cols, &wanted, true)) {
+            self.formed
+                .insert((*m, false), w.expect("a formed mask is not empty"));
+        }
+    }
+
+    fn wire(&mut self, b: &mut Builder, mask: u128, invert: bool) -> WireId {
+        let plain = self.formed[&(mask, false)];
+        if !invert {
+            return plain;
+        }
+        *self
+            .formed
+            .entry((mask, true))
+            .or_insert_with(|| b.not(plain))
+    }
+}
+
+/// The inversion `plan` on the bits `d` with its affine functions formed
+/// together: each AND level's distinct factors in one shared linear layer
+/// over d and the products so far, then the nine Karatsuba forms of e
+/// directly over d and all products (e's bits are among them). Returns the
+/// forms' wires, in `FORMS` order.
+fn shared_inversion(b: &mut Builder, plan: &InversionPlan, d: &[WireId]) -> Vec<WireId> {
+    // A Lin as a mask over the columns: d's bits, then the products.
+    let mask = |f: &Lin| u128::from(f.d) | u128::from(f.products) << d.len();
+    // Products not formed yet hold d[0] in their column: no factor of a
+    // level reads a product of its own level or a later one.
+    let mut cols: Vec<WireId> = d.to_vec();
+    cols.resize(d.len() + plan.products.len(), d[0]);
+    // The AND level of each product: 1 + the highest level it reads.
+    let mut level: Vec<usize> = Vec::new();
+    for factors in &plan.products {
+        let reads = factors
+            .iter()
+            .flat_map(|f| bits_of(u32::from(f.products)))
+            .map(|j| level[j])
+            .max();
+        level.push(reads.map_or(0, |l| l + 1));
+    }
+    let mut formed = AffineWires::default();
+    for l in 0..=level.iter().copied().max().unwrap_or(0) {
+        let at: Vec<usize> = (0..plan.products.len())
+            .filter(|&i| level[i] == l)
+            .collect();
+        formed.form(
+            b,
+            &cols,
+            at.iter().flat_map(|&i| plan.products[i].iter().map(mask)),
+        );
+        for &i in &at {
+            let ins: Vec<WireId> = plan.products[i]
+                .iter()
+                .map(|f| formed.wire(b, mask(f), f.invert))
+                .collect();
+            cols[d.len() + i] = b.and_all(&ins);
+        }
+    }
+    let forms: Vec<(u128, bool)> = FORMS
+        .iter()
+        .map(|&f| {
+            bits_of(u32::from(f)).fold((0u128, false), |(m, inv), k| {
+                (m ^ mask(&plan.outputs[k]), inv ^ plan.outputs[k].invert)
+            })
+        })
+        .collect();
+    let targets: Vec<u128> = forms.iter().map(|f| f.0).collect();
+    linear_layer(b, &cols, &targets, true)
+        .into_iter()
+        .zip(&forms)
+        .map(|(w, &(_, invert))| {
+            let w = w.expect("a form of e is not constant");
+            if invert {
+                b.not(w)
+            } else {
+                w
+            }
+        })
+        .collect()
 }
 
 /// The linear part of d = ν h^2 + l^2 as masks over x, one per bit of d
@@ -1263,21 +1419,17 @@ fn encrypt(mut b: Builder, s: &Circuit, mut state: Vec<Byte>, keys: &[Vec<Byte>]
             .collect();
         if round < rounds {
             for column in shifted.chunks_mut(4) {
-                // b_i = a_i + t + xtime(a_i + a_{i+1}), t = a_0 + a_1 + a_2 + a_3.
+                // b_i = 2 a_i + 3 a_{i+1} + a_{i+2} + a_{i+3}
+                //     = xtime(u_i) + u_{i+1} + a_{i+3}, u_i = a_i + a_{i+1}:
+                // 108 XORs a column (the textbook a_i + t + xtime(u_i),
+                // t the sum of all four, takes 116).
                 let a: [Byte; 4] = [column[0], column[1], column[2], column[3]];
-                let t01 = xor_bytes(&mut b, &a[0], &a[1]);
-                let t23 = xor_bytes(&mut b, &a[2], &a[3]);
-                let t = xor_bytes(&mut b, &t01, &t23);
+                let u: [Byte; 4] =
+                    std::array::from_fn(|i| xor_bytes(&mut b, &a[i], &a[(i + 1) % 4]));
                 for i in 0..4 {
-                    // a_0 + a_1 and a_2 + a_3 are halves of t already.
-                    let pair = match i {
-                        0 => t01,
-                        2 => t23,
-                        _ => xor_bytes(&mut b, &a[i], &a[(i + 1) % 4]),
-                    };
-                    let doubled = xtime(&mut b, &pair);
-                    let with_t = xor_bytes(&mut b, &a[i], &t);
-                    column[i] = xor_bytes(&mut b, &with_t, &doubled);
+                    let doubled = xtime(&mut b, &u[i]);
+                    let rest = xor_bytes(&mut b, &u[(i + 1) % 4], &a[(i + 3) % 4]);
+                    column[i] = xor_bytes(&mut b, &doubled, &rest);
                 }
             }
         }

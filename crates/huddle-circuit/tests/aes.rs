@@ -58,12 +58,14 @@ fn every_sbox_is_exact_on_all_inputs_with_its_depth_and_fan_in() {
             "{depth:?}: {} ANDs, paper {paper}",
             stats.and_count
         );
-        // The linear layers share partial sums (Paar's heuristic): before
-        // that, the depth-4 S-box had 152 XORs.
+        // The linear layers share partial sums (Paar's heuristic), the
+        // inversion's affine functions too, and its plan is the cheapest of
+        // those compared: before sharing, the depth-4 S-box had 152 XORs,
+        // then 119 (Boyar–Peralta's depth-16 S-box: 34 ANDs, 94 XORs).
         let most_xors = match depth {
-            SboxDepth::Four => 119,
-            SboxDepth::Three => 110,
-            SboxDepth::Two => 138,
+            SboxDepth::Four => 106,
+            SboxDepth::Three => 99,
+            SboxDepth::Two => 124,
         };
         assert!(stats.xor <= most_xors, "{depth:?}: {} XORs", stats.xor);
     }
