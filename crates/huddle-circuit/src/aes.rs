@@ -598,9 +598,9 @@ fn search_inversion(modulus: u8, depth: SboxDepth) -> InversionPlan {
             .take(PLANS_COMPARED)
             .map(|products| finish_plan(products, &e_tables))
             .collect();
-        // Of the plans with the fewest ANDs, the one with the fewest other
-        // gates once its affine functions are formed together.
-        if let Some(best) = found.into_iter().min_by_key(InversionPlan::gates) {
+        // Of the plans with the fewest ANDs, the cheapest in MFI-3PC, then
+        // with the fewest gates once its affine functions are formed together.
+        if let Some(best) = found.into_iter().min_by_key(InversionPlan::cost) {
             return best;
         }
     }
@@ -700,7 +700,18 @@ fn two_layers(w: &Echelon, pairs: &[Term], dim: usize) -> Vec<Vec<Vec<Lin>>> {
 }
 
 impl InversionPlan {
-    /// Its gates, built as the S-box builds it ([`shared_inversion`]).
+    /// What it costs: its MFI-3PC communication (a k-input AND costs
+    /// 2^k - k - 1 elements), then its gates as the S-box builds it
+    /// ([`shared_inversion`]).
+    fn cost(&self) -> (u64, usize) {
+        let communication = self
+            .products
+            .iter()
+            .map(|f| (1u64 << f.len()) - f.len() as u64 - 1)
+            .sum();
+        (communication, self.gates())
+    }
+
     fn gates(&self) -> usize {
         let mut b = Builder::boolean(3);
         let d = b.input("d", 4);
