@@ -564,7 +564,9 @@ fn search_inversion(modulus: u8, depth: SboxDepth) -> InversionPlan {
         .filter(|&w| w & !u32::from(NONLINEAR) == 0 && v.reduce(w) == w)
         .collect();
     let singles = affine_products(3);
-    let pairs = affine_products(2);
+    // Cheapest factors first (a stable sort: the order is otherwise kept).
+    let mut pairs = affine_products(2);
+    pairs.sort_by_key(|t| t.factors.iter().map(Lin::weight).sum::<u32>());
     for extra in 1..=3usize {
         // Every W = V + span(ws) with |ws| = extra, each once.
         let mut seen = std::collections::HashSet::new();
@@ -622,8 +624,9 @@ fn one_layer(w: &Echelon, terms: &[Term], dim: usize) -> Option<Vec<Vec<Lin>>> {
     (chosen.dim() == dim).then_some(products)
 }
 
-/// First-layer products of two affine functions, then second-layer
-/// products of (affine + first-layer sums), `dim` in all, inside `w`: one
+/// First-layer products of two affine functions (from `pairs`, in order),
+/// then second-layer products of (affine + first-layer sums), `dim` in all,
+/// inside `w`: one
 /// plan per choice of first-layer products that can be completed (the
 /// second layer chosen greedily, cheapest factors first), with the fewest
 /// first-layer products that work.
@@ -632,10 +635,8 @@ fn two_layers(w: &Echelon, pairs: &[Term], dim: usize) -> Vec<Vec<Vec<Lin>>> {
     // One product per class modulo affine functions: second-layer factors
     // add every affine function anyway.
     let mut classes = std::collections::HashSet::new();
-    let mut sorted: Vec<&Term> = pairs.iter().collect();
-    sorted.sort_by_key(|t| t.factors.iter().map(Lin::weight).sum::<u32>());
-    let inside: Vec<&Term> = sorted
-        .into_iter()
+    let inside: Vec<&Term> = pairs
+        .iter()
         .filter(|t| {
             let q = quotient(t.table);
             t.factors.len() == 2 && w.reduce(u32::from(q)) == 0 && classes.insert(q)
@@ -661,7 +662,7 @@ fn two_layers(w: &Echelon, pairs: &[Term], dim: usize) -> Vec<Vec<Vec<Lin>>> {
                 continue;
             }
             let tables: Vec<Table> = chosen.iter().map(|t| t.table).collect();
-            let factors: Vec<Lin> = (0..16u8)
+            let mut factors: Vec<Lin> = (0..16u8)
                 .flat_map(|d| [false, true].map(move |invert| (d, invert)))
                 .flat_map(|(d, invert)| {
                     (0..1u8 << first).map(move |products| Lin {
@@ -672,8 +673,7 @@ fn two_layers(w: &Echelon, pairs: &[Term], dim: usize) -> Vec<Vec<Vec<Lin>>> {
                 })
                 .filter(|f| f.d != 0 || f.products != 0)
                 .collect();
-            // Cheapest factors first: the first plan found is the one built.
-            let mut factors = factors;
+            // Cheapest factors first, so the greedy second layer takes them.
             factors.sort_by_key(Lin::weight);
             let mut products: Vec<Vec<Lin>> = chosen.iter().map(|t| t.factors.clone()).collect();
             let factor_tables: Vec<Table> = factors.iter().map(|f| f.table(&tables)).collect();
@@ -1051,9 +1051,12 @@ fn synthesize(t: &Tower, depth: SboxDepth, share: bool) -> Circuit {
                 let factors: Vec<WireId> = term
                     .factors
                     .iter()
-                    .map(|f| match share {
-                        true => affine.wire(&mut b, u128::from(f.d), f.invert),
-                        false => lin_d(&mut b, f, &[]),
+                    .map(|f| {
+                        if share {
+                            affine.wire(&mut b, u128::from(f.d), f.invert)
+                        } else {
+                            lin_d(&mut b, f, &[])
+                        }
                     })
                     .collect();
                 let products: Vec<WireId> = basis
