@@ -67,16 +67,19 @@ pub struct Generate {
 }
 
 /// `--threads`: a count, or `auto`: this host's cores shared by the
-/// parties it runs, and at least [`MIN_AUTO_LANES`].
+/// parties it runs, at least 1. Where that is 1 (at most a core per
+/// party), the engine runs a second lane that fills the first one's waits
+/// when the batch is long enough to pay for its memory
+/// ([`huddle_engine::sharing::FILLER_MIN_SLICES`]), and gives the TTP and
+/// garbling two threads.
 ///
 /// Lanes are independent runs on slices of the batch, so a lane waiting for
 /// a message leaves the core to another: on the 2-core machines measured,
 /// three Trio parties ran AES-128 at 1,024,000 blocks 1.20x faster with two
 /// lanes each than with one, 64-bit products 1.09x, ANDs alike; four Quad
 /// parties 1.16x (64-bit products) and 1.06x (ANDs); see docs/benchmarks.md.
-pub const MIN_AUTO_LANES: usize = 2;
-
-/// See [`MIN_AUTO_LANES`].
+/// Batches of fewer than 8 slices ran 3-7 % faster as one lane of half the
+/// slice (four Quad parties, AES-128 at 102,400 blocks and 512e6 ANDs).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(untagged, try_from = "Setting")]
 pub enum Threads {
@@ -148,7 +151,7 @@ impl Threads {
             Threads::Count(k) => (k, false),
             Threads::Auto(_) => {
                 let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-                ((cores / parties_here.max(1)).max(MIN_AUTO_LANES), true)
+                ((cores / parties_here.max(1)).max(1), true)
             }
         }
     }

@@ -100,8 +100,9 @@ pub struct RunArgs {
     truncation: TruncationArg,
     /// Worker threads per party (secret-sharing protocols: lanes, each an
     /// independent run on its share of the batch), or auto: this host's
-    /// cores over the parties it runs, at least 2, the least any party
-    /// offers (every party of a run must use one count).
+    /// cores over the parties it runs, the least any party offers (every
+    /// party of a run must use one count); where that is one core or less,
+    /// two lanes for a batch of at least 8 slices (`--share-memory`), else one.
     #[arg(long, default_value = "auto", value_name = "N|auto")]
     threads: crate::job::Threads,
     /// Secret-sharing protocols: run every assignment of the protocol's
@@ -1215,7 +1216,10 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             "wall_seconds": seconds,
             "gates_per_second": (gates * batch) as f64 / seconds,
             "peak_memory_bytes": peak_memory_bytes(),
-            "threads": request.options().threads,
+            // The lanes the engine ran (auto may add one), else the threads.
+            "threads": huddle_engine::progress::progress()
+                .lanes()
+                .unwrap_or(request.options().worker_threads()),
             "split_roles": request.options().split_roles,
             "vector_kernels": huddle_core::simd::kernels(),
             "checked": args.check});

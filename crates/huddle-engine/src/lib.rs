@@ -65,7 +65,9 @@ pub struct RunOptions {
     /// Whether `threads` is this host's `auto` choice rather than a number
     /// the user gave: the hello then offers it as a most (`threads=min:N`)
     /// and every party runs the least any party offers, since all parties
-    /// of a run must use one count.
+    /// of a run must use one count. Auto's 1 (at most one core per party,
+    /// [`RunOptions::one_core_auto`]) lets each protocol add a thread that
+    /// fills waits where that pays.
     pub threads_auto: bool,
     /// Secret-sharing protocols: run every assignment of the protocol's
     /// roles to the parties at once, each on its share of the batch
@@ -213,6 +215,24 @@ pub fn default_share_memory_mib(protocol: Protocol) -> usize {
 }
 
 impl RunOptions {
+    /// Whether this is `--threads auto` settled on at most one core per
+    /// party: the secret-sharing engine then runs one lane or
+    /// [`sharing::FILLER_LANES`] by the batch ([`sharing::FILLER_MIN_SLICES`]).
+    pub fn one_core_auto(&self) -> bool {
+        self.threads_auto && self.threads == 1
+    }
+
+    /// Threads for the protocols that run no lanes of slices (the TTP,
+    /// garbling): auto's one core per party gets [`sharing::FILLER_LANES`],
+    /// whose waits fill each other.
+    pub fn worker_threads(&self) -> usize {
+        if self.one_core_auto() {
+            sharing::FILLER_LANES
+        } else {
+            self.threads
+        }
+    }
+
     /// The defaults for a run of `protocol`: [`RunOptions::default`] with
     /// its family's share memory ([`default_share_memory_mib`]).
     pub fn for_protocol(protocol: Protocol) -> RunOptions {

@@ -19,12 +19,15 @@ pub struct Progress {
     steps_total: AtomicU64,
     /// Steps done per party id; `ABSENT` for parties not in the run.
     done: [AtomicU64; COUNTED],
+    /// Lanes the secret-sharing engine chose for the last run (0: none).
+    lanes: AtomicU64,
 }
 
 static PROGRESS: Progress = Progress {
     instances: AtomicU64::new(0),
     steps_total: AtomicU64::new(0),
     done: [const { AtomicU64::new(ABSENT) }; COUNTED],
+    lanes: AtomicU64::new(0),
 };
 
 /// The process's progress counters.
@@ -47,6 +50,22 @@ impl Progress {
         self.steps_total.store(0, Relaxed);
         for d in &self.done {
             d.store(ABSENT, Relaxed);
+        }
+        self.lanes.store(0, Relaxed);
+    }
+
+    /// The lanes a party of the run evaluates (`--threads auto` may choose
+    /// fewer or more than the thread count; every party chooses alike).
+    pub(crate) fn set_lanes(&self, lanes: usize) {
+        self.lanes.store(lanes as u64, Relaxed);
+    }
+
+    /// The lanes of the last secret-sharing run since [`Progress::reset`],
+    /// if there was one.
+    pub fn lanes(&self) -> Option<usize> {
+        match self.lanes.load(Relaxed) {
+            0 => None,
+            n => Some(n as usize),
         }
     }
 
@@ -93,8 +112,12 @@ mod tests {
             instances: AtomicU64::new(0),
             steps_total: AtomicU64::new(0),
             done: [const { AtomicU64::new(ABSENT) }; COUNTED],
+            lanes: AtomicU64::new(0),
         };
         assert_eq!(p.snapshot().steps_done, 0, "no run yet");
+        assert_eq!(p.lanes(), None, "no run yet");
+        p.set_lanes(2);
+        assert_eq!(p.lanes(), Some(2));
         for party in 0..3 {
             p.start(party, 10, 5);
         }
@@ -108,6 +131,7 @@ mod tests {
         assert_eq!((s.instances, s.steps_done, s.steps_total), (10, 1, 5));
         p.reset();
         assert_eq!(p.snapshot().steps_done, 0);
+        assert_eq!(p.lanes(), None, "forgotten with the run");
         p.start(99, 1, 1); // beyond the counted parties: ignored
         p.step(99);
         assert_eq!(p.snapshot().steps_done, 0);

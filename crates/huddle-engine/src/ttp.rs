@@ -100,7 +100,7 @@ pub fn run(
     options: crate::RunOptions,
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, parties) = (net.party(), net.parties());
-    let (threads, to) = (options.threads, options.reveal_to);
+    let (threads, to) = (options.worker_threads(), options.reveal_to);
     crate::check_reveal_to(to, parties)?;
     let learns = |p: PartyId| crate::sharing::learns(p, to);
     check_own_inputs(me, parties, circuit, instances, own_inputs)?;

@@ -554,6 +554,69 @@ fn split_roles_are_refused_where_there_are_no_roles_to_split() {
     assert!(e.to_string().contains("--split-roles"), "{e}");
 }
 
+/// `--threads auto` with at most one core per party (threads 1, auto): a
+/// batch of at least `FILLER_MIN_SLICES` slices runs as two lanes, exactly
+/// as `--threads 2` does (the same bytes on every link, the same rounds); a
+/// shorter one as one lane of half the slice (twice the slices, so more
+/// rounds, the same bytes). The right outputs either way.
+#[test]
+fn auto_on_one_core_per_party_adds_a_lane_only_for_long_batches() {
+    use huddle_engine::sharing::FILLER_MIN_SLICES;
+    let mut prg = Prg::from_seed([23; 16]);
+    let c = random_circuit(&RandomCircuitSpec::boolean(&[20, 30], 200, 6), &mut prg);
+    let share_memory = 64 << 10;
+    let auto = RunOptions {
+        threads: 1,
+        threads_auto: true,
+        share_memory,
+        ..RunOptions::default()
+    };
+    let two = RunOptions {
+        threads: 2,
+        threads_auto: false,
+        ..auto
+    };
+    let whole = RunOptions {
+        share_memory: 1 << 30,
+        ..two
+    };
+    for (instances, long) in [(64 * 400, true), (64 * 24 + 7, false)] {
+        let inputs = random_inputs(&c, &mut prg, instances);
+        let want = PlainEvaluator::new(&c)
+            .evaluate(&inputs)
+            .expect("plaintext");
+        let rounds = |acc: &Accounting| acc.rounds(Phase::Online);
+        let (_, one_slice) = run3_with("trio", whole, &c, &inputs);
+        let (outs_two, acc_two) = run3_with("trio", two, &c, &inputs);
+        let (outs_auto, acc_auto) = run3_with("trio", auto, &c, &inputs);
+        for o in outs_two.iter().chain(&outs_auto) {
+            assert!(o == &want, "{instances} instances");
+        }
+        // The premise: the batch is long (or short) at this share memory.
+        let slices = rounds(&acc_two) / rounds(&one_slice);
+        assert_eq!(
+            slices as usize >= FILLER_MIN_SLICES,
+            long,
+            "{slices} slices"
+        );
+        for phase in [Phase::Offline, Phase::Online] {
+            assert_eq!(bytes(&acc_auto, phase), bytes(&acc_two, phase), "{phase}");
+        }
+        if long {
+            assert_eq!(
+                rounds(&acc_auto),
+                rounds(&acc_two),
+                "two lanes, as --threads 2"
+            );
+        } else {
+            assert!(
+                rounds(&acc_auto) > rounds(&acc_two),
+                "one lane of half the slice: more slices"
+            );
+        }
+    }
+}
+
 #[test]
 fn lanes_and_slices_change_nothing_but_time_and_rounds() {
     let mut prg = Prg::from_seed([17; 16]);

@@ -643,7 +643,7 @@ pub fn run_with_supply<T: Transport>(
     // more than one thread, the semi-honest evaluator evaluates a chunk
     // beside the next one's garbling (evaluating sends nothing), so it
     // holds two chunks and each is half as large.
-    let overlap = !malicious && options.threads > 1;
+    let overlap = !malicious && options.worker_threads() > 1;
     let budget = options.share_memory / if overlap { 2 } else { 1 };
     let for_instances = budget.saturating_sub(evaluation_bytes(&plan, contributors));
     let chunk = (for_instances / instance_bytes(&plan, contributors, options.garble)).max(1);

@@ -1026,6 +1026,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         + INPUT_COPIES * input_bytes
         + ahead_bytes;
     let slice = ((options.share_memory as u128 / unit_bytes.max(1)) as usize).max(1);
+    let (threads, slice) = lanes_and_slice(&options, units, slice);
     // Who plays which role in each lane: the protocol's own assignment,
     // or with split roles one lane per assignment (as many as the batch has
     // units for; every party computes the same count).
@@ -1034,7 +1035,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         let n = all.len().min(units.max(1)).min(slice);
         all.into_iter().take(n).collect()
     } else {
-        let lanes = options.threads.clamp(1, units.max(1).min(slice));
+        let lanes = threads.clamp(1, units.max(1).min(slice));
         vec![(0..parties).collect(); lanes]
     };
     let lanes = roles.len();
@@ -1122,6 +1123,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         instances as u64,
         (slices.len() * lanes * program.steps.len()) as u64,
     );
+    crate::progress::progress().set_lanes(lanes);
     if let Err(e) = run_lanes(&job, &make, net, &roles, &lane_ranges) {
         if let RunError::Abort {
             culprit: Some(c), ..
@@ -1221,6 +1223,37 @@ impl<'a> OutputSink<'a> {
 /// (whose start is a multiple of `lanes`).
 fn domain_range(lanes: usize, range: &std::ops::Range<usize>) -> std::ops::Range<usize> {
     range.start / lanes..range.end.div_ceil(lanes)
+}
+
+/// `--threads auto` on a host with at most one core per party
+/// ([`crate::RunOptions::one_core_auto`]) runs [`FILLER_LANES`] lanes only
+/// for a batch of at least this many slices. The second lane fills the
+/// other's waits for messages, but doubles the memory a party touches,
+/// and every page of it costs a page fault in the run's first slice, a
+/// cost that only a batch of many slices amortizes. Measured with four Quad
+/// parties on 2 cores (docs/benchmarks.md, alternating): AES-128 at 102,400
+/// blocks (4 slices of two lanes) ran 3-7 % faster as one lane, at 204,800
+/// (8) alike, at 409,600 (16) 2.5 % and at 1,024,000 (40) 5 % slower.
+pub const FILLER_MIN_SLICES: usize = 8;
+
+/// Lanes of `--threads auto` where each party has at most one core (see
+/// [`FILLER_MIN_SLICES`]).
+pub const FILLER_LANES: usize = 2;
+
+/// The lane count and the slice (in units of the batch, all lanes
+/// together) for a batch of `units` units whose share memory holds `slice`
+/// units at once. Only auto's one core per party chooses: a short batch
+/// runs as one lane of the width each of two lanes would have, so the
+/// memory touched halves; a long one as two lanes.
+fn lanes_and_slice(options: &crate::RunOptions, units: usize, slice: usize) -> (usize, usize) {
+    if !options.one_core_auto() {
+        return (options.threads, slice);
+    }
+    if units.div_ceil(slice.max(1)) >= FILLER_MIN_SLICES {
+        (FILLER_LANES, slice)
+    } else {
+        (1, (slice / FILLER_LANES).max(1))
+    }
 }
 
 /// Copies of a slice's input words a party may hold while sharing them
@@ -1712,6 +1745,53 @@ pub(crate) fn share_key(
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// Only `--threads auto` on one core per party chooses the lanes: two
+    /// for a batch of at least FILLER_MIN_SLICES slices, else one of half
+    /// the slice; a count given, or auto's several cores, run as given.
+    #[test]
+    fn auto_on_one_core_chooses_lanes_by_the_batch() {
+        let auto = crate::RunOptions {
+            threads: 1,
+            threads_auto: true,
+            ..crate::RunOptions::default()
+        };
+        let long = FILLER_MIN_SLICES * 10;
+        assert_eq!(lanes_and_slice(&auto, long, 10), (FILLER_LANES, 10));
+        // 71 units are 8 slices of 10 (the last short), 70 are 7.
+        let (short, at_least) = (long - 10, long - 9);
+        assert_eq!(lanes_and_slice(&auto, at_least, 10), (FILLER_LANES, 10));
+        assert_eq!(lanes_and_slice(&auto, short, 10), (1, 5));
+        assert_eq!(lanes_and_slice(&auto, 3, 10), (1, 5));
+        assert_eq!(
+            lanes_and_slice(&auto, 3, 1),
+            (1, 1),
+            "a slice stays a unit at least"
+        );
+        for options in [
+            crate::RunOptions {
+                threads: 1,
+                threads_auto: false,
+                ..auto
+            },
+            crate::RunOptions {
+                threads: 3,
+                threads_auto: false,
+                ..auto
+            },
+            crate::RunOptions {
+                threads: 3,
+                threads_auto: true,
+                ..auto
+            },
+        ] {
+            for units in [3, long] {
+                assert_eq!(lanes_and_slice(&options, units, 10), (options.threads, 10));
+            }
+        }
+        assert_eq!(auto.worker_threads(), FILLER_LANES);
+        assert_eq!(crate::RunOptions { threads: 3, ..auto }.worker_threads(), 3);
+    }
 
     /// A message built with `Channel::message` is the buffer that arrives
     /// (in memory, links pass the buffer itself): sending copies nothing,
