@@ -41,12 +41,14 @@ pub enum PreprocessArg {
 /// The run options `huddle local` and `huddle party` share.
 #[derive(Args)]
 pub struct RunArgs {
-    /// The protocol: ttp, replicated, astra, trio, mfi3 (3 parties), quad,
-    /// quad-het, fantastic4, tetrad (4 parties, malicious), or the garbling
-    /// protocols bgw3 (from 3 parties), bgw2 and bgw2-mal (from 4).
-    /// `huddle protocols` lists them.
-    #[arg(long, default_value = "ttp", value_parser = parse_protocol)]
-    protocol: Protocol,
+    /// The protocol: replicated, astra, trio, mfi3 (3 parties), quad,
+    /// quad-het, fantastic4, tetrad (4 parties, malicious), ca2pc (two
+    /// parties and a dealer), or the garbling protocols bgw3 (from 3
+    /// parties), bgw2 and bgw2-mal (from 4); ttp (party 0 sees every input:
+    /// an insecure baseline, run only when named). Required, here or in the
+    /// job file. `huddle protocols` lists them.
+    #[arg(long, value_parser = parse_protocol)]
+    protocol: Option<Protocol>,
     /// The circuit file.
     #[arg(long, required_unless_present = "job")]
     circuit: Option<PathBuf>,
@@ -218,6 +220,21 @@ impl Given<'_> {
 }
 
 impl RunArgs {
+    /// The protocol named by --protocol or the job file. There is no
+    /// default: the only protocol that would need no choice is the trusted
+    /// third party, which shows party 0 every input, and that must never
+    /// run because a flag was forgotten.
+    fn protocol(&self) -> Result<Protocol, String> {
+        self.protocol.ok_or_else(|| {
+            let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+            format!(
+                "no protocol: give --protocol (or `protocol` in the job file), one of {} \
+                 (`huddle protocols` describes them; ttp is an insecure baseline that runs only when named)",
+                names.join(", ")
+            )
+        })
+    }
+
     /// How --inputs and --outputs fields read and write.
     fn style(&self) -> crate::data::Style {
         crate::data::Style {
@@ -269,7 +286,7 @@ impl RunArgs {
         }
         if let Some(name) = &j.protocol {
             given.refuse("protocol", "--protocol")?;
-            self.protocol = parse_protocol(name).map_err(|e| given.error("protocol", &e))?;
+            self.protocol = Some(parse_protocol(name).map_err(|e| given.error("protocol", &e))?);
         }
         given.take(j.threads, &mut self.threads, "threads")?;
         given.take(j.split_roles, &mut self.split_roles, "split_roles")?;
@@ -316,6 +333,7 @@ impl RunArgs {
 
     /// The options as the engine takes them; `linear` overrides `--linear`.
     fn options(&self, linear: Option<&str>) -> Result<RunOptions, String> {
+        let protocol = self.protocol()?;
         Ok(RunOptions {
             linear: huddle_engine::garble::linear::LinearChoice::parse(
                 linear.unwrap_or(&self.linear),
@@ -333,7 +351,7 @@ impl RunArgs {
             },
             share_memory: self
                 .share_memory
-                .unwrap_or_else(|| huddle_engine::default_share_memory_mib(self.protocol))
+                .unwrap_or_else(|| huddle_engine::default_share_memory_mib(protocol))
                 .clamp(1, 1 << 30)
                 << 20,
             // Real runs always draw from the OS.
@@ -354,7 +372,7 @@ impl RunArgs {
         let (Some(party), Some(kind)) = (self.corrupt, &self.fault) else {
             return Ok(None);
         };
-        let d = self.protocol.descriptor();
+        let d = self.protocol()?.descriptor();
         let message = match &self.fault_at {
             Some(name) => {
                 Some(Fault::message_index(d.name, d.messages, name).map_err(|e| e.to_string())?)
@@ -404,7 +422,7 @@ impl RunArgs {
                     .map_err(|e| format!("--job {}: owners: {e}", job.path.display()))?;
             }
         }
-        let request = huddle_engine::check_request(self.protocol, parties, &circuit, options)
+        let request = huddle_engine::check_request(self.protocol()?, parties, &circuit, options)
             .map_err(|e| e.to_string())?;
         Ok((request, circuit))
     }
@@ -576,6 +594,16 @@ pub fn deal(args: DealArgs) -> Result<(), Failure> {
         args.parties
     );
     Ok(())
+}
+
+/// Prints the protocol's warning (a protocol without security: the TTP) on
+/// stderr, one line, before anything runs, and returns it for the JSON report.
+fn warn_if_insecure(request: &RunRequest) -> Option<&'static str> {
+    let warning = request.protocol().descriptor().security.warning();
+    if let Some(w) = warning {
+        eprintln!("warning: {w}");
+    }
+    warning
 }
 
 /// Input value `index` for `instances` instances: instance 0 from `hex_value`, the rest random.
@@ -755,12 +783,13 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     let most = huddle_engine::protocol::MAX_PARTIES;
     let parties = args
         .parties
-        .unwrap_or(args.run.protocol.descriptor().parties.default_count());
+        .unwrap_or(args.run.protocol()?.descriptor().parties.default_count());
     if !(2..=most).contains(&parties) {
         return Err(format!("--parties must be 2 to {most}, not {parties}").into());
     }
     // Every party runs in this process.
     let (request, circuit) = args.run.request(parties, parties, None)?;
+    let warning = warn_if_insecure(&request);
     let run = &args.run;
     // Read (and refused, line and column named) before anything else.
     let from_file = match &run.inputs_file {
@@ -924,7 +953,7 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     });
     if run.json {
         let report = json!({
-            "outputs": hex_out, "protocol": run.protocol.name(), "parties": n, "batch": batch,
+            "outputs": hex_out, "protocol": request.protocol().name(), "parties": n, "batch": batch,
             "linear_preprocessing": linear,
             "online_rounds": online_rounds(&accounting),
             "bytes": links_json(&accounting), "seconds": seconds_json(&accounting),
@@ -932,6 +961,7 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             "gates_per_second": (circuit.gates().len() * batch) as f64 / seconds,
             "vector_kernels": huddle_core::simd::kernels(),
             "checked": args.check,
+            "warning": warning,
         });
         println!(
             "{}",
@@ -947,7 +977,7 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         eprintln!(
             "{} parties, protocol {}, {} instance(s), {:.3} ms, {} online rounds{}",
             n,
-            run.protocol,
+            request.protocol(),
             batch,
             seconds * 1e3,
             online_rounds(&accounting),
@@ -1007,6 +1037,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     // --threads auto shares this host's cores among the parties it runs.
     let parties_here = config.parties_sharing_host(args.id);
     let (request, circuit) = run.request(n, parties_here, linear)?;
+    let warning = warn_if_insecure(&request);
     // Across hosts the dealer's material comes from `huddle deal`; without
     // it, only PRSS.
     let dealer = Some(huddle_engine::garble::linear::LinearChoice::TrustedDealer);
@@ -1209,7 +1240,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     }
     if run.json {
         let linear = request.linear_preprocessing().map(|c| format!("{c:?}"));
-        let report = json!({"outputs": hex_out, "protocol": run.protocol.name(), "party": args.id, "parties": n,
+        let report = json!({"outputs": hex_out, "protocol": request.protocol().name(), "party": args.id, "parties": n,
             "batch": batch, "linear_preprocessing": linear,
             "online_rounds": online_rounds(net.accounting()),
             "bytes": links_json(net.accounting()), "seconds": seconds_json(net.accounting()),
@@ -1222,7 +1253,8 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
                 .unwrap_or(request.options().worker_threads()),
             "split_roles": request.options().split_roles,
             "vector_kernels": huddle_core::simd::kernels(),
-            "checked": args.check});
+            "checked": args.check,
+            "warning": warning});
         println!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?

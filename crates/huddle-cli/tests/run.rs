@@ -389,12 +389,14 @@ fn local_refuses_bad_requests_before_communicating() {
             "quad is a 4-party protocol, but the run has 3 parties",
         ),
         (
-            vec!["local", "--circuit", c, "--input", "1"],
+            vec!["local", "--protocol", "ttp", "--circuit", c, "--input", "1"],
             "takes 3 input values, but 1 --input given",
         ),
         (
             vec![
                 "local",
+                "--protocol",
+                "ttp",
                 "--circuit",
                 c,
                 "--input",
@@ -409,6 +411,8 @@ fn local_refuses_bad_requests_before_communicating() {
         (
             vec![
                 "local",
+                "--protocol",
+                "ttp",
                 "--circuit",
                 c,
                 "--input",
@@ -425,6 +429,8 @@ fn local_refuses_bad_requests_before_communicating() {
         (
             vec![
                 "local",
+                "--protocol",
+                "ttp",
                 "--circuit",
                 c,
                 "--input",
@@ -506,6 +512,72 @@ fn local_refuses_bad_requests_before_communicating() {
             String::from_utf8_lossy(&o.stderr).contains(needle),
             "{args:?}: {}",
             String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// No run without a named protocol: the only one that would need no choice
+/// is the trusted third party, which shows party 0 every input. Named, it
+/// runs, and every party says so on stderr and in its JSON report.
+#[test]
+fn no_protocol_is_refused_and_a_named_ttp_warns_every_party() {
+    let dir = temp_dir("no-protocol");
+    let c = adder(&dir);
+    let cs = c.to_str().expect("utf8");
+    let job = dir.join("job.toml");
+    std::fs::write(&job, "circuit = \"adder.txt\"\n").expect("write");
+    let cfg = certs(&dir.join("n3"), 3);
+    let cfgs = cfg.to_str().expect("utf8");
+    for args in [
+        vec!["local", "--circuit", cs],
+        vec!["local", "--job", job.to_str().expect("utf8")],
+        vec![
+            "party",
+            "--config",
+            cfgs,
+            "--id",
+            "0",
+            "--circuit",
+            cs,
+            "--input",
+            "1",
+        ],
+    ] {
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("no protocol: give --protocol"),
+            "{args:?}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}: nothing runs");
+    }
+    let warning = "ttp is not secure: party 0 sees every party's inputs in the clear";
+    let o = run(&["local", "--protocol", "ttp", "--circuit", cs, "--json"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("warning: {warning}")), "{err}");
+    let v = json_of(&o, "local ttp");
+    assert!(
+        v["warning"].as_str().is_some_and(|w| w.contains(warning)),
+        "{v}"
+    );
+    // A secure protocol carries no warning.
+    let v = json_of(
+        &run(&["local", "--protocol", "trio", "--circuit", cs, "--json"]),
+        "trio",
+    );
+    assert!(v["warning"].is_null(), "{v}");
+    let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
+    for (i, o) in parties_run(&cfg, 3, "ttp", &c, &inputs, |_| Vec::new())
+        .into_iter()
+        .enumerate()
+    {
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        let v = json_of(&o, &format!("party {i}"));
+        assert_eq!(err.matches(warning).count(), 1, "party {i}: {err}");
+        assert!(
+            v["warning"].as_str().is_some_and(|w| w.contains(warning)),
+            "party {i}: {v}"
         );
     }
 }
@@ -692,6 +764,8 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
         cfg.to_str().expect("utf8"),
         "--id",
         "0",
+        "--protocol",
+        "ttp",
         "--circuit",
         c.to_str().expect("utf8"),
         "--input",

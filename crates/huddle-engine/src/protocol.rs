@@ -68,6 +68,19 @@ pub enum Security {
 }
 
 impl Security {
+    /// What every party of a run under this model is told before it starts,
+    /// where the model gives no security at all (one line, for stderr and
+    /// the JSON report).
+    pub fn warning(self) -> Option<&'static str> {
+        match self {
+            Security::None => Some(
+                "ttp is not secure: party 0 sees every party's inputs in the clear \
+                 (a baseline for measurements; name a secure protocol for real data)",
+            ),
+            Security::SemiHonest | Security::MaliciousSelectiveAbort => None,
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Security::None => "none (baseline)",
