@@ -78,7 +78,7 @@ pub use config::{NetworkConfig, PartyConfig};
 pub use connect::{connect, local_networks, ConnectOptions, Handshake, Transport};
 pub use network::{
     memory_networks, message_buffer, scratch_message, LinkLimits, NetError, Network, Received,
-    Transcript, STAMP_BYTES,
+    Traffic, TrafficLog, Transcript, STAMP_BYTES,
 };
 pub use pool::recycle as recycle_buffer;
 pub use profile::{LinkShape, NetProfile};

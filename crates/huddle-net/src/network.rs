@@ -472,6 +472,8 @@ pub struct Network {
     pub(crate) timeout: Duration,
     /// Where every received payload is copied (see [`Network::record_received`]).
     transcript: Option<Transcript>,
+    /// Where every message sent or received is noted (see [`Network::record_traffic`]).
+    pub(crate) traffic: Option<TrafficLog>,
     /// Settings this party's hello left open (`key=?`), as the peers set them.
     settled: Vec<(String, String)>,
 }
@@ -488,6 +490,31 @@ pub struct Received {
 /// received, in order.
 pub type Transcript = Arc<Mutex<Vec<Received>>>;
 
+/// One message a party sent or received, as its traffic log records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Traffic {
+    /// Sent by this party (else received).
+    pub sent: bool,
+    /// The receiver of a sent message, the sender of a received one.
+    pub peer: PartyId,
+    pub phase: Phase,
+    /// The lane of a run split into lanes (0 otherwise).
+    pub lane: usize,
+    /// Payload bytes.
+    pub bytes: usize,
+}
+
+/// A party's sends and receives in the order they happened, over all its
+/// lanes (see [`Network::record_traffic`]).
+pub type TrafficLog = Arc<Mutex<Vec<Traffic>>>;
+
+/// Appends to a traffic log, if one is kept.
+pub(crate) fn log_traffic(log: &Option<TrafficLog>, t: Traffic) {
+    if let Some(Ok(mut log)) = log.as_ref().map(|l| l.lock()) {
+        log.push(t);
+    }
+}
+
 impl Network {
     /// From now on, copies every message this party receives into the
     /// returned transcript: tests use it to pin down what a party sees (its
@@ -495,6 +522,16 @@ impl Network {
     pub fn record_received(&mut self) -> Transcript {
         let t = Transcript::default();
         self.transcript = Some(t.clone());
+        t
+    }
+
+    /// From now on, notes every message this party sends or receives (its
+    /// peer, phase, lane and size, in the order they happen, over all lanes
+    /// split from this endpoint): tests use it to pin down the order of a
+    /// run's messages. Real runs never call it.
+    pub fn record_traffic(&mut self) -> TrafficLog {
+        let t = TrafficLog::default();
+        self.traffic = Some(t.clone());
         t
     }
 
@@ -580,6 +617,16 @@ impl Network {
         let delivered = delivered.map_err(|e| self.alarm.get().unwrap_or(e));
         self.alarm.on_error(delivered)?;
         self.books.sent(me, to, bytes, new_round, stamp);
+        log_traffic(
+            &self.traffic,
+            Traffic {
+                sent: true,
+                peer: to,
+                phase: stamp.phase,
+                lane: 0,
+                bytes: bytes as usize,
+            },
+        );
         Ok(())
     }
 
@@ -655,6 +702,16 @@ impl Network {
                     cause: format!("a message of lane {lane} in a run not split into lanes"),
                 });
             }
+            log_traffic(
+                &self.traffic,
+                Traffic {
+                    sent: false,
+                    peer: from,
+                    phase,
+                    lane: 0,
+                    bytes: data.len(),
+                },
+            );
             if let Some(t) = &self.transcript {
                 if let Ok(mut t) = t.lock() {
                     t.push(Received {
@@ -771,6 +828,7 @@ impl Network {
             books: Books::new(),
             timeout,
             transcript: None,
+            traffic: None,
             settled: Vec::new(),
         }
     }

@@ -14,8 +14,8 @@
 
 use crate::accounting::Phase;
 use crate::network::{
-    deliver, lane_of, shape, Alarm, Books, Delivery, Inbound, InboxBudget, Outbound, ALARM_GRACE,
-    ALARM_POLL,
+    deliver, lane_of, log_traffic, shape, Alarm, Books, Delivery, Inbound, InboxBudget, Outbound,
+    Traffic, TrafficLog, ALARM_GRACE, ALARM_POLL,
 };
 use crate::profile::Shaper;
 use crate::{NetError, Network, PartyId};
@@ -98,6 +98,8 @@ pub struct LaneNet {
     alarm: Arc<Alarm>,
     books: Books,
     timeout: Duration,
+    /// The endpoint's traffic log, if it keeps one.
+    traffic: Option<TrafficLog>,
 }
 
 impl Network {
@@ -151,6 +153,7 @@ impl Network {
                 alarm: self.alarm.clone(),
                 books: self.books.for_lane(),
                 timeout: self.timeout,
+                traffic: self.traffic.clone(),
             })
             .collect())
     }
@@ -263,13 +266,33 @@ impl LaneNet {
         let delivered = delivered.map_err(|e| self.alarm.get().unwrap_or(e));
         self.alarm.on_error(delivered)?;
         self.books.sent(me, to, bytes, new_round, stamp);
+        log_traffic(
+            &self.traffic,
+            Traffic {
+                sent: true,
+                peer: to,
+                phase: stamp.phase,
+                lane: self.lane(),
+                bytes: bytes as usize,
+            },
+        );
         Ok(())
     }
 
     /// As [`Network::recv`], on this lane.
     pub fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
         let result = self.recv_inner(from).and_then(|mut data| {
-            self.books.received(from, &mut data)?;
+            let stamp = self.books.received(from, &mut data)?;
+            log_traffic(
+                &self.traffic,
+                Traffic {
+                    sent: false,
+                    peer: from,
+                    phase: stamp.phase,
+                    lane: self.lane(),
+                    bytes: data.len(),
+                },
+            );
             if data.len() != len {
                 return Err(NetError::UnexpectedLength {
                     peer: from,
