@@ -274,11 +274,16 @@ fn check_chunked_traffic(
         // reduction; online, where semi-honest outputs travel once,
         // after the last chunk); bgw2's dependent phase only sends to the
         // evaluator, which sends nothing in it, so its chains stay one
-        // round long.
+        // round long. bgw2-mal evaluates the batch jointly: first every
+        // chunk's masked inputs (round A, one round per chunk, each after
+        // the last chunk's arrived), then per chunk the input keys, output
+        // keys and confirmed outputs (B, C, D), where the next chunk's keys
+        // wait for C and the evaluator's D only: two rounds per chunk and
+        // the last D.
         let chunks = instances as u32;
         let want = match (phase, protocol) {
             (Phase::Setup | Phase::Verify, _) => whole.rounds(phase),
-            (Phase::Online, "bgw2-mal") => 4 * chunks,
+            (Phase::Online, "bgw2-mal") => 3 * chunks + 1,
             (Phase::Online, _) => 2 * chunks + 1,
             (Phase::Dependent, "bgw3") => 2 * chunks,
             (Phase::Dependent, _) => 1,

@@ -646,7 +646,32 @@ pub fn run_with_supply<T: Transport>(
     let overlap = !malicious && options.worker_threads() > 1;
     let budget = options.share_memory / if overlap { 2 } else { 1 };
     let for_instances = budget.saturating_sub(evaluation_bytes(&plan, contributors));
-    let chunk = (for_instances / instance_bytes(&plan, contributors, options.garble)).max(1);
+    let per_instance = instance_bytes(&plan, contributors, options.garble);
+    let chunk = (for_instances / per_instance).max(1);
+    if malicious {
+        // A batch is one joint evaluation: every chunk's garbled circuit
+        // waits until every chunk's masked inputs are in.
+        crate::check_memory(
+            &format!(
+                "bgw2-mal on {instances} instances of this circuit (held until every input is in)"
+            ),
+            per_instance as u128 * instances as u128,
+        )?;
+        return malicious_batch(
+            &mut run,
+            net,
+            chunk,
+            own_inputs,
+            &mut prg,
+            &mut source,
+            &mut zero,
+        )
+        .and_then(|bits| {
+            run.first = 0;
+            run.instances = instances;
+            finish_outputs(&run, net, bits, options.reveal_to.is_none())
+        });
+    }
     std::thread::scope(|s| {
         // Output bits, instance after instance, as far as this party knows them.
         let mut bits: Vec<bool> = Vec::new();
@@ -685,6 +710,80 @@ pub fn run_with_supply<T: Transport>(
         run.instances = instances;
         finish_outputs(&run, net, bits, options.reveal_to.is_none())
     })
+}
+
+/// A chunk of a malicious run, garbled and with its masked inputs in,
+/// waiting for its outputs to be opened.
+struct HeldChunk {
+    first: usize,
+    instances: usize,
+    states: Vec<Garbling>,
+    rows: Vec<u128>,
+    my_offset: Vec<Gf128>,
+    external: Vec<Vec<bool>>,
+}
+
+/// bgw2-mal's batch as one joint evaluation: every chunk is garbled and its
+/// masked inputs exchanged (round A, which fixes every party's inputs)
+/// before any chunk's input keys go to the evaluator (round B), which lets
+/// it evaluate; so a cheating party sees no output of the batch before it
+/// has committed all its inputs. The garbled chunks are held meanwhile.
+/// Returns the output bits, instance after instance.
+#[allow(clippy::too_many_arguments)]
+fn malicious_batch<T: Transport>(
+    run: &mut Run,
+    net: &mut T,
+    chunk: usize,
+    own_inputs: &[(usize, BitMatrix)],
+    prg: &mut Prg,
+    source: &mut Option<Box<dyn LinearSource>>,
+    zero: &mut [Option<Prg>],
+) -> Result<Vec<bool>, RunError> {
+    let instances = run.instances;
+    let mut held = Vec::with_capacity(instances.div_ceil(chunk));
+    for first in (0..instances).step_by(chunk) {
+        run.first = first;
+        run.instances = chunk.min(instances - first);
+        let mut independent = first_round(run, net, prg, source)?;
+        let products = degree_reduction(run, net, prg, &independent.states)?;
+        let rows = garbled_rows(run, net, &mut independent, &products, zero)?;
+        drop(products);
+        let Independent {
+            states, my_offset, ..
+        } = independent;
+        net.set_phase(Phase::Online);
+        let external = exchange_masked_inputs(run, net, &states, own_inputs)?;
+        held.push(HeldChunk {
+            first,
+            instances: run.instances,
+            states,
+            rows,
+            my_offset,
+            external,
+        });
+    }
+    let mut bits = Vec::new();
+    for h in held {
+        run.first = h.first;
+        run.instances = h.instances;
+        match open_outputs(
+            run,
+            net,
+            &h.states,
+            &h.rows,
+            &h.my_offset,
+            h.external,
+            false,
+        )? {
+            Online::Known(known) => bits.extend(known),
+            Online::Evaluate(_) => {
+                return Err(RunError::Internal(
+                    "a malicious evaluation was deferred".into(),
+                ))
+            }
+        }
+    }
+    Ok(bits)
 }
 
 /// What one instance holds at its peak at the evaluator (the other parties
@@ -1733,10 +1832,25 @@ fn online<T: Transport>(
     offsets: &[Gf128],
     defer: bool,
 ) -> Result<Online, RunError> {
+    net.set_phase(Phase::Online);
+    let external = exchange_masked_inputs(run, net, states, own_inputs)?;
+    open_outputs(run, net, states, rows, offsets, external, defer)
+}
+
+/// The online phase after the masked inputs (round A): round B, the
+/// evaluation, and for the malicious variant rounds C and D.
+fn open_outputs<T: Transport>(
+    run: &Run,
+    net: &mut T,
+    states: &[Garbling],
+    rows: &[u128],
+    offsets: &[Gf128],
+    external: Vec<Vec<bool>>,
+    defer: bool,
+) -> Result<Online, RunError> {
     let (plan, me, instances, contributors) = (run.plan, run.me, run.instances, run.contributors);
     let malicious = run.variant.is_malicious();
     net.set_phase(Phase::Online);
-    let external = exchange_masked_inputs(run, net, states, own_inputs)?;
     if me >= contributors {
         if malicious {
             return confirm_outputs(net, plan, instances, contributors, None).map(Online::Known);

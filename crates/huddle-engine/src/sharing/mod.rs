@@ -1055,9 +1055,25 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     } else {
         0
     };
+    // A protocol secure against malicious parties evaluates the batch as
+    // one joint evaluation: every slice's output shares are held until all
+    // slices and lanes have their inputs and passed verification.
+    let hold_outputs = !probe.messages().is_empty();
+    let held_bytes: u128 = if hold_outputs {
+        slot_bytes
+            * [Domain::Bit, Domain::Ring]
+                .into_iter()
+                .filter(|&d| program.reveals(d))
+                .map(|d| program.output_slots(d).len() as u128 * per_unit(d))
+                .sum::<u128>()
+            * units as u128
+    } else {
+        0
+    };
     crate::check_memory(
         &format!("{} on {instances} instances of this circuit", probe.name()),
         unit_bytes * units.min(slice) as u128
+            + held_bytes
             + (input_bits as u128 * 3 / 8 + output_words as u128 * 8) * instances as u128,
     )?;
     // Slices of the batch (in instances), each split among the lanes.
@@ -1104,6 +1120,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     // A party that learns the outputs gets each slice's as its lane
     // finishes it, written into the result at once.
     let sink = learner.then(|| OutputSink::new(circuit, &program, instances));
+    let gate = (hold_outputs && lanes > 1).then(|| RevealGate::new(lanes));
     let job = Lane {
         circuit,
         program: &program,
@@ -1114,9 +1131,11 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         fault: options.fault,
         verify_every: options.verify_every,
         share_memory: options.share_memory,
+        hold_outputs,
+        reveal_gate: gate.as_ref(),
     };
     crate::check_reveal_to(options.reveal_to, parties)?;
-    let malicious = !probe.messages().is_empty();
+    let malicious = hold_outputs;
     drop(probe);
     crate::progress::progress().start(
         net.party(),
@@ -1472,6 +1491,12 @@ struct Lane<'a> {
     verify_every: Option<usize>,
     /// Bytes of shares a party holds at once (all lanes).
     share_memory: usize,
+    /// Whether each slice's output shares are held until every slice and
+    /// lane has been evaluated and verified (see [`HeldSlice`]).
+    hold_outputs: bool,
+    /// Where this party's lanes meet before opening held outputs (more
+    /// than one lane).
+    reveal_gate: Option<&'a RevealGate>,
 }
 
 impl Lane<'_> {
@@ -1504,6 +1529,13 @@ impl Lane<'_> {
                 lane,
             ));
         }
+        // Held outputs wait at the gate; leaving early (an error) opens it.
+        let mut gate = GateGuard {
+            gate: self.reveal_gate,
+            arrived: false,
+        };
+        let mut held: Vec<HeldSlice> = Vec::new();
+        let to = self.reveal_to.map(|p| role_of(roles, p));
         ch.set_phase(Phase::Setup);
         protocol.setup(&mut ch)?;
         // One allocation for every slice: fresh memory costs a page fault per page.
@@ -1554,7 +1586,7 @@ impl Lane<'_> {
                 }
             });
             arenas.resize(range.len());
-            let opened = slice(
+            evaluate_slice(
                 &mut protocol,
                 &mut ch,
                 self.program,
@@ -1562,30 +1594,76 @@ impl Lane<'_> {
                 &mut arenas,
                 self.verify_every,
             )?;
-            match (self.outputs, opened) {
-                (Some(sink), Some(opened)) => sink.add(range, &opened),
-                (Some(_), None) => {
-                    return Err(RunError::Internal("an output slice is missing".into()))
-                }
-                (None, _) => {}
+            if self.hold_outputs {
+                held.push(HeldSlice::take(self.program, &arenas, range.clone()));
+                continue;
             }
+            let all = |d: Domain| self.program.output_slots(d);
+            let (bits, ring) = (all(Domain::Bit), all(Domain::Ring));
+            let source = [(&arenas.bits, &bits[..]), (&arenas.ring, &ring[..])];
+            let opened = reveal_outputs(
+                &mut protocol,
+                &mut ch,
+                self.program,
+                range.len(),
+                source,
+                to,
+            )?;
+            self.collect(range, opened)?;
+        }
+        if !gate.pass() {
+            // Another lane failed: its error is the run's; open nothing.
+            return Ok(());
+        }
+        drop(arenas);
+        ch.set_phase(Phase::Online);
+        for h in held {
+            let slots: Vec<Vec<u32>> = h
+                .shares
+                .iter()
+                .map(|s| (0..s.slots() as u32).collect())
+                .collect();
+            let source = [(&h.shares[0], &slots[0][..]), (&h.shares[1], &slots[1][..])];
+            let opened = reveal_outputs(
+                &mut protocol,
+                &mut ch,
+                self.program,
+                h.range.len(),
+                source,
+                to,
+            )?;
+            self.collect(&h.range, opened)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a slice's opened outputs into the sink, at a party that learns them.
+    fn collect(
+        &self,
+        range: &std::ops::Range<usize>,
+        opened: Option<[Vec<u64>; 2]>,
+    ) -> Result<(), RunError> {
+        match (self.outputs, opened) {
+            (Some(sink), Some(opened)) => sink.add(range, &opened),
+            (Some(_), None) => return Err(RunError::Internal("an output slice is missing".into())),
+            (None, _) => {}
         }
         Ok(())
     }
 }
 
-/// Preprocessing and the online phase for one slice. Inputs are shared and
-/// outputs revealed domain by domain: the circuit's main domain always
-/// (even without values, so single-domain runs are as before), the other
-/// one where it has values.
-fn slice<P: Sharing>(
+/// Preprocessing, the inputs, the layers and the verification of one
+/// slice. Inputs are shared domain by domain: the circuit's main domain
+/// always (even without values, so single-domain runs are as before), the
+/// other one where it has values.
+fn evaluate_slice<P: Sharing>(
     protocol: &mut P,
     ch: &mut Channel,
     program: &Program,
     inputs: &[InputValues; 2],
     arenas: &mut Arenas,
     verify_every: Option<usize>,
-) -> Result<Option<[Vec<u64>; 2]>, RunError> {
+) -> Result<(), RunError> {
     let main = program.main_domain();
     ch.set_phase(Phase::Offline);
     protocol.preprocess(ch, program, inputs, arenas)?;
@@ -1608,21 +1686,37 @@ fn slice<P: Sharing>(
         ch.counts_progress = false;
     }
     ch.set_encoding(program.encoding(main, arenas.instances));
-    protocol.verify(ch)?;
+    protocol.verify(ch)
+}
+
+/// Where a slice's outputs are opened from, per domain: the shares and the
+/// slots of the output wires in them (the slice's arenas, or its held
+/// output shares).
+type OutputSource<'a> = [(&'a Shares, &'a [u32]); 2];
+
+/// Opens a slice's outputs (of `instances` instances) to `to` (a role;
+/// None: every party), domain by domain where the program reveals one: the
+/// opened words per domain at a party that learns them.
+fn reveal_outputs<P: Sharing>(
+    protocol: &mut P,
+    ch: &mut Channel,
+    program: &Program,
+    instances: usize,
+    source: OutputSource,
+    to: Option<PartyId>,
+) -> Result<Option<[Vec<u64>; 2]>, RunError> {
     let mut opened: [Vec<u64>; 2] = Default::default();
     let mut learned = false;
     for d in [Domain::Bit, Domain::Ring] {
         if !program.reveals(d) {
             continue;
         }
-        let slots = program.output_slots(d);
-        ch.set_encoding(program.encoding(d, arenas.instances));
+        let (shares, slots) = source[d as usize];
+        ch.set_encoding(program.encoding(d, instances));
         let got = match d {
-            Domain::Bit => {
-                protocol.reveal::<Bits>(ch, &slots, &arenas.bits, inputs[0].reveal_to)?
-            }
+            Domain::Bit => protocol.reveal::<Bits>(ch, slots, shares, to)?,
             Domain::Ring => with_ring!(program.ring_lanes, R => {
-                protocol.reveal::<R>(ch, &slots, &arenas.ring, inputs[1].reveal_to)?
+                protocol.reveal::<R>(ch, slots, shares, to)?
             }),
         };
         if let Some(words) = got {
@@ -1631,6 +1725,110 @@ fn slice<P: Sharing>(
         }
     }
     Ok(learned.then_some(opened))
+}
+
+/// A slice's output shares, held until every slice and every lane of the
+/// batch has shared its inputs and passed verification (the protocols that
+/// claim security against malicious parties): only then may any output be
+/// opened, so that a cheating party sees no output of the batch before it
+/// has committed to all its inputs (a batch is one joint evaluation).
+struct HeldSlice {
+    range: std::ops::Range<usize>,
+    /// Per domain, every share component of the output wires' slots, in
+    /// the order of [`Program::output_slots`] (slot k: output wire k).
+    shares: [Shares; 2],
+}
+
+impl HeldSlice {
+    fn take(program: &Program, arenas: &Arenas, range: std::ops::Range<usize>) -> HeldSlice {
+        let shares = [Domain::Bit, Domain::Ring].map(|d| {
+            let from = arenas.domain(d);
+            let slots = if program.reveals(d) {
+                program.output_slots(d)
+            } else {
+                Vec::new()
+            };
+            let mut held = Shares::new(slots.len(), from.w, from.components());
+            for c in 0..from.components() {
+                for (k, &slot) in slots.iter().enumerate() {
+                    held.set(c, k as u32, from.get(c, slot));
+                }
+            }
+            held
+        });
+        HeldSlice { range, shares }
+    }
+}
+
+/// Where the lanes of a party that hold their outputs wait until every lane
+/// has evaluated and verified all its slices; a lane that fails (or panics)
+/// opens it for the others, which then reveal nothing.
+struct RevealGate {
+    lanes: usize,
+    state: std::sync::Mutex<GateState>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct GateState {
+    arrived: usize,
+    failed: bool,
+}
+
+impl RevealGate {
+    fn new(lanes: usize) -> RevealGate {
+        RevealGate {
+            lanes,
+            state: std::sync::Mutex::new(GateState::default()),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Waits until every lane has arrived (true) or one has failed (false).
+    fn arrive_and_wait(&self) -> bool {
+        let Ok(mut state) = self.state.lock() else {
+            return false;
+        };
+        state.arrived += 1;
+        self.changed.notify_all();
+        while state.arrived < self.lanes && !state.failed {
+            state = match self.changed.wait(state) {
+                Ok(s) => s,
+                Err(_) => return false,
+            };
+        }
+        !state.failed
+    }
+
+    fn fail(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            state.failed = true;
+        }
+        self.changed.notify_all();
+    }
+}
+
+/// Fails the gate when dropped before the lane arrived at it (an error
+/// returned early, or a panic), so no other lane waits for it forever.
+struct GateGuard<'a> {
+    gate: Option<&'a RevealGate>,
+    arrived: bool,
+}
+
+impl GateGuard<'_> {
+    /// Arrives; true when every lane has evaluated its slices.
+    fn pass(&mut self) -> bool {
+        self.arrived = true;
+        self.gate.is_none_or(RevealGate::arrive_and_wait)
+    }
+}
+
+impl Drop for GateGuard<'_> {
+    fn drop(&mut self) {
+        if let (Some(gate), false) = (self.gate, self.arrived) {
+            gate.fail();
+        }
+    }
 }
 
 /// The ring whose elements input value `i`'s words pack, if they do (else
