@@ -652,7 +652,6 @@ fn assert_unpredictable(what: &str, held: &[(String, Vec<u64>)], rounding: &[u64
 }
 
 #[test]
-#[ignore = "fails on SecureML's local truncation (issue 48, item 8): run with --ignored to see"]
 fn the_rounding_is_independent_of_everything_the_output_learner_holds() {
     // z = 3 · (1000·2^8 + 2^7): its low 8 bits are 2^7, so the truncation
     // rounds up with probability 1/2. The output's learner (P0 or P1)
