@@ -629,3 +629,70 @@ fn probabilistic_truncation_is_refused_where_there_is_none() {
     )
     .expect("ttp");
 }
+
+#[test]
+fn a_trio_evaluator_that_learns_a_truncated_output_learns_one_comparison() {
+    // The helper protocols' evaluators know u = z + e (Trio's P1: its c2,
+    // sent to P2, and P2's m2, received: u = m2 − c2), so an evaluator that
+    // learns a truncated output learns its rounding [u mod 2^f < e mod 2^f]
+    // = [z mod 2^f > u mod 2^f], one comparison of the secret's low bits
+    // with a value it knows; the helper, which knows e, learns whether they
+    // carry when added to e's. No --reveal-to avoids both (docs/circuit-
+    // format.md). Here z = 3 · (1000·2^8 + 2^7) in Z_2^64, outputs to P1.
+    let ring = RingWidth::W64;
+    let mut b = Builder::arithmetic(ring, 2);
+    let x = b.ring_input("x", 1);
+    let y = b.ring_input("y", 1);
+    let z = b.fixed_mul(x[0], y[0], F);
+    b.ring_output("z", vec![z]);
+    let mut c = b.finish();
+    c.set_owners(InputOwners::Explicit(vec![1, 2]))
+        .expect("owners");
+    let instances = 1024;
+    let (x, y) = (3i128, (1000i128 << F) + (1 << (F - 1)));
+    let inputs = [
+        matrix(&vec![vec![x]; instances], ring),
+        matrix(&vec![vec![y]; instances], ring),
+    ];
+    let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+    let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
+    let options = RunOptions {
+        reveal_to: Some(1),
+        ..options(Preprocess::Interleaved, Truncation::Probabilistic, 13)
+    };
+    let results = local("trio", nets, &c, &inputs, options).expect("trio");
+    let got = elements(&results[1].outputs[0], ring);
+    // Online, P1 and P2 each receive the other's masked input, then the
+    // product's message.
+    let product = |to: usize, from: usize| -> Vec<u64> {
+        let view = views[to].lock().expect("transcript");
+        let online: Vec<_> = view
+            .iter()
+            .filter(|m| m.phase == Phase::Online && m.from == from)
+            .collect();
+        online[1]
+            .payload
+            .chunks_exact(8)
+            .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+            .collect()
+    };
+    let (m2, c2) = (product(1, 2), product(2, 1));
+    let v = x * y;
+    let low = (1u64 << F) - 1;
+    let mut up = 0;
+    for i in 0..instances {
+        let rounding = got[i][0].wrapping_sub((v >> F) as u64);
+        assert!(rounding <= 1, "instance {i}: {rounding:#x}");
+        let u = m2[i].wrapping_sub(c2[i]);
+        assert_eq!(
+            rounding,
+            u64::from(v as u64 & low > u & low),
+            "instance {i}"
+        );
+        up += rounding;
+    }
+    assert!(
+        up > 0 && up < instances as u64,
+        "{up} of {instances} round up"
+    );
+}

@@ -29,13 +29,17 @@
 //! **Dot products** count each pair as a 2-input product of the layer (one
 //! correction each, every operand opened once) summed into one share.
 //!
-//! **Fixed point** (`DOTTR` with `--truncation probabilistic`): SecureML's
-//! local truncation of the product's shares, P0 ⌊z⁰/2^f⌋ and P1
-//! −⌊−z¹/2^f⌋ (shares read as unsigned k-bit numbers), then a zero
-//! sharing from K01 (P0 adds r, P1 subtracts it) so that the short shifted
-//! shares are uniform again before either is sent. No message; the result
-//! is ⌊z/2^f⌋ or one more unless the shares wrap around 2^k (probability
-//! about |z|/2^k), an event of the random shares alone.
+//! **Fixed point** (`DOTTR` with `--truncation probabilistic`;
+//! `truncation.rs`): the dealer deals r = r⁰ + r¹ (K02, K12) and shares of
+//! ⌊(r mod 2^(k−1))/2^f⌋ and of r's top bit (P1's two corrections go with
+//! the layer's); after the product's round the party that does not learn
+//! the outputs (P1 when both do) receives the other's share of
+//! c = z + 2^(k−2) + r and sends back c's top bit. The result is ⌊z/2^f⌋,
+//! or one more with probability (z mod 2^f)/2^f decided by r alone, for
+//! −2^(k−2) ≤ z < 2^(k−2) (beyond, off by 2^(k−f) with probability
+//! (|z| − 2^(k−2))/2^(k−1)); f ≤ k − 2, larger f is refused. Per truncated
+//! element one element to the opener and one bit back online, two
+//! elements dealt; at most two more rounds per truncating layer.
 //!
 //! **Conversions** ([`Sharing::split`]): each party's share is a term
 //! known to it alone, shared in the target domain for free (the other
@@ -89,7 +93,7 @@ pub struct ClientAided {
     /// At the dealer in separate mode: its whole part is done.
     ran_ahead: bool,
     /// The computing party that opens the masked products of truncations
-    /// (see [`truncation`]): the one that does not learn the outputs.
+    /// (see `truncation.rs`): the one that does not learn the outputs.
     opener: PartyId,
 }
 
@@ -276,7 +280,8 @@ impl Sharing for ClientAided {
         true
     }
 
-    /// Each party truncates its own share (SecureML); no message.
+    /// Dealer-assisted: c = z + 2^(k−2) + r opened to one computing party,
+    /// its top bit sent back (`truncation.rs`).
     fn fused_truncation(&self) -> bool {
         true
     }

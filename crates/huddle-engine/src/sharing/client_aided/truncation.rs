@@ -47,11 +47,14 @@
 //! 2^f)], one comparison of the secret's low bits with a value it knows:
 //! this happens with outputs to both parties, at O.
 //!
-//! Why two messages: the shares must not reveal c to L (or L learns that
-//! comparison), and a share of 2^(k−1−f)·(c_msb ⊕ b) that L can compute
-//! without c_msb leaves O a share whose value at c_msb = 0 and 1 differ by
-//! 2^(k−1−f)·(1 − 2b), which tells O the bit b and then, with c, the carry
-//! v = [c' < z']: a comparison of the whole secret. So c_msb travels back.
+//! **Why two messages.** c must not reach L (or L learns that comparison).
+//! With c at O alone and shares ⌊c/2^f⌋ − ⌊r/2^f⌋ (one message) the result
+//! is off by 2^(k−f) whenever z + r wraps around 2^k, with probability
+//! |z|/2^k, as in the other protocols. The carry term removes that, but a
+//! share of 2^(k−1−f)·(c_msb ⊕ b) that L computes without c_msb leaves O
+//! shares for c_msb = 0 and 1 that differ by 2^(k−1−f)·(1 − 2b), which
+//! tells O the bit b and then, with c, the carry v = [c' < z']: a
+//! comparison of the whole secret. So c_msb travels back.
 
 use crate::sharing::arith::Arith;
 use crate::sharing::{recv_raw, send_raw_tagged, Channel};
