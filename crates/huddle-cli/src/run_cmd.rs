@@ -96,8 +96,8 @@ pub struct RunArgs {
     preprocess: PreprocessArg,
     /// Fixed-point products (DOTTR): exact (A2B, shift, B2A; the plaintext
     /// result) or probabilistic (secret-sharing protocols: fused into the
-    /// multiplication at no extra communication, the result or one more,
-    /// wrong only with probability about |product| / 2^k).
+    /// multiplication, no adder, the result or one more, wrong only with
+    /// probability at most about |product| / 2^k).
     #[arg(long, value_enum, default_value_t = TruncationArg::Exact)]
     truncation: TruncationArg,
     /// Worker threads per party (secret-sharing protocols: lanes, each an

@@ -115,9 +115,10 @@ pub enum Truncation {
     /// k-bit adder).
     #[default]
     Exact,
-    /// Fused into the multiplication at no extra communication (ABY3-style,
-    /// HK-C Figure 11): ⌊v / 2^f⌋ or one more, except with probability
-    /// about |v| / 2^k when the masked product wraps around the ring.
+    /// Fused into the multiplication, no adder (ABY3-style, HK-C Figure
+    /// 11; ca2pc dealer-assisted, with a message each way more): ⌊v / 2^f⌋
+    /// or one more, except with probability at most about |v| / 2^k when
+    /// the masked product wraps around the ring.
     Probabilistic,
 }
 

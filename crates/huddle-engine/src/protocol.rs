@@ -123,8 +123,8 @@ pub struct Descriptor {
     /// conversions; the plaintext evaluator trivially does).
     pub conversions: bool,
     /// Whether its multiplication can truncate fixed-point products
-    /// probabilistically at no extra communication (`DOTTR` with
-    /// `Truncation::Probabilistic`).
+    /// probabilistically (`DOTTR` with `Truncation::Probabilistic`): no
+    /// adder, at most the few extra messages and rounds its module states.
     pub fused_truncation: bool,
     pub family: Family,
     /// The message types fault injection can target (malicious

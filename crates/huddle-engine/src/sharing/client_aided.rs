@@ -29,13 +29,17 @@
 //! **Dot products** count each pair as a 2-input product of the layer (one
 //! correction each, every operand opened once) summed into one share.
 //!
-//! **Fixed point** (`DOTTR` with `--truncation probabilistic`): SecureML's
-//! local truncation of the product's shares, P0 ⌊z⁰/2^f⌋ and P1
-//! −⌊−z¹/2^f⌋ (shares read as unsigned k-bit numbers), then a zero
-//! sharing from K01 (P0 adds r, P1 subtracts it) so that the short shifted
-//! shares are uniform again before either is sent. No message; the result
-//! is ⌊z/2^f⌋ or one more unless the shares wrap around 2^k (probability
-//! about |z|/2^k), an event of the random shares alone.
+//! **Fixed point** (`DOTTR` with `--truncation probabilistic`;
+//! `truncation.rs`): the dealer deals r = r⁰ + r¹ (K02, K12) and shares of
+//! ⌊(r mod 2^(k−1))/2^f⌋ and of r's top bit (P1's two corrections go with
+//! the layer's); after the product's round the party that does not learn
+//! the outputs (P1 when both do) receives the other's share of
+//! c = z + 2^(k−2) + r and sends back c's top bit. The result is ⌊z/2^f⌋,
+//! or one more with probability (z mod 2^f)/2^f decided by r alone, for
+//! −2^(k−2) ≤ z < 2^(k−2) (beyond, off by 2^(k−f) with probability
+//! (|z| − 2^(k−2))/2^(k−1)); f ≤ k − 2, larger f is refused. Per truncated
+//! element one element to the opener and one bit back online, two
+//! elements dealt; at most two more rounds per truncating layer.
 //!
 //! **Conversions** ([`Sharing::split`]): each party's share is a term
 //! known to it alone, shared in the target domain for free (the other
@@ -63,6 +67,8 @@ use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 use std::collections::{HashMap, VecDeque};
 
+mod truncation;
+
 /// The client that deals correlated randomness.
 pub const DEALER: PartyId = 2;
 
@@ -86,6 +92,9 @@ pub struct ClientAided {
     ahead: VecDeque<super::wire::Words>,
     /// At the dealer in separate mode: its whole part is done.
     ran_ahead: bool,
+    /// The computing party that opens the masked products of truncations
+    /// (see `truncation.rs`): the one that does not learn the outputs.
+    opener: PartyId,
 }
 
 impl ClientAided {
@@ -98,6 +107,7 @@ impl ClientAided {
             preprocess,
             ahead: VecDeque::new(),
             ran_ahead: false,
+            opener: truncation::opener(None),
         }
     }
 }
@@ -145,9 +155,29 @@ fn dealt_words(layer: &Layer, w: usize) -> usize {
         .iter()
         .map(|g| {
             let products = if g.dot { g.len as usize / 2 } else { 1 };
-            products * dealt_elements(g.fan_in()) * w
+            let truncation = if g.trunc > 0 { truncation::DEALT } else { 0 };
+            (products * dealt_elements(g.fan_in()) + truncation) * w
         })
         .sum()
+}
+
+/// The layer's truncated gates: (index in the layer, f).
+fn truncated(layer: &Layer) -> Vec<(usize, u8)> {
+    layer
+        .gates
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.trunc > 0)
+        .map(|(i, g)| (i, g.trunc))
+        .collect()
+}
+
+/// k of a program whose layers truncate (ring products).
+fn ring_bits(program: &Program) -> Result<u32, RunError> {
+    program
+        .ring
+        .map(|r| r.bits())
+        .ok_or_else(|| RunError::Internal("a truncation outside a ring".into()))
 }
 
 /// The key a party draws from: `Some` at the parties that hold it.
@@ -250,7 +280,8 @@ impl Sharing for ClientAided {
         true
     }
 
-    /// Each party truncates its own share (SecureML); no message.
+    /// Dealer-assisted: c = z + 2^(k−2) + r opened to one computing party,
+    /// its top bit sent back (`truncation.rs`).
     fn fused_truncation(&self) -> bool {
         true
     }
@@ -300,9 +331,29 @@ impl Sharing for ClientAided {
         &mut self,
         ch: &mut Channel,
         program: &Program,
-        _inputs: &[InputValues; 2],
+        inputs: &[InputValues; 2],
         arenas: &mut Arenas,
     ) -> Result<(), RunError> {
+        // Before anything of this slice is sent: the truncations' opener,
+        // and a refusal of truncations the construction cannot take.
+        self.opener = truncation::opener(inputs[Domain::Ring as usize].reveal_to);
+        if let Some(ring) = program.ring {
+            let k = ring.bits();
+            let widest = program
+                .layers
+                .iter()
+                .flat_map(|l| &l.gates)
+                .map(|g| g.trunc)
+                .max();
+            if let Some(f) = widest.filter(|&f| !truncation::fits(f, k)) {
+                return Err(RunError::Input(format!(
+                    "ca2pc's probabilistic truncation shifts a product by 2^(k-2) first, so it \
+                     truncates by at most k - 2 = {} bits in Z_2^{k}; this circuit has a DOTTR \
+                     by {f} (use --truncation exact)",
+                    k - 2
+                )));
+            }
+        }
         if self.preprocess != Preprocess::Separate {
             return Ok(());
         }
@@ -473,6 +524,12 @@ impl Sharing for ClientAided {
                     }
                 }
             }
+            let truncated = truncated(layer);
+            if !truncated.is_empty() {
+                let fs: Vec<u8> = truncated.iter().map(|&(_, f)| f).collect();
+                let (k02, k12) = (key(&mut self.k02), key(&mut self.k12));
+                truncation::deal::<R>(ch, k02, k12, ring_bits(program)?, &fs, w, &mut corrections);
+            }
             ch.send_in(Phase::Offline, 1, &corrections)?;
             ch.recycle(corrections);
             for gate in &layer.gates {
@@ -559,25 +616,22 @@ impl Sharing for ClientAided {
                 }
                 at_dealt += g.subsets(w);
             }
-            let mask = program.ring.map_or(u64::MAX, |r| r.mask());
-            for (gate, out) in layer.gates.iter().zip(sums.chunks_exact_mut(w)) {
-                if gate.trunc > 0 {
-                    // SecureML's local truncation: P0 ⌊z⁰/2^f⌋, P1
-                    // −⌊−z¹/2^f⌋ (shares read as unsigned k-bit numbers):
-                    // ⌊z/2^f⌋ or one more unless z⁰ + z¹ wraps around 2^k
-                    // (probability about |z|/2^k). The shifted shares are
-                    // short, so a zero sharing from K01 makes them uniform
-                    // again before anyone sends them.
-                    let k01 = self.k01.as_mut().expect("computing parties hold K01");
-                    let r = ch.draw(k01, w);
-                    for (o, &r) in out.iter_mut().zip(&r) {
-                        *o = match me {
-                            0 => R::add(R::shift_masked(*o, mask, gate.trunc), r),
-                            _ => R::sub(R::neg(R::shift_masked(R::neg(*o), mask, gate.trunc)), r),
-                        };
-                    }
-                    ch.recycle(r);
-                }
+            let truncated = truncated(layer);
+            if !truncated.is_empty() {
+                let job = truncation::Truncating {
+                    k: ring_bits(program)?,
+                    gates: &truncated,
+                    w,
+                    opener: self.opener,
+                };
+                // P1's t¹ and b¹ follow the products' corrections.
+                let (key, dealt) = match me {
+                    0 => (key(&mut self.k02), &[][..]),
+                    _ => (key(&mut self.k12), &dealt[at_dealt..]),
+                };
+                truncation::truncate::<R>(ch, me, &job, &mut sums, key, dealt)?;
+            }
+            for (gate, out) in layer.gates.iter().zip(sums.chunks_exact(w)) {
                 s.set(0, gate.out, out);
             }
             ch.recycle(masked);

@@ -78,7 +78,7 @@ pub enum Linear {
 /// for one multiplication. With `trunc` = f > 0 (always a dot product) the
 /// result is truncated by f bits probabilistically, fused into the
 /// multiplication ([`Target::fused_truncation`]): ⌊v / 2^f⌋ or one more,
-/// except with probability about |v| / 2^k (the masked sum wraps).
+/// except with probability at most about |v| / 2^k (the masked sum wraps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MulGate {
     pub first: u32,
