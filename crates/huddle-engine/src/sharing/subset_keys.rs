@@ -75,8 +75,8 @@ fn agree_keys(
         .collect();
     // Per key and holder: its contribution and commitment as this party has
     // them (the entries of holders of this party's keys only).
-    let mut contributions = vec![[[0u64; 2]; PARTIES]; keys.len()];
-    let mut commitments = vec![[[0u64; 4]; PARTIES]; keys.len()];
+    let mut contributions = vec![[Contribution::default(); PARTIES]; keys.len()];
+    let mut commitments = vec![[DigestWords::default(); PARTIES]; keys.len()];
     for &k in &mine {
         let mut fresh = ch.fresh_prg()?;
         let own = [fresh.next_u64(), fresh.next_u64()];
