@@ -20,6 +20,7 @@ mod net_cmd;
 mod plot;
 mod protocols_cmd;
 mod run_cmd;
+mod spent_deals;
 
 /// Unit tests count each thread's heap (to pin down what a reader holds).
 #[cfg(test)]

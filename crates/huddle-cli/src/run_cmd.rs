@@ -477,7 +477,10 @@ pub struct PartyArgs {
     #[arg(long, default_value_t = 60)]
     timeout: u64,
     /// bgw2-mal with the trusted dealer: this party's material, written by
-    /// `huddle deal` (implies --linear dealer).
+    /// `huddle deal` (implies --linear dealer). One-time: its use is recorded
+    /// in $XDG_STATE_HOME/huddle/spent-deals (default
+    /// ~/.local/state/huddle/spent-deals), and a second use of the deal,
+    /// from any copy of the file, is refused.
     #[arg(long, value_name = "FILE")]
     dealt: Option<PathBuf>,
     /// Instances evaluated at once: instance 0 takes --input, the others
@@ -533,40 +536,6 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     #[cfg(unix)]
     f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     f.write_all(bytes)
-}
-
-/// The folder (beside the dealt files) that records which deals were used.
-const SPENT_DEALS: &str = "spent-deals";
-
-/// Marks party `me`'s use of the deal in `dealt` (read from `path`), refusing
-/// a second use: replaying a deal would reuse every wire mask and key.
-/// Returns the deal id for the hello (all parties must replay the same deal).
-///
-/// Each use is one marker file created exclusively, so checking and marking
-/// are one atomic step: two runs started at once with the same file cannot
-/// both pass, and parties sharing a folder cannot garble each other's marks.
-fn spend_deal(path: &Path, dealt: &[u8], me: usize) -> Result<String, String> {
-    let id = huddle_engine::garble::linear::deal_id(dealt).map_err(|e| e.to_string())?;
-    let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
-    let ledger = path
-        .parent()
-        .unwrap_or_else(|| Path::new("."))
-        .join(SPENT_DEALS);
-    std::fs::create_dir_all(&ledger).map_err(|e| format!("{}: {e}", ledger.display()))?;
-    let marker = ledger.join(format!("{id}.party-{me}"));
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&marker)
-    {
-        Ok(_) => Ok(id),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(format!(
-            "--dealt {}: deal {id} was used before (see {}); dealt material is one-time: run `huddle deal` again",
-            path.display(),
-            marker.display()
-        )),
-        Err(e) => Err(format!("{}: {e}", marker.display())),
-    }
 }
 
 /// `huddle deal`: the trusted dealer for bgw2-mal across hosts.
@@ -1146,7 +1115,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     // Spent only once everything else is checked (a typo must not burn it),
     // and before connecting (a refused deal costs no traffic).
     let deal = match (&args.dealt, &dealt) {
-        (Some(path), Some(bytes)) => Some(spend_deal(path, bytes, args.id)?),
+        (Some(path), Some(bytes)) => Some(crate::spent_deals::spend(path, bytes, args.id)?),
         _ => None,
     };
     let options = ConnectOptions {
@@ -1276,46 +1245,4 @@ fn peak_memory_bytes() -> Option<u64> {
     let got = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
     // ru_maxrss is in KiB on Linux.
     (got == 0 && usage.ru_maxrss > 0).then(|| usage.ru_maxrss as u64 * 1024)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Dealt files of four parties in one folder, each spent by two runs
-    /// started at once: exactly one run per party passes, whatever the
-    /// interleaving, and every later run is refused.
-    #[test]
-    fn a_deal_is_spent_once_per_party_even_by_runs_started_together() {
-        let text = "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n";
-        let circuit = huddle_circuit::format::read_circuit(text.as_bytes()).expect("circuit");
-        let options = RunOptions {
-            linear: huddle_engine::garble::linear::LinearChoice::TrustedDealer,
-            ..RunOptions::default()
-        };
-        let files = huddle_engine::garble::deal(&circuit, 4, 1, options).expect("deal");
-        let dir = tempfile::tempdir().expect("temp dir");
-        let paths: Vec<PathBuf> = (0..4)
-            .map(|p| dir.path().join(format!("party-{p}.dealt")))
-            .collect();
-        let passed: Vec<bool> = std::thread::scope(|s| {
-            let runs: Vec<_> = (0..8)
-                .map(|r| {
-                    let (path, bytes) = (&paths[r % 4], &files[r % 4]);
-                    s.spawn(move || spend_deal(path, bytes, r % 4).is_ok())
-                })
-                .collect();
-            runs.into_iter()
-                .map(|h| h.join().expect("no panic"))
-                .collect()
-        });
-        for p in 0..4 {
-            assert!(
-                passed[p] ^ passed[p + 4],
-                "party {p}: exactly one run may pass"
-            );
-            let again = spend_deal(&paths[p], &files[p], p).expect_err("spent");
-            assert!(again.contains("was used before"), "{again}");
-        }
-    }
 }

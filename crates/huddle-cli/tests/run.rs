@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bin, finish_parties, temp_dir, with_os_ports};
+use common::{bin, finish_parties, huddle, state_home, temp_dir, with_os_ports};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -43,7 +43,7 @@ fn json_of(o: &Output, what: &str) -> serde_json::Value {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(bin()).args(args).output().expect("run huddle")
+    huddle().args(args).output().expect("run huddle")
 }
 
 #[test]
@@ -319,7 +319,7 @@ fn both_builds_of_the_kernels_compute_what_the_plaintext_evaluator_does() {
     for circuit in [&aes, &ring_path] {
         for protocol in protocols.clone().map(|p| p.name()) {
             for baseline in [false, true] {
-                let o = Command::new(bin())
+                let o = huddle()
                     .env("HUDDLE_NO_AVX2", if baseline { "1" } else { "" })
                     .args([
                         "local",
@@ -630,7 +630,7 @@ fn spawn_parties(
                     "30".into(),
                 ];
                 all.extend(args(i));
-                Command::new(bin())
+                huddle()
                     .args(&all)
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
@@ -751,6 +751,32 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
         c.to_str().expect("utf8"),
         "--dealt",
         dealt.join("party-3.dealt").to_str().expect("utf8"),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("was used before"),
+        "{err}"
+    );
+    // The ledger is the user's (here the test's XDG_STATE_HOME), not a
+    // folder beside the file: a copy elsewhere is the same deal, refused.
+    let ledger = state_home().join("huddle/spent-deals");
+    assert!(err.contains(&ledger.display().to_string()), "{err}");
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("folder");
+    let copy = elsewhere.join("party-3.dealt");
+    std::fs::copy(dealt.join("party-3.dealt"), &copy).expect("copy");
+    let o = run(&[
+        "party",
+        "--config",
+        cfg16.to_str().expect("utf8"),
+        "--id",
+        "3",
+        "--protocol",
+        "bgw2-mal",
+        "--circuit",
+        c.to_str().expect("utf8"),
+        "--dealt",
+        copy.to_str().expect("utf8"),
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -986,6 +1012,7 @@ fn a_long_run_on_a_terminal_shows_progress_and_json_runs_do_not() {
             c.display()
         );
         let o = Command::new("script")
+            .env("XDG_STATE_HOME", state_home())
             .args(["-qfc", &cmd, "/dev/null"])
             .output()
             .expect("script");
@@ -1376,7 +1403,7 @@ fn inputs_from_stdin_and_outputs_to_stdout() {
     use std::io::Write;
     let dir = temp_dir("pipe");
     let c = adder(&dir);
-    let mut child = Command::new(bin())
+    let mut child = huddle()
         .args([
             "local",
             "--protocol",
@@ -1419,6 +1446,7 @@ fn the_parties_script_runs_every_party_with_random_inputs() {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/parties.sh");
     let outputs = with_os_ports(&cfg, || {
         let o = Command::new("bash")
+            .env("XDG_STATE_HOME", state_home())
             .arg(&script)
             .arg(&cfg)
             .args([
@@ -1646,7 +1674,7 @@ fn split_roles_run_across_processes_and_every_party_must_split() {
     }
     assert!(named, "some party names the setting");
     // Protocols without roles to split refuse it before connecting.
-    let o = Command::new(bin())
+    let o = huddle()
         .args([
             "local",
             "--protocol",

@@ -15,7 +15,7 @@ use huddle_core::{Prg, RingWidth};
 use huddle_engine::fault::{Fault, FaultKind, MessageType};
 use huddle_engine::ttp::RunError;
 use huddle_engine::{Protocol, RunOptions};
-use huddle_net::{memory_networks, NetProfile};
+use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
 
 const PARTIES: usize = 4;
@@ -35,6 +35,20 @@ fn run_each(
     options: RunOptions,
     timeout: Duration,
 ) -> Vec<Result<Vec<BitMatrix>, RunError>> {
+    run_each_counting(protocol, circuit, inputs, options, timeout)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect()
+}
+
+/// [`run_each`], with what each party sent and received.
+fn run_each_counting(
+    protocol: Protocol,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+    options: RunOptions,
+    timeout: Duration,
+) -> Vec<(Result<Vec<BitMatrix>, RunError>, Accounting)> {
     let request =
         huddle_engine::check_request(protocol, PARTIES, circuit, options).expect("valid request");
     let nets = memory_networks(PARTIES, &NetProfile::lan(), timeout);
@@ -50,7 +64,8 @@ fn run_each(
                         .filter(|&i| circuit.owner(i, PARTIES) == me)
                         .map(|i| (i, inputs[i].clone()))
                         .collect();
-                    huddle_engine::run(request, &mut net, circuit, instances, &own)
+                    let r = huddle_engine::run(request, &mut net, circuit, instances, &own);
+                    (r, net.accounting().clone())
                 })
             })
             .collect();
@@ -456,6 +471,129 @@ fn faults_in_runs_of_two_lanes_make_every_honest_party_abort() {
     assert_every_honest_party_acceptable(&trials, &endings);
 }
 
+/// The index of `protocol`'s message type `name`.
+fn tag_of(protocol: Protocol, name: &str) -> usize {
+    Fault::message_index(protocol.name(), protocol.descriptor().messages, name).expect("a type")
+}
+
+/// A run of `protocol` on a small random circuit in which `corrupt` deviates
+/// by `kind` in its messages of type `name`: every party's result and traffic.
+fn faulted(
+    protocol: Protocol,
+    corrupt: usize,
+    kind: FaultKind,
+    name: &str,
+    prg: &mut Prg,
+) -> Vec<(Result<Vec<BitMatrix>, RunError>, Accounting)> {
+    let circuit = circuit_for(corrupt, prg);
+    let inputs = random_inputs(&circuit, prg, 71);
+    let options = RunOptions {
+        fault: Some(Fault {
+            party: corrupt,
+            kind,
+            message: Some(tag_of(protocol, name)),
+            seed: prg.next_u64(),
+        }),
+        ..RunOptions::default()
+    };
+    let timeout = if kind == FaultKind::Drop {
+        Duration::from_secs(1)
+    } else {
+        HONEST_TIMEOUT
+    };
+    run_each_counting(protocol, &circuit, &inputs, options, timeout)
+}
+
+/// Asserts that every party but `corrupt` stopped with an abort that
+/// blames `corrupt` and says `says`.
+fn assert_every_honest_party_blames(
+    results: &[(Result<Vec<BitMatrix>, RunError>, Accounting)],
+    corrupt: usize,
+    says: &str,
+    what: &str,
+) {
+    for (p, (r, _)) in results.iter().enumerate().filter(|&(p, _)| p != corrupt) {
+        match r {
+            Err(RunError::Abort { check, culprit }) => {
+                assert_eq!(*culprit, Some(corrupt), "{what}: party {p}: {check}");
+                assert!(check.contains(says), "{what}: party {p}: {check}");
+            }
+            other => panic!(
+                "{what}: party {p} ended with {:?}",
+                other.as_ref().map(|_| "output")
+            ),
+        }
+    }
+}
+
+#[test]
+fn a_key_opening_unlike_its_commitment_stops_every_party_naming_its_sender() {
+    // Every two parties hold a key together, so every honest party checks
+    // an opening of the corrupted party's: an error in its commitments or
+    // in its openings is caught by every one of them, who name it.
+    let mut prg = Prg::from_seed([24; 16]);
+    for protocol in malicious() {
+        for corrupt in 0..PARTIES {
+            for name in ["key-commitment", "key-opening"] {
+                let results = faulted(protocol, corrupt, FaultKind::AddError, name, &mut prg);
+                assert_every_honest_party_blames(
+                    &results,
+                    corrupt,
+                    &format!("party {corrupt}'s opening does not match its commitment"),
+                    &format!("{protocol} corrupt P{corrupt} {name}"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn faulty_key_messages_stop_every_party_before_any_input_is_shared() {
+    // Contributions or commitments that differ between holders, errors,
+    // duplicates, silence: the setup's checks stop everyone before a key
+    // is used, so no honest party sends anything in the preprocessing or
+    // online phases (inputs are shared online).
+    let mut prg = Prg::from_seed([25; 16]);
+    for protocol in malicious() {
+        for corrupt in 0..PARTIES {
+            for name in ["key-commitment", "key-opening"] {
+                for kind in FaultKind::ALL
+                    .into_iter()
+                    .filter(|&k| k != FaultKind::BadHash)
+                {
+                    let what = format!("{protocol} corrupt P{corrupt} {} {name}", kind.name());
+                    let results = faulted(protocol, corrupt, kind, name, &mut prg);
+                    for (p, (r, acc)) in results.iter().enumerate().filter(|&(p, _)| p != corrupt) {
+                        assert!(r.is_err(), "{what}: party {p} output");
+                        for phase in [Phase::Offline, Phase::Online] {
+                            assert_eq!(
+                                acc.phase_total(phase).bytes,
+                                0,
+                                "{what}: party {p} {phase:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_verdict_that_names_no_check_is_named_a_forgery() {
+    // An error in a verdict word (0: success) makes it name no check.
+    let mut prg = Prg::from_seed([26; 16]);
+    for protocol in malicious() {
+        let results = faulted(protocol, 1, FaultKind::AddError, "verdict", &mut prg);
+        assert_every_honest_party_blames(
+            &results,
+            1,
+            "party 1 sent a forged verdict: it names no check",
+            protocol.name(),
+        );
+    }
+}
+
 #[test]
 fn without_a_fault_every_party_outputs_the_right_value() {
     let mut prg = Prg::from_seed([22; 16]);
@@ -491,7 +629,7 @@ fn faults_are_refused_where_they_cannot_apply() {
         }),
         ..RunOptions::default()
     };
-    let m3 = Some(3); // "m3": only Quad's P3 sends it
+    let m3 = Some(4); // "m3": only Quad's P3 sends it
     assert!(huddle_engine::check_request(Protocol::Quad, 4, &c, fault(3, m3)).is_ok());
     let refused = [
         (Protocol::QuadHet, fault(3, m3)),

@@ -193,6 +193,48 @@ fn exact_bytes_per_link_and_phase_per_multiplication() {
 }
 
 #[test]
+fn setup_traffic_is_the_joint_key_agreement_exactly() {
+    // Every key is drawn by its three holders together
+    // (`sharing/subset_keys.rs`): between two holders, per key they share,
+    // a 32-byte commitment in round 1, then a 16-byte opening and a 32-byte
+    // digest of the key's commitments in round 2. So 80 bytes each way per
+    // shared key, in two rounds whatever the circuit, and nothing on a link
+    // whose two parties share no key. (The verdict that settles the setup
+    // travels in phase `verify`.)
+    let k013: &[usize] = &[0, 1, 3];
+    let (k023, k123, k012): (&[usize], &[usize], &[usize]) = (&[0, 2, 3], &[1, 2, 3], &[0, 1, 2]);
+    // Quad, Quad-Het and Tetrad: K013, K023, K123. Fantastic Four: K¬j for
+    // every j, the keys of every three parties.
+    let three = [k013, k023, k123];
+    let four = [k123, k023, k013, k012];
+    for (protocol, keys) in [
+        ("quad", &three[..]),
+        ("quad-het", &three[..]),
+        ("fantastic4", &four[..]),
+        ("tetrad", &three[..]),
+    ] {
+        for (c, instances) in [
+            (summed_products(4, 1, None), 64),
+            (chain(5, Some(RingWidth::W32)), 300),
+        ] {
+            let acc = accounting_of(protocol, &c, instances);
+            for (f, t) in (0..PARTIES).flat_map(|f| (0..PARTIES).map(move |t| (f, t))) {
+                let shared = keys
+                    .iter()
+                    .filter(|k| f != t && k.contains(&f) && k.contains(&t))
+                    .count() as u64;
+                assert_eq!(
+                    acc.link(Phase::Setup, f, t).bytes,
+                    shared * (32 + 16 + 32),
+                    "{protocol} {f}->{t}"
+                );
+            }
+            assert_eq!(acc.rounds(Phase::Setup), 2, "{protocol}");
+        }
+    }
+}
+
+#[test]
 fn a_dot_product_costs_one_multiplication() {
     // HK-C for Quad, the standard construction for Fantastic Four and
     // Tetrad: every product is a sum of local bilinear terms, so a dot

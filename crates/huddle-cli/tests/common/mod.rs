@@ -11,6 +11,20 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_huddle")
 }
 
+/// The binary, its per-user state (the ledger of spent deals) in the
+/// build's scratch folder ([`state_home`]): no test touches the real home.
+pub fn huddle() -> std::process::Command {
+    let mut c = std::process::Command::new(bin());
+    c.env("XDG_STATE_HOME", state_home());
+    c
+}
+
+/// `XDG_STATE_HOME` of the processes [`huddle`] starts: under the build's
+/// folder for tests' files (deal ids are random, so runs never collide).
+pub fn state_home() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-state")
+}
+
 /// A scratch folder of one test, removed when the test ends (passed or
 /// failed), so runs leave nothing behind in the machine's temp folder.
 pub struct Scratch(tempfile::TempDir);

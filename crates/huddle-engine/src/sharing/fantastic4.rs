@@ -53,9 +53,10 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::malicious::{self, message, write3, Route, SubsetKey, Tags, Vouched};
+use super::malicious::{self, message, write3, Route, Tags, Vouched};
 use super::pieces::{dot_terms, operands, Operands};
 use super::program::{Layer, Program};
+use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
@@ -63,42 +64,25 @@ use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 
-/// K¬j (index j): the key of every party but Pj, chosen by the first holder.
-static KEYS: [SubsetKey; 4] = [
-    SubsetKey {
-        holders: &[1, 2, 3],
-        chooser: 1,
-    },
-    SubsetKey {
-        holders: &[0, 2, 3],
-        chooser: 0,
-    },
-    SubsetKey {
-        holders: &[0, 1, 3],
-        chooser: 0,
-    },
-    SubsetKey {
-        holders: &[0, 1, 2],
-        chooser: 0,
-    },
-];
-
-static KEY_VIEWS: [ViewSpec; 4] = [
+/// K¬j (index j): the key of every party but Pj, as the check of its
+/// holders' commitments (its members: the holders; see
+/// [`super::subset_keys`]).
+static KEYS: [ViewSpec; 4] = [
     ViewSpec {
-        check: "key K¬0 as received by P2 and P3",
-        members: &[2, 3],
+        check: "contributions to key K¬0 (P1, P2, P3)",
+        members: &[1, 2, 3],
     },
     ViewSpec {
-        check: "key K¬1 as received by P2 and P3",
-        members: &[2, 3],
+        check: "contributions to key K¬1 (P0, P2, P3)",
+        members: &[0, 2, 3],
     },
     ViewSpec {
-        check: "key K¬2 as received by P1 and P3",
-        members: &[1, 3],
+        check: "contributions to key K¬2 (P0, P1, P3)",
+        members: &[0, 1, 3],
     },
     ViewSpec {
-        check: "key K¬3 as received by P1 and P2",
-        members: &[1, 2],
+        check: "contributions to key K¬3 (P0, P1, P2)",
+        members: &[0, 1, 2],
     },
 ];
 
@@ -152,19 +136,19 @@ static VIEWS: [ViewSpec; 18] = [
     },
     ViewSpec {
         check: "output x0 from P3 to P0, digest from P1",
-        members: &[],
+        members: &[0],
     },
     ViewSpec {
         check: "output x1 from P0 to P1, digest from P2",
-        members: &[],
+        members: &[1],
     },
     ViewSpec {
         check: "output x2 from P1 to P2, digest from P3",
-        members: &[],
+        members: &[2],
     },
     ViewSpec {
         check: "output x3 from P2 to P3, digest from P0",
-        members: &[],
+        members: &[3],
     },
     ViewSpec {
         check: "conversion: share of x0 + x1 from P2 to P0, vouched for by P3",
@@ -204,30 +188,33 @@ const fn route(receiver: usize, sender: PartyId, verifier: PartyId) -> Route {
 }
 
 mod msg {
-    pub const KEY: usize = 0;
-    pub const INPUT: usize = 1;
+    pub const KEY_COMMITMENT: usize = 0;
+    pub const KEY_OPENING: usize = 1;
+    pub const INPUT: usize = 2;
     /// m1..m6 are M + 0..M + 5.
-    pub const M: usize = 2;
-    pub const DIGEST: usize = 8;
-    pub const REVEAL: usize = 9;
-    pub const REVEAL_DIGEST: usize = 10;
-    pub const VERDICT: usize = 11;
+    pub const M: usize = 3;
+    pub const DIGEST: usize = 9;
+    pub const REVEAL: usize = 10;
+    pub const REVEAL_DIGEST: usize = 11;
+    pub const VERDICT: usize = 12;
     /// The conversion terms' shares, t0 then t1.
-    pub const CONVERT: usize = 12;
+    pub const CONVERT: usize = 13;
     /// A truncated product's terms' shares, t0 then t1.
-    pub const TRUNCATE: usize = 14;
+    pub const TRUNCATE: usize = 15;
 }
 
 const TAGS: Tags = Tags {
-    key: msg::KEY,
+    key_commitment: msg::KEY_COMMITMENT,
+    key_opening: msg::KEY_OPENING,
     digest: msg::DIGEST,
     reveal: msg::REVEAL,
     reveal_digest: msg::REVEAL_DIGEST,
     verdict: msg::VERDICT,
 };
 
-pub static MESSAGES: [MessageType; 16] = [
-    message("key", &[0, 1], false),
+pub static MESSAGES: [MessageType; 17] = [
+    message("key-commitment", &[0, 1, 2, 3], false),
+    message("key-opening", &[0, 1, 2, 3], false),
     message("input", &[0, 1, 2, 3], false),
     message("m1", &[0], false),
     message("m2", &[1], false),
@@ -568,7 +555,7 @@ impl Sharing for FantasticFour {
     }
 
     fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
-        self.keys = malicious::setup_keys(ch, &KEYS, &KEY_VIEWS, &TAGS)?;
+        self.keys = subset_keys::agree(ch, &KEYS, &TAGS)?;
         self.views = Some(Views::new(self.me, ch.encoding(), &VIEWS));
         Ok(())
     }

@@ -1,68 +1,32 @@
 //! What the maliciously secure 4-party protocols (Quad, Fantastic Four,
-//! Tetrad) have in common: keys for subsets of the parties, each chosen by
-//! one holder and checked by the others, and the reveal in which every value
-//! a party receives is vouched for by a digest from a second holder.
+//! Tetrad) have in common besides their keys ([`super::subset_keys`]): the
+//! reveal in which every value a party receives is vouched for by a digest
+//! from a second holder, the checkpoints, and values vouched for on the way.
 
-use super::verify::{self, ViewSpec, Views};
-use super::{learns, recv_raw, send_raw_tagged, share_key, Channel, Shares};
+use super::verify::{self, Views};
+use super::{learns, recv_raw, send_raw_tagged, Channel, Shares};
 use crate::fault::MessageType;
 use crate::ttp::RunError;
-use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 
 /// The four parties of every protocol here.
 pub const PARTIES: usize = 4;
 
-/// A key known to `holders` (and to nobody else), chosen by `chooser`.
-pub struct SubsetKey {
-    pub holders: &'static [PartyId],
-    pub chooser: PartyId,
-}
-
 /// The protocol's message types (indices into its fault-injection list) of
-/// the messages the helpers here send.
+/// the messages the helpers here and the key agreement send.
 pub struct Tags {
-    pub key: usize,
+    pub key_commitment: usize,
+    pub key_opening: usize,
     pub digest: usize,
     pub reveal: usize,
     pub reveal_digest: usize,
     pub verdict: usize,
 }
 
-/// Agrees every key of `keys` this party holds: each chooser sends its keys
-/// first (one round), then the receivers of each key compare their digests
-/// of it in view `k` of `key_views` (members: the holders but the chooser),
-/// and every party's verdict settles the setup. Returns the keys by index.
-pub fn setup_keys(
-    ch: &mut Channel,
-    keys: &[SubsetKey],
-    key_views: &'static [ViewSpec],
-    tags: &Tags,
-) -> Result<Vec<Option<Prg>>, RunError> {
-    let me = ch.party();
-    let mut check = Views::new(me, super::wire::Encoding::RAW, key_views);
-    let mut out: Vec<Option<Prg>> = keys.iter().map(|_| None).collect();
-    let mine = |k: &usize| keys[*k].chooser == me;
-    let order = (0..keys.len())
-        .filter(mine)
-        .chain((0..keys.len()).filter(|k| !mine(k)));
-    for k in order {
-        let key = &keys[k];
-        if !key.holders.contains(&me) {
-            continue;
-        }
-        let (prg, words) = share_key(ch, tags.key, key.chooser, key.holders)?;
-        out[k] = Some(prg);
-        check.absorb(k, &words);
-    }
-    check.exchange(ch, tags.digest)?;
-    verify::settle(ch, &check, PARTIES, tags.verdict)?;
-    Ok(out)
-}
-
 /// How one receiver gets the value it lacks: `sender` sends its share
 /// component `sent`, `verifier` sends a digest of its own copy, component
-/// `vouched`; `check` is the view (without members) named in an abort.
+/// `vouched`; `check` is the view named in an abort (its one member: the
+/// receiver, who checks the value against the digest).
 pub struct Route {
     pub sender: PartyId,
     pub sent: usize,
@@ -111,6 +75,7 @@ pub fn reveal_vouched(
     let mut received = None;
     if learns(me, to) {
         let r = &routes[me];
+        debug_assert!(views.is_member(r.check), "a reveal's receiver checks it");
         let theirs = ch.recv(r.sender, slots.len() * s.w)?;
         let digest = recv_raw(ch, r.verifier, 4)?;
         if verify::digest(&theirs, wb, views.check(r.check))[..] != digest[..] {

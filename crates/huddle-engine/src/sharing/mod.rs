@@ -29,6 +29,7 @@ pub mod pieces;
 pub mod program;
 pub mod quad;
 pub mod replicated;
+pub mod subset_keys;
 pub mod tetrad;
 pub mod trio;
 pub mod verify;
@@ -123,8 +124,8 @@ impl Transport for Network {
 pub struct Channel<'a> {
     net: &'a mut dyn Transport,
     encoding: wire::Encoding,
-    /// Where `agree_key` draws fresh keys: the source and this channel's
-    /// next draw number.
+    /// Where fresh keys are drawn ([`Channel::fresh_prg`]): the source and
+    /// this channel's next draw number.
     randomness: crate::Randomness,
     next_draw: u64,
     spare_words: Vec<Vec<u64>>,
@@ -285,6 +286,13 @@ impl<'a> Channel<'a> {
         let mut v = self.buffer(n);
         prg.fill_u64(&mut v);
         v
+    }
+
+    /// A generator of fresh randomness: this party's next draw.
+    pub(crate) fn fresh_prg(&mut self) -> Result<huddle_core::Prg, RunError> {
+        let prg = self.randomness.draw(self.party(), self.next_draw)?;
+        self.next_draw += 1;
+        Ok(prg)
     }
 
     pub fn party(&self) -> PartyId {
@@ -1918,9 +1926,7 @@ pub(crate) fn share_key(
 ) -> Result<(huddle_core::Prg, [u64; 2]), RunError> {
     let me = ch.party();
     let words = if me == chooser {
-        let mut entropy = ch.randomness.draw(me, ch.next_draw)?;
-        ch.next_draw += 1;
-        let key = entropy.next_seed();
+        let key = ch.fresh_prg()?.next_seed();
         let words = [
             u64::from_le_bytes(key[..8].try_into().expect("8 bytes")),
             u64::from_le_bytes(key[8..].try_into().expect("8 bytes")),

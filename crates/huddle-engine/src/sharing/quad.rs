@@ -88,9 +88,10 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::malicious::{self, message, Route, SubsetKey, Tags, Vouched};
+use super::malicious::{self, message, Route, Tags, Vouched};
 use super::pieces::{dot_terms, pieces, LayerDraws, LayerGates, PIECE_WORDS};
 use super::program::{Layer, Program};
+use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{draw, Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
@@ -107,37 +108,20 @@ enum Key {
     K123 = 2,
 }
 
-const HOLDERS: [&[PartyId]; 3] = [&[0, 1, 3], &[0, 2, 3], &[1, 2, 3]];
-
-/// The keys with who chooses each (and sends it to the other holders).
-static KEYS: [SubsetKey; 3] = [
-    SubsetKey {
-        holders: HOLDERS[0],
-        chooser: 0,
-    },
-    SubsetKey {
-        holders: HOLDERS[1],
-        chooser: 0,
-    },
-    SubsetKey {
-        holders: HOLDERS[2],
-        chooser: 1,
-    },
-];
-
-/// The setup check: the receivers of each key compare its digest.
-static KEY_VIEWS: [ViewSpec; 3] = [
+/// The keys, each as the check of its holders' commitments (its members:
+/// the holders; see [`super::subset_keys`]).
+static KEYS: [ViewSpec; 3] = [
     ViewSpec {
-        check: "key K013 as received by P1 and P3",
-        members: &[1, 3],
+        check: "contributions to key K013 (P0, P1, P3)",
+        members: &[0, 1, 3],
     },
     ViewSpec {
-        check: "key K023 as received by P2 and P3",
-        members: &[2, 3],
+        check: "contributions to key K023 (P0, P2, P3)",
+        members: &[0, 2, 3],
     },
     ViewSpec {
-        check: "key K123 as received by P2 and P3",
-        members: &[2, 3],
+        check: "contributions to key K123 (P1, P2, P3)",
+        members: &[1, 2, 3],
     },
 ];
 
@@ -185,19 +169,19 @@ static QUAD_VIEWS: [ViewSpec; 10] = [
     },
     ViewSpec {
         check: "output a + x0 from P1 to P0, digest from P2",
-        members: &[],
+        members: &[0],
     },
     ViewSpec {
         check: "output x0 from P0 to P1, digest from P3",
-        members: &[],
+        members: &[1],
     },
     ViewSpec {
         check: "output x0 from P3 to P2, digest from P0",
-        members: &[],
+        members: &[2],
     },
     ViewSpec {
         check: "output a + x0 from P2 to P3, digest from P1",
-        members: &[],
+        members: &[3],
     },
     ViewSpec {
         check: "conversion: share of -x0 from P0 (P2, P3)",
@@ -228,19 +212,19 @@ static HET_VIEWS: [ViewSpec; 10] = [
     },
     ViewSpec {
         check: "output a + x0 from P1 to P0, digest from P2",
-        members: &[],
+        members: &[0],
     },
     ViewSpec {
         check: "output x0 from P0 to P1, digest from P3",
-        members: &[],
+        members: &[1],
     },
     ViewSpec {
         check: "output x0 from P3 to P2, digest from P0",
-        members: &[],
+        members: &[2],
     },
     ViewSpec {
         check: "output a + x0 from P2 to P3, digest from P1",
-        members: &[],
+        members: &[3],
     },
     ViewSpec {
         check: "conversion: share of -x0 from P0 (P2, P3)",
@@ -275,24 +259,26 @@ const fn route(receiver: usize, sender: PartyId, verifier: PartyId, component: u
 /// Message types, for fault injection (indices into [`QUAD_MESSAGES`] and
 /// [`HET_MESSAGES`], the same in both).
 mod msg {
-    pub const KEY: usize = 0;
-    pub const INPUT: usize = 1;
-    pub const M0: usize = 2;
-    pub const M3: usize = 3;
-    pub const M1: usize = 4;
-    pub const M20: usize = 5;
-    pub const M21: usize = 6;
-    pub const M22: usize = 7;
-    pub const DIGEST: usize = 8;
-    pub const REVEAL: usize = 9;
-    pub const REVEAL_DIGEST: usize = 10;
-    pub const VERDICT: usize = 11;
-    pub const CONVERT_M0: usize = 12;
-    pub const CONVERT_M2: usize = 13;
+    pub const KEY_COMMITMENT: usize = 0;
+    pub const KEY_OPENING: usize = 1;
+    pub const INPUT: usize = 2;
+    pub const M0: usize = 3;
+    pub const M3: usize = 4;
+    pub const M1: usize = 5;
+    pub const M20: usize = 6;
+    pub const M21: usize = 7;
+    pub const M22: usize = 8;
+    pub const DIGEST: usize = 9;
+    pub const REVEAL: usize = 10;
+    pub const REVEAL_DIGEST: usize = 11;
+    pub const VERDICT: usize = 12;
+    pub const CONVERT_M0: usize = 13;
+    pub const CONVERT_M2: usize = 14;
 }
 
-pub static QUAD_MESSAGES: [MessageType; 14] = [
-    message("key", &[0, 1], false),
+pub static QUAD_MESSAGES: [MessageType; 15] = [
+    message("key-commitment", &[0, 1, 2, 3], false),
+    message("key-opening", &[0, 1, 2, 3], false),
     message("input", &[0, 1, 2, 3], false),
     message("m0", &[0], false),
     message("m3", &[3], false),
@@ -308,8 +294,9 @@ pub static QUAD_MESSAGES: [MessageType; 14] = [
     message("conversion-m2", &[2], false),
 ];
 
-pub static HET_MESSAGES: [MessageType; 14] = [
-    message("key", &[0, 1], false),
+pub static HET_MESSAGES: [MessageType; 15] = [
+    message("key-commitment", &[0, 1, 2, 3], false),
+    message("key-opening", &[0, 1, 2, 3], false),
     message("input", &[0, 1, 2, 3], false),
     message("m0", &[0], false),
     message("m3", &[], false),
@@ -326,7 +313,8 @@ pub static HET_MESSAGES: [MessageType; 14] = [
 ];
 
 const TAGS: Tags = Tags {
-    key: msg::KEY,
+    key_commitment: msg::KEY_COMMITMENT,
+    key_opening: msg::KEY_OPENING,
     digest: msg::DIGEST,
     reveal: msg::REVEAL,
     reveal_digest: msg::REVEAL_DIGEST,
@@ -396,7 +384,7 @@ impl Quad {
     /// where `a` holds it; None (the mask is 0) where it does not (see the
     /// module documentation).
     fn input_keys(a: PartyId) -> [Option<Key>; 3] {
-        let pick = |set: Key| HOLDERS[set as usize].contains(&a).then_some(set);
+        let pick = |set: Key| KEYS[set as usize].members.contains(&a).then_some(set);
         [pick(Key::K013), pick(Key::K023), pick(Key::K123)]
     }
 }
@@ -509,9 +497,9 @@ impl Sharing for Quad {
         }
     }
 
-    /// Each key's chooser sends it to the other holders, who compare digests.
+    /// The keys, drawn jointly by their holders.
     fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
-        self.keys = malicious::setup_keys(ch, &KEYS, &KEY_VIEWS, &TAGS)?;
+        self.keys = subset_keys::agree(ch, &KEYS, &TAGS)?;
         self.views = Some(Views::new(self.me, ch.encoding(), self.specs()));
         Ok(())
     }

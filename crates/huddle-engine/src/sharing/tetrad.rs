@@ -61,9 +61,10 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::malicious::{self, message, write3, Route, SubsetKey, Tags, Vouched};
+use super::malicious::{self, message, write3, Route, Tags, Vouched};
 use super::pieces::{dot_terms, operands, Operands};
 use super::program::{Layer, Program};
+use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
@@ -71,34 +72,21 @@ use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 
-/// K013, K023, K123: the keys of λ1, λ2, λ3.
-static KEYS: [SubsetKey; 3] = [
-    SubsetKey {
-        holders: &[0, 1, 3],
-        chooser: 0,
-    },
-    SubsetKey {
-        holders: &[0, 2, 3],
-        chooser: 0,
-    },
-    SubsetKey {
-        holders: &[1, 2, 3],
-        chooser: 1,
-    },
-];
-
-static KEY_VIEWS: [ViewSpec; 3] = [
+/// K013, K023, K123: the keys of λ1, λ2, λ3, each as the check of its
+/// holders' commitments (its members: the holders; see
+/// [`super::subset_keys`]).
+static KEYS: [ViewSpec; 3] = [
     ViewSpec {
-        check: "key K013 as received by P1 and P3",
-        members: &[1, 3],
+        check: "contributions to key K013 (P0, P1, P3)",
+        members: &[0, 1, 3],
     },
     ViewSpec {
-        check: "key K023 as received by P2 and P3",
-        members: &[2, 3],
+        check: "contributions to key K023 (P0, P2, P3)",
+        members: &[0, 2, 3],
     },
     ViewSpec {
-        check: "key K123 as received by P2 and P3",
-        members: &[2, 3],
+        check: "contributions to key K123 (P1, P2, P3)",
+        members: &[1, 2, 3],
     },
 ];
 
@@ -143,19 +131,19 @@ static VIEWS: [ViewSpec; 10] = [
     },
     ViewSpec {
         check: "output λ3 from P3 to P0, digest from P1",
-        members: &[],
+        members: &[0],
     },
     ViewSpec {
         check: "output λ2 from P3 to P1, digest from P0",
-        members: &[],
+        members: &[1],
     },
     ViewSpec {
         check: "output λ1 from P3 to P2, digest from P0",
-        members: &[],
+        members: &[2],
     },
     ViewSpec {
         check: "output m from P0 to P3, digest from P1",
-        members: &[],
+        members: &[3],
     },
     ViewSpec {
         check: "conversion: m - λ1 masked, from P0 to P2, vouched for by P1",
@@ -191,31 +179,34 @@ const fn route(
 }
 
 mod msg {
-    pub const KEY: usize = 0;
-    pub const INPUT: usize = 1;
-    pub const T1: usize = 2;
-    pub const T2: usize = 3;
-    pub const T3: usize = 4;
-    pub const T4: usize = 5;
-    pub const T5: usize = 6;
-    pub const DIGEST: usize = 7;
-    pub const REVEAL: usize = 8;
-    pub const REVEAL_DIGEST: usize = 9;
-    pub const VERDICT: usize = 10;
-    pub const CONVERT_M: usize = 11;
-    pub const CONVERT_MASK: usize = 12;
+    pub const KEY_COMMITMENT: usize = 0;
+    pub const KEY_OPENING: usize = 1;
+    pub const INPUT: usize = 2;
+    pub const T1: usize = 3;
+    pub const T2: usize = 4;
+    pub const T3: usize = 5;
+    pub const T4: usize = 6;
+    pub const T5: usize = 7;
+    pub const DIGEST: usize = 8;
+    pub const REVEAL: usize = 9;
+    pub const REVEAL_DIGEST: usize = 10;
+    pub const VERDICT: usize = 11;
+    pub const CONVERT_M: usize = 12;
+    pub const CONVERT_MASK: usize = 13;
 }
 
 const TAGS: Tags = Tags {
-    key: msg::KEY,
+    key_commitment: msg::KEY_COMMITMENT,
+    key_opening: msg::KEY_OPENING,
     digest: msg::DIGEST,
     reveal: msg::REVEAL,
     reveal_digest: msg::REVEAL_DIGEST,
     verdict: msg::VERDICT,
 };
 
-pub static MESSAGES: [MessageType; 13] = [
-    message("key", &[0, 1], false),
+pub static MESSAGES: [MessageType; 14] = [
+    message("key-commitment", &[0, 1, 2, 3], false),
+    message("key-opening", &[0, 1, 2, 3], false),
     message("input", &[0, 1, 2, 3], false),
     message("t1", &[3], false),
     message("t2", &[3], false),
@@ -253,7 +244,7 @@ impl Tetrad {
     }
 
     fn holds(&self, j: usize) -> bool {
-        KEYS[j].holders.contains(&self.me)
+        KEYS[j].members.contains(&self.me)
     }
 
     /// The component at which this party holds λ_{j+1}.
@@ -631,7 +622,7 @@ impl Sharing for Tetrad {
     }
 
     fn setup(&mut self, ch: &mut Channel) -> Result<(), RunError> {
-        self.keys = malicious::setup_keys(ch, &KEYS, &KEY_VIEWS, &TAGS)?;
+        self.keys = subset_keys::agree(ch, &KEYS, &TAGS)?;
         self.views = Some(Views::new(self.me, ch.encoding(), &VIEWS));
         Ok(())
     }
@@ -656,7 +647,7 @@ impl Sharing for Tetrad {
                 if !self.holds(j) {
                     continue;
                 }
-                *mask = Some(if KEYS[j].holders.contains(&d) {
+                *mask = Some(if KEYS[j].members.contains(&d) {
                     ch.draw(self.key(j), n)
                 } else {
                     vec![0; n]

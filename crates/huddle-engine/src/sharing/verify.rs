@@ -32,6 +32,9 @@ pub type DigestWords = [u64; 4];
 pub struct ViewSpec {
     /// What is compared, named in the abort.
     pub check: &'static str,
+    /// The parties that check it: those that compare digests of its values,
+    /// or the one party that checks a value it receives against a digest
+    /// (a reveal). Only they can report it failed (see [`hear`]).
     pub members: &'static [PartyId],
 }
 
@@ -52,6 +55,11 @@ pub struct Mismatch {
     /// The member whose digest differed from ours.
     pub peer: PartyId,
 }
+
+/// The digests of an exchange's first half, awaiting the members' (see
+/// [`Views::send_digests`]).
+#[must_use = "the digests are compared by `Views::receive_digests`"]
+pub struct SentDigests(Vec<Option<DigestWords>>);
 
 /// The views of one party (a non-member keeps no state for a view).
 pub struct Views {
@@ -147,33 +155,45 @@ impl Views {
     /// Starts a new epoch: values absorbed from now on are compared next time.
     /// Digest messages go out as message type `tag`.
     pub fn exchange(&mut self, ch: &mut Channel, tag: usize) -> Result<(), RunError> {
+        let sent = self.send_digests(ch, tag)?;
+        self.receive_digests(ch, sent)
+    }
+
+    /// The first half of [`Views::exchange`]: sends every view's digest to
+    /// its other members and starts a new epoch (other messages of the same
+    /// round may follow before [`Views::receive_digests`]).
+    pub fn send_digests(&mut self, ch: &mut Channel, tag: usize) -> Result<SentDigests, RunError> {
         let digests: Vec<Option<DigestWords>> = self
             .views
             .iter_mut()
             .map(|v| v.as_mut().map(|v| to_words(&v.hasher.finalize())))
             .collect();
-        let peers = self.peers();
-        for &p in &peers {
+        for p in self.peers() {
             let words: Vec<u64> = self
                 .shared_with(p)
                 .flat_map(|i| digests[i].expect("member"))
                 .collect();
             send_raw_tagged(ch, tag, p, &words)?;
         }
-        for &p in &peers {
-            let shared: Vec<usize> = self.shared_with(p).collect();
-            let theirs = recv_raw(ch, p, shared.len() * 4)?;
-            for (k, &i) in shared.iter().enumerate() {
-                if theirs[k * 4..k * 4 + 4] != digests[i].expect("member")[..]
-                    && self.failed.is_none()
-                {
-                    self.failed = Some(Mismatch { view: i, peer: p });
-                }
-            }
-        }
         self.epoch += 1;
         for i in 0..self.views.len() {
             self.views[i] = self.fresh(i);
+        }
+        Ok(SentDigests(digests))
+    }
+
+    /// The second half of [`Views::exchange`]: every member's digests,
+    /// compared with those this party sent.
+    pub fn receive_digests(&mut self, ch: &mut Channel, sent: SentDigests) -> Result<(), RunError> {
+        let SentDigests(digests) = sent;
+        for p in self.peers() {
+            let shared: Vec<usize> = self.shared_with(p).collect();
+            let theirs = recv_raw(ch, p, shared.len() * 4)?;
+            for (k, &i) in shared.iter().enumerate() {
+                if theirs[k * 4..k * 4 + 4] != digests[i].expect("member")[..] {
+                    self.fail(i, p);
+                }
+            }
         }
         Ok(())
     }
@@ -368,7 +388,7 @@ pub fn digest(words: &[u64], encoding: Encoding, label: &str) -> DigestWords {
     to_words(&h.finalize())
 }
 
-fn to_words(d: &[u8]) -> DigestWords {
+pub(super) fn to_words(d: &[u8]) -> DigestWords {
     std::array::from_fn(|i| u64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().expect("8 bytes")))
 }
 
@@ -424,19 +444,30 @@ pub fn hear(ch: &mut Channel, views: &Views, parties: usize) -> Result<(), RunEr
     }
     for (p, word) in reports {
         if word != 0 {
-            let check = usize::try_from(word - 1)
-                .ok()
-                .and_then(|i| views.specs().get(i))
-                .map_or("an unknown check", |s| s.check);
             // The culprit named to peers is the reporter: either it saw a
             // real failure or it lies; both end the run.
-            return Err(RunError::abort(
-                format!("party {p} reports that compare-view check `{check}` failed"),
-                Some(p),
-            ));
+            return Err(RunError::abort(report(views.specs(), p, word), Some(p)));
         }
     }
     Ok(())
+}
+
+/// What party `p`'s failure verdict `word` (non-zero) says: a failed check,
+/// or a forgery if it names no check or one that `p` does not take part in
+/// (and so could not have seen fail).
+fn report(specs: &[ViewSpec], p: PartyId, word: u64) -> String {
+    let named = usize::try_from(word - 1).ok().and_then(|i| specs.get(i));
+    match named {
+        None => format!("party {p} sent a forged verdict: it names no check"),
+        Some(s) if !s.members.contains(&p) => format!(
+            "party {p} sent a forged verdict: it names check `{}`, which it does not take part in",
+            s.check
+        ),
+        Some(s) => format!(
+            "party {p} reports that compare-view check `{}` failed",
+            s.check
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -457,6 +488,96 @@ mod tests {
             members: &[2, 3],
         },
     ];
+
+    /// Party `liar` sends `word` as its verdict, every other party reports
+    /// success and hears the verdicts: what each of them concludes.
+    fn hear_a_verdict(liar: PartyId, word: u64) -> Vec<RunError> {
+        let nets = huddle_net::memory_networks(
+            4,
+            &huddle_net::NetProfile::lan(),
+            std::time::Duration::from_secs(30),
+        );
+        std::thread::scope(|s| {
+            let handles: Vec<_> = nets
+                .into_iter()
+                .map(|mut net| {
+                    s.spawn(move || {
+                        let me = net.party();
+                        let mut ch =
+                            Channel::new(&mut net, Encoding::RAW, crate::Randomness::Os, 0);
+                        let views = Views::new(me, Encoding::RAW, &SPECS);
+                        if me == liar {
+                            for p in (0..4).filter(|&p| p != me) {
+                                send_raw_tagged(&mut ch, 0, p, &[word]).expect("send");
+                            }
+                            for p in (0..4).filter(|&p| p != me) {
+                                recv_raw(&mut ch, p, 1).expect("a verdict");
+                            }
+                            return None;
+                        }
+                        tell(&mut ch, &views, 4, 0).expect("tell");
+                        Some(hear(&mut ch, &views, 4).expect_err("a failure verdict"))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .filter_map(|h| h.join().expect("party"))
+                .collect()
+        })
+    }
+
+    /// Every honest party blames the reporter, and says what it reported.
+    fn assert_every_party_says(errors: &[RunError], liar: PartyId, says: &str) {
+        assert_eq!(errors.len(), 3);
+        for e in errors {
+            match e {
+                RunError::Abort { check, culprit } => {
+                    assert_eq!(check, says);
+                    assert_eq!(*culprit, Some(liar));
+                }
+                other => panic!("not an abort: {other}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_verdict_naming_no_check_is_a_forgery() {
+        for word in [4, 5, 1 << 40, u64::MAX] {
+            assert_every_party_says(
+                &hear_a_verdict(2, word),
+                2,
+                "party 2 sent a forged verdict: it names no check",
+            );
+        }
+    }
+
+    #[test]
+    fn a_verdict_naming_a_check_of_others_is_a_forgery() {
+        // Check `a` is P0's and P1's: P2 cannot have seen it fail.
+        assert_every_party_says(
+            &hear_a_verdict(2, 1),
+            2,
+            "party 2 sent a forged verdict: it names check `a`, which it does not take part in",
+        );
+        // Check `c` is P2's and P3's: P0 cannot have seen it fail.
+        assert_every_party_says(
+            &hear_a_verdict(0, 3),
+            0,
+            "party 0 sent a forged verdict: it names check `c`, which it does not take part in",
+        );
+    }
+
+    #[test]
+    fn a_member_reporting_its_check_failed_is_believed_as_far_as_it_goes() {
+        // P2 takes part in `b`: a failure it reports is a failure (or its
+        // lie, which ends the run alike), named as its report.
+        assert_every_party_says(
+            &hear_a_verdict(2, 2),
+            2,
+            "party 2 reports that compare-view check `b` failed",
+        );
+    }
 
     /// The two-lane hash by its definition, with `sha2`'s whole SHA-256.
     fn two_lanes_by_definition(data: &[u8]) -> [u8; 32] {
