@@ -26,7 +26,9 @@ pub struct CertsArgs {
     /// Output folder (created if missing).
     #[arg(long)]
     out: PathBuf,
-    /// First port in the generated parties.toml (party i listens on PORT + i).
+    /// The port in the generated parties.toml: every party listens on
+    /// PORT, except that parties sharing a host take PORT, PORT + 1, ... in
+    /// id order (all of them without --hosts, a run on this machine).
     #[arg(long, default_value_t = 7000)]
     base_port: u16,
     /// Each party's host name or address, in party order, comma separated
@@ -37,6 +39,29 @@ pub struct CertsArgs {
     /// refuse each other at connect.
     #[arg(long, default_value = "dev-session")]
     session: String,
+    /// Write over keys, certificates and parties.toml that exist already
+    /// (without it they are never written over: the other parties hold the
+    /// old certificates, so a new key fails every handshake).
+    #[arg(long)]
+    force: bool,
+}
+
+fn existing(force: bool) -> huddle_net::certs::Existing {
+    if force {
+        huddle_net::certs::Existing::Replace
+    } else {
+        huddle_net::certs::Existing::Refuse
+    }
+}
+
+/// A failed write of credentials into `out`: a refusal to write over a file
+/// names the files itself.
+fn written_error(out: &std::path::Path, e: std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::AlreadyExists {
+        e.to_string()
+    } else {
+        format!("{}: {e}", out.display())
+    }
 }
 
 pub fn certs(args: CertsArgs) -> Result<(), String> {
@@ -46,8 +71,8 @@ pub fn certs(args: CertsArgs) -> Result<(), String> {
         }
         let own = huddle_net::certs::self_signed(id)
             .map_err(|e| format!("generating a certificate: {e}"))?;
-        huddle_net::certs::write_own(&args.out, id, &own)
-            .map_err(|e| format!("{}: {e}", args.out.display()))?;
+        huddle_net::certs::write_own(&args.out, id, &own, existing(args.force))
+            .map_err(|e| written_error(&args.out, e))?;
         println!(
             "wrote party{id}.pem (hand it to every other party) and party{id}.key (keep it on this machine only) to {}",
             args.out.display()
@@ -90,8 +115,14 @@ pub fn certs(args: CertsArgs) -> Result<(), String> {
     }
     let pki =
         DevPki::generate(args.parties).map_err(|e| format!("generating certificates: {e}"))?;
-    pki.write_for(&args.out, args.base_port, &args.hosts, &args.session)
-        .map_err(|e| format!("{}: {e}", args.out.display()))?;
+    pki.write_for(
+        &args.out,
+        args.base_port,
+        &args.hosts,
+        &args.session,
+        existing(args.force),
+    )
+    .map_err(|e| written_error(&args.out, e))?;
     println!(
         "wrote a CA, {} party certificates and parties.toml to {}",
         args.parties,
@@ -243,6 +274,37 @@ fn check_content(got: Vec<u8>, want: &[u8], peer: usize) -> Result<(), Failure> 
     }
 }
 
+/// A party's key file is missing: say so, and where the folder holds other
+/// parties' keys (`party<j>.key`), that this host has no key for party
+/// `id` (a wrong `--id` is the usual cause).
+fn missing_key(key: &std::path::Path, id: usize) -> String {
+    let mut msg = format!("{}: no such file", key.display());
+    let dir = key.parent().filter(|d| !d.as_os_str().is_empty());
+    let others: Vec<usize> = std::fs::read_dir(dir.unwrap_or(std::path::Path::new(".")))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            name.strip_prefix("party")?
+                .strip_suffix(".key")?
+                .parse()
+                .ok()
+        })
+        .filter(|&j| j != id)
+        .collect();
+    match others.as_slice() {
+        [] => {}
+        [j] => msg.push_str(&format!(
+            ": this host has no key for party {id}, only party {j}'s (is --id {j} meant?)"
+        )),
+        js => msg.push_str(&format!(
+            ": this host has no key for party {id}, only for parties {js:?} (is --id one of them?)"
+        )),
+    }
+    msg
+}
+
 /// The transport a configuration asks for: TLS with the CA or with every
 /// party's certificate pinned, or plain TCP when `insecure`.
 pub fn transport_for(
@@ -269,6 +331,9 @@ pub fn transport_for(
         .key
         .as_ref()
         .ok_or_else(|| format!("{}: party {id} has no key", path.display()))?;
+    if !key.exists() {
+        return Err(missing_key(key, id));
+    }
     Ok(match &config.ca {
         Some(ca) => Transport::Tls(TlsIdentity::from_pem_files(ca, cert, key)?),
         // Without a CA, every party's certificate is pinned.

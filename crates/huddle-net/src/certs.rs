@@ -73,12 +73,73 @@ fn party_params(id: PartyId) -> Result<CertificateParams, rcgen::Error> {
     Ok(p)
 }
 
+/// What writing credentials does to files that exist already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Refuse before writing anything, naming every file that exists: a
+    /// key written over no longer matches the certificate the other parties
+    /// pinned (or the CA signed), so the run then fails at the handshake.
+    Refuse,
+    /// Write over them (`huddle certs --force`).
+    Replace,
+}
+
+/// Refuses (as [`Existing::Refuse`] says) if any of `files` exists.
+fn check_existing(files: &[std::path::PathBuf], existing: Existing) -> std::io::Result<()> {
+    if existing == Existing::Replace {
+        return Ok(());
+    }
+    let there: Vec<String> = files
+        .iter()
+        .filter(|f| f.exists())
+        .map(|f| f.display().to_string())
+        .collect();
+    if there.is_empty() {
+        return Ok(());
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        format!(
+            "{} already exist{}: huddle never writes over a key or certificate (the other \
+             parties hold the old certificate, so a new key would fail every handshake); \
+             remove {} or give --force",
+            there.join(", "),
+            if there.len() == 1 { "s" } else { "" },
+            if there.len() == 1 { "it" } else { "them" }
+        ),
+    ))
+}
+
 /// Writes party `id`'s own `party<id>.pem` and `party<id>.key` (the key
 /// readable by the owner only) into `dir`.
-pub fn write_own(dir: &Path, id: PartyId, c: &PartyCredentials) -> std::io::Result<()> {
+pub fn write_own(
+    dir: &Path,
+    id: PartyId,
+    c: &PartyCredentials,
+    existing: Existing,
+) -> std::io::Result<()> {
+    let (pem, key) = (
+        dir.join(format!("party{id}.pem")),
+        dir.join(format!("party{id}.key")),
+    );
+    check_existing(&[pem.clone(), key.clone()], existing)?;
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join(format!("party{id}.pem")), &c.cert_pem)?;
-    write_private(&dir.join(format!("party{id}.key")), &c.key_pem)
+    write_private(&key, &c.key_pem, existing)?;
+    std::fs::write(pem, &c.cert_pem)
+}
+
+/// The port of each party in a parties file: `base_port` for the first
+/// party on a host, one more for each further party on the same host (so
+/// parties on different hosts share one port, and parties on one host
+/// differ).
+pub fn ports(parties: usize, base_port: u16, hosts: &[String]) -> Vec<u16> {
+    let host = |i: usize| hosts.get(i).map_or("127.0.0.1", String::as_str);
+    (0..parties)
+        .map(|i| {
+            let before = (0..i).filter(|&j| host(j) == host(i)).count();
+            base_port.saturating_add(before as u16)
+        })
+        .collect()
 }
 
 impl DevPki {
@@ -115,22 +176,35 @@ impl DevPki {
     /// Writes `ca.pem`, `ca.key`, `party<i>.pem`, `party<i>.key` and a
     /// `parties.toml` for a run on localhost (ports `base_port + i`). Private
     /// keys are created readable by the owner only.
-    pub fn write_to(&self, dir: &Path, base_port: u16) -> std::io::Result<()> {
-        self.write_for(dir, base_port, &[], "dev-session")
+    pub fn write_to(&self, dir: &Path, base_port: u16, existing: Existing) -> std::io::Result<()> {
+        self.write_for(dir, base_port, &[], "dev-session", existing)
     }
 
     /// [`write_to`](Self::write_to) with party i at `hosts[i]` (localhost
-    /// where `hosts` is empty) in session `session`.
+    /// where `hosts` is empty) in session `session`, on the port [`ports`]
+    /// gives it.
     pub fn write_for(
         &self,
         dir: &Path,
         base_port: u16,
         hosts: &[String],
         session: &str,
+        existing: Existing,
     ) -> std::io::Result<()> {
+        let mut files = vec![
+            dir.join("ca.key"),
+            dir.join("ca.pem"),
+            dir.join("parties.toml"),
+        ];
+        for i in 0..self.parties.len() {
+            files.push(dir.join(format!("party{i}.pem")));
+            files.push(dir.join(format!("party{i}.key")));
+        }
+        check_existing(&files, existing)?;
         std::fs::create_dir_all(dir)?;
-        write_private(&dir.join("ca.key"), &self.ca_key_pem)?;
+        write_private(&dir.join("ca.key"), &self.ca_key_pem, existing)?;
         std::fs::write(dir.join("ca.pem"), &self.ca_cert_pem)?;
+        let ports = ports(self.parties.len(), base_port, hosts);
         let mut toml = if hosts.is_empty() {
             String::from(
                 "# huddle parties for a local test run; edit host/port for real machines.\n",
@@ -143,8 +217,8 @@ impl DevPki {
         ));
         for (i, p) in self.parties.iter().enumerate() {
             std::fs::write(dir.join(format!("party{i}.pem")), &p.cert_pem)?;
-            write_private(&dir.join(format!("party{i}.key")), &p.key_pem)?;
-            let port = base_port.saturating_add(i as u16);
+            write_private(&dir.join(format!("party{i}.key")), &p.key_pem, existing)?;
+            let port = ports[i];
             let host = hosts.get(i).map_or("127.0.0.1", String::as_str);
             toml.push_str(&format!(
                 "\n[[party]]\nid = {i}\nhost = \"{host}\"\nport = {port}\ncert = \"party{i}.pem\"\nkey = \"party{i}.key\"\n"
@@ -154,14 +228,27 @@ impl DevPki {
     }
 }
 
-fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+/// Writes a file readable by its owner only; under [`Existing::Refuse`] it
+/// must not exist (created exclusively, so a key that appeared since the
+/// check is not written over either).
+fn write_private(path: &Path, text: &str, existing: Existing) -> std::io::Result<()> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    match existing {
+        Existing::Refuse => options.write(true).create_new(true),
+        Existing::Replace => options.write(true).create(true).truncate(true),
+    };
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    options.open(path)?.write_all(text.as_bytes())
+    let mut f = options.open(path)?;
+    // A file written over keeps its mode on open: tighten it too.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    f.write_all(text.as_bytes())
 }

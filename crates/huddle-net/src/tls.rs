@@ -45,12 +45,9 @@ impl TlsIdentity {
         key: &std::path::Path,
     ) -> Result<TlsIdentity, String> {
         use rustls::pki_types::pem::PemObject;
-        let read_cert = |p: &std::path::Path| {
-            CertificateDer::from_pem_file(p)
-                .map(|c| c.to_vec())
-                .map_err(|e| format!("{}: not a PEM certificate ({e})", p.display()))
-        };
-        let key_der = match PrivateKeyDer::from_pem_file(key).map_err(|e| format!("{}: not a PEM private key ({e})", key.display()))? {
+        let key_der = match PrivateKeyDer::from_pem_file(key)
+            .map_err(|e| pem_error(key, "private key", e))?
+        {
             PrivateKeyDer::Pkcs8(k) => k.secret_pkcs8_der().to_vec(),
             _ => return Err(format!("{}: the key must be in PKCS#8 form (`BEGIN PRIVATE KEY`), as `huddle certs` writes it", key.display())),
         };
@@ -139,21 +136,37 @@ impl TlsIdentity {
         cert: &std::path::Path,
         key: &std::path::Path,
     ) -> Result<TlsIdentity, String> {
-        use rustls::pki_types::pem::PemObject;
         // Reuse the loader for our own certificate and key; the CA slot is replaced below.
         let own = TlsIdentity::from_pem_files(cert, cert, key)?;
         let pins = certs
             .iter()
-            .map(|p| {
-                CertificateDer::from_pem_file(p)
-                    .map(|c| c.to_vec())
-                    .map_err(|e| format!("{}: not a PEM certificate ({e})", p.display()))
-            })
+            .map(|p| read_cert(p))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(TlsIdentity {
             trust: Trust::Pinned(pins),
             ..own
         })
+    }
+}
+
+/// Reads a PEM certificate file.
+fn read_cert(p: &std::path::Path) -> Result<Vec<u8>, String> {
+    use rustls::pki_types::pem::PemObject;
+    CertificateDer::from_pem_file(p)
+        .map(|c| c.to_vec())
+        .map_err(|e| pem_error(p, "certificate", e))
+}
+
+/// Why a PEM file could not be read, in the user's terms: a missing file
+/// is "no such file", not a malformed key.
+fn pem_error(p: &std::path::Path, what: &str, e: rustls::pki_types::pem::Error) -> String {
+    use rustls::pki_types::pem::Error;
+    match e {
+        Error::Io(io) if io.kind() == std::io::ErrorKind::NotFound => {
+            format!("{}: no such file", p.display())
+        }
+        Error::Io(io) => format!("{}: {io}", p.display()),
+        e => format!("{}: not a PEM {what} ({e})", p.display()),
     }
 }
 
