@@ -88,7 +88,7 @@ impl Codec {
         let value = BigUint::parse_bytes(digits.as_bytes(), 16)
             .ok_or_else(|| format!("`{text}` is not hexadecimal"))?;
         if value.bits() > self.bits as u64 {
-            return Err(format!("`{text}` does not fit {} bits", self.bits));
+            return Err(format!("`{text}` does not fit {}", bits_of(self.bits)));
         }
         Ok(value)
     }
@@ -106,7 +106,7 @@ impl Codec {
             let half = BigInt::from(1u8) << (bits - 1);
             format!("the signed {bits}-bit range, {} to {}", -&half, half - 1)
         } else {
-            format!("{bits} bits (0 to {})", (BigUint::from(1u8) << bits) - 1u8)
+            format!("{} (0 to {})", bits_of(bits), (BigUint::from(1u8) << bits) - 1u8)
         };
         // More digits than any value of the width has: refused before a
         // long run of digits becomes a number.
@@ -212,6 +212,15 @@ impl Codec {
         };
         let wrapped = signed.wrap(value).ok_or_else(out_of_range)?;
         Ok(words_of(&wrapped, bits))
+    }
+}
+
+/// "1 bit", "8 bits".
+fn bits_of(n: usize) -> String {
+    if n == 1 {
+        "1 bit".into()
+    } else {
+        format!("{n} bits")
     }
 }
 
