@@ -757,14 +757,6 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     let from_file = match &run.inputs_file {
         Some(path) => {
             let values: Vec<usize> = (0..circuit.inputs().len()).collect();
-            let owners: std::collections::BTreeSet<usize> =
-                values.iter().map(|&i| request.owner(&circuit, i)).collect();
-            if run.data.shape == crate::data::Shape::Vector && owners.len() > 1 {
-                return Err(format!(
-                    "--inputs with --as vector is one table, but the input values belong to                      parties {owners:?}: give each party's table in a job's [inputs.P] (docs/deploy.md)"
-                )
-                .into());
-            }
             Some(crate::data::read_inputs(
                 path,
                 &circuit,

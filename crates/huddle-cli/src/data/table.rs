@@ -16,6 +16,8 @@ use std::io::BufRead;
 pub struct Layout {
     /// The columns' value widths in bits and their fields' codecs.
     columns: Vec<(usize, Codec)>,
+    /// The columns' names, for errors.
+    names: String,
     /// N: the most rows, public.
     rows: usize,
 }
@@ -25,7 +27,7 @@ impl Layout {
     pub fn of(circuit: &Circuit, values: &[usize], style: Style) -> Result<Layout, String> {
         let named = |i: usize| {
             let name = &circuit.inputs()[i].name;
-            if name.is_empty() {
+            if name.is_empty() || *name == format!("input{i}") {
                 format!("input value {i}")
             } else {
                 format!("input value {i} ({name})")
@@ -73,7 +75,12 @@ impl Layout {
                 Ok((bits, codec))
             })
             .collect::<Result<_, _>>()?;
-        Ok(Layout { columns, rows })
+        let names: Vec<String> = values[..values.len() - 1].iter().map(|&i| named(i)).collect();
+        Ok(Layout {
+            columns,
+            rows,
+            names: names.join(", "),
+        })
     }
 
     /// The one instance of `records`: a matrix of one row per column, then
@@ -110,7 +117,8 @@ impl Layout {
                 ));
             }
             if line.count() != self.columns.len() {
-                return Err(line.wrong_count(self.columns.len(), "one per column of the table"));
+                let what = format!("one per column of the table: {}", self.names);
+                return Err(line.wrong_count(self.columns.len(), &what));
             }
             for (c, text) in line.fields().enumerate() {
                 let codec = self.columns[c].1;

@@ -209,7 +209,7 @@ fn a_vector_file_is_one_instance_padded_to_the_tables_rows() {
         "{e}"
     );
     let e = read("h\n1\n", &c, vector).expect_err("columns");
-    assert!(e.contains("line 2 has 1 field, but 2 are expected (one per column of the table)"), "{e}");
+    assert!(e.contains("line 2 has 1 field, but 2 are expected (one per column of the table: input value 0 (ages), input value 1 (weights))"), "{e}");
     // Values that are no table.
     let e = read_values("1\n".as_bytes(), &c, &[0], vector).expect_err("no validity");
     assert!(e.contains("are not a table input: it takes at least a column"), "{e}");
