@@ -134,9 +134,11 @@ pub fn generate(kind: &str, spec: &TableSpec) -> Result<Circuit, String> {
             }
             "table-histogram" => {
                 if spec.bounds.is_empty() || spec.bounds.windows(2).any(|w| w[0] >= w[1]) {
-                    return Err("table-histogram takes --bounds B1,B2,... in increasing order \
+                    return Err(
+                        "table-histogram takes --bounds B1,B2,... in increasing order \
                                 (buckets below B1, from B1 to below B2, ..., from the last up)"
-                        .into());
+                            .into(),
+                    );
                 }
                 for &b in &spec.bounds {
                     in_range("--bounds", b)?;
@@ -256,7 +258,10 @@ fn build(spec: &TableSpec, ring: RingWidth, aggregates: &[Aggregate]) -> Circuit
                     let floor = constant(&mut b, least);
                     rows.iter()
                         .map(|r| {
-                            let lift = b.ring_op(Op::MulConst(least.wrapping_neg() as u64 & ring.mask()), &[r.valid]);
+                            let lift = b.ring_op(
+                                Op::MulConst(least.wrapping_neg() as u64 & ring.mask()),
+                                &[r.valid],
+                            );
                             b.ring_op(Op::Add, &[r.value, floor, lift])
                         })
                         .collect()

@@ -162,7 +162,10 @@ fn sums_take_the_ring_they_need_or_are_refused() {
     assert_eq!(spec(2, 1, 7, false).ring().expect("fits").bits(), 8);
     assert_eq!(spec(3, 1, 7, false).ring().expect("fits").bits(), 16);
     let e = spec(1000, 3, 60, false).ring().expect_err("too wide");
-    assert!(e.contains("takes 72 bits, more than the widest ring (64)"), "{e}");
+    assert!(
+        e.contains("takes 72 bits, more than the widest ring (64)"),
+        "{e}"
+    );
     let e = generate("table-sum", &spec(1000, 3, 60, false)).expect_err("too wide");
     assert!(e.contains("72 bits"), "{e}");
 }

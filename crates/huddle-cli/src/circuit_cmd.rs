@@ -26,9 +26,9 @@ pub enum CircuitCommand {
     ///
     /// A hex field has at most one digit per 4 bits of the value (fewer are
     /// zero-extended); the value's lowest-numbered wire is its least
-    /// significant bit. Negative decimals take --signed; `--input -5` and
-    /// `--input=-5` both work for numbers (write `--input=-0x..`-like text
-    /// that is no number with `=`).
+    /// significant bit. Negative decimals take --signed; a value starting
+    /// with `-` that is not a single number (e.g. `-5,2`) needs `=`:
+    /// `--input=-5,2` (else it reads as a flag); `--input -5` works.
     Eval {
         file: PathBuf,
         /// One per input value, in order, in the fields of a line of
@@ -56,7 +56,11 @@ pub enum CircuitCommand {
     /// AES and SHA-256 ignore --bits and take their inputs in the order of
     /// the public circuits (key or round keys, then plaintext; block, then
     /// state); for AES --fanin picks the S-box: 2 = depth 4, 3 = depth 3,
-    /// 4 or more = depth 2.
+    /// 4 or more = depth 2. Applications: see --bits and --size. Table
+    /// aggregates over --parties P tables of --size N rows of --bits b
+    /// values: table-count, table-sum, table-max, table-mean,
+    /// table-count-above, table-histogram, one or several comma-separated
+    /// (docs/circuit-format.md, "Table inputs").
     Gen {
         #[command(flatten)]
         spec: GenSpec,
@@ -136,7 +140,13 @@ pub fn run(cmd: CircuitCommand) -> Result<(), String> {
             inputs_file,
             data,
             circuit_format,
-        } => eval(&file, &inputs, inputs_file.as_deref(), data.style(), circuit_format),
+        } => eval(
+            &file,
+            &inputs,
+            inputs_file.as_deref(),
+            data.style(),
+            circuit_format,
+        ),
         CircuitCommand::Gen { spec, output } => {
             let c = generate(&spec)?;
             let mut buf = Vec::new();
@@ -310,7 +320,12 @@ fn eval(
         .evaluate(&values)
         .map_err(|e| format!("{}: {e}", file.display()))?;
     if inputs_file.is_some() {
-        return Ok(crate::data::write_outputs(Path::new("-"), &c, &outputs, style)?);
+        return Ok(crate::data::write_outputs(
+            Path::new("-"),
+            &c,
+            &outputs,
+            style,
+        )?);
     }
     let rendered = crate::data::Rendered::of(&c, &outputs, 0, style)?;
     let mut out = BufWriter::new(std::io::stdout().lock());

@@ -301,7 +301,10 @@ impl LoadedJob {
             _ => {}
         }
         let inputs = job.inputs.keys();
-        for (what, keys) in [("inputs", inputs.collect::<Vec<_>>()), ("outputs", job.outputs.keys().collect())] {
+        for (what, keys) in [
+            ("inputs", inputs.collect::<Vec<_>>()),
+            ("outputs", job.outputs.keys().collect()),
+        ] {
             for key in keys {
                 if key.parse::<usize>().is_err() {
                     return Err(format!(
@@ -343,9 +346,17 @@ impl LoadedJob {
     /// (party id, path resolved); the ids were checked when reading.
     pub fn files(&self, outputs: bool) -> Vec<(usize, PathBuf)> {
         let files: Vec<(&String, &Path)> = if outputs {
-            self.job.outputs.iter().map(|(k, f)| (k, f.as_path())).collect()
+            self.job
+                .outputs
+                .iter()
+                .map(|(k, f)| (k, f.as_path()))
+                .collect()
         } else {
-            self.job.inputs.iter().map(|(k, f)| (k, f.file.as_path())).collect()
+            self.job
+                .inputs
+                .iter()
+                .map(|(k, f)| (k, f.file.as_path()))
+                .collect()
         };
         files
             .into_iter()
@@ -491,6 +502,65 @@ mod tests {
                 (j.job.threads, j.job.reveal_to),
                 (Some(threads), Some(reveal))
             );
+        }
+    }
+
+    #[test]
+    fn sizes_and_input_tables_read_in_either_form() {
+        let j = job("[generate]\nkind = \"vecmat\"\nsize = 3\n").expect("one number");
+        assert_eq!(
+            j.job.generate.as_ref().map(|g| g.size.clone()),
+            Some(vec![3])
+        );
+        let j = job("[generate]\nkind = \"perceptron\"\nsize = [4, 2, 1]\n").expect("a list");
+        assert_eq!(j.job.generate.map(|g| g.size), Some(vec![4, 2, 1]));
+        let e = job("[generate]\nkind = \"vecmat\"\nsize = \"3\"\n")
+            .err()
+            .expect("a word");
+        assert!(
+            e.contains("size must be a number or a list of numbers"),
+            "{e}"
+        );
+        let j = job(
+            "circuit = \"c.txt\"\n[inputs]\n0 = \"a.csv\"\n[inputs.1]\nfile = \"b.csv\"\n\
+             as = \"vector\"\ndelimiter = \";\"\n",
+        )
+        .expect("both forms");
+        let files: Vec<String> = j
+            .files(false)
+            .iter()
+            .map(|(p, f)| {
+                format!(
+                    "{p}:{}",
+                    f.file_name().map_or("".into(), |n| n.to_string_lossy())
+                )
+            })
+            .collect();
+        assert_eq!(files, ["0:a.csv", "1:b.csv"]);
+        assert_eq!(j.input_options(0), (None, None));
+        assert_eq!(
+            j.input_options(1),
+            (
+                Some(crate::data::Shape::Vector),
+                Some(crate::data::parse_delimiter(";").expect("sep"))
+            )
+        );
+        for (table, want) in [
+            (
+                "as = \"column\"\nfile = \"b.csv\"",
+                "`as` must be \"rows\" or \"vector\"",
+            ),
+            (
+                "file = \"b.csv\"\nshape = \"vector\"",
+                "unknown key `shape`",
+            ),
+            ("as = \"vector\"", "needs `file"),
+            ("file = \"b.csv\"\ndelimiter = \"|\"", "not a separator"),
+        ] {
+            let e = job(&format!("circuit = \"c.txt\"\n[inputs.1]\n{table}\n"))
+                .err()
+                .expect(table);
+            assert!(e.contains(want), "{table}: {e}");
         }
     }
 

@@ -983,7 +983,11 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         )?;
         let (shape, delimiter) = job.input_options(args.id);
         given.take(shape, &mut args.run.data.shape, "shape")?;
-        given.take(delimiter.map(Some), &mut args.run.data.delimiter, "delimiter")?;
+        given.take(
+            delimiter.map(Some),
+            &mut args.run.data.delimiter,
+            "delimiter",
+        )?;
         given.take(
             mine(outputs).map(Some),
             &mut args.run.outputs_file,

@@ -30,7 +30,13 @@ fn ok(o: &Output, what: &str) {
 fn parties(dir: &Path, args: impl Fn(usize) -> Vec<String>) -> Vec<Output> {
     let out = dir.join("certs");
     ok(
-        &run(&["certs", "--parties", "3", "--out", out.to_str().expect("utf8")]),
+        &run(&[
+            "certs",
+            "--parties",
+            "3",
+            "--out",
+            out.to_str().expect("utf8"),
+        ]),
         "certs",
     );
     let cfg = out.join("parties.toml");
@@ -57,10 +63,23 @@ fn parties(dir: &Path, args: impl Fn(usize) -> Vec<String>) -> Vec<Output> {
 fn vecmat(dir: &Path) -> (PathBuf, String, String) {
     let c = dir.join("vm.txt");
     ok(
-        &run(&["circuit", "gen", "vecmat", "--size", "4", "--bits", "16", "-o", c.to_str().expect("utf8")]),
+        &run(&[
+            "circuit",
+            "gen",
+            "vecmat",
+            "--size",
+            "4",
+            "--bits",
+            "16",
+            "-o",
+            c.to_str().expect("utf8"),
+        ]),
         "gen",
     );
-    let m: Vec<&str> = ["12", "639", "90", "5"].into_iter().chain(["0"; 12]).collect();
+    let m: Vec<&str> = ["12", "639", "90", "5"]
+        .into_iter()
+        .chain(["0"; 12])
+        .collect();
     (c, "1,0,0,0".to_string(), m.join(","))
 }
 
@@ -70,7 +89,10 @@ fn ring_outputs_are_one_field_per_element_locally_and_across_processes() {
     let (c, x, m) = vecmat(&dir);
     let c = c.to_str().expect("utf8");
     std::fs::write(dir.join("all-dec.csv"), format!("{x},{m}\n")).expect("write");
-    let m_hex = m.replace("12", "c").replace("639", "27f").replace("90", "5a");
+    let m_hex = m
+        .replace("12", "c")
+        .replace("639", "27f")
+        .replace("90", "5a");
     std::fs::write(dir.join("all-hex.csv"), format!("{x},{m_hex}\n")).expect("write");
     let dec = serde_json::json!([[12, 639, 90, 5]]);
     let hex = serde_json::json!([["000c", "027f", "005a", "0005"]]);
@@ -80,7 +102,17 @@ fn ring_outputs_are_one_field_per_element_locally_and_across_processes() {
     ] {
         let all = dir.join(format!("all-{format}.csv"));
         let all = all.to_str().expect("utf8");
-        let args = ["local", "--protocol", "trio", "--circuit", c, "--inputs", all, "--format", format];
+        let args = [
+            "local",
+            "--protocol",
+            "trio",
+            "--circuit",
+            c,
+            "--inputs",
+            all,
+            "--format",
+            format,
+        ];
         let o = run(&args);
         ok(&o, format);
         assert_eq!(stdout(&o), line, "local {format}");
@@ -93,12 +125,23 @@ fn ring_outputs_are_one_field_per_element_locally_and_across_processes() {
     std::fs::write(dir.join("p0.csv"), format!("{x}\n")).expect("write");
     std::fs::write(dir.join("p1.csv"), format!("{m}\n")).expect("write");
     let outputs = parties(&dir, |i| {
-        let mut a: Vec<String> = ["--protocol", "trio", "--circuit", c, "--format", "dec", "--json"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut a: Vec<String> = [
+            "--protocol",
+            "trio",
+            "--circuit",
+            c,
+            "--format",
+            "dec",
+            "--json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         if i < 2 {
-            a.extend(["--inputs".into(), dir.join(format!("p{i}.csv")).display().to_string()]);
+            a.extend([
+                "--inputs".into(),
+                dir.join(format!("p{i}.csv")).display().to_string(),
+            ]);
         }
         a
     });
@@ -112,11 +155,25 @@ fn ring_outputs_are_one_field_per_element_locally_and_across_processes() {
 #[test]
 fn circuit_eval_reads_files_short_hex_and_negative_decimals() {
     let dir = temp_dir("eval");
-    let (c, x, m) = vecmat(&dir);
+    let (c, _, m) = vecmat(&dir);
     let c = c.to_str().expect("utf8");
-    let o = run(&["circuit", "eval", c, "--input", "1", "--input", "c,27f,5a,5", "--input", "0"]);
+    let o = run(&[
+        "circuit",
+        "eval",
+        c,
+        "--input",
+        "1",
+        "--input",
+        "c,27f,5a,5",
+        "--input",
+        "0",
+    ]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("takes 2 input values"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("takes 2 input values"),
+        "{}",
+        stderr(&o)
+    );
     // Short hex per element, and the old one-number form of a ring value.
     let m_hex = format!("c,27f,5a,5{}", ",0".repeat(12));
     for m_hex in [m_hex.as_str(), "0005005a027f000c"] {
@@ -125,41 +182,95 @@ fn circuit_eval_reads_files_short_hex_and_negative_decimals() {
         assert_eq!(stdout(&o), "000c,027f,005a,0005\n", "{m_hex}");
     }
     // Decimal, negative with --signed, given with or without `=`.
-    let o = run(&["circuit", "eval", c, "--format", "dec", "--signed", "--input=-1,0,0,0", "--input", &m]);
+    let o = run(&[
+        "circuit",
+        "eval",
+        c,
+        "--format",
+        "dec",
+        "--signed",
+        "--input=-1,0,0,0",
+        "--input",
+        &m,
+    ]);
     ok(&o, "signed");
     assert_eq!(stdout(&o), "-12,-639,-90,-5\n");
-    let o = run(&["circuit", "eval", c, "--format", "dec", "--input=-1,0,0,0", "--input", &m]);
+    let o = run(&[
+        "circuit",
+        "eval",
+        c,
+        "--format",
+        "dec",
+        "--input=-1,0,0,0",
+        "--input",
+        &m,
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("input value 0: element 0: -1 is negative, but the fields are unsigned: give --signed"),
+        stderr(&o).contains(
+            "input value 0: element 0: -1 is negative, but the fields are unsigned: give --signed"
+        ),
         "{}",
         stderr(&o)
     );
-    let e = stderr(&run(&["circuit", "eval", c, "--input", "1", "--input", &format!("12345{}", ",0".repeat(15))]));
-    assert!(e.contains("element 0: `12345` has 5 hex digits, but a 16-bit field takes at most 4"), "{e}");
+    let e = stderr(&run(&[
+        "circuit",
+        "eval",
+        c,
+        "--input",
+        "1",
+        "--input",
+        &format!("12345{}", ",0".repeat(15)),
+    ]));
+    assert!(
+        e.contains("element 0: `12345` has 5 hex digits, but a 16-bit field takes at most 4"),
+        "{e}"
+    );
     // A 32-bit Boolean value: short hex, decimal, a negative number.
     let adder = dir.join("add.txt");
     ok(
-        &run(&["circuit", "gen", "adder-ripple", "--bits", "32", "-o", adder.to_str().expect("utf8")]),
+        &run(&[
+            "circuit",
+            "gen",
+            "adder-ripple",
+            "--bits",
+            "32",
+            "-o",
+            adder.to_str().expect("utf8"),
+        ]),
         "gen",
     );
     let a = adder.to_str().expect("utf8");
-    assert_eq!(stdout(&run(&["circuit", "eval", a, "--input", "100", "--input", "1"])), "000000101\n");
-    let o = run(&["circuit", "eval", a, "--format", "dec", "--input", "100", "--input", "1"]);
+    assert_eq!(
+        stdout(&run(&[
+            "circuit", "eval", a, "--input", "100", "--input", "1"
+        ])),
+        "000000101\n"
+    );
+    let o = run(&[
+        "circuit", "eval", a, "--format", "dec", "--input", "100", "--input", "1",
+    ]);
     assert_eq!(stdout(&o), "101\n");
-    let o = run(&["circuit", "eval", a, "--format", "dec", "--signed", "--input", "-5", "--input", "1"]);
+    let o = run(&[
+        "circuit", "eval", a, "--format", "dec", "--signed", "--input", "-5", "--input", "1",
+    ]);
     ok(&o, "negative");
     // The adder is unsigned: -5 is 2^32 - 5, and the 33-bit sum positive.
     assert_eq!(stdout(&o), "4294967292\n");
     // Every instance of a file, one line each, as --outputs writes them.
     std::fs::write(dir.join("in.csv"), "a;b\n1;2\n\"7\";8\n").expect("write");
     let o = run(&[
-        "circuit", "eval", a, "--format", "dec", "--header", "--inputs",
+        "circuit",
+        "eval",
+        a,
+        "--format",
+        "dec",
+        "--header",
+        "--inputs",
         dir.join("in.csv").to_str().expect("utf8"),
     ]);
     ok(&o, "file");
     assert_eq!(stdout(&o), "output0\n3\n15\n");
-    let _ = x;
 }
 
 /// The fenced blocks of docs/deploy.md tagged `file=NAME` (written to
@@ -170,7 +281,9 @@ fn deploy_example(dir: &Path) -> Vec<(String, String)> {
     let mut outputs = Vec::new();
     let mut lines = doc.lines();
     while let Some(line) = lines.next() {
-        let tag = line.strip_prefix("```").and_then(|info| info.split_whitespace().nth(1));
+        let tag = line
+            .strip_prefix("```")
+            .and_then(|info| info.split_whitespace().nth(1));
         let Some((kind, name)) = tag.and_then(|t| t.split_once('=')) else {
             continue;
         };
@@ -202,7 +315,11 @@ fn the_three_hospitals_example_runs_as_documented() {
         let o = run(&["local", "--job", job.to_str().expect("utf8"), "--check"]);
         ok(&o, protocol);
         assert_eq!(stdout(&o), "12\n677\n90\n5\n677\n12\n", "{protocol}");
-        assert_eq!(&std::fs::read_to_string(dir.join(name)).expect("written"), want, "{protocol}");
+        assert_eq!(
+            &std::fs::read_to_string(dir.join(name)).expect("written"),
+            want,
+            "{protocol}"
+        );
     }
     // A longer file than the table is refused before anything runs,
     // naming both counts.
@@ -213,7 +330,8 @@ fn the_three_hospitals_example_runs_as_documented() {
     let o = run(&["local", "--job", job.to_str().expect("utf8")]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("ages-c.csv: the file has 9 rows, but the circuit's table takes at most 8"),
+        stderr(&o)
+            .contains("ages-c.csv: the file has 9 rows, but the circuit's table takes at most 8"),
         "{}",
         stderr(&o)
     );
@@ -225,16 +343,37 @@ fn one_file_as_a_vector_must_be_one_partys_table() {
     let c = dir.join("sum.txt");
     let gen = |parties: &str| {
         run(&[
-            "circuit", "gen", "table-sum,table-histogram", "--size", "4", "--bits", "8",
-            "--bounds", "10,20", "--parties", parties, "-o", c.to_str().expect("utf8"),
+            "circuit",
+            "gen",
+            "table-sum,table-histogram",
+            "--size",
+            "4",
+            "--bits",
+            "8",
+            "--bounds",
+            "10,20",
+            "--parties",
+            parties,
+            "-o",
+            c.to_str().expect("utf8"),
         ])
     };
     ok(&gen("1"), "gen");
     std::fs::write(dir.join("t.csv"), "5\n15\n25\n").expect("write");
     let t = dir.join("t.csv");
     let args = [
-        "local", "--protocol", "mfi3", "--circuit", c.to_str().expect("utf8"), "--format", "dec",
-        "--inputs", t.to_str().expect("utf8"), "--as", "vector", "--check",
+        "local",
+        "--protocol",
+        "mfi3",
+        "--circuit",
+        c.to_str().expect("utf8"),
+        "--format",
+        "dec",
+        "--inputs",
+        t.to_str().expect("utf8"),
+        "--as",
+        "vector",
+        "--check",
     ];
     let o = run(&args);
     ok(&o, "one table");
@@ -251,6 +390,20 @@ fn one_file_as_a_vector_must_be_one_partys_table() {
         "{}",
         stderr(&o)
     );
-    let o = run(&["circuit", "gen", "table-sum", "--size", "1000", "--bits", "60", "--parties", "3"]);
-    assert!(stderr(&o).contains("takes 72 bits, more than the widest ring (64)"), "{}", stderr(&o));
+    let o = run(&[
+        "circuit",
+        "gen",
+        "table-sum",
+        "--size",
+        "1000",
+        "--bits",
+        "60",
+        "--parties",
+        "3",
+    ]);
+    assert!(
+        stderr(&o).contains("takes 72 bits, more than the widest ring (64)"),
+        "{}",
+        stderr(&o)
+    );
 }

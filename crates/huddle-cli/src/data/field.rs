@@ -72,7 +72,9 @@ impl Codec {
             .unwrap_or(text);
         let digits: String = body.chars().filter(|&c| c != '_').collect();
         if let Some((pos, ch)) = digits.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
-            return Err(format!("`{text}` is not hexadecimal: `{ch}` at position {pos}"));
+            return Err(format!(
+                "`{text}` is not hexadecimal: `{ch}` at position {pos}"
+            ));
         }
         let most = self.bits.div_ceil(4);
         if digits.is_empty() {
@@ -106,7 +108,11 @@ impl Codec {
             let half = BigInt::from(1u8) << (bits - 1);
             format!("the signed {bits}-bit range, {} to {}", -&half, half - 1)
         } else {
-            format!("{} (0 to {})", bits_of(bits), (BigUint::from(1u8) << bits) - 1u8)
+            format!(
+                "{} (0 to {})",
+                bits_of(bits),
+                (BigUint::from(1u8) << bits) - 1u8
+            )
         };
         // More digits than any value of the width has: refused before a
         // long run of digits becomes a number.
@@ -123,8 +129,10 @@ impl Codec {
                  two's complement numbers"
             ));
         }
-        let value = BigInt::from_biguint(if negative { Sign::Minus } else { Sign::Plus }, magnitude);
-        self.wrap(value).ok_or_else(|| format!("{text} does not fit {range}"))
+        let value =
+            BigInt::from_biguint(if negative { Sign::Minus } else { Sign::Plus }, magnitude);
+        self.wrap(value)
+            .ok_or_else(|| format!("{text} does not fit {range}"))
     }
 
     /// `value` as `bits` bits of two's complement, if it is in the field's
@@ -249,7 +257,7 @@ fn value_of(words: &[u64], bits: usize) -> BigUint {
         .collect();
     let cut = bits.div_ceil(32);
     digits.truncate(cut);
-    if bits % 32 != 0 {
+    if !bits.is_multiple_of(32) {
         if let Some(top) = digits.get_mut(cut - 1) {
             *top &= (1u32 << (bits % 32)) - 1;
         }
@@ -345,8 +353,13 @@ mod tests {
         assert_eq!(c.parse("0x_ff").expect("prefix"), vec![0xff]);
         assert_eq!(c.render(&[0x100]), "00000100");
         let e = c.parse("123456789").expect_err("long");
-        assert!(e.contains("9 hex digits, but a 32-bit field takes at most 8"), "{e}");
-        let e = codec(2, DataFormat::Hex, false).parse("4").expect_err("wide");
+        assert!(
+            e.contains("9 hex digits, but a 32-bit field takes at most 8"),
+            "{e}"
+        );
+        let e = codec(2, DataFormat::Hex, false)
+            .parse("4")
+            .expect_err("wide");
         assert!(e.contains("does not fit 2 bits"), "{e}");
         let e = c.parse("12g").expect_err("digit");
         assert!(e.contains("not hexadecimal: `g` at position 2"), "{e}");
@@ -380,7 +393,10 @@ mod tests {
         assert!(e.contains("does not fit 64 bits"), "{e}");
         // 2^200 − 1 fits 200 bits, 2^200 does not; −2^199 is the least.
         let max = "1606938044258990275541962092341162602522202993782792835301375";
-        assert_eq!(codec(200, DataFormat::Dec, false).parse(max).expect("fits")[3], 0xff);
+        assert_eq!(
+            codec(200, DataFormat::Dec, false).parse(max).expect("fits")[3],
+            0xff
+        );
         let over = "1606938044258990275541962092341162602522202993782792835301376";
         assert!(codec(200, DataFormat::Dec, false).parse(over).is_err());
         let least = "-803469022129495137770981046170581301261101496891396417650688";

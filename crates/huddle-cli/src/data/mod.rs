@@ -411,12 +411,17 @@ pub fn parse_value(
     check_frac(style, circuit).map_err(bad)?;
     let (domain, bits) = input_specs(circuit, &[index])[0];
     let mut fields = fields(circuit, &[(domain, bits)], style);
-    let mut records = Records::open(text.as_bytes(), style.delimiter).map_err(|e| bad(e.to_string()))?;
+    let mut records =
+        Records::open(text.as_bytes(), style.delimiter).map_err(|e| bad(e.to_string()))?;
     let line = records
         .next_line()
         .map_err(bad)?
         .ok_or_else(|| bad("no value given".into()))?;
-    if domain == Domain::Ring && style.format == DataFormat::Hex && style.frac.is_none() && line.count() == 1 {
+    if domain == Domain::Ring
+        && style.format == DataFormat::Hex
+        && style.frac.is_none()
+        && line.count() == 1
+    {
         let codec = Codec {
             bits,
             ..fields[0].codec
@@ -433,9 +438,13 @@ pub fn parse_value(
     }
     let mut value = vec![0u64; bits.div_ceil(64)];
     for (c, (field, text)) in fields.iter().zip(line.fields()).enumerate() {
-        let words = text
-            .and_then(|t| field.codec.parse(t))
-            .map_err(|e| bad(if fields.len() > 1 { format!("element {c}: {e}") } else { e }))?;
+        let words = text.and_then(|t| field.codec.parse(t)).map_err(|e| {
+            bad(if fields.len() > 1 {
+                format!("element {c}: {e}")
+            } else {
+                e
+            })
+        })?;
         put_bits(&mut value, field.at, &words, field.codec.bits);
     }
     Ok(value)
@@ -478,7 +487,12 @@ impl Rendered {
 
     /// Every field on one line (a line of --outputs).
     fn line(&self) -> String {
-        let texts: Vec<&str> = self.values.iter().flatten().map(|(t, _)| t.as_str()).collect();
+        let texts: Vec<&str> = self
+            .values
+            .iter()
+            .flatten()
+            .map(|(t, _)| t.as_str())
+            .collect();
         texts.join(",")
     }
 

@@ -205,12 +205,13 @@ impl<R: Read> Records<R> {
     /// only (blank lines, comments) are skipped.
     pub fn next_line(&mut self) -> Result<Option<Line<'_>>, String> {
         loop {
-            let more = self.reader.read_byte_record(&mut self.record).map_err(|e| {
-                match e.position() {
+            let more = self
+                .reader
+                .read_byte_record(&mut self.record)
+                .map_err(|e| match e.position() {
                     Some(p) => format!("line {}: {e}", p.line()),
                     None => e.to_string(),
-                }
-            })?;
+                })?;
             if !more {
                 return Ok(None);
             }
@@ -314,10 +315,7 @@ mod tests {
             assert_eq!(lines(text, None), want, "{text:?}");
         }
         // Quotes keep a separator inside a field, and detection skips it.
-        assert_eq!(
-            lines("\"a,b\";c\n", None),
-            vec![(1, owned(&["a,b", "c"]))]
-        );
+        assert_eq!(lines("\"a,b\";c\n", None), vec![(1, owned(&["a,b", "c"]))]);
         // Given, it is not detected.
         assert_eq!(
             lines("1,2;3\n", Some(Delimiter(b';'))),
@@ -329,7 +327,8 @@ mod tests {
 
     #[test]
     fn a_wrong_field_count_hints_at_the_separator() {
-        let mut r = Records::open("1;2;3;4;5;6;7;8\n".as_bytes(), Some(Delimiter(b','))).expect("opens");
+        let mut r =
+            Records::open("1;2;3;4;5;6;7;8\n".as_bytes(), Some(Delimiter(b','))).expect("opens");
         let line = r.next_line().expect("reads").expect("a line");
         assert_eq!(
             line.wrong_count(8, "one per value"),
@@ -344,15 +343,26 @@ mod tests {
             .ends_with("it contains spaces — is the file space-separated? (--delimiter space)"));
         let mut r = Records::open("1,2\n".as_bytes(), None).expect("opens");
         let line = r.next_line().expect("reads").expect("a line");
-        assert_eq!(line.wrong_count(3, "x"), "line 1 has 2 fields, but 3 are expected (x)");
+        assert_eq!(
+            line.wrong_count(3, "x"),
+            "line 1 has 2 fields, but 3 are expected (x)"
+        );
     }
 
     #[test]
     fn delimiters_are_named_as_users_write_them() {
-        for (text, byte) in [(",", b','), (";", b';'), ("tab", b'\t'), ("\t", b'\t'), ("space", b' ')] {
+        for (text, byte) in [
+            (",", b','),
+            (";", b';'),
+            ("tab", b'\t'),
+            ("\t", b'\t'),
+            ("space", b' '),
+        ] {
             assert_eq!(parse_delimiter(text), Ok(Delimiter(byte)));
         }
-        assert!(parse_delimiter("|").expect_err("refused").contains("not a separator"));
+        assert!(parse_delimiter("|")
+            .expect_err("refused")
+            .contains("not a separator"));
     }
 
     proptest! {

@@ -45,7 +45,9 @@ impl Layout {
         let (&valid, columns) = values
             .split_last()
             .filter(|(_, c)| !c.is_empty())
-            .ok_or_else(|| not_a_table("it takes at least a column and the validity bits".into()))?;
+            .ok_or_else(|| {
+                not_a_table("it takes at least a column and the validity bits".into())
+            })?;
         if circuit.inputs()[valid].domain != Domain::Bit {
             return Err(not_a_table(format!(
                 "the last, {}, is a ring value, not validity bits",
@@ -75,7 +77,10 @@ impl Layout {
                 Ok((bits, codec))
             })
             .collect::<Result<_, _>>()?;
-        let names: Vec<String> = values[..values.len() - 1].iter().map(|&i| named(i)).collect();
+        let names: Vec<String> = values[..values.len() - 1]
+            .iter()
+            .map(|&i| named(i))
+            .collect();
         Ok(Layout {
             columns,
             rows,

@@ -148,13 +148,19 @@ fn reading_errors_name_line_column_and_cause() {
     assert_eq!(ok[0].row(0), [7]);
     assert_eq!(ok[1].row(0), [0xffff | 0x8000 << 16]);
     let short = read("f\t1\t2a\n", &c, style(DataFormat::Hex)).expect("short hex");
-    assert_eq!((short[0].row(0), short[1].row(0)), (&[0xf][..], &[1 | 0x2a << 16][..]));
+    assert_eq!(
+        (short[0].row(0), short[1].row(0)),
+        (&[0xf][..], &[1 | 0x2a << 16][..])
+    );
     let given = Style {
         delimiter: Some(parse_delimiter(";").expect("sep")),
         ..dec
     };
     let e = read("1,2,3\n", &c, given).expect_err("given separator");
-    assert!(e.contains("is the file `,`-separated? (--delimiter ',')"), "{e}");
+    assert!(
+        e.contains("is the file `,`-separated? (--delimiter ',')"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -167,13 +173,29 @@ fn an_input_value_is_its_fields_or_one_hex_number() {
     let hex = style(DataFormat::Hex);
     let want = vec![12 | 639 << 16 | 90 << 32 | 0xfffb << 48];
     assert_eq!(parse_value("12,639,90,-5", &c, 1, dec).expect("dec"), want);
-    assert_eq!(parse_value("c 27f 5a fffb", &c, 1, hex).expect("fields"), want);
-    assert_eq!(parse_value("fffb005a027f000c", &c, 1, hex).expect("one number"), want);
+    assert_eq!(
+        parse_value("c 27f 5a fffb", &c, 1, hex).expect("fields"),
+        want
+    );
+    assert_eq!(
+        parse_value("fffb005a027f000c", &c, 1, hex).expect("one number"),
+        want
+    );
     assert_eq!(parse_value("5", &c, 0, hex).expect("short"), vec![5]);
-    let e = parse_value("1,2", &c, 1, dec).expect_err("count").to_string();
-    assert!(e.starts_with("input value 1: it has 2 fields, but 4 are expected"), "{e}");
-    let e = parse_value("1,2,3,99999", &c, 1, dec).expect_err("wide").to_string();
-    assert!(e.contains("element 3: 99999 does not fit the signed 16-bit range"), "{e}");
+    let e = parse_value("1,2", &c, 1, dec)
+        .expect_err("count")
+        .to_string();
+    assert!(
+        e.starts_with("input value 1: it has 2 fields, but 4 are expected"),
+        "{e}"
+    );
+    let e = parse_value("1,2,3,99999", &c, 1, dec)
+        .expect_err("wide")
+        .to_string();
+    assert!(
+        e.contains("element 3: 99999 does not fit the signed 16-bit range"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -212,9 +234,15 @@ fn a_vector_file_is_one_instance_padded_to_the_tables_rows() {
     assert!(e.contains("line 2 has 1 field, but 2 are expected (one per column of the table: input value 0 (ages), input value 1 (weights))"), "{e}");
     // Values that are no table.
     let e = read_values("1\n".as_bytes(), &c, &[0], vector).expect_err("no validity");
-    assert!(e.contains("are not a table input: it takes at least a column"), "{e}");
+    assert!(
+        e.contains("are not a table input: it takes at least a column"),
+        "{e}"
+    );
     let e = read_values("1\n".as_bytes(), &c, &[0, 1], vector).expect_err("ring last");
-    assert!(e.contains("the last, input value 1 (weights), is a ring value"), "{e}");
+    assert!(
+        e.contains("the last, input value 1 (weights), is a ring value"),
+        "{e}"
+    );
     let odd = identity(5, RingWidth::W16, 1);
     let mut b = Builder::boolean(2);
     let x = b.input("x", 5);
@@ -222,7 +250,10 @@ fn a_vector_file_is_one_instance_padded_to_the_tables_rows() {
     b.output("x", x);
     b.output("v", v);
     let e = read_values("1\n".as_bytes(), &b.finish(), &[0, 1], vector).expect_err("shape");
-    assert!(e.contains("input value 0 (x) has 5 bits, not 2 rows"), "{e}");
+    assert!(
+        e.contains("input value 0 (x) has 5 bits, not 2 rows"),
+        "{e}"
+    );
     drop(odd);
 }
 
