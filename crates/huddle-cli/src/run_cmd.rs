@@ -395,6 +395,7 @@ impl RunArgs {
                     .map_err(|e| format!("--job {}: owners: {e}", job.path.display()))?;
             }
         }
+        crate::data::check_style(&circuit, self.style())?;
         let request = huddle_engine::check_request(self.protocol, parties, &circuit, options)
             .map_err(|e| e.to_string())?;
         Ok((request, circuit))
@@ -982,7 +983,10 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             "inputs_file",
         )?;
         let (shape, delimiter) = job.input_options(args.id);
-        given.take(shape, &mut args.run.data.shape, "shape")?;
+        if let Some(shape) = shape {
+            given.refuse("shape", "--as")?;
+            args.run.data.shape = shape;
+        }
         given.take(
             delimiter.map(Some),
             &mut args.run.data.delimiter,

@@ -28,7 +28,10 @@ impl Codec {
         }
         let value = match self.format {
             DataFormat::Hex => self.parse_hex(text)?,
-            DataFormat::Dec => self.parse_decimal(text)?,
+            DataFormat::Dec => match self.parse_small_decimal(text) {
+                Some(small) => return small,
+                None => self.parse_decimal(text)?,
+            },
         };
         Ok(words_of(&value, self.bits))
     }
@@ -103,36 +106,78 @@ impl Codec {
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(format!("`{text}` is not a decimal integer"));
         }
-        let bits = self.bits;
-        let range = if self.signed {
-            let half = BigInt::from(1u8) << (bits - 1);
-            format!("the signed {bits}-bit range, {} to {}", -&half, half - 1)
-        } else {
-            format!(
-                "{} (0 to {})",
-                bits_of(bits),
-                (BigUint::from(1u8) << bits) - 1u8
-            )
-        };
         // More digits than any value of the width has: refused before a
         // long run of digits becomes a number.
         let significant = digits.trim_start_matches('0');
-        if significant.len() > bits * 31 / 100 + 2 {
-            return Err(format!("{text} does not fit {range}"));
+        if negative && !self.signed && !significant.is_empty() {
+            return Err(self.negative(text));
+        }
+        if significant.len() > self.bits * 31 / 100 + 2 {
+            return Err(self.out_of_range(text));
         }
         let magnitude = BigUint::parse_bytes(digits.as_bytes(), 10)
             .ok_or_else(|| format!("`{text}` is not a decimal integer"))?;
-        let zero = magnitude == BigUint::ZERO;
-        if negative && !self.signed && !zero {
-            return Err(format!(
-                "{text} is negative, but the fields are unsigned: give --signed to read them as \
-                 two's complement numbers"
-            ));
-        }
         let value =
             BigInt::from_biguint(if negative { Sign::Minus } else { Sign::Plus }, magnitude);
-        self.wrap(value)
-            .ok_or_else(|| format!("{text} does not fit {range}"))
+        self.wrap(value).ok_or_else(|| self.out_of_range(text))
+    }
+
+    /// [`Codec::parse_decimal`] for fields of at most 64 bits and 38
+    /// digits, in `i128` (a data file's common case, without big numbers);
+    /// None for the others.
+    fn parse_small_decimal(&self, text: &str) -> Option<Result<Vec<u64>, String>> {
+        let bits = self.bits;
+        let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+        if bits > 64
+            || digits.is_empty()
+            || digits.len() > 38
+            || !digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let magnitude: i128 = digits.parse().ok()?;
+        let value = if text.starts_with('-') {
+            -magnitude
+        } else {
+            magnitude
+        };
+        let (low, high) = if self.signed {
+            (-(1i128 << (bits - 1)), 1i128 << (bits - 1))
+        } else {
+            (0, 1i128 << bits)
+        };
+        Some(if value < 0 && !self.signed {
+            Err(self.negative(text))
+        } else if value < low || value >= high {
+            Err(self.out_of_range(text))
+        } else {
+            Ok(vec![(value as u64) & (u64::MAX >> (64 - bits))])
+        })
+    }
+
+    fn negative(&self, text: &str) -> String {
+        format!(
+            "{text} is negative, but the fields are unsigned: give --signed to read them as \
+             two's complement numbers"
+        )
+    }
+
+    fn out_of_range(&self, text: &str) -> String {
+        let bits = self.bits;
+        if self.signed {
+            let half = BigInt::from(1u8) << (bits - 1);
+            format!(
+                "{text} does not fit the signed {bits}-bit range, {} to {}",
+                -&half,
+                half - 1
+            )
+        } else {
+            format!(
+                "{text} does not fit {} (0 to {})",
+                bits_of(bits),
+                (BigUint::from(1u8) << bits) - 1u8
+            )
+        }
     }
 
     /// `value` as `bits` bits of two's complement, if it is in the field's
@@ -292,6 +337,25 @@ mod tests {
     }
 
     proptest! {
+        /// Decimal fields of at most 64 bits take a path of their own in
+        /// i128: the same values and the same errors as the big numbers.
+        #[test]
+        fn small_decimals_agree_with_big_ones(
+            magnitude in any::<u128>(),
+            shift in 0u32..128,
+            negative in any::<bool>(),
+            bits in 1usize..=64,
+            signed in any::<bool>(),
+        ) {
+            let c = codec(bits, DataFormat::Dec, signed);
+            let text = format!("{}{}", if negative { "-" } else { "" }, magnitude >> shift);
+            // Up to 38 digits (u128::MAX has 39).
+            let small = c.parse_small_decimal(&text);
+            prop_assert_eq!(small.is_some(), text.trim_start_matches('-').len() <= 38);
+            let big = c.parse_decimal(&text).map(|v| words_of(&v, bits));
+            prop_assert_eq!(small.unwrap_or_else(|| big.clone()), big);
+        }
+
         /// Every width 1..=256, hex and decimal, signed and unsigned: what
         /// is written reads back as the same bits; decimal agrees with an
         /// independent conversion (u128 where it fits).

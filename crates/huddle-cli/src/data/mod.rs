@@ -185,6 +185,12 @@ fn fields(circuit: &Circuit, values: &[(Domain, usize)], style: Style) -> Vec<Fi
     out
 }
 
+/// Refuses a style `circuit`'s values cannot take (checked before a run,
+/// so that the outputs can be shown after it).
+pub fn check_style(circuit: &Circuit, style: Style) -> Result<(), String> {
+    check_frac(style, circuit)
+}
+
 /// Refuses `--frac` as wide as the ring (or wider).
 fn check_frac(style: Style, circuit: &Circuit) -> Result<(), String> {
     match (style.frac, circuit.ring()) {
