@@ -826,7 +826,7 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
     ]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
-        e.contains("--expect") && e.contains("line 1: 2 fields, but 1 are expected"),
+        e.contains("--expect") && e.contains("line 1 has 2 fields, but 1 is expected"),
         "{e}"
     );
     // Parties given different batch sizes stop at the hello, naming it.
@@ -1034,7 +1034,7 @@ fn input_and_output_files_work_locally_and_across_processes() {
     for (text, error) in [
         ("1,2,3\n1,2\n", "line 2 has 2 fields, but 3 are expected"),
         (
-            "a,b,c\n1;2;3\n",
+            "1,2,3\n1;2;3\n",
             "line 2 has 1 field, but 3 are expected (one per Boolean value, one per element of a ring value); it contains `;`",
         ),
         ("1,2,3\n1,2,x\n", "line 2 column 3"),

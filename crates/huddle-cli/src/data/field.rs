@@ -38,6 +38,9 @@ impl Codec {
 
     /// The field as text (hex: exactly as many digits as the width takes).
     pub fn render(&self, words: &[u64]) -> String {
+        if let (true, None) = (self.bits <= 64, self.frac) {
+            return self.render_small(words.first().copied().unwrap_or(0));
+        }
         let value = value_of(words, self.bits);
         if let Some(f) = self.frac {
             return fixed_text(&self.as_signed(value), f);
@@ -49,6 +52,20 @@ impl Codec {
             }
             DataFormat::Dec if self.signed => self.as_signed(value).to_string(),
             DataFormat::Dec => value.to_string(),
+        }
+    }
+
+    /// [`Codec::render`] of an integer field of at most 64 bits, in
+    /// machine words (the round-trip tests compare it with `u128`'s).
+    fn render_small(&self, word: u64) -> String {
+        let bits = self.bits;
+        let v = word & (u64::MAX >> (64 - bits));
+        match self.format {
+            DataFormat::Hex => format!("{v:0digits$x}", digits = bits.div_ceil(4)),
+            DataFormat::Dec if self.signed && v >> (bits - 1) == 1 => {
+                ((v | !(u64::MAX >> (64 - bits))) as i64).to_string()
+            }
+            DataFormat::Dec => v.to_string(),
         }
     }
 

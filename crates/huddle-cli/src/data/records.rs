@@ -236,12 +236,17 @@ pub struct Line<'a> {
 
 impl Line<'_> {
     /// The fields as text, in order (a space-separated line's runs of
-    /// spaces make no empty fields).
+    /// spaces make no empty fields). A field quoted after a space (`1,
+    /// "2"`), which CSV keeps as written, loses its quotes too.
     pub fn fields(&self) -> impl Iterator<Item = Result<&str, String>> {
         let spaces = self.delimiter.0 == b' ';
         self.record
             .iter()
             .filter(move |f| !(spaces && f.is_empty()))
+            .map(|f| match f {
+                [b'"', inner @ .., b'"'] if !inner.contains(&b'"') => inner,
+                _ => f,
+            })
             .map(|f| std::str::from_utf8(f).map_err(|_| "not UTF-8 text".to_string()))
     }
 
@@ -321,6 +326,11 @@ mod tests {
             lines("1,2;3\n", Some(Delimiter(b';'))),
             vec![(1, owned(&["1,2", "3"]))]
         );
+        // A quoted field after a space, as people write it.
+        assert_eq!(
+            lines("1, \"2\" ,3\n", None),
+            vec![(1, owned(&["1", "2", "3"]))]
+        );
         // Indented comments are comments too.
         assert_eq!(lines("  # x, y\n7\n", None), vec![(2, owned(&["7"]))]);
     }
@@ -391,6 +401,13 @@ mod tests {
             which in 0usize..3,
             given in any::<bool>(),
         ) {
+            // A field that is itself one quoted text loses those quotes
+            // (see `Line::fields`): not a round trip by design.
+            let self_quoted = |f: &String| {
+                let t = f.trim();
+                t.len() >= 2 && t.starts_with('"') && t.ends_with('"') && !t[1..t.len() - 1].contains('"')
+            };
+            prop_assume!(!rows.iter().flatten().any(self_quoted));
             let d = DETECTED[which];
             let quote = |f: &str| format!("\"{}\"", f.replace('"', "\"\""));
             let text: String = rows
