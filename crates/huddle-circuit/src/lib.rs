@@ -30,6 +30,7 @@ pub mod corpus;
 pub mod random;
 pub use huddle_core::BitMatrix;
 pub mod aes;
+pub mod aggregates;
 pub mod apps;
 pub mod builder;
 pub mod gen;

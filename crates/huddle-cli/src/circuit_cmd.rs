@@ -3,8 +3,8 @@
 use clap::{Subcommand, ValueEnum};
 use huddle_circuit::format::write_old_bristol;
 use huddle_circuit::{
-    read_circuit_file, read_circuit_with, write_circuit, Circuit, Format, PlainEvaluator,
-    ReadOptions, Stats,
+    read_circuit_file, read_circuit_with, write_circuit, BitMatrix, Circuit, Format,
+    PlainEvaluator, ReadOptions, Stats,
 };
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -21,17 +21,31 @@ pub enum CircuitCommand {
         #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
         format: FormatArg,
     },
-    /// Evaluate in the clear on one set of inputs; prints one hex output value per line.
+    /// Evaluate in the clear; prints one output value per line, its fields
+    /// (a ring value: one per element, element 0 first) separated by commas.
     ///
-    /// Each input is a hex number with one digit per 4 bits of the value; the
-    /// value's lowest-numbered wire is its least significant bit.
+    /// A hex field has at most one digit per 4 bits of the value (fewer are
+    /// zero-extended); the value's lowest-numbered wire is its least
+    /// significant bit. Negative decimals take --signed; a value starting
+    /// with `-` that is not a single number (e.g. `-5,2`) needs `=`:
+    /// `--input=-5,2` (else it reads as a flag); `--input -5` works.
     Eval {
         file: PathBuf,
-        /// One per input value, in order, e.g. `--input 0000000000000001`.
-        #[arg(long = "input", value_name = "HEX")]
+        /// One per input value, in order, in the fields of a line of
+        /// --inputs, e.g. `--input 1f`, `--input 12,639,90,5` (a ring value
+        /// of four elements; in hex also one number of all its bits).
+        #[arg(long = "input", value_name = "VALUE", allow_negative_numbers = true)]
         inputs: Vec<String>,
+        /// Every input value from a file instead, one instance per line (as
+        /// `huddle local --inputs`); prints one line per instance, as
+        /// `--outputs` files hold them.
+        #[arg(long = "inputs", value_name = "FILE", conflicts_with = "inputs")]
+        inputs_file: Option<PathBuf>,
+        #[command(flatten)]
+        data: crate::data::DataArgs,
+        /// The circuit file's format.
         #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-        format: FormatArg,
+        circuit_format: FormatArg,
     },
     /// Generate a circuit (Bristol Fashion, k-input ANDs as `k 1 in.. out AND`).
     ///
@@ -42,23 +56,14 @@ pub enum CircuitCommand {
     /// AES and SHA-256 ignore --bits and take their inputs in the order of
     /// the public circuits (key or round keys, then plaintext; block, then
     /// state); for AES --fanin picks the S-box: 2 = depth 4, 3 = depth 3,
-    /// 4 or more = depth 2.
+    /// 4 or more = depth 2. Applications: see --bits and --size. Table
+    /// aggregates over --parties P tables of --size N rows of --bits b
+    /// values: table-count, table-sum, table-max, table-mean,
+    /// table-count-above, table-histogram, one or several comma-separated
+    /// (docs/circuit-format.md, "Table inputs").
     Gen {
-        kind: String,
-        /// Width of each input value in bits; for the applications
-        /// (vecmat, perceptron, auction) the ring width (8, 16, 32, 64).
-        #[arg(long, default_value_t = 64)]
-        bits: u32,
-        /// Applications: vecmat N (an N×N matrix), auction N (bidders),
-        /// perceptron INPUTS,HIDDEN,OUTPUTS.
-        #[arg(long, value_delimiter = ',')]
-        size: Vec<u32>,
-        /// Applications: fractional bits of fixed-point values (perceptron).
-        #[arg(long, default_value_t = 16)]
-        frac: u8,
-        /// Largest AND fan-in the circuit may use.
-        #[arg(long, default_value_t = 2)]
-        fanin: usize,
+        #[command(flatten)]
+        spec: GenSpec,
         /// Output file; stdout if omitted.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -132,43 +137,18 @@ pub fn run(cmd: CircuitCommand) -> Result<(), String> {
         CircuitCommand::Eval {
             file,
             inputs,
-            format,
-        } => {
-            let c = load(&file, format)?;
-            if inputs.len() != c.inputs().len() {
-                let widths: Vec<String> = (0..c.inputs().len())
-                    .map(|i| format!("{} bits", c.input_bits(i)))
-                    .collect();
-                return Err(format!(
-                    "{} takes {} input values ({}), but {} --input given",
-                    file.display(),
-                    c.inputs().len(),
-                    widths.join(", "),
-                    inputs.len()
-                ));
-            }
-            let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
-            let outputs = PlainEvaluator::new(&c)
-                .evaluate_hex(&refs)
-                .map_err(|e| format!("{}: {e}", file.display()))?;
-            for o in outputs {
-                println!("{o}");
-            }
-            Ok(())
-        }
-        CircuitCommand::Gen {
-            kind,
-            bits,
-            size,
-            frac,
-            fanin,
-            output,
-        } => {
-            let c = if huddle_circuit::apps::KINDS.contains(&kind.as_str()) {
-                huddle_circuit::apps::generate(&kind, bits, &size, frac)?
-            } else {
-                huddle_circuit::gen::generate(&kind, bits, fanin)?
-            };
+            inputs_file,
+            data,
+            circuit_format,
+        } => eval(
+            &file,
+            &inputs,
+            inputs_file.as_deref(),
+            data.style(),
+            circuit_format,
+        ),
+        CircuitCommand::Gen { spec, output } => {
+            let c = generate(&spec)?;
             let mut buf = Vec::new();
             write_circuit(&c, &mut buf).map_err(|e| e.to_string())?;
             write_out(output.as_deref(), &buf)
@@ -234,6 +214,126 @@ pub fn run(cmd: CircuitCommand) -> Result<(), String> {
             write_out(output.as_deref(), &buf)
         }
     }
+}
+
+/// `huddle circuit gen`'s arguments (also a job's `[generate]`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct GenSpec {
+    pub kind: String,
+    /// Width of each input value in bits; for the applications (vecmat,
+    /// perceptron, auction, ...) the ring width (8, 16, 32, 64); for the
+    /// table aggregates (table-*) the width of a table's values.
+    #[arg(long, default_value_t = 64)]
+    pub bits: u32,
+    /// Applications: vecmat N (an N×N matrix), auction N (bidders),
+    /// perceptron INPUTS,HIDDEN,OUTPUTS; table aggregates: N, the most rows
+    /// of each party's table (public; the row counts stay private).
+    #[arg(long, value_delimiter = ',')]
+    pub size: Vec<u32>,
+    /// Applications: fractional bits of fixed-point values (perceptron).
+    #[arg(long, default_value_t = 16)]
+    pub frac: u8,
+    /// Largest AND fan-in the circuit may use.
+    #[arg(long, default_value_t = 2)]
+    pub fanin: usize,
+    /// Table aggregates: the parties that give a table each (table p is
+    /// party p's).
+    #[arg(long, default_value_t = 1)]
+    pub parties: u32,
+    /// table-count-above: count the values above this public threshold.
+    #[arg(long, allow_negative_numbers = true)]
+    pub threshold: Option<i64>,
+    /// table-histogram: the public bucket bounds b1 < b2 < ..., buckets
+    /// below b1, [b1, b2), ..., b_last and above.
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub bounds: Vec<i64>,
+    /// Table aggregates: the values are signed (two's complement) numbers.
+    #[arg(long)]
+    pub signed: bool,
+}
+
+/// The circuit `spec` asks for: a table aggregate, an application or a
+/// Boolean building block.
+pub fn generate(spec: &GenSpec) -> Result<Circuit, String> {
+    use huddle_circuit::{aggregates, apps, gen};
+    if aggregates::is_kind(&spec.kind) {
+        let [rows] = spec.size[..] else {
+            return Err(format!(
+                "{} takes --size N: the most rows of each party's table",
+                spec.kind
+            ));
+        };
+        let table = aggregates::TableSpec {
+            rows,
+            parties: spec.parties,
+            bits: spec.bits,
+            signed: spec.signed,
+            threshold: spec.threshold,
+            bounds: spec.bounds.clone(),
+        };
+        aggregates::generate(&spec.kind, &table)
+    } else if apps::KINDS.contains(&spec.kind.as_str()) {
+        apps::generate(&spec.kind, spec.bits, &spec.size, spec.frac)
+    } else {
+        gen::generate(&spec.kind, spec.bits, spec.fanin)
+    }
+}
+
+/// `huddle circuit eval`: the outputs of `--input` values (one line per
+/// output value) or of every instance of `--inputs` (one line each).
+fn eval(
+    file: &Path,
+    inputs: &[String],
+    inputs_file: Option<&Path>,
+    style: crate::data::Style,
+    format: FormatArg,
+) -> Result<(), String> {
+    let c = load(file, format)?;
+    let all: Vec<usize> = (0..c.inputs().len()).collect();
+    let values = match inputs_file {
+        Some(path) => crate::data::read_inputs(path, &c, &all, style)?,
+        None => {
+            if inputs.len() != c.inputs().len() {
+                let widths: Vec<String> = all
+                    .iter()
+                    .map(|&i| format!("{} bits", c.input_bits(i)))
+                    .collect();
+                return Err(format!(
+                    "{} takes {} input values ({}), but {} --input given",
+                    file.display(),
+                    c.inputs().len(),
+                    widths.join(", "),
+                    inputs.len()
+                ));
+            }
+            all.iter()
+                .zip(inputs)
+                .map(|(&i, text)| {
+                    let words = crate::data::parse_value(text, &c, i, style)?;
+                    Ok(BitMatrix::from_row_words(1, c.input_bits(i), words)
+                        .expect("one row of the value's words"))
+                })
+                .collect::<Result<_, String>>()?
+        }
+    };
+    let outputs = PlainEvaluator::new(&c)
+        .evaluate(&values)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    if inputs_file.is_some() {
+        return Ok(crate::data::write_outputs(
+            Path::new("-"),
+            &c,
+            &outputs,
+            style,
+        )?);
+    }
+    let rendered = crate::data::Rendered::of(&c, &outputs, 0, style)?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let written = rendered
+        .lines()
+        .try_for_each(|line| writeln!(out, "{line}"))
+        .and_then(|()| out.flush());
+    written.map_err(|e| e.to_string())
 }
 
 /// Reads a circuit, naming the file in any error.

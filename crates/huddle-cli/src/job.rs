@@ -46,9 +46,10 @@ pub struct Job {
     pub frac: Option<u8>,
     pub signed: Option<bool>,
     pub header: Option<bool>,
-    /// Each party's input file (the values it owns), by party id.
-    #[serde(default)]
-    pub inputs: BTreeMap<String, PathBuf>,
+    /// Each party's input file (the values it owns), by party id: a path,
+    /// or a table `{ file, as, delimiter }`. Per host, so not in the hello.
+    #[serde(default, skip_serializing)]
+    pub inputs: BTreeMap<String, InputFile>,
     /// Each party's output file, by party id.
     #[serde(default)]
     pub outputs: BTreeMap<String, PathBuf>,
@@ -60,10 +61,113 @@ pub struct Job {
 pub struct Generate {
     pub kind: String,
     pub bits: Option<u32>,
-    #[serde(default)]
+    /// A number or a list (`size = 3` is `size = [3]`).
+    #[serde(default, deserialize_with = "one_or_many")]
     pub size: Vec<u32>,
     pub frac: Option<u8>,
     pub fanin: Option<usize>,
+    /// Table aggregates: the parties that give a table each.
+    pub parties: Option<u32>,
+    /// `table-count-above`: the public threshold.
+    pub threshold: Option<i64>,
+    /// `table-histogram`: the public bucket bounds.
+    #[serde(default)]
+    pub bounds: Vec<i64>,
+    /// Table aggregates: the values are signed.
+    pub signed: Option<bool>,
+}
+
+impl Generate {
+    /// As `huddle circuit gen` takes it, with its defaults.
+    pub fn spec(&self) -> crate::circuit_cmd::GenSpec {
+        crate::circuit_cmd::GenSpec {
+            kind: self.kind.clone(),
+            bits: self.bits.unwrap_or(64),
+            size: self.size.clone(),
+            frac: self.frac.unwrap_or(16),
+            fanin: self.fanin.unwrap_or(2),
+            parties: self.parties.unwrap_or(1),
+            threshold: self.threshold,
+            bounds: self.bounds.clone(),
+            signed: self.signed.unwrap_or(false),
+        }
+    }
+}
+
+/// A number or a list of numbers, as a list.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(u32),
+        Many(Vec<u32>),
+    }
+    match OneOrMany::deserialize(d) {
+        Ok(OneOrMany::One(n)) => Ok(vec![n]),
+        Ok(OneOrMany::Many(v)) => Ok(v),
+        Err(_) => Err(serde::de::Error::custom(
+            "size must be a number or a list of numbers, e.g. 3 or [784, 128, 10]",
+        )),
+    }
+}
+
+/// An `[inputs]` entry: `0 = "file.csv"`, or a table
+/// `[inputs.0] file = "ages.csv"`, `as = "vector"`, `delimiter = ";"`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(try_from = "toml::Value")]
+pub struct InputFile {
+    pub file: PathBuf,
+    /// rows (one instance per line) or vector (the file is one table).
+    pub shape: Option<crate::data::Shape>,
+    pub delimiter: Option<crate::data::Delimiter>,
+}
+
+impl TryFrom<toml::Value> for InputFile {
+    type Error = String;
+    fn try_from(v: toml::Value) -> Result<InputFile, String> {
+        let table = match v {
+            toml::Value::String(path) => {
+                return Ok(InputFile {
+                    file: path.into(),
+                    shape: None,
+                    delimiter: None,
+                })
+            }
+            toml::Value::Table(t) => t,
+            other => {
+                return Err(format!(
+                    "an input is a file name or a table {{ file, as, delimiter }}, not {other}"
+                ))
+            }
+        };
+        let text = |key: &str| match table.get(key) {
+            None => Ok(None),
+            Some(toml::Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(format!("`{key}` must be a string, not {other}")),
+        };
+        if let Some(key) = table
+            .keys()
+            .find(|k| !["file", "as", "delimiter"].contains(&k.as_str()))
+        {
+            return Err(format!(
+                "unknown key `{key}` in an input table (file, as, delimiter)"
+            ));
+        }
+        Ok(InputFile {
+            file: text("file")?
+                .ok_or("an input table needs `file = \"...\"`")?
+                .into(),
+            shape: text("as")?
+                .map(|s| {
+                    <crate::data::Shape as clap::ValueEnum>::from_str(&s, false)
+                        .map_err(|_| format!("`as` must be \"rows\" or \"vector\", not \"{s}\""))
+                })
+                .transpose()?,
+            delimiter: text("delimiter")?
+                .map(|d| crate::data::parse_delimiter(&d))
+                .transpose()?,
+        })
+    }
 }
 
 /// `--threads`: a count, or `auto`: this host's cores shared by the
@@ -196,8 +300,12 @@ impl LoadedJob {
             }
             _ => {}
         }
-        for (what, map) in [("inputs", &job.inputs), ("outputs", &job.outputs)] {
-            for key in map.keys() {
+        let inputs = job.inputs.keys();
+        for (what, keys) in [
+            ("inputs", inputs.collect::<Vec<_>>()),
+            ("outputs", job.outputs.keys().collect()),
+        ] {
+            for key in keys {
                 if key.parse::<usize>().is_err() {
                     return Err(format!(
                         "{name}: [{what}] keys are party ids (0, 1, ...), not `{key}`"
@@ -229,27 +337,54 @@ impl LoadedJob {
         let Some(g) = &self.job.generate else {
             return Err(format!("--job {}: no circuit", self.path.display()));
         };
-        let bits = g.bits.unwrap_or(64);
-        let circuit = if huddle_circuit::apps::KINDS.contains(&g.kind.as_str()) {
-            huddle_circuit::apps::generate(&g.kind, bits, &g.size, g.frac.unwrap_or(16))
-        } else {
-            huddle_circuit::gen::generate(&g.kind, bits, g.fanin.unwrap_or(2))
-        }
-        .map_err(|e| format!("--job {} [generate]: {e}", self.path.display()))?;
+        let circuit = crate::circuit_cmd::generate(&g.spec())
+            .map_err(|e| format!("--job {} [generate]: {e}", self.path.display()))?;
         Ok(CircuitSource::Generated(Box::new(circuit)))
     }
 
     /// Every party's file in `[inputs]` (`outputs` false) or `[outputs]`:
     /// (party id, path resolved); the ids were checked when reading.
     pub fn files(&self, outputs: bool) -> Vec<(usize, PathBuf)> {
-        let map = if outputs {
-            &self.job.outputs
+        let files: Vec<(&String, &Path)> = if outputs {
+            self.job
+                .outputs
+                .iter()
+                .map(|(k, f)| (k, f.as_path()))
+                .collect()
         } else {
-            &self.job.inputs
+            self.job
+                .inputs
+                .iter()
+                .map(|(k, f)| (k, f.file.as_path()))
+                .collect()
         };
-        map.iter()
+        files
+            .into_iter()
             .filter_map(|(k, f)| Some((k.parse().ok()?, self.resolve(f))))
             .collect()
+    }
+
+    /// Party `party`'s input file's own `as` and `delimiter`, if any.
+    pub fn input_options(
+        &self,
+        party: usize,
+    ) -> (Option<crate::data::Shape>, Option<crate::data::Delimiter>) {
+        self.job
+            .inputs
+            .iter()
+            .find(|(k, _)| k.parse() == Ok(party))
+            .map_or((None, None), |(_, f)| (f.shape, f.delimiter))
+    }
+
+    /// How party `party`'s input file reads: [`LoadedJob::input_options`]
+    /// over `base` (the command line's).
+    pub fn input_style(&self, party: usize, base: crate::data::Style) -> crate::data::Style {
+        let (shape, delimiter) = self.input_options(party);
+        crate::data::Style {
+            shape: shape.unwrap_or(base.shape),
+            delimiter: delimiter.or(base.delimiter),
+            ..base
+        }
     }
 
     /// The hello's tokens: every setting that changes the joint computation
@@ -367,6 +502,65 @@ mod tests {
                 (j.job.threads, j.job.reveal_to),
                 (Some(threads), Some(reveal))
             );
+        }
+    }
+
+    #[test]
+    fn sizes_and_input_tables_read_in_either_form() {
+        let j = job("[generate]\nkind = \"vecmat\"\nsize = 3\n").expect("one number");
+        assert_eq!(
+            j.job.generate.as_ref().map(|g| g.size.clone()),
+            Some(vec![3])
+        );
+        let j = job("[generate]\nkind = \"perceptron\"\nsize = [4, 2, 1]\n").expect("a list");
+        assert_eq!(j.job.generate.map(|g| g.size), Some(vec![4, 2, 1]));
+        let e = job("[generate]\nkind = \"vecmat\"\nsize = \"3\"\n")
+            .err()
+            .expect("a word");
+        assert!(
+            e.contains("size must be a number or a list of numbers"),
+            "{e}"
+        );
+        let j = job(
+            "circuit = \"c.txt\"\n[inputs]\n0 = \"a.csv\"\n[inputs.1]\nfile = \"b.csv\"\n\
+             as = \"vector\"\ndelimiter = \";\"\n",
+        )
+        .expect("both forms");
+        let files: Vec<String> = j
+            .files(false)
+            .iter()
+            .map(|(p, f)| {
+                format!(
+                    "{p}:{}",
+                    f.file_name().map_or("".into(), |n| n.to_string_lossy())
+                )
+            })
+            .collect();
+        assert_eq!(files, ["0:a.csv", "1:b.csv"]);
+        assert_eq!(j.input_options(0), (None, None));
+        assert_eq!(
+            j.input_options(1),
+            (
+                Some(crate::data::Shape::Vector),
+                Some(crate::data::parse_delimiter(";").expect("sep"))
+            )
+        );
+        for (table, want) in [
+            (
+                "as = \"column\"\nfile = \"b.csv\"",
+                "`as` must be \"rows\" or \"vector\"",
+            ),
+            (
+                "file = \"b.csv\"\nshape = \"vector\"",
+                "unknown key `shape`",
+            ),
+            ("as = \"vector\"", "needs `file"),
+            ("file = \"b.csv\"\ndelimiter = \"|\"", "not a separator"),
+        ] {
+            let e = job(&format!("circuit = \"c.txt\"\n[inputs.1]\n{table}\n"))
+                .err()
+                .expect(table);
+            assert!(e.contains(want), "{table}: {e}");
         }
     }
 

@@ -76,21 +76,8 @@ pub struct RunArgs {
     /// the fields and --format of --inputs.
     #[arg(long = "outputs", value_name = "FILE")]
     outputs_file: Option<PathBuf>,
-    /// The fields of --inputs and --outputs: hex (as --input) or dec
-    /// (decimal; negative numbers as two's complement).
-    #[arg(long, value_enum, default_value_t = crate::data::DataFormat::Hex)]
-    format: crate::data::DataFormat,
-    /// Fixed point in --inputs/--outputs: ring elements as decimals with
-    /// this many fractional bits (x·2^F rounded), e.g. 1.5 or -0.25.
-    #[arg(long, value_name = "F")]
-    frac: Option<u8>,
-    /// --format dec output: values with the top bit set as negative numbers.
-    #[arg(long)]
-    signed: bool,
-    /// --inputs starts with a header line (skipped); --outputs gets one
-    /// (the output values' names).
-    #[arg(long)]
-    header: bool,
+    #[command(flatten)]
+    data: crate::data::DataArgs,
     /// ASTRA and Trio: run all preprocessing before the inputs (separate) or with each layer (interleaved).
     #[arg(long, value_enum, default_value_t = PreprocessArg::Interleaved)]
     preprocess: PreprocessArg,
@@ -237,11 +224,15 @@ impl RunArgs {
 
     /// How --inputs and --outputs fields read and write.
     fn style(&self) -> crate::data::Style {
-        crate::data::Style {
-            format: self.format,
-            frac: self.frac,
-            signed: self.signed,
-            header: self.header,
+        self.data.style()
+    }
+
+    /// How party `p`'s input file in the job reads: its `as` and
+    /// `delimiter`, else the command line's.
+    fn input_style(&self, p: usize) -> crate::data::Style {
+        match &self.loaded {
+            Some(job) => job.input_style(p, self.style()),
+            None => self.style(),
         }
     }
 
@@ -298,15 +289,15 @@ impl RunArgs {
         given.take(j.opt, &mut self.opt, "opt")?;
         given.take(j.linear, &mut self.linear, "linear")?;
         given.take(j.net, &mut self.net, "net")?;
-        given.take(j.signed, &mut self.signed, "signed")?;
-        given.take(j.header, &mut self.header, "header")?;
+        given.take(j.signed, &mut self.data.signed, "signed")?;
+        given.take(j.header, &mut self.data.header, "header")?;
         given.take(j.max_fan_in.map(Some), &mut self.max_fan_in, "max_fan_in")?;
         given.take(
             j.verify_every.map(Some),
             &mut self.verify_every,
             "verify_every",
         )?;
-        given.take(j.frac.map(Some), &mut self.frac, "frac")?;
+        given.take(j.frac.map(Some), &mut self.data.frac, "frac")?;
         let reveal = j.reveal_to.map(|r| match r {
             crate::job::RevealTo::Party(p) => Some(p),
             crate::job::RevealTo::Everyone(_) => None,
@@ -324,7 +315,7 @@ impl RunArgs {
         )?;
         given.take(
             given.choice(&j.format, "format")?,
-            &mut self.format,
+            &mut self.data.format,
             "format",
         )?;
         self.loaded = Some(job);
@@ -422,6 +413,7 @@ impl RunArgs {
                     .map_err(|e| format!("--job {}: owners: {e}", job.path.display()))?;
             }
         }
+        crate::data::check_style(&circuit, self.style())?;
         let request = huddle_engine::check_request(self.protocol()?, parties, &circuit, options)
             .map_err(|e| e.to_string())?;
         Ok((request, circuit))
@@ -793,7 +785,7 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             )
             .into());
         }
-        let matrices = crate::data::read_inputs(&path, &circuit, &owned, run.style())?;
+        let matrices = crate::data::read_inputs(&path, &circuit, &owned, run.input_style(p))?;
         let rows = matrices.first().map_or(0, BitMatrix::rows);
         if let Some((before, first)) = &job_batch {
             if *before != rows {
@@ -908,11 +900,7 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     if let Some(path) = &run.outputs_file {
         crate::data::write_outputs(path, &circuit, shown, run.style())?;
     }
-    let hex_out: Vec<String> = shown
-        .iter()
-        .enumerate()
-        .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
-        .collect();
+    let rendered = crate::data::Rendered::of(&circuit, shown, 0, run.style())?;
     // bgw2-mal: say where the linear preprocessing came from.
     let linear = request.linear_preprocessing().map(|c| match c {
         huddle_engine::garble::linear::LinearChoice::TrustedDealer => {
@@ -922,7 +910,7 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     });
     if run.json {
         let report = json!({
-            "outputs": hex_out, "protocol": request.protocol().name(), "parties": n, "batch": batch,
+            "outputs": rendered.json(), "protocol": request.protocol().name(), "parties": n, "batch": batch,
             "linear_preprocessing": linear,
             "online_rounds": online_rounds(&accounting),
             "bytes": links_json(&accounting), "seconds": seconds_json(&accounting),
@@ -939,9 +927,7 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     } else {
         // `--outputs -` already wrote every instance to stdout.
         if run.outputs_file.as_deref() != Some(Path::new("-")) {
-            for h in &hex_out {
-                println!("{h}");
-            }
+            rendered.lines().for_each(|line| println!("{line}"));
         }
         eprintln!(
             "{} parties, protocol {}, {} instance(s), {:.3} ms, {} online rounds{}",
@@ -994,6 +980,16 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             mine(inputs).map(Some),
             &mut args.run.inputs_file,
             "inputs_file",
+        )?;
+        let (shape, delimiter) = job.input_options(args.id);
+        if let Some(shape) = shape {
+            given.refuse("shape", "--as")?;
+            args.run.data.shape = shape;
+        }
+        given.take(
+            delimiter.map(Some),
+            &mut args.run.data.delimiter,
+            "delimiter",
         )?;
         given.take(
             mine(outputs).map(Some),
@@ -1189,11 +1185,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     let circuit = interface;
     drop(display);
     let seconds = start.elapsed().as_secs_f64();
-    let hex_out: Vec<String> = out
-        .iter()
-        .enumerate()
-        .map(|(o, m)| hex::encode(m.row(0), circuit.output_bits(o)))
-        .collect();
+    let rendered = crate::data::Rendered::of(&circuit, &out, 0, run.style())?;
     if let (Some(path), false) = (&run.outputs_file, out.is_empty()) {
         crate::data::write_outputs(path, &circuit, &out, run.style())?;
     }
@@ -1209,7 +1201,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     }
     if run.json {
         let linear = request.linear_preprocessing().map(|c| format!("{c:?}"));
-        let report = json!({"outputs": hex_out, "protocol": request.protocol().name(), "party": args.id, "parties": n,
+        let report = json!({"outputs": rendered.json(), "protocol": request.protocol().name(), "party": args.id, "parties": n,
             "batch": batch, "linear_preprocessing": linear,
             "online_rounds": online_rounds(net.accounting()),
             "bytes": links_json(net.accounting()), "seconds": seconds_json(net.accounting()),
@@ -1229,9 +1221,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
         );
     } else if run.outputs_file.as_deref() != Some(Path::new("-")) {
-        for h in &hex_out {
-            println!("{h}");
-        }
+        rendered.lines().for_each(|line| println!("{line}"));
     }
     Ok(())
 }

@@ -194,11 +194,11 @@ fn errors_go_to_stderr_with_a_cause_and_nonzero_exit() {
         ),
         (
             vec!["circuit", "eval", path, "--input", "1", "--input", "2"],
-            "does not fit in 1 bits",
+            "input value 1: `2` does not fit 1 bit",
         ),
         (
             vec!["circuit", "eval", path, "--input", "1", "--input", "11"],
-            "takes exactly 1",
+            "`11` has 2 hex digits, but a 1-bit field takes at most 1",
         ),
         (vec!["circuit", "stats", "/no/such/file"], "/no/such/file"),
     ];
@@ -574,7 +574,7 @@ fn garbling_runs_from_the_command_line_and_its_bench_reports_every_phase() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-        assert_eq!(v["outputs"][0], "69c4e0d86a7b0430d8cdb78070b4c55a");
+        assert_eq!(v["outputs"][0][0], "69c4e0d86a7b0430d8cdb78070b4c55a");
         assert_eq!(v["online_rounds"], 3);
     }
     let o = huddle(&[

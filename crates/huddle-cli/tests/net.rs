@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assign_os_ports, bin, temp_dir, with_os_ports};
+use common::{assign_os_ports, bin, deploy_example, temp_dir, with_os_ports};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -513,4 +513,54 @@ fn a_batch_job_with_files_runs_across_three_namespaces() {
     let want = column("sum", &|r| r.0 + r.1);
     assert_eq!(totals, want);
     assert!(!host_dir(0).join("totals.csv").exists() && !host_dir(1).join("totals.csv").exists());
+    // docs/deploy.md's three-hospitals example: every host the job, each
+    // hospital only its own file.
+    let example = temp_dir("hospitals");
+    let documented = deploy_example(&example);
+    for (i, file) in ["ages-a.csv", "ages-b.csv", "ages-c.csv"]
+        .iter()
+        .enumerate()
+    {
+        std::fs::copy(example.join("job.toml"), host_dir(i).join("job.toml")).expect("copy");
+        std::fs::copy(example.join(file), host_dir(i).join(file)).expect("copy");
+    }
+    let children: Vec<Child> = (0..3)
+        .map(|i| {
+            let d = host_dir(i);
+            let (config, job) = (d.join("parties.toml"), d.join("job.toml"));
+            let id = i.to_string();
+            let args = [
+                bin(),
+                "party",
+                "--job",
+                job.to_str().expect("utf8"),
+                "--config",
+                config.to_str().expect("utf8"),
+                "--id",
+                &id,
+                "--timeout",
+                "30",
+            ];
+            hosts
+                .exec(i, &args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for (i, o) in finish(children).iter().enumerate() {
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "hospital {i}: {e}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "12\n677\n90\n5\n677\n12\n",
+            "hospital {i}"
+        );
+    }
+    let (name, stats) = &documented[0];
+    assert_eq!(
+        &std::fs::read_to_string(host_dir(0).join(name)).expect("stats"),
+        stats
+    );
 }

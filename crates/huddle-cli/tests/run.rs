@@ -80,7 +80,7 @@ fn local_runs_agree_with_the_plaintext_evaluator_on_every_transport() {
             "--json",
         ]);
         let v = json_of(&o, transport);
-        assert_eq!(v["outputs"], serde_json::json!(["2"]), "{transport}");
+        assert_eq!(v["outputs"], serde_json::json!([["2"]]), "{transport}");
         // 100 instances of one word each way: inputs of parties 1 and 2 to party 0, outputs back.
         assert_eq!(
             v["bytes"]["online"],
@@ -120,7 +120,7 @@ fn secret_sharing_protocols_run_locally_on_every_transport() {
             let v = json_of(&o, &format!("{protocol} {transport}"));
             assert_eq!(
                 v["outputs"],
-                serde_json::json!(["2"]),
+                serde_json::json!([["2"]]),
                 "{protocol} {transport}"
             );
             assert_eq!(v["protocol"], protocol);
@@ -160,7 +160,7 @@ fn secret_sharing_protocols_run_locally_on_every_transport() {
         "--json",
     ]);
     let v = json_of(&o, "local");
-    assert_eq!(v["outputs"], serde_json::json!(["3"]));
+    assert_eq!(v["outputs"], serde_json::json!([["3"]]));
     assert!(v["bytes"]["offline"]["0->2"]
         .as_u64()
         .is_some_and(|b| b > 0));
@@ -659,7 +659,7 @@ fn adder_parties_agree(
         let v = json_of(&o, &format!("{protocol} ({n} parties) party {i}"));
         assert_eq!(
             v["outputs"],
-            serde_json::json!(["2"]),
+            serde_json::json!([["2"]]),
             "{protocol} ({n} parties) party {i}"
         );
     }
@@ -824,7 +824,7 @@ fn client_aided_parties_compute_across_processes_and_the_dealer_learns_nothing()
             let want = if i == 2 {
                 serde_json::json!([])
             } else {
-                serde_json::json!(["2"])
+                serde_json::json!([["2"]])
             };
             assert_eq!(v["outputs"], want, "party {i} {extra:?}");
         }
@@ -926,7 +926,7 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
     ]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
-        e.contains("--expect") && e.contains("line 1: 2 fields, but 1 are expected"),
+        e.contains("--expect") && e.contains("line 1 has 2 fields, but 1 is expected"),
         "{e}"
     );
     // Parties given different batch sizes stop at the hello, naming it.
@@ -1133,7 +1133,11 @@ fn input_and_output_files_work_locally_and_across_processes() {
     // Malformed files are refused before any communication, naming the
     // line and the column.
     for (text, error) in [
-        ("1,2,3\n1,2\n", "line 2: 2 fields, but 3 are expected"),
+        ("1,2,3\n1,2\n", "line 2 has 2 fields, but 3 are expected"),
+        (
+            "1,2,3\n1;2;3\n",
+            "line 2 has 1 field, but 3 are expected (one per Boolean value, one per element of a ring value); it contains `;`",
+        ),
         ("1,2,3\n1,2,x\n", "line 2 column 3"),
         ("1,2,3\n1,9,3\n", "line 2 column 2"),
         ("# only a comment\n", "no instances"),
@@ -1166,7 +1170,8 @@ fn input_and_output_files_work_locally_and_across_processes() {
         vm.to_str().expect("utf8"),
     ]);
     assert!(o.status.success());
-    std::fs::write(path("vm.csv"), "1 2 3 4 5 6\n-1 0 1 1 1 1\n").expect("write");
+    std::fs::write(path("vm.csv"), "1 2 3 4 5 6\n65535 0 1 1 1 1\n").expect("write");
+    std::fs::write(path("vm-signed.csv"), "1 2 3 4 5 6\n-1 0 1 1 1 1\n").expect("write");
     let o = run(&[
         "local",
         "--protocol",
@@ -1183,6 +1188,24 @@ fn input_and_output_files_work_locally_and_across_processes() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "13,16\n65535,65535\n");
+    // A negative number is read only with --signed.
+    let o = run(&[
+        "local",
+        "--protocol",
+        "mfi3",
+        "--circuit",
+        vm.to_str().expect("utf8"),
+        "--inputs",
+        &path("vm-signed.csv"),
+        "--format",
+        "dec",
+    ]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("vm-signed.csv: line 2 column 1: -1 is negative, but the fields are unsigned: give --signed"),
+        "{e}"
+    );
     // Signed output, and fixed-point fields (4 fractional bits): x·I with
     // x = (−0.5, 0.25) is (−8, 4) in units of 2^−8, read back as 2^−4.
     let vm = vm.to_str().expect("utf8");
@@ -1193,7 +1216,7 @@ fn input_and_output_files_work_locally_and_across_processes() {
         "--circuit",
         vm,
         "--inputs",
-        &path("vm.csv"),
+        &path("vm-signed.csv"),
         "--format",
         "dec",
         "--signed",
@@ -1426,7 +1449,7 @@ fn inputs_from_stdin_and_outputs_to_stdout() {
         .expect("spawn");
     let mut stdin = child.stdin.take().expect("stdin");
     stdin
-        .write_all(b"a,b,c\n1,2,3\n# a comment\n3 3 3\n0,0,1\n")
+        .write_all(b"a,b,c\n1,2,3\n# a comment\n3, 3, \"3\"\n0,0,1\n")
         .expect("write");
     drop(stdin);
     let o = child.wait_with_output().expect("wait");
@@ -1616,7 +1639,7 @@ fn threads_auto_shares_the_hosts_cores_and_every_party_must_offer_it() {
     for (i, o) in outputs.into_iter().enumerate() {
         let v = json_of(&o, &format!("party {i}"));
         assert_eq!(v["threads"].as_u64(), Some(lanes), "party {i}");
-        assert_eq!(v["outputs"], serde_json::json!(["2"]), "party {i}");
+        assert_eq!(v["outputs"], serde_json::json!([["2"]]), "party {i}");
     }
     // A party given a count while the others offer auto's stops them all at
     // connect: the setting named where it was seen, the odd party elsewhere.
@@ -1654,7 +1677,7 @@ fn split_roles_run_across_processes_and_every_party_must_split() {
     });
     for (i, o) in outputs.into_iter().enumerate() {
         let v = json_of(&o, &format!("party {i}"));
-        assert_eq!(v["outputs"], serde_json::json!(["2"]), "party {i}");
+        assert_eq!(v["outputs"], serde_json::json!([["2"]]), "party {i}");
         assert_eq!(v["split_roles"], serde_json::json!(true), "party {i}");
     }
     // One party without it: every party stops at connect, the setting named.

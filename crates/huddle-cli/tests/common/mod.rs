@@ -141,3 +141,30 @@ pub fn finish_parties(children: Vec<std::process::Child>) -> Vec<Output> {
         .map(|o| o.expect("every party's output"))
         .collect()
 }
+
+/// The fenced blocks of docs/deploy.md tagged `file=NAME` (written to
+/// `dir`) and `output=NAME` (returned: name, text).
+pub fn deploy_example(dir: &Path) -> Vec<(String, String)> {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/deploy.md"))
+        .expect("docs/deploy.md");
+    let mut outputs = Vec::new();
+    let mut lines = doc.lines();
+    while let Some(line) = lines.next() {
+        let tag = line
+            .strip_prefix("```")
+            .and_then(|info| info.split_whitespace().nth(1));
+        let Some((kind, name)) = tag.and_then(|t| t.split_once('=')) else {
+            continue;
+        };
+        let body: String = lines
+            .by_ref()
+            .take_while(|l| !l.starts_with("```"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        match kind {
+            "file" => std::fs::write(dir.join(name), body).expect("write"),
+            _ => outputs.push((name.to_string(), body)),
+        }
+    }
+    outputs
+}
