@@ -234,9 +234,9 @@ fn the_dealer_owns_no_input_and_learns_no_output() {
 fn every_word_a_computing_party_receives_looks_uniform() {
     // Zero inputs in every instance: all that varies is randomness, so
     // every message P0 and P1 receive (the dealer's corrections, the masked
-    // operands, the output shares; with truncations the shares of c and
-    // c's top bits too) must look uniform as 64-bit words: each bit set in
-    // about half of them, nearly all distinct.
+    // operands, the output shares; with truncations P0's shares of c and
+    // P1's shares of t too) must look uniform as 64-bit words: each bit set
+    // in about half of them, nearly all distinct.
     let mut truncating = Builder::arithmetic(RingWidth::W64, 2);
     let x = truncating.ring_input("x", 8);
     let y = truncating.ring_input("y", 8);
@@ -248,9 +248,9 @@ fn every_word_a_computing_party_receives_looks_uniform() {
     let cases = [
         // P0: operands, output; P1: corrections too; the dealer: nothing.
         (n_input_product(4, Some(RingWidth::W64)), [2, 3, 0]),
-        // P0: operands, c's top bits, output; P1: corrections (with its
-        // shares of t and b), operands, P0's share of c, output.
-        (truncating, [3, 4, 0]),
+        // P0: operands, output; P1: corrections (with its shares of t),
+        // operands, P0's share of c, output.
+        (truncating, [2, 4, 0]),
     ];
     let instances = 2000;
     for (c, counts) in cases {
@@ -591,7 +591,7 @@ impl ViewRun {
     /// Everything `party` holds, per instance: its product share, the first
     /// blocks of every key stream it has (K01; K02 at P0, K12 at P1; one
     /// block = one word per instance), and every block of every message it
-    /// received after setup (a message of one bit per instance, bit by bit).
+    /// received after setup.
     fn holdings(&self, party: usize) -> Vec<(String, Vec<u64>)> {
         let n = self.instances;
         let mut held = vec![(
@@ -612,20 +612,27 @@ impl ViewRun {
                 continue;
             }
             let w = words(&m.payload);
-            if w.len().is_multiple_of(n) {
-                for (b, block) in w.chunks_exact(n).enumerate() {
-                    held.push((
-                        format!("message {k} from P{} block {b}", m.from),
-                        block.to_vec(),
-                    ));
-                }
-            } else {
-                assert_eq!(w.len(), n.div_ceil(64), "message {k}: one bit per instance");
-                let bits = (0..n).map(|i| w[i / 64] >> (i % 64) & 1).collect();
-                held.push((format!("message {k} from P{} (bits)", m.from), bits));
+            assert!(w.len().is_multiple_of(n), "message {k}: whole blocks");
+            for (b, block) in w.chunks_exact(n).enumerate() {
+                held.push((
+                    format!("message {k} from P{} block {b}", m.from),
+                    block.to_vec(),
+                ));
             }
         }
         held
+    }
+
+    /// Per instance, the dealer's r = r⁰ + r¹ of the truncation: r⁰ the
+    /// fourth block of the K02 stream (after a_x⁰, a_y⁰ and a_xy⁰), r¹ the
+    /// third of the K12 stream (after a_x¹ and a_y¹).
+    fn dealt_r(&self) -> Vec<u64> {
+        let n = self.instances;
+        let k02 = key_stream(&self.key(0, 2), 4 * n);
+        let k12 = key_stream(&self.key(1, 2), 3 * n);
+        (0..n)
+            .map(|i| k02[3 * n + i].wrapping_add(k12[2 * n + i]))
+            .collect()
     }
 }
 
@@ -694,10 +701,10 @@ fn the_rounding_is_independent_of_everything_the_output_learner_holds() {
 
 #[test]
 fn with_outputs_to_both_the_opener_learns_one_comparison_of_the_low_bits() {
-    // P1 opens c = z + 2^62 + r (c⁰ from P0, its own c¹ = z¹ + 2^62 + r¹,
-    // r¹ the third block of its K12 stream after the masks a_x¹, a_y¹), and
-    // learns the output too: the rounding is [z mod 2^f > c mod 2^f] in
-    // every instance, exactly the one comparison the docs state.
+    // P1 opens c = z + r (c⁰ from P0, its own c¹ = z¹ + r¹, r¹ the third
+    // block of its K12 stream after the masks a_x¹, a_y¹), and learns the
+    // output too: the rounding is [z mod 2^f > c mod 2^f] in every
+    // instance, exactly the one comparison the docs state.
     let instances = 1024;
     let run = ViewRun::new(3, (1000 << 8) + 128, instances, None, 12);
     let rounding = run.rounding();
@@ -705,12 +712,11 @@ fn with_outputs_to_both_the_opener_learns_one_comparison_of_the_low_bits() {
     let c0 = words(&run.received(1, 0, Phase::Online)[1].payload);
     assert_eq!(c0.len(), instances, "P0's share of c");
     let r1 = &key_stream(&run.key(1, 2), 3 * instances)[2 * instances..];
+    let r = run.dealt_r();
     let low = (1u64 << VIEW_F) - 1;
     for i in 0..instances {
-        let c = c0[i]
-            .wrapping_add(z1[i])
-            .wrapping_add(1 << 62)
-            .wrapping_add(r1[i]);
+        let c = c0[i].wrapping_add(z1[i]).wrapping_add(r1[i]);
+        assert_eq!(c, run.z.wrapping_add(r[i]), "instance {i}: c = z + r");
         let compared = u64::from(run.z & low > c & low);
         assert_eq!(rounding[i], compared, "instance {i}");
     }
@@ -719,6 +725,47 @@ fn with_outputs_to_both_the_opener_learns_one_comparison_of_the_low_bits() {
         up > 0 && up < instances as u64,
         "{up} of {instances} round up"
     );
+}
+
+#[test]
+fn the_result_is_exactly_as_stated_given_the_dealers_r() {
+    // Per instance, from the dealer's r (rebuilt from both keys), the
+    // output is exactly ⌊z/2^f⌋ + u − 2^(k−f)·q for u = [(z mod 2^f) +
+    // (r mod 2^f) ≥ 2^f] and q = ⌊(z + r)/2^k⌋ (z signed, r unsigned), for
+    // every output setting and a small z (q is 0) and large positive and
+    // negative ones, which wrap (q = 1, q = −1) in about |z|/2^64 = 1/4 of
+    // the instances (sd 0.0096: 0.05 is 5 sd).
+    let instances = 2048;
+    let zs: [i64; 3] = [
+        3 * ((1000 << 8) + 128),
+        (1 << 62) + (1000 << 8) + 77,
+        -(1 << 62) - (3 << 8) + 5,
+    ];
+    for (seed, reveal_to) in [None, Some(0), Some(1)].into_iter().enumerate() {
+        for &z in &zs {
+            let run = ViewRun::new(1, z as u64, instances, reveal_to, 30 + seed as u8);
+            let r = run.dealt_r();
+            let (mut up, mut wrapped) = (0, 0);
+            for (i, (&got, &r)) in run.outputs.iter().zip(&r).enumerate() {
+                let low = (1i128 << VIEW_F) - 1;
+                let u = i128::from((i128::from(z) & low) + (i128::from(r) & low) > low);
+                let q = (i128::from(z) + i128::from(r)).div_euclid(1 << 64);
+                let want = ((i128::from(z) >> VIEW_F) + u - (q << (64 - VIEW_F))) as u64;
+                assert_eq!(got, want, "{reveal_to:?} z {z} instance {i}: r {r:#x}");
+                up += u;
+                wrapped += i128::from(q != 0);
+            }
+            let rate = |n: i128| n as f64 / instances as f64;
+            let p_up = (z & ((1 << VIEW_F) - 1)) as f64 / f64::from(1u32 << VIEW_F);
+            let p_wrap = z.unsigned_abs() as f64 / 2f64.powi(64);
+            let what = format!("{reveal_to:?} z {z}");
+            assert!((rate(up) - p_up).abs() < 0.05, "{what}: {up} round up");
+            assert!(
+                (rate(wrapped) - p_wrap).abs() < 0.05,
+                "{what}: {wrapped} wrap"
+            );
+        }
+    }
 }
 
 /// x from P0 and y from P1, four ring elements each: trunc_f(x0·y0),
@@ -762,10 +809,10 @@ fn ring_elements(m: &huddle_circuit::BitMatrix, ring: RingWidth) -> Vec<Vec<u64>
 }
 
 /// x and y for [`fixed_point_products`] over `instances` rows: first the
-/// edge cases (zero; products and dot products at −2^(k−2) and
-/// 2^(k−2) − 1, the bounds; −1, its low bits all ones; 2^f − 1 and
-/// −(2^f − 1)), then random factors below 2^((k−4)/2), whose dot products
-/// stay below 2^(k−2).
+/// edge cases (zero; −2^(k−1) and 2^(k−1) − 1, the ends of the ring; −1,
+/// its low bits all ones; 2^f − 1, −(2^f − 1) and −(2^f − 2)), then random
+/// factors of random sizes up to k/2 bits, so that the products and dot
+/// products range from small to the whole ring.
 fn edge_and_random_factors(
     ring: RingWidth,
     f: u8,
@@ -773,25 +820,23 @@ fn edge_and_random_factors(
     prg: &mut Prg,
 ) -> [Vec<Vec<i128>>; 2] {
     let k = ring.bits();
-    let (lo, hi) = (-(1i128 << (k - 2)), (1i128 << (k - 2)) - 1);
+    let (lo, hi) = (-(1i128 << (k - 1)), (1i128 << (k - 1)) - 1);
     let ones = (1i128 << f) - 1;
     let mut x = vec![
         vec![0, 0, 0, 0],
         vec![1, 1, 0, 0],
-        vec![1, -1, 0, 0],
         vec![-1, 1, 0, 0],
         vec![1, -1, 1, 0],
     ];
     let mut y = vec![
         vec![0, 0, 0, 0],
         vec![lo, hi, 0, 0],
-        vec![hi, 1i128 << (k - 2), 0, 0],
         vec![1, ones, 0, 0],
         vec![-ones, ones, 1, 0],
     ];
-    let bits = (k - 4) / 2;
     let mut random = || {
-        let m = (prg.next_u64() % (1 << bits)) as i128;
+        let bits = prg.next_u64() % u64::from(k / 2 + 1);
+        let m = (prg.next_u64() & ((1 << bits) - 1)) as i128;
         if prg.next_u64() & 1 == 1 {
             -m
         } else {
@@ -805,24 +850,71 @@ fn edge_and_random_factors(
     [x, y]
 }
 
+/// `v` as a signed element of `ring`.
+fn signed(v: i128, ring: RingWidth) -> i128 {
+    let k = ring.bits();
+    let v = v.rem_euclid(1 << k);
+    if v >= 1 << (k - 1) {
+        v - (1 << k)
+    } else {
+        v
+    }
+}
+
+/// How a truncation by f of z (signed) came out: (u, q) such that `got` is
+/// ⌊z/2^f⌋ + u − 2^(k−f)·q, u the rounding (1 only where z mod 2^f ≠ 0)
+/// and q the wrap (1 only for z > 0, −1 only for z < 0). Panics on
+/// anything else.
+fn outcome(z: i128, got: u64, ring: RingWidth, f: u8, what: &str) -> (u64, i128) {
+    let k = ring.bits();
+    let want = (z >> f) as u64;
+    let d = got.wrapping_sub(want) & ring.mask();
+    let rounds = z & ((1 << f) - 1) != 0;
+    for q in [0, z.signum()] {
+        for u in [0, u64::from(rounds)] {
+            let wrap = ((q << (k - u32::from(f))) as u64).wrapping_neg();
+            if d == u.wrapping_add(wrap) & ring.mask() {
+                return (u, q);
+            }
+        }
+    }
+    panic!("{what}: {got:#x} is {d:#x} away from ⌊{z}/2^{f}⌋");
+}
+
 #[test]
-fn truncation_is_the_plaintext_result_or_one_more_in_every_setting() {
-    // Every ring width, f from 1 to k − 2, both schedules, outputs to P0,
-    // P1 or both: against the plaintext evaluator (exact truncation) every
-    // truncated output is its result or one more, at the edges too, and
-    // the plain product in the same layer is exact. 130 instances: packed
-    // words with empty lanes at the end of each slot, and top bits beyond
-    // two words.
+fn truncation_is_the_plaintext_result_or_one_more_except_a_wrap_in_every_setting() {
+    // Every ring width, f = 1, k/2 and k − 1, both schedules, outputs to
+    // P0, P1 or both: against the plaintext evaluator (exact truncation)
+    // every truncated output is its result, or one more where z has low
+    // bits, or either off by 2^(k−f) in the direction of z's sign (a
+    // wrap), at the edges too; the plain product in the same layer is
+    // exact. Over all settings both the rounding and wraps occur (rates:
+    // the next tests). 130 instances: packed words with empty lanes at the
+    // end of each slot.
     let instances = 130;
     let mut prg = Prg::from_seed([21; 16]);
+    let (mut up, mut wrapped) = (0, 0);
     for ring in RingWidth::ALL {
         let k = ring.bits() as u8;
-        for f in [1, k / 2, k - 2] {
+        for f in [1, k / 2, k - 1] {
             let c = fixed_point_products(ring, f);
             let [x, y] = edge_and_random_factors(ring, f, instances, &mut prg);
             let inputs = [ring_matrix(&x, ring), ring_matrix(&y, ring)];
             let want = PlainEvaluator::new(&c).evaluate(&inputs).expect("plain");
             let want = ring_elements(&want[0], ring);
+            let z: Vec<[i128; 2]> = x
+                .iter()
+                .zip(&y)
+                .map(|(x, y)| {
+                    let dot = x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
+                    [signed(x[0] * y[0], ring), signed(dot, ring)]
+                })
+                .collect();
+            for (z, want) in z.iter().zip(&want) {
+                for g in 0..2 {
+                    assert_eq!((z[g] >> f) as u64 & ring.mask(), want[g], "the plaintext");
+                }
+            }
             for preprocess in [
                 huddle_engine::Preprocess::Interleaved,
                 huddle_engine::Preprocess::Separate,
@@ -847,10 +939,12 @@ fn truncation_is_the_plaintext_result_or_one_more_in_every_setting() {
                             continue;
                         }
                         let got = ring_elements(&r.outputs[0], ring);
-                        for (i, (got, want)) in got.iter().zip(&want).enumerate() {
+                        for (i, ((got, want), z)) in got.iter().zip(&want).zip(&z).enumerate() {
                             for g in 0..2 {
-                                let d = got[g].wrapping_sub(want[g]) & ring.mask();
-                                assert!(d <= 1, "{what}: instance {i} gate {g} off by {d:#x}");
+                                let what = format!("{what}: instance {i} gate {g}");
+                                let (u, q) = outcome(z[g], got[g], ring, f, &what);
+                                up += u;
+                                wrapped += u64::from(q != 0);
                             }
                             assert_eq!(got[2], want[2], "{what}: instance {i}: plain product");
                         }
@@ -859,36 +953,41 @@ fn truncation_is_the_plaintext_result_or_one_more_in_every_setting() {
             }
         }
     }
+    assert!(up > 0 && wrapped > 0, "{up} round up, {wrapped} wrap");
 }
 
 #[test]
-fn the_truncation_rounds_up_as_often_as_the_low_bits_say() {
-    // Six secrets z in Z_2^32, the same in all 4096 instances, truncated by
-    // 12 bits: one more than ⌊z/2^12⌋ with probability (z mod 2^12)/2^12
-    // (0, 1/4096, 1/4, 1/2, 3/4 and 4095/4096; negative ones and the bounds
-    // among them). The frequencies stay within 0.05 of it (at most 0.0078
-    // a standard deviation: 6.4 of them), and none rounds up at 0.
+fn the_truncation_rounds_up_and_wraps_as_often_as_stated() {
+    // Eight secrets z in Z_2^32, the same in all 4096 instances, truncated
+    // by 12 bits: one more than ⌊z/2^12⌋ with probability (z mod 2^12)/2^12
+    // (0, 1/4096, 1/4, 1/2, 3/4 and 4095/4096; negative ones among them),
+    // off by 2^20 with probability |z|/2^32 (about 0, 1/4 and 1/2: the
+    // ends of the ring among them). The frequencies stay within 0.05 of
+    // them (at most 0.0078 a standard deviation: 6.4 of them), and none
+    // rounds up at z mod 2^12 = 0.
     let ring = RingWidth::W32;
     let f = 12;
-    let zs: [i128; 6] = [
+    let zs: [i128; 8] = [
         5 << 12,
         (7 << 12) + 1,
         (-3 << 12) + (1 << 10),
         1 << 11,
         -(1 << 30) + (3 << 10),
         (1 << 30) - 1,
+        -(1 << 31),
+        (1 << 31) - 1,
     ];
     let mut b = Builder::arithmetic(ring, 2);
-    let x = b.ring_input("x", 6);
-    let y = b.ring_input("y", 6);
-    let z = (0..6).map(|i| b.fixed_mul(x[i], y[i], f)).collect();
+    let x = b.ring_input("x", zs.len() as u32);
+    let y = b.ring_input("y", zs.len() as u32);
+    let z = (0..zs.len()).map(|i| b.fixed_mul(x[i], y[i], f)).collect();
     b.ring_output("z", z);
     let mut c = b.finish();
     c.set_owners(InputOwners::Explicit(vec![0, 1]))
         .expect("owners");
     let instances = 4096;
     let inputs = [
-        ring_matrix(&vec![vec![1; 6]; instances], ring),
+        ring_matrix(&vec![vec![1; zs.len()]; instances], ring),
         ring_matrix(&vec![zs.to_vec(); instances], ring),
     ];
     for reveal_to in [None, Some(1)] {
@@ -901,50 +1000,19 @@ fn the_truncation_rounds_up_as_often_as_the_low_bits_say() {
         let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
         let got = ring_elements(&results[reveal_to.unwrap_or(0)].outputs[0], ring);
         for (g, &z) in zs.iter().enumerate() {
-            let want = (z >> f) as u64 & ring.mask();
-            let up = got
-                .iter()
-                .map(|row| {
-                    let d = row[g].wrapping_sub(want) & ring.mask();
-                    assert!(d <= 1, "z = {z}: off by {d:#x}");
-                    d
-                })
-                .sum::<u64>() as f64
-                / instances as f64;
-            let p = (z & ((1 << f) - 1)) as f64 / f64::from(1u32 << f);
-            assert!((up - p).abs() < 0.05, "z = {z}: {up} round up, {p} stated");
-            if p == 0.0 {
-                assert_eq!(up, 0.0, "z = {z}");
+            let (mut up, mut wrapped) = (0u64, 0u64);
+            for (i, row) in got.iter().enumerate() {
+                let (u, q) = outcome(z, row[g], ring, f, &format!("z = {z}, instance {i}"));
+                up += u;
+                wrapped += u64::from(q != 0);
             }
-        }
-    }
-}
-
-#[test]
-fn a_truncation_by_more_than_k_minus_2_bits_is_refused() {
-    // The shift by 2^(k−2) must be a multiple of 2^f: DOTTR by 15 bits in
-    // Z_2^16 is refused before the inputs, naming the bound and the way
-    // out; by 14 it runs.
-    for (f, refused) in [(15, true), (14, false)] {
-        let c = fixed_point_products(RingWidth::W16, f);
-        let inputs = [
-            ring_matrix(&vec![vec![1, 2, 3, 4]; 10], RingWidth::W16),
-            ring_matrix(&vec![vec![5, 6, 7, 8]; 10], RingWidth::W16),
-        ];
-        let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-        let options = RunOptions {
-            truncation: huddle_engine::Truncation::Probabilistic,
-            ..RunOptions::default()
-        };
-        match local("ca2pc", nets, &c, &inputs, options) {
-            Err(e) if refused => assert!(
-                e.contains("at most k - 2 = 14 bits")
-                    && e.contains("DOTTR by 15")
-                    && e.contains("--truncation exact"),
-                "{e}"
-            ),
-            Ok(_) if !refused => {}
-            r => panic!("f = {f}: {:?}", r.map(|_| "ran")),
+            let rate = |n: u64| n as f64 / instances as f64;
+            let p_up = (z & ((1 << f) - 1)) as f64 / f64::from(1u32 << f);
+            let p_wrap = z.unsigned_abs() as f64 / 2f64.powi(32);
+            let stated =
+                format!("z = {z}: {up} round up ({p_up} stated), {wrapped} wrap ({p_wrap})");
+            assert!((rate(up) - p_up).abs() < 0.05, "{stated}");
+            assert!((rate(wrapped) - p_wrap).abs() < 0.05, "{stated}");
         }
     }
 }

@@ -150,31 +150,18 @@ struct Errors {
     plus_one: usize,
     /// Off by 2^(k−f) (+0 or +1): the masked sum wrapped around 2^k.
     wrapped: usize,
-    /// The expected number of wraps: the sum of [`wrap_probability`] over
-    /// the products.
+    /// Σ |v| / 2^k over the products: the expected number of wraps (every
+    /// protocol's stated probability that its masked value wraps).
     expected_wraps: f64,
 }
 
-/// The stated probability that `protocol`'s fused truncation of v in Z_2^k
-/// is off by 2^(k−f): |v| / 2^k where the masked product can wrap around
-/// the ring; for ca2pc, whose masked value is shifted into [0, 2^(k−1))
-/// first, (|v| − 2^(k−2)) / 2^(k−1) beyond |v| = 2^(k−2) and 0 within.
-fn wrap_probability(protocol: &str, v: i128, k: u32) -> f64 {
-    let v = v.unsigned_abs() as f64;
-    if protocol == "ca2pc" {
-        (v - 2f64.powi(k as i32 - 2)).max(0.0) / 2f64.powi(k as i32 - 1)
-    } else {
-        v / 2f64.powi(k as i32)
-    }
-}
-
 impl Errors {
-    fn add(&mut self, protocol: &str, v: i128, got: u64, ring: RingWidth, what: &str) {
+    fn add(&mut self, v: i128, got: u64, ring: RingWidth, what: &str) {
         let k = ring.bits();
         let want = v >> F; // floor division
         let diff = (got.wrapping_sub(want as u64)) & ring.mask();
         let wrap = 1u64 << (k - u32::from(F));
-        self.expected_wraps += wrap_probability(protocol, v, k);
+        self.expected_wraps += v.unsigned_abs() as f64 / 2f64.powi(k as i32);
         match diff {
             0 => self.exact += 1,
             1 => self.plus_one += 1,
@@ -224,11 +211,10 @@ fn truncation_errors(
     for i in 0..instances {
         let (x, y, z) = (&x[i], &y[i], &z[i]);
         let what = format!("{protocol} {pre:?} {ring} instance {i}");
-        errors.add(protocol, x[0] * y[0], z[0], ring, &what);
-        let dot = x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
-        errors.add(protocol, dot, z[1], ring, &what);
+        errors.add(x[0] * y[0], z[0], ring, &what);
+        errors.add(x[1] * y[1] + x[2] * y[2] + x[3] * y[3], z[1], ring, &what);
         // The second truncation takes the first one's output as it came.
-        errors.add(protocol, signed(z[0], ring) * y[3], z[2], ring, &what);
+        errors.add(signed(z[0], ring) * y[3], z[2], ring, &what);
         assert_eq!(
             z[3],
             ((x[2] * y[2]) as u64) & ring.mask(),
@@ -259,13 +245,11 @@ fn fused_truncation_is_off_by_at_most_one_away_from_the_wrap() {
 #[test]
 fn fused_truncation_wraps_as_often_as_the_stated_probability() {
     // In Z_2^16 with factors below 2^7 a product's wrap has probability
-    // |v| / 2^16 (about 1 % on average); at ca2pc (|v| − 2^14) / 2^15 beyond
-    // 2^14, which only the dot products of three such products reach
-    // (about 0.3 % of the truncations). The count over 3 × 6000
-    // truncations stays within a few standard deviations of its
-    // expectation, and every other output is ⌊v / 2^f⌋ or one more.
+    // |v| / 2^16 (about 1 % on average): the count over 3 × 3000 truncations stays
+    // within a few standard deviations of its expectation, and every other
+    // output is ⌊v / 2^f⌋ or one more.
     for (protocol, pre) in FUSED {
-        let e = truncation_errors(protocol, pre, RingWidth::W16, 6000, 7, 9);
+        let e = truncation_errors(protocol, pre, RingWidth::W16, 3000, 7, 9);
         let (seen, expected) = (e.wrapped as f64, e.expected_wraps);
         assert!(expected > 40.0, "{e:?}");
         let sd = expected.sqrt();
@@ -322,7 +306,7 @@ fn a_truncating_product_costs_a_plain_one_except_as_stated() {
             &inputs,
         );
         if protocol == "ca2pc" {
-            assert_ca2pc_truncation_cost(&fused, &plain, pre, instances as u64);
+            assert_ca2pc_truncation_cost(&fused, &plain, instances as u64);
         } else if protocol == "replicated" || protocol == "fantastic4" {
             // Replicated and Fantastic Four move the same elements per
             // product (three, six) to other links (module docs), one more
@@ -390,48 +374,35 @@ fn a_truncating_product_costs_a_plain_one_except_as_stated() {
 }
 
 /// ca2pc's truncation (`sharing/client_aided/truncation.rs`), outputs to
-/// both computing parties, so P1 opens c = z + 2^(k−2) + r: per truncated
-/// element P0 sends P1 its share of c (one element, a message per layer)
-/// and P1 sends P0 c's top bit (packed 64 to a word, a message per layer);
-/// the dealer sends P1 t¹ and b¹ (two elements) in the layer's message of
+/// both computing parties, so P1 opens c = z + r: per truncated element P0
+/// sends P1 its share of c (one element, a message per layer), and the
+/// dealer sends P1 t¹ (one element) in the layer's message of
 /// corrections. The product circuit truncates two gates in its first
 /// layer and one in its second; elements of Z_2^32.
-fn assert_ca2pc_truncation_cost(
-    fused: &Accounting,
-    plain: &Accounting,
-    pre: Preprocess,
-    instances: u64,
-) {
+fn assert_ca2pc_truncation_cost(fused: &Accounting, plain: &Accounting, instances: u64) {
     let element = 4 * instances;
-    let bits = |gates: u64| 8 * (gates * instances).div_ceil(64);
     for ((phase, from, to, f, _), (_, _, _, p, _)) in traffic(fused).into_iter().zip(traffic(plain))
     {
-        // Bytes, messages and bursts of sends more than the plain product's.
-        let (bytes, messages, bursts) = match (phase, from, to) {
-            (Phase::Online, 0, 1) => (3 * element, 2, 2),
-            // P1 sends a layer's top bits and goes on to the next layer's
-            // operands (or its output share) without waiting, except
-            // interleaved, where it first receives the next layer's
-            // corrections: a new burst.
-            (Phase::Online, 1, 0) => (
-                bits(2) + bits(1),
-                2,
-                u64::from(pre == Preprocess::Interleaved),
-            ),
-            (Phase::Offline, 2, 1) => (2 * 3 * element, 0, 0),
-            _ => (0, 0, 0),
+        // Bytes and messages more than the plain product's. P0 sends its
+        // share of c after receiving P1's operands and goes on to the next
+        // layer's operands (or its output share) without waiting, its own
+        // share of the result being −t⁰: the same bursts of sends on every
+        // link.
+        let (bytes, messages) = match (phase, from, to) {
+            (Phase::Online, 0, 1) => (3 * element, 2),
+            (Phase::Offline, 2, 1) => (3 * element, 0),
+            _ => (0, 0),
         };
         let what = format!("ca2pc {phase:?} {from}->{to}");
         assert_eq!(f.bytes, p.bytes + bytes, "{what}: bytes");
         assert_eq!(f.messages, p.messages + messages, "{what}: messages");
-        assert_eq!(f.rounds, p.rounds + bursts, "{what}: bursts");
+        assert_eq!(f.rounds, p.rounds, "{what}: bursts");
     }
-    // P0's share of c waits for the product, P1's top bits for it, and
-    // P0's next message for those; P1's next layer waits only for c, so
-    // the second layer overlaps: products, c, top bits, products, c, top
-    // bits, outputs (P1's go with its top bits) take 6 rounds, not 3.
+    // P1's next message waits for P0's share of c: products, c, products,
+    // c, outputs (P0's go with its second share of c) take 5 rounds, one
+    // more per truncating layer.
     assert_eq!(plain.rounds(Phase::Online), 3);
-    assert_eq!(fused.rounds(Phase::Online), 6);
+    assert_eq!(fused.rounds(Phase::Online), 5);
     for phase in Phase::ALL {
         if phase != Phase::Online {
             assert_eq!(fused.rounds(phase), plain.rounds(phase), "{phase:?}");

@@ -30,16 +30,16 @@
 //! correction each, every operand opened once) summed into one share.
 //!
 //! **Fixed point** (`DOTTR` with `--truncation probabilistic`;
-//! `truncation.rs`): the dealer deals r = r⁰ + r¹ (K02, K12) and shares of
-//! ⌊(r mod 2^(k−1))/2^f⌋ and of r's top bit (P1's two corrections go with
-//! the layer's); after the product's round the party that does not learn
-//! the outputs (P1 when both do) receives the other's share of
-//! c = z + 2^(k−2) + r and sends back c's top bit. The result is ⌊z/2^f⌋,
-//! or one more with probability (z mod 2^f)/2^f decided by r alone, for
-//! −2^(k−2) ≤ z < 2^(k−2) (beyond, off by 2^(k−f) with probability
-//! (|z| − 2^(k−2))/2^(k−1)); f ≤ k − 2, larger f is refused. Per truncated
-//! element one element to the opener and one bit back online, two
-//! elements dealt; at most two more rounds per truncating layer.
+//! `truncation.rs`): the dealer deals r = r⁰ + r¹ (K02, K12: no message)
+//! and shares of t = ⌊r/2^f⌋ (P1's one correction goes with the layer's).
+//! After the product's round the party that does not learn the outputs
+//! (the opener O; P1 when both do) receives the other's share of
+//! c = z + r; the shares of the result are ⌊c/2^f⌋ − t^O at O and −t^L at
+//! the other. The result is ⌊z/2^f⌋, or one more with probability
+//! (z mod 2^f)/2^f decided by r alone, except that it is off by 2^(k−f)
+//! when z + r (z signed, r unsigned) leaves [0, 2^k), with probability
+//! |z|/2^k; any f from 1 to k − 1. Per truncated element one element to
+//! the opener online and one dealt; one more round per truncating layer.
 //!
 //! **Conversions** ([`Sharing::split`]): each party's share is a term
 //! known to it alone, shared in the target domain for free (the other
@@ -280,8 +280,8 @@ impl Sharing for ClientAided {
         true
     }
 
-    /// Dealer-assisted: c = z + 2^(k−2) + r opened to one computing party,
-    /// its top bit sent back (`truncation.rs`).
+    /// Dealer-assisted: c = z + r opened to one computing party, one
+    /// message (`truncation.rs`).
     fn fused_truncation(&self) -> bool {
         true
     }
@@ -334,26 +334,8 @@ impl Sharing for ClientAided {
         inputs: &[InputValues; 2],
         arenas: &mut Arenas,
     ) -> Result<(), RunError> {
-        // Before anything of this slice is sent: the truncations' opener,
-        // and a refusal of truncations the construction cannot take.
+        // Before anything of this slice is sent: the truncations' opener.
         self.opener = truncation::opener(inputs[Domain::Ring as usize].reveal_to);
-        if let Some(ring) = program.ring {
-            let k = ring.bits();
-            let widest = program
-                .layers
-                .iter()
-                .flat_map(|l| &l.gates)
-                .map(|g| g.trunc)
-                .max();
-            if let Some(f) = widest.filter(|&f| !truncation::fits(f, k)) {
-                return Err(RunError::Input(format!(
-                    "ca2pc's probabilistic truncation shifts a product by 2^(k-2) first, so it \
-                     truncates by at most k - 2 = {} bits in Z_2^{k}; this circuit has a DOTTR \
-                     by {f} (use --truncation exact)",
-                    k - 2
-                )));
-            }
-        }
         if self.preprocess != Preprocess::Separate {
             return Ok(());
         }
@@ -624,7 +606,7 @@ impl Sharing for ClientAided {
                     w,
                     opener: self.opener,
                 };
-                // P1's t¹ and b¹ follow the products' corrections.
+                // P1's t¹ follow the products' corrections.
                 let (key, dealt) = match me {
                     0 => (key(&mut self.k02), &[][..]),
                     _ => (key(&mut self.k12), &dealt[at_dealt..]),
