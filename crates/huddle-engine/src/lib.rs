@@ -116,9 +116,9 @@ pub enum Truncation {
     #[default]
     Exact,
     /// Fused into the multiplication, no adder (ABY3-style, HK-C Figure
-    /// 11; ca2pc dealer-assisted, with a message each way more): ⌊v / 2^f⌋
-    /// or one more, except with probability at most about |v| / 2^k when
-    /// the masked product wraps around the ring.
+    /// 11; ca2pc dealer-assisted, with one message to one computing party
+    /// and one round more): ⌊v / 2^f⌋ or one more, except with probability
+    /// at most about |v| / 2^k when the masked product wraps around the ring.
     Probabilistic,
 }
 
