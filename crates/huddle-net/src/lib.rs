@@ -16,9 +16,12 @@ pub mod certs;
 pub mod config;
 mod connect;
 mod frame;
+pub mod liveness;
 pub mod network;
 mod pool;
 pub mod profile;
+pub mod refusal;
+mod sightings;
 pub mod split;
 pub mod tls;
 
@@ -82,6 +85,7 @@ pub use network::{
 };
 pub use pool::recycle as recycle_buffer;
 pub use profile::{LinkShape, NetProfile};
+pub use refusal::refuse;
 pub use split::LaneNet;
 
 /// Index of a party, 0-based.

@@ -3,7 +3,10 @@
 //! timeout, accounting and link emulation.
 
 use crate::accounting::{Accounting, Phase};
-use crate::frame::{abort_frame, goodbye_frame, read_frame_direct, FrameError, FrameWriter};
+use crate::frame::{
+    abort_frame, goodbye_frame, live_frame, read_frame_direct, FrameError, FrameWriter,
+};
+use crate::liveness::{Heard, Liveness, LIVENESS_EVERY};
 use crate::profile::{NetProfile, Shaper};
 use crate::PartyId;
 use std::io::{BufReader, Read, Write};
@@ -20,10 +23,34 @@ pub enum NetError {
     Disconnected { peer: PartyId },
     #[error("party {peer} has finished and left the run")]
     Departed { peer: PartyId },
-    #[error("party {culprit} failed (reported by party {reporter}, which stopped)")]
-    Aborted { culprit: PartyId, reporter: PartyId },
+    #[error("party {culprit} failed (reported by party {reporter}, which stopped){}", because(.reason))]
+    Aborted {
+        culprit: PartyId,
+        reporter: PartyId,
+        /// Why, as the reporter tells it (peer text: printed, never trusted).
+        reason: String,
+    },
+    /// The peer stopped because of a failure of its own, and said why.
+    #[error("party {peer} stopped: {reason}")]
+    Stopped { peer: PartyId, reason: String },
+    /// The peer refused before the handshake: it cannot run. Unauthenticated,
+    /// so it only ends the wait for the peer (see [`crate::refusal`]).
+    #[error("{}", refusal_text(*.peer, *.reporter, .reason, .seen))]
+    Refused {
+        peer: PartyId,
+        /// Who sent the refusal: `peer` itself, or a party passing it on.
+        reporter: PartyId,
+        reason: String,
+        /// What this party saw of `peer` itself (e.g. a failed TLS handshake), if anything.
+        seen: String,
+    },
+    /// Sockets: no byte (not even a liveness frame) came from the peer for
+    /// the idle timeout while this party waited on it.
+    #[error("party {peer} sent nothing for {idle:?} while this party waited on it: it stalled, its host froze or the network to it is cut (--idle-timeout)")]
+    Silent { peer: PartyId, idle: Duration },
     #[error("party {peer} disconnected in the middle of a message")]
     Truncated { peer: PartyId },
+    /// In memory only (parties as threads of one process, no liveness).
     #[error("no message from party {peer} within {timeout:?}; it may have stalled or crashed")]
     Timeout { peer: PartyId, timeout: Duration },
     #[error("party {peer} sent a {got}-byte message where {expected} bytes were expected")]
@@ -54,6 +81,9 @@ impl NetError {
             | NetError::Departed { peer }
             | NetError::Truncated { peer }
             | NetError::Timeout { peer, .. }
+            | NetError::Silent { peer, .. }
+            | NetError::Stopped { peer, .. }
+            | NetError::Refused { peer, .. }
             | NetError::UnexpectedLength { peer, .. }
             | NetError::Oversized { peer, .. }
             | NetError::Link { peer, .. } => Some(*peer),
@@ -61,6 +91,41 @@ impl NetError {
             NetError::UnknownPeer { .. } | NetError::Setup(_) => None,
         }
     }
+
+    /// What this party's abort tells its peers about this failure: the
+    /// culprit's own reason or the reporter's, passed on; a first-hand
+    /// account of a peer's failure; nothing about its own (a panic).
+    pub(crate) fn told_to_peers(&self) -> String {
+        match self {
+            NetError::Aborted { reason, .. } | NetError::Stopped { reason, .. } => reason.clone(),
+            e if e.culprit().is_some() => e.to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
+fn because(reason: &str) -> String {
+    if reason.is_empty() {
+        String::new()
+    } else {
+        format!(": {reason}")
+    }
+}
+
+fn refusal_text(peer: PartyId, reporter: PartyId, reason: &str, seen: &str) -> String {
+    let whose = if reporter == peer {
+        "its own word".to_string()
+    } else {
+        format!("as party {reporter} passed it on")
+    };
+    let seen = if seen.is_empty() {
+        String::new()
+    } else {
+        format!("; seen here: {seen}")
+    };
+    format!(
+        "party {peer} cannot run: {reason} (unverified: {whose}, before any authentication){seen}"
+    )
 }
 
 /// A message on its way to a receiver, visible from `visible_at` (link emulation).
@@ -79,12 +144,13 @@ pub(crate) enum Outgoing {
 }
 
 /// How an endpoint leaves, decided once when it is dropped.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) enum Ending {
     /// Finished normally.
     Goodbye,
-    /// Stopped because `culprit` failed (this party itself after a panic).
-    Abort { culprit: PartyId },
+    /// Stopped because `culprit` failed (this party itself after a panic
+    /// or a failure of its own), for `reason` (see [`NetError::told_to_peers`]).
+    Abort { culprit: PartyId, reason: Arc<str> },
 }
 
 #[derive(Clone)]
@@ -188,6 +254,8 @@ pub(crate) struct Link {
     pub(crate) inbox_bytes: Option<Arc<InboxBudget>>,
     /// Socket links: the largest frame the reader accepts (see `set_max_message`).
     max_message: Option<Arc<AtomicUsize>>,
+    /// Socket links: when the peer's last byte arrived.
+    pub(crate) liveness: Option<Arc<Liveness>>,
 }
 
 /// The bytes a socket link's reader thread has queued that the protocol has
@@ -259,8 +327,29 @@ pub(crate) type Shutdown = Arc<dyn Fn() + Send + Sync>;
 /// closing the sockets anyway (a peer that stopped reading cannot hold us).
 const LINGER: Duration = Duration::from_secs(30);
 
+/// The same for the link to a silent peer.
+const SILENT_LINGER: Duration = Duration::from_secs(1);
+
 /// How often a waiting receive looks at the alarm.
 pub(crate) const ALARM_POLL: Duration = Duration::from_millis(20);
+
+/// Why a wait on `peer` that began at `start` ends, if it has gone on too
+/// long: on a socket link, no byte from the peer for `timeout` (the idle
+/// timeout); in memory, no message within `timeout`.
+pub(crate) fn given_up(
+    liveness: Option<&Liveness>,
+    start: Instant,
+    timeout: Duration,
+    peer: PartyId,
+) -> Option<NetError> {
+    match liveness {
+        Some(l) => (l.silent_since(start) >= timeout).then_some(NetError::Silent {
+            peer,
+            idle: timeout,
+        }),
+        None => (start.elapsed() >= timeout).then_some(NetError::Timeout { peer, timeout }),
+    }
+}
 
 /// Hands a message over once link emulation makes it visible.
 pub(crate) fn deliver(d: Delivery) -> Vec<u8> {
@@ -469,7 +558,14 @@ pub struct Network {
     pub(crate) links: Vec<Option<Link>>,
     pub(crate) alarm: Arc<Alarm>,
     pub(crate) books: Books,
+    /// How long a receive waits without a sign of the peer: on socket links
+    /// any byte (liveness frames included, so only a stalled peer runs into
+    /// it: the idle timeout); in memory, where parties are threads of one
+    /// process and a peer cannot stall on its own, a message.
     pub(crate) timeout: Duration,
+    /// This party stops because of a failure of its own, which its peers
+    /// are told (see [`Network::stop`]).
+    stop_reason: Option<String>,
     /// Where every received payload is copied (see [`Network::record_received`]).
     transcript: Option<Transcript>,
     /// Settings this party's hello left open (`key=?`), as the peers set them.
@@ -520,9 +616,22 @@ impl Network {
         self.books.phase
     }
 
-    /// How long a receive waits before naming the silent peer.
+    /// How long a receive waits without a sign of the peer before naming
+    /// it (see [`Network`]'s `timeout`): on socket links the idle timeout.
     pub fn set_timeout(&mut self, timeout: Duration) {
         self.timeout = timeout;
+    }
+
+    /// Records that this party stops because of a failure of its own (not
+    /// a peer's), so that its departure tells every peer `reason` (at most
+    /// 200 bytes are sent) in an abort naming this party, authenticated like
+    /// every frame of the link. Once a failure of the run is known, the
+    /// departure names that one instead and `reason` is not sent. The reason
+    /// goes to the peers: it must hold nothing secret (no input values).
+    pub fn stop(&mut self, reason: &str) {
+        if !self.alarm.is_raised() {
+            self.stop_reason = Some(crate::frame::bounded(reason).to_string());
+        }
     }
 
     /// The largest message this party will accept from any peer from now on
@@ -641,6 +750,7 @@ impl Network {
             self.alarm.raise(NetError::Aborted {
                 culprit,
                 reporter: self.me,
+                reason: String::new(),
             });
         }
     }
@@ -691,7 +801,7 @@ impl Network {
         let start = Instant::now();
         let delivery = loop {
             // Short slices, so the alarm and the deadline are looked at often.
-            let slice = timeout.saturating_sub(start.elapsed()).min(ALARM_POLL);
+            let slice = timeout.min(ALARM_POLL);
             match link.inbox.recv_timeout(slice) {
                 Ok(Ok(d)) => break d,
                 // Report the first failure of the run (its root cause): a peer
@@ -708,11 +818,8 @@ impl Network {
                             return Err(e);
                         }
                     }
-                    if start.elapsed() >= timeout {
-                        return Err(alarm.get().unwrap_or(NetError::Timeout {
-                            peer: from,
-                            timeout,
-                        }));
+                    if let Some(e) = given_up(link.liveness.as_deref(), start, timeout, from) {
+                        return Err(alarm.get().unwrap_or(e));
                     }
                 }
             }
@@ -761,6 +868,7 @@ impl Network {
                     shutdown: p.shutdown,
                     inbox_bytes: p.inbox_bytes,
                     max_message: p.max_message,
+                    liveness: p.liveness,
                 })
             })
             .collect();
@@ -770,6 +878,7 @@ impl Network {
             alarm,
             books: Books::new(),
             timeout,
+            stop_reason: None,
             transcript: None,
             settled: Vec::new(),
         }
@@ -793,38 +902,65 @@ impl Drop for Network {
     fn drop(&mut self) {
         // Decided once, here: failures seen while tearing down do not count.
         let me = self.me;
+        let failure = self.alarm.get();
         let ending = if std::thread::panicking() {
-            Ending::Abort { culprit: me }
+            Ending::Abort {
+                culprit: me,
+                reason: "".into(),
+            }
         } else {
-            match self.alarm.get() {
-                None => Ending::Goodbye,
-                Some(e) => Ending::Abort {
+            match (&failure, &self.stop_reason) {
+                (None, None) => Ending::Goodbye,
+                (None, Some(reason)) => Ending::Abort {
+                    culprit: me,
+                    reason: reason.as_str().into(),
+                },
+                (Some(e), _) => Ending::Abort {
                     culprit: e.culprit().unwrap_or(me),
+                    reason: e.told_to_peers().into(),
                 },
             }
+        };
+        // A silent peer may read nothing for long: the abort gets a short
+        // linger to leave (it finds the peer when the peer runs again).
+        let silent = match failure {
+            Some(NetError::Silent { peer, .. }) => Some(peer),
+            _ => None,
         };
         // Every link is told at once, then all of them get one shared
         // deadline: a peer that stopped reading holds us LINGER at most, not
         // LINGER per link.
         for link in self.links.iter_mut().flatten() {
-            match (ending, &link.peer_alarm) {
-                (Ending::Abort { culprit }, Some(alarm)) if culprit == me => {
-                    alarm.raise(NetError::Disconnected { peer: me })
+            match (&ending, &link.peer_alarm) {
+                (Ending::Abort { culprit, reason }, Some(alarm)) if *culprit == me => {
+                    alarm.raise(match reason.is_empty() {
+                        true => NetError::Disconnected { peer: me },
+                        false => NetError::Stopped {
+                            peer: me,
+                            reason: reason.to_string(),
+                        },
+                    })
                 }
-                (Ending::Abort { culprit }, Some(alarm)) => alarm.raise(NetError::Aborted {
-                    culprit,
-                    reporter: me,
-                }),
+                (Ending::Abort { culprit, reason }, Some(alarm)) => {
+                    alarm.raise(NetError::Aborted {
+                        culprit: *culprit,
+                        reporter: me,
+                        reason: reason.to_string(),
+                    })
+                }
                 _ => {}
             }
             // The writer writes what is queued, then the ending, and stops.
             if let Some(Outbound::Writer { queue, .. }) = &link.out {
-                let _ = queue.send(Outgoing::End(ending));
+                let _ = queue.send(Outgoing::End(ending.clone()));
             }
             link.out = None;
         }
         let until = Instant::now() + LINGER;
-        for link in self.links.iter().flatten() {
+        let silent_until = Instant::now() + SILENT_LINGER;
+        for (peer, link) in self.links.iter().enumerate() {
+            let Some(link) = link else { continue };
+            let until = if silent == Some(peer) { silent_until } else { until };
             if let Some(w) = &link.writer {
                 while !w.is_finished() && Instant::now() < until {
                     std::thread::sleep(Duration::from_millis(1));
@@ -860,6 +996,7 @@ pub(crate) struct LinkParts {
     shutdown: Option<Shutdown>,
     inbox_bytes: Option<Arc<InboxBudget>>,
     max_message: Option<Arc<AtomicUsize>>,
+    liveness: Option<Arc<Liveness>>,
 }
 
 /// Starts the writer and reader threads of a socket link to `peer`, in a
@@ -894,13 +1031,18 @@ pub(crate) fn stream_link(
     let budget = Arc::new(InboxBudget::new(limits.inbox_bytes));
     let max_message = Arc::new(AtomicUsize::new(limits.max_message));
     let (queued, max) = (budget.clone(), max_message.clone());
+    let liveness = Liveness::new();
+    let heard = Heard {
+        inner: reader,
+        liveness: liveness.clone(),
+    };
     let reader = std::thread::Builder::new()
         .name(format!("huddle-recv-{peer}"))
         .spawn(move || {
             // Large payloads bypass it (see `read_frame_direct`).
             let mut r = BufReader::with_capacity(
                 limits.buffer_bytes.min(crate::frame::DIRECT_BYTES),
-                reader,
+                heard,
             );
             loop {
                 if !queued.wait_for_room() {
@@ -913,12 +1055,16 @@ pub(crate) fn stream_link(
                         visible_at: None,
                     }),
                     Err(FrameError::Goodbye) => Err(NetError::Departed { peer }),
-                    Err(FrameError::Abort { culprit }) if culprit as usize == peer => {
-                        Err(NetError::Disconnected { peer })
+                    // The peer's own failure: with its reason, or none (a panic).
+                    Err(FrameError::Abort { culprit, reason }) if culprit as usize == peer => {
+                        Err(match reason.is_empty() {
+                            true => NetError::Disconnected { peer },
+                            false => NetError::Stopped { peer, reason },
+                        })
                     }
                     // The culprit is the sender's claim: one naming no party
                     // of the run is blamed on the sender itself.
-                    Err(FrameError::Abort { culprit }) if culprit as usize >= parties => {
+                    Err(FrameError::Abort { culprit, .. }) if culprit as usize >= parties => {
                         Err(NetError::Link {
                             peer,
                             cause: format!(
@@ -926,14 +1072,16 @@ pub(crate) fn stream_link(
                             ),
                         })
                     }
-                    Err(FrameError::Abort { culprit }) => Err(NetError::Aborted {
+                    Err(FrameError::Abort { culprit, reason }) => Err(NetError::Aborted {
                         culprit: culprit as usize,
                         reporter: peer,
+                        reason,
                     }),
                     Err(FrameError::UnknownControl(c)) => Err(NetError::Link {
                         peer,
                         cause: format!("unknown control frame {c:#x}"),
                     }),
+                    Err(FrameError::BadControl(cause)) => Err(NetError::Link { peer, cause }),
                     Err(FrameError::Closed) => Err(NetError::Disconnected { peer }),
                     Err(FrameError::Truncated) => Err(NetError::Truncated { peer }),
                     Err(FrameError::Oversized(len)) => Err(NetError::Oversized {
@@ -980,6 +1128,7 @@ pub(crate) fn stream_link(
         shutdown: Some(shutdown),
         inbox_bytes: Some(budget),
         max_message: Some(max_message),
+        liveness: Some(liveness),
     })
 }
 
@@ -993,18 +1142,16 @@ fn is_disconnect(e: &std::io::Error) -> bool {
 
 /// Writes queued messages, flushing whenever the queue runs dry so that a
 /// round's messages leave in as few writes as possible; ends with the
-/// endpoint's goodbye or abort frame.
+/// endpoint's goodbye or abort frame. Whenever it has had nothing to write
+/// for [`LIVENESS_EVERY`] (the queue idle, or a message held back by link
+/// emulation), it writes a liveness frame.
 fn write_loop<W: Write>(w: &mut FrameWriter<W>, queue: &Receiver<Outgoing>) -> std::io::Result<()> {
-    let mut next = queue.recv().ok();
+    let mut next = next_or_live(w, queue)?;
     while let Some(item) = next.take() {
         match item {
             Outgoing::Message(d) => {
                 if let Some(at) = d.visible_at {
-                    let now = Instant::now();
-                    if at > now {
-                        w.flush()?;
-                        std::thread::sleep(at - now);
-                    }
+                    hold_until(w, at)?;
                 }
                 w.frame(&d.data)?;
                 crate::pool::recycle(d.data);
@@ -1013,8 +1160,8 @@ fn write_loop<W: Write>(w: &mut FrameWriter<W>, queue: &Receiver<Outgoing>) -> s
                 w.control(&goodbye_frame());
                 break;
             }
-            Outgoing::End(Ending::Abort { culprit }) => {
-                w.control(&abort_frame(culprit as u32));
+            Outgoing::End(Ending::Abort { culprit, reason }) => {
+                w.control(&abort_frame(culprit as u32, &reason));
                 break;
             }
         }
@@ -1022,12 +1169,48 @@ fn write_loop<W: Write>(w: &mut FrameWriter<W>, queue: &Receiver<Outgoing>) -> s
             Ok(item) => Some(item),
             Err(TryRecvError::Empty) => {
                 w.flush()?;
-                queue.recv().ok()
+                next_or_live(w, queue)?
             }
             Err(TryRecvError::Disconnected) => None,
         };
     }
     w.flush()
+}
+
+/// The next item of `queue`, sending a liveness frame every
+/// [`LIVENESS_EVERY`] until it comes; `None` once the queue is closed.
+fn next_or_live<W: Write>(
+    w: &mut FrameWriter<W>,
+    queue: &Receiver<Outgoing>,
+) -> std::io::Result<Option<Outgoing>> {
+    loop {
+        match queue.recv_timeout(LIVENESS_EVERY) {
+            Ok(item) => return Ok(Some(item)),
+            Err(RecvTimeoutError::Timeout) => {
+                w.control(&live_frame());
+                w.flush()?;
+            }
+            Err(RecvTimeoutError::Disconnected) => return Ok(None),
+        }
+    }
+}
+
+/// Link emulation: waits until `at`, when the next message becomes
+/// visible, sending liveness frames meanwhile (they are not shaped).
+fn hold_until<W: Write>(w: &mut FrameWriter<W>, at: Instant) -> std::io::Result<()> {
+    let mut now = Instant::now();
+    if at > now {
+        w.flush()?;
+    }
+    while at > now {
+        std::thread::sleep((at - now).min(LIVENESS_EVERY));
+        now = Instant::now();
+        if at > now {
+            w.control(&live_frame());
+            w.flush()?;
+        }
+    }
+    Ok(())
 }
 
 /// `parties` endpoints joined in memory (for threads of one process).
@@ -1067,6 +1250,7 @@ pub fn memory_networks(parties: usize, profile: &NetProfile, timeout: Duration) 
                         shutdown: None,
                         inbox_bytes: None,
                         max_message: None,
+                        liveness: None,
                     }),
                     _ => None,
                 })

@@ -13,9 +13,10 @@
 //! waiting for a slow peer never holds up another lane's messages.
 
 use crate::accounting::Phase;
+use crate::liveness::Liveness;
 use crate::network::{
-    deliver, lane_of, shape, Alarm, Books, Delivery, Inbound, InboxBudget, Outbound, ALARM_GRACE,
-    ALARM_POLL,
+    deliver, given_up, lane_of, shape, Alarm, Books, Delivery, Inbound, InboxBudget, Outbound,
+    ALARM_GRACE, ALARM_POLL,
 };
 use crate::profile::Shaper;
 use crate::{NetError, Network, PartyId};
@@ -32,6 +33,8 @@ struct Demux {
     budget: Option<Arc<InboxBudget>>,
     /// Bytes the link may hold for lanes that have not asked for them.
     ahead: usize,
+    /// Socket links: when the peer's last byte arrived.
+    liveness: Option<Arc<Liveness>>,
 }
 
 struct DemuxState {
@@ -135,6 +138,7 @@ impl Network {
                 arrived: Condvar::new(),
                 budget: link.inbox_bytes.clone(),
                 ahead: ahead.max(link.inbox_bytes.as_ref().map_or(MIN_AHEAD, |b| b.budget)),
+                liveness: link.liveness.clone(),
             });
             links.push(Some(LaneLink {
                 out,
@@ -237,6 +241,7 @@ impl LaneNet {
             NetError::Aborted {
                 culprit,
                 reporter: self.me,
+                reason: String::new(),
             }
         };
         self.alarm.raise(e);
@@ -310,13 +315,10 @@ impl LaneNet {
                     return Err(e);
                 }
             }
-            if start.elapsed() >= timeout {
-                return Err(alarm.get().unwrap_or(NetError::Timeout {
-                    peer: from,
-                    timeout,
-                }));
+            if let Some(e) = given_up(demux.liveness.as_deref(), start, timeout, from) {
+                return Err(alarm.get().unwrap_or(e));
             }
-            let slice = timeout.saturating_sub(start.elapsed()).min(ALARM_POLL);
+            let slice = timeout.min(ALARM_POLL);
             let Some(inbox) = state.inbox.take() else {
                 // Another lane is waiting on the inbox: it files our messages.
                 let (s, waited) = demux
