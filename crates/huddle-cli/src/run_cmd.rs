@@ -1017,11 +1017,11 @@ impl Stage {
     /// its own error).
     fn refusal(self) -> Option<&'static str> {
         Some(match self {
-            Stage::Job => "its job, options or circuit are not usable (its own error says why)",
-            Stage::Inputs => "its input data is invalid (its own error says where)",
-            Stage::Expected => "its --expect file is invalid (its own error says where)",
+            Stage::Job => "its job, options or circuit are not usable; its own error says why",
+            Stage::Inputs => "its input data is invalid; its own error says where",
+            Stage::Expected => "its --expect file is invalid; its own error says where",
             Stage::Credentials => {
-                "its TLS key or certificate cannot be loaded (a missing or unreadable file, or a wrong --id)"
+                "its TLS key or certificate cannot be loaded: a missing or unreadable file, or a wrong --id"
             }
             Stage::Deal => "its dealt material is unusable or already spent",
             Stage::Connected => return None,
@@ -1046,7 +1046,7 @@ pub fn party(args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
 fn told_peers(code: u8) -> &'static str {
     use huddle_engine::ttp::exit;
     match code {
-        exit::INPUT => "bad input or settings of its own (its own error says why)",
+        exit::INPUT => "bad input or settings of its own; its own error says why",
         exit::ABORT => "a check of the protocol failed",
         exit::RESOURCE => "a resource of its host ran out (memory)",
         exit::INTERNAL => "an internal error (a bug in huddle)",
@@ -1254,7 +1254,9 @@ fn run_one_party(
         Some(b) => {
             let b = b
                 .parse()
-                .map_err(|_| Failure::from(format!("the other parties' batch `{b}` is not a number")))
+                .map_err(|_| {
+                    Failure::from(format!("the other parties' batch `{b}` is not a number"))
+                })
                 .and_then(|b| check_batch(b).map(|()| b).map_err(Failure::from))
                 .map_err(stopping(&mut net))?;
             b
@@ -1264,12 +1266,10 @@ fn run_one_party(
     // --threads auto: the least count any party offered.
     let request = match net.settled("threads").map(str::to_owned) {
         Some(t) if request.options().threads_auto => {
-            let threads = t
-                .parse()
-                .map_err(|_| {
-                    let e = format!("the parties' thread count `{t}` is not a number");
-                    stopping(&mut net)(e.into())
-                })?;
+            let threads = t.parse().map_err(|_| {
+                let e = format!("the parties' thread count `{t}` is not a number");
+                stopping(&mut net)(e.into())
+            })?;
             let options = RunOptions {
                 threads,
                 ..request.options()

@@ -299,7 +299,15 @@ pub(crate) fn connect_with_listener(
         }
     }
     if let Some(halt) = halted {
-        return Err(give_up(config, me, halt, links, listener.as_ref(), alarm, options));
+        return Err(give_up(
+            config,
+            me,
+            halt,
+            links,
+            listener.as_ref(),
+            alarm,
+            options,
+        ));
     }
     if let Some((_, error)) = stopped {
         return Err(error);
@@ -340,7 +348,7 @@ fn give_up(
     let lower: Vec<PartyId> = unmet.iter().copied().filter(|&p| p < me).collect();
     let higher = unmet.len() - lower.len();
     let mut met = Network::from_links(me, links, &options.profile, options.idle_timeout, alarm);
-    if note.party == me {
+    if note.party == me && note.reporter == me {
         met.stop(&note.reason);
     } else if error.culprit() == Some(note.party) {
         met.alarm.raise(error.clone());
@@ -352,7 +360,11 @@ fn give_up(
         });
     }
     drop(met);
-    tracing::info!(party = me, culprit = note.party, "passing on that a party cannot run");
+    tracing::info!(
+        party = me,
+        culprit = note.party,
+        "passing on that a party cannot run"
+    );
     round(
         config,
         &note,
@@ -710,7 +722,7 @@ fn listen(
                         seen.party(party, addr, why)
                     }
                     Err(Refusal::Refused(note)) if stopping.is_none() => {
-                        tracing::warn!(party = me, %addr, culprit = note.party, "a refusal: {}", note.reason);
+                        tracing::info!(party = me, %addr, culprit = note.party, "a refusal: {}", note.reason);
                         break 'accepting Err(Halt {
                             error: NetError::Refused {
                                 peer: note.party,
@@ -815,6 +827,7 @@ fn told_during_connect(alarm: &Alarm) -> Option<NetError> {
 /// What a party that gives up at connect because of `e` passes on to the
 /// parties it has not met: that the culprit cannot run, and why.
 fn passed_on(e: &NetError, me: PartyId) -> Option<Note> {
+    // What others say of this party is not for it to repeat.
     let party = e.culprit().filter(|&c| c != me)?;
     let reason = match e {
         NetError::Refused { reason, .. } | NetError::Stopped { reason, .. } => reason.clone(),
@@ -863,10 +876,11 @@ fn handshake_incoming(
     };
     // A refusal where the hello (or the TLS ClientHello) should be.
     let refused = |s: &mut Sniffed| {
-        s.refusal().map(|r| match Note::check(r, me, n, &ours.session) {
-            Ok(note) => Refusal::Refused(note),
-            Err(why) => Refusal::Stranger(why),
-        })
+        s.refusal()
+            .map(|r| match Note::check(r, me, n, &ours.session) {
+                Ok(note) => Refusal::Refused(note),
+                Err(why) => Refusal::Stranger(why),
+            })
     };
     let socket = Sniffed::new(socket);
     match &options.transport {
@@ -879,7 +893,9 @@ fn handshake_incoming(
             send_hello(&mut s, ours).map_err(|e| Refusal::Stranger(e.text()))?;
             check_hello(&theirs, peer, ours).map_err(|e| Refusal::Mismatch(peer, e))?;
             tracing::info!(party = me, peer, "accepted; hello agreed (plain TCP)");
-            let s = s.into_inner().map_err(|e| Refusal::Stranger(e.to_string()))?;
+            let s = s
+                .into_inner()
+                .map_err(|e| Refusal::Stranger(e.to_string()))?;
             Ok((peer, Handshaken::Tcp(s), theirs.protocol))
         }
         Transport::Tls(identity) => {
@@ -912,8 +928,7 @@ fn handshake_incoming(
 /// names where it names one (by name only: it was not accepted).
 fn unproven(trust: &Trust, certificate: &Seen, parties: usize, why: String) -> Refusal {
     let presented = certificate.lock().ok().and_then(|c| c.clone());
-    let Some((cert, party)) =
-        presented.and_then(|c| party_named_in(&c, parties).map(|p| (c, p)))
+    let Some((cert, party)) = presented.and_then(|c| party_named_in(&c, parties).map(|p| (c, p)))
     else {
         return Refusal::Stranger(why);
     };
@@ -991,21 +1006,23 @@ impl NoHello {
 fn read_hello(s: &mut impl Read) -> Result<Hello, NoHello> {
     match read_frame(s, HELLO_MAX) {
         Ok(bytes) => Hello::decode(&bytes).map_err(NoHello::Other),
-        Err(FrameError::Abort { culprit, reason }) if reason.is_empty() => Err(NoHello::Told(format!(
-            "it stopped at connect: its settings differ from party {culprit}'s (their \
+        Err(FrameError::Abort { culprit, reason }) if reason.is_empty() => {
+            Err(NoHello::Told(format!(
+                "it stopped at connect: its settings differ from party {culprit}'s (their \
              errors name the difference)"
-        ))),
+            )))
+        }
         Err(FrameError::Abort { reason, .. }) => {
             Err(NoHello::Told(format!("it stopped at connect: {reason}")))
         }
         Err(FrameError::Closed | FrameError::Truncated | FrameError::Goodbye) => Err(
             NoHello::Other("the peer closed the connection during the handshake".into()),
         ),
-        Err(FrameError::Oversized(_) | FrameError::UnknownControl(_) | FrameError::BadControl(_)) => {
-            Err(NoHello::Other(
-                "the peer does not speak the huddle protocol (oversized hello)".into(),
-            ))
-        }
+        Err(
+            FrameError::Oversized(_) | FrameError::UnknownControl(_) | FrameError::BadControl(_),
+        ) => Err(NoHello::Other(
+            "the peer does not speak the huddle protocol (oversized hello)".into(),
+        )),
         Err(FrameError::Io(e))
             if matches!(
                 e.kind(),

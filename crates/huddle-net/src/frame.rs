@@ -179,7 +179,10 @@ pub(crate) enum FrameError {
     /// The peer said goodbye: it finished normally.
     Goodbye,
     /// The peer aborted because party `culprit` failed, for `reason`.
-    Abort { culprit: u32, reason: String },
+    Abort {
+        culprit: u32,
+        reason: String,
+    },
     /// A control frame this version does not know.
     UnknownControl(u32),
     /// A control frame whose contents break the rules.

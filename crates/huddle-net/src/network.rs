@@ -46,7 +46,7 @@ pub enum NetError {
     },
     /// Sockets: no byte (not even a liveness frame) came from the peer for
     /// the idle timeout while this party waited on it.
-    #[error("party {peer} sent nothing for {idle:?} while this party waited on it: it stalled, its host froze or the network to it is cut (--idle-timeout)")]
+    #[error("party {peer} sent nothing for {idle:?} while awaited, not even a liveness frame: it stalled, its host froze or the network to it is cut (see --idle-timeout)")]
     Silent { peer: PartyId, idle: Duration },
     #[error("party {peer} disconnected in the middle of a message")]
     Truncated { peer: PartyId },
@@ -114,18 +114,16 @@ fn because(reason: &str) -> String {
 
 fn refusal_text(peer: PartyId, reporter: PartyId, reason: &str, seen: &str) -> String {
     let whose = if reporter == peer {
-        "its own word".to_string()
+        format!("party {peer} said so")
     } else {
-        format!("as party {reporter} passed it on")
+        format!("party {reporter} passed it on")
     };
     let seen = if seen.is_empty() {
         String::new()
     } else {
         format!("; seen here: {seen}")
     };
-    format!(
-        "party {peer} cannot run: {reason} (unverified: {whose}, before any authentication){seen}"
-    )
+    format!("party {peer} cannot run: {reason} (unverified: {whose} before authentication){seen}")
 }
 
 /// A message on its way to a receiver, visible from `visible_at` (link emulation).
@@ -960,7 +958,11 @@ impl Drop for Network {
         let silent_until = Instant::now() + SILENT_LINGER;
         for (peer, link) in self.links.iter().enumerate() {
             let Some(link) = link else { continue };
-            let until = if silent == Some(peer) { silent_until } else { until };
+            let until = if silent == Some(peer) {
+                silent_until
+            } else {
+                until
+            };
             if let Some(w) = &link.writer {
                 while !w.is_finished() && Instant::now() < until {
                     std::thread::sleep(Duration::from_millis(1));

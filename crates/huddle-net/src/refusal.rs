@@ -81,7 +81,9 @@ impl Note {
 
     /// Checks a note received by party `me` of a run of `parties` in
     /// `session`: a refusal of another run, or naming no party of this one,
-    /// is a stranger's.
+    /// is a stranger's. One naming `me` is kept: another process claims
+    /// this party's id (a wrong `--id` somewhere), which this party must
+    /// hear of too.
     pub(crate) fn check(
         received: (Note, String),
         me: PartyId,
@@ -94,9 +96,9 @@ impl Note {
                 "a refusal of session `{theirs}`, not of this run's `{session}`"
             ));
         }
-        if note.party >= parties || note.reporter >= parties || note.party == me {
+        if note.party >= parties || note.reporter >= parties || note.reporter == me {
             return Err(format!(
-                "a refusal naming party {} (from party {}), not a peer of party {me} of {parties}",
+                "a refusal naming party {} (from party {}), not in a run of {parties} with party {me}",
                 note.party, note.reporter
             ));
         }
@@ -351,7 +353,8 @@ mod tests {
         assert_eq!(got, (note(), "s".to_string()));
         assert_eq!(Note::check(got.clone(), 0, 3, "s"), Ok(note()));
         assert!(Note::check(got.clone(), 0, 3, "other").is_err());
-        assert!(Note::check(got.clone(), 2, 3, "s").is_err(), "names us");
+        assert_eq!(Note::check(got.clone(), 2, 3, "s"), Ok(note()), "names us");
+        assert!(Note::check(got.clone(), 1, 3, "s").is_err(), "sent by us");
         assert!(Note::check(got, 0, 2, "s").is_err(), "not in the run");
         // Cut anywhere, it is refused without a panic.
         for cut in 4..bytes.len() {

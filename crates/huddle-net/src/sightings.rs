@@ -139,7 +139,11 @@ mod tests {
     fn failures_are_put_down_to_a_party_by_certificate_or_by_its_own_host() {
         let addr = |s: &str| s.parse::<SocketAddr>().expect("addr");
         let mut seen = Sightings::new(4);
-        seen.party(1, addr("10.0.0.9:5000"), "its certificate is not pinned".into());
+        seen.party(
+            1,
+            addr("10.0.0.9:5000"),
+            "its certificate is not pinned".into(),
+        );
         seen.stranger(addr("10.0.0.3:5001"), "bad hello".into());
         seen.stranger(addr("10.0.0.2:5002"), "TLS failed".into());
         let c = config(&["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.3"]);

@@ -261,6 +261,40 @@ fn a_crash_stops_parties_that_never_wait_on_the_crashed_one() {
     }
 }
 
+/// A party that stops because of a failure of its own tells every peer
+/// why, in the abort that ends its links (authenticated like every frame of
+/// a TLS link); a peer that stops because of it passes the reason on.
+#[test]
+fn a_party_that_stops_tells_its_peers_why() {
+    const WHY: &str = "its input file is invalid";
+    for kind in TRANSPORTS {
+        let results = run(
+            networks(kind, 3, NetProfile::lan(), Duration::from_secs(20)),
+            |mut net| match net.party() {
+                1 => {
+                    net.stop(WHY);
+                    None
+                }
+                // Party 2 hears it from party 1 and stops; party 0 waits on
+                // party 2, and hears it from either.
+                2 => Some(net.recv(1, 8).expect_err("party 1 stopped")),
+                _ => Some(net.recv(2, 8).expect_err("party 2 stopped")),
+            },
+        );
+        assert_eq!(
+            results[2],
+            Some(NetError::Stopped {
+                peer: 1,
+                reason: WHY.into()
+            }),
+            "{kind}"
+        );
+        let e = results[0].clone().expect("party 0 result");
+        assert_eq!(e.culprit(), Some(1), "{kind}: {e}");
+        assert!(e.to_string().contains(WHY), "{kind}: {e}");
+    }
+}
+
 /// In memory (parties as threads of one process, no liveness frames) a
 /// wait is bounded per message.
 #[test]
@@ -297,7 +331,10 @@ fn a_stalled_peer_is_named_after_the_idle_timeout() {
     let mut net = huddle_net::fuzzing::party_zero_over(ours, idle).expect("party 0");
     let err = net.recv(1, 8).expect_err("party 1 stalls");
     assert_eq!(err, NetError::Silent { peer: 1, idle });
-    assert!(err.to_string().contains("party 1 sent nothing for 1s"), "{err}");
+    assert!(
+        err.to_string().contains("party 1 sent nothing for 1s"),
+        "{err}"
+    );
     drop(net);
     // What the stalled party would read once it runs again: liveness frames
     // while party 0 waited, then an abort naming it, with the reason.
@@ -310,8 +347,16 @@ fn a_stalled_peer_is_named_after_the_idle_timeout() {
         .position(|c| c != live)
         .expect("an abort after the liveness frames")
         * 4;
-    assert_eq!(&bytes[at..at + 4], &(u32::MAX - 1).to_le_bytes(), "an abort");
-    assert_eq!(&bytes[at + 4..at + 8], &1u32.to_le_bytes(), "naming party 1");
+    assert_eq!(
+        &bytes[at..at + 4],
+        &(u32::MAX - 1).to_le_bytes(),
+        "an abort"
+    );
+    assert_eq!(
+        &bytes[at + 4..at + 8],
+        &1u32.to_le_bytes(),
+        "naming party 1"
+    );
     let reason = String::from_utf8_lossy(&bytes[at + 9..]);
     assert!(reason.contains("party 1 sent nothing"), "{reason}");
 }
