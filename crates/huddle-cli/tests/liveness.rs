@@ -134,7 +134,7 @@ fn party_args(cfg: &Path, id: usize, circuit: &Path, extra: &[&str]) -> Vec<Stri
     .iter()
     .map(|s| s.to_string())
     .collect();
-    if !extra.iter().any(|a| *a == "--inputs") {
+    if !extra.contains(&"--inputs") {
         args.extend(["--input".to_string(), (id + 1).to_string()]);
     }
     args.extend(extra.iter().map(|s| s.to_string()));
@@ -355,4 +355,29 @@ fn parties_waiting_longer_than_the_idle_timeout_for_slow_messages_run_on() {
         .expect("run huddle local");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "2");
+}
+
+/// A live party that withholds its messages (`--fault drop`) keeps sending
+/// liveness frames, so it is never silent; the parties waiting on it find
+/// the cycle of waits it leaves (each waits on the next, nothing on its
+/// way) and stop with the network exit code instead of waiting forever.
+#[test]
+fn a_party_withholding_its_messages_stops_the_run_over_sockets() {
+    let dir = temp_dir("withheld");
+    let circuit = adder(&dir);
+    for transport in ["tcp", "tls"] {
+        let o = Command::new(bin())
+            .args(["local", "--protocol", "quad", "--transport", transport])
+            .args(["--corrupt", "1", "--fault", "drop", "--idle-timeout", "1"])
+            .arg("--circuit")
+            .arg(&circuit)
+            .output()
+            .expect("run huddle local");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(NETWORK), "{transport}: {err}");
+        assert!(
+            err.contains("each wait on the next with nothing on its way"),
+            "{transport}: {err}"
+        );
+    }
 }

@@ -18,6 +18,7 @@ use crate::profile::NetProfile;
 use crate::refusal::{round, Note, Sniffed, REFUSAL_GRACE};
 use crate::sightings::Sightings;
 use crate::tls::{check_peer_identity, party_named_in, split, Seen, TlsIdentity, Trust};
+use crate::waits::Board;
 use crate::PartyId;
 use rustls::{Connection, ServerConnection, StreamOwned};
 use std::io::{self, Read, Write};
@@ -230,7 +231,8 @@ pub(crate) fn connect_with_listener(
         protocol: options.handshake.protocol.clone(),
         circuit: options.handshake.circuit,
     };
-    let alarm = Arc::new(Alarm::default());
+    // What every link of this party shares: the alarm and the board of waits.
+    let shared: Shared = (Arc::new(Alarm::default()), Board::new(me, n));
     let mut links: Vec<Option<LinkParts>> = (0..n).map(|_| None).collect();
     // Every peer's protocol string, to settle our open settings.
     let mut hellos: Vec<Option<String>> = vec![None; n];
@@ -245,7 +247,7 @@ pub(crate) fn connect_with_listener(
             Some(_) => deadline.min(Instant::now() + STOP_GRACE),
             None => deadline,
         };
-        match (dial(peer, &ours, options, limit, &alarm), &stopped) {
+        match (dial(peer, &ours, options, limit, &shared), &stopped) {
             (Ok((parts, theirs)), None) => (*slot, *hello) = (Some(parts), Some(theirs)),
             (
                 Err(DialError {
@@ -289,7 +291,7 @@ pub(crate) fn connect_with_listener(
             (&mut links, &mut hellos),
             (options, config),
             deadline,
-            &alarm,
+            &shared,
             stopped.as_ref().map(|(peer, _)| *peer),
         );
         match heard {
@@ -305,7 +307,7 @@ pub(crate) fn connect_with_listener(
             halt,
             links,
             listener.as_ref(),
-            alarm,
+            shared,
             options,
         ));
     }
@@ -313,10 +315,20 @@ pub(crate) fn connect_with_listener(
         return Err(error);
     }
     let settled = settle(&ours.protocol, &hellos).map_err(NetError::Setup)?;
-    let mut net = Network::from_links(me, links, &options.profile, options.idle_timeout, alarm);
+    let (alarm, board) = shared;
+    let mut net = Network::from_links(
+        me,
+        links,
+        &options.profile,
+        options.idle_timeout,
+        (alarm, Some(board)),
+    );
     net.set_settled(settled);
     Ok(net)
 }
+
+/// What every link of a party shares: its alarm and its board of waits.
+pub(crate) type Shared = (Arc<Alarm>, Arc<Board>);
 
 /// Why a connect ends without a network, and what the others are told.
 struct Halt {
@@ -334,7 +346,7 @@ fn give_up(
     halt: Halt,
     links: Vec<Option<LinkParts>>,
     listener: Option<&TcpListener>,
-    alarm: Arc<Alarm>,
+    (alarm, board): Shared,
     options: &ConnectOptions,
 ) -> NetError {
     let Halt { error, tell } = halt;
@@ -347,7 +359,13 @@ fn give_up(
         .collect();
     let lower: Vec<PartyId> = unmet.iter().copied().filter(|&p| p < me).collect();
     let higher = unmet.len() - lower.len();
-    let mut met = Network::from_links(me, links, &options.profile, options.idle_timeout, alarm);
+    let mut met = Network::from_links(
+        me,
+        links,
+        &options.profile,
+        options.idle_timeout,
+        (alarm, Some(board)),
+    );
     if note.party == me && note.reporter == me {
         met.stop(&note.reason);
     } else if error.culprit() == Some(note.party) {
@@ -522,7 +540,7 @@ fn dial(
     ours: &Hello,
     options: &ConnectOptions,
     deadline: Instant,
-    alarm: &Arc<Alarm>,
+    shared: &Shared,
 ) -> Result<(LinkParts, String), DialError> {
     let me = ours.party;
     let addrs: Vec<SocketAddr> = (peer.host.as_str(), peer.port)
@@ -544,7 +562,7 @@ fn dial(
         let mut connected = None;
         attempt += 1;
         // A link already made reports that a party failed: give up now.
-        if let Some(e) = told_during_connect(alarm) {
+        if let Some(e) = told_during_connect(&shared.0) {
             let tell = passed_on(&e, me as PartyId);
             return Err(DialError {
                 error: e,
@@ -599,7 +617,7 @@ fn dial(
                 ours.parties as usize,
                 s,
                 options.limits,
-                alarm.clone(),
+                shared.clone(),
             )
             .map(|parts| (parts, theirs.protocol))
             .map_err(|e| fail(e.to_string()).into())
@@ -628,7 +646,7 @@ fn dial(
                 Connection::Client(conn),
                 sock,
                 options.limits,
-                alarm.clone(),
+                shared.clone(),
             )
             .map(|parts| (parts, theirs.protocol))
             .map_err(|e| fail(e.to_string()).into())
@@ -661,7 +679,7 @@ fn listen(
     (links, hellos): (&mut [Option<LinkParts>], &mut [Option<String>]),
     (options, config): (&ConnectOptions, &NetworkConfig),
     deadline: Instant,
-    alarm: &Arc<Alarm>,
+    shared: &Shared,
     already: Option<PartyId>,
 ) -> Result<(), Halt> {
     let (me, n) = (ours.party as usize, links.len());
@@ -693,7 +711,7 @@ fn listen(
                     Ok((peer, conn, theirs)) if links[peer].is_none() => {
                         let parts = match conn {
                             Handshaken::Tcp(s) => {
-                                stream_parts(peer, n, s, options.limits, alarm.clone())
+                                stream_parts(peer, n, s, options.limits, shared.clone())
                             }
                             Handshaken::Tls(conn, s) => tls_parts(
                                 peer,
@@ -701,7 +719,7 @@ fn listen(
                                 Connection::Server(*conn),
                                 s,
                                 options.limits,
-                                alarm.clone(),
+                                shared.clone(),
                             ),
                         };
                         match parts {
@@ -761,7 +779,7 @@ fn listen(
                 }
             } else if links[me + 1..].iter().all(Option::is_some) {
                 break Ok(());
-            } else if let Some(e) = told_during_connect(alarm) {
+            } else if let Some(e) = told_during_connect(&shared.0) {
                 // A link already made reports that a party failed.
                 let tell = passed_on(&e, me);
                 break Err(Halt { error: e, tell });
@@ -1125,12 +1143,12 @@ pub(crate) fn stream_parts(
     parties: usize,
     s: TcpStream,
     limits: LinkLimits,
-    alarm: Arc<Alarm>,
+    shared: Shared,
 ) -> io::Result<LinkParts> {
     unprepare(&s)?;
     let reader = s.try_clone()?;
     let shutdown = closer(&s)?;
-    stream_link(peer, parties, reader, s, shutdown, alarm, limits)
+    stream_link(peer, parties, reader, s, shutdown, shared, limits)
 }
 
 fn tls_parts(
@@ -1139,12 +1157,12 @@ fn tls_parts(
     conn: Connection,
     s: TcpStream,
     limits: LinkLimits,
-    alarm: Arc<Alarm>,
+    shared: Shared,
 ) -> io::Result<LinkParts> {
     unprepare(&s)?;
     let shutdown = closer(&s)?;
     let (reader, writer) = split(conn, s)?;
-    stream_link(peer, parties, reader, writer, shutdown, alarm, limits)
+    stream_link(peer, parties, reader, writer, shutdown, shared, limits)
 }
 
 fn closer(s: &TcpStream) -> io::Result<crate::network::Shutdown> {

@@ -103,9 +103,10 @@ const GOODBYE: u32 = u32::MAX;
 /// puts it (empty where it has nothing to say). The reason is the peer's
 /// text: it is bounded, cleaned of control characters and only printed.
 const ABORT: u32 = u32::MAX - 1;
-/// Liveness: nothing follows. A link's writer sends one whenever it has had
-/// nothing to write for [`crate::liveness::LIVENESS_EVERY`], so that a peer
-/// waiting on this party can tell a long computation from a stall.
+/// Liveness: a 2-byte length and that many bytes follow, the sender's
+/// waits (see [`crate::waits`]). A link's writer sends one whenever it has
+/// had nothing to write for [`crate::liveness::LIVENESS_EVERY`], so that a
+/// peer waiting on this party can tell a long computation from a stall.
 const LIVE: u32 = u32::MAX - 2;
 /// A refusal before any handshake (see [`crate::refusal`]): it takes the
 /// place of a hello or a TLS ClientHello, and its first byte (0xFC) is
@@ -121,8 +122,13 @@ pub(crate) fn goodbye_frame() -> [u8; 4] {
     GOODBYE.to_le_bytes()
 }
 
-pub(crate) fn live_frame() -> [u8; 4] {
-    LIVE.to_le_bytes()
+/// A liveness frame carrying `body` (at most [`crate::waits::MAX_REPORT`] bytes).
+pub(crate) fn live_frame(body: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(6 + body.len());
+    f.extend_from_slice(&LIVE.to_le_bytes());
+    f.extend_from_slice(&(body.len() as u16).to_le_bytes());
+    f.extend_from_slice(body);
+    f
 }
 
 pub(crate) fn abort_frame(culprit: u32, reason: &str) -> Vec<u8> {
@@ -196,7 +202,7 @@ pub(crate) enum FrameError {
 }
 
 pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, FrameError> {
-    let len = read_length(r)?;
+    let len = read_length(r, &mut |_| {})?;
     let payload = payload_buffer(len, max)?;
     read_payload(r, len, payload)
 }
@@ -204,11 +210,13 @@ pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, Frame
 /// [`read_frame`] from a link's buffered reader: a large payload is read
 /// straight from the stream into its message buffer, past the link's buffer
 /// (which then holds at most its own size of the payload's start).
+/// Liveness frames on the way go to `on_live`.
 pub(crate) fn read_frame_direct<R: Read>(
     r: &mut BufReader<R>,
     max: usize,
+    on_live: &mut dyn FnMut(&[u8]),
 ) -> Result<Vec<u8>, FrameError> {
-    let len = read_length(r)?;
+    let len = read_length(r, on_live)?;
     let mut payload = payload_buffer(len, max)?;
     if len < DIRECT_BYTES {
         return read_payload(r, len, payload);
@@ -221,15 +229,30 @@ pub(crate) fn read_frame_direct<R: Read>(
 }
 
 /// A frame's length, or the control frame it is; liveness frames are
-/// skipped (the bytes were counted as they arrived, see
-/// [`crate::liveness::Heard`]).
-fn read_length(r: &mut impl Read) -> Result<usize, FrameError> {
+/// handed to `on_live` and skipped (their bytes were counted as they
+/// arrived, see [`crate::liveness::Heard`]).
+fn read_length(r: &mut impl Read, on_live: &mut dyn FnMut(&[u8])) -> Result<usize, FrameError> {
     loop {
         match read_header(r)? {
-            LIVE => continue,
+            LIVE => on_live(&read_live_body(r)?),
             len => return control_or_length(r, len),
         }
     }
+}
+
+fn read_live_body(r: &mut impl Read) -> Result<Vec<u8>, FrameError> {
+    let mut len = [0u8; 2];
+    r.read_exact(&mut len).map_err(|_| FrameError::Truncated)?;
+    let len = usize::from(u16::from_le_bytes(len));
+    if len > crate::waits::MAX_REPORT {
+        return Err(FrameError::BadControl(format!(
+            "a {len}-byte liveness frame, above the limit of {}",
+            crate::waits::MAX_REPORT
+        )));
+    }
+    let mut body = vec![0u8; len];
+    r.read_exact(&mut body).map_err(|_| FrameError::Truncated)?;
+    Ok(body)
 }
 
 /// The next 4-byte frame header.
@@ -528,10 +551,10 @@ mod tests {
             );
             // Liveness frames anywhere between messages are skipped.
             for f in &frames {
-                w.control(&live_frame());
+                w.control(&live_frame(&[]));
                 w.frame(f).expect("frame");
             }
-            w.control(&live_frame());
+            w.control(&live_frame(&[1, 0, 0]));
             w.control(&abort_frame(7, "why\u{1b}[2J"));
             w.flush().expect("flush");
             let mut r = BufReader::with_capacity(
@@ -539,10 +562,12 @@ mod tests {
                 Chunks { bytes: &w.inner.written, step: read_step },
             );
             for f in &frames {
-                let got = read_frame_direct(&mut r, 1 << 20).expect("frame");
+                let got = read_frame_direct(&mut r, 1 << 20, &mut |_| {}).expect("frame");
                 prop_assert!(&got == f, "a frame of {} bytes differs", f.len());
             }
-            let end = read_frame_direct(&mut r, 1 << 20);
+            let mut lives = Vec::new();
+            let end = read_frame_direct(&mut r, 1 << 20, &mut |b| lives.push(b.to_vec()));
+            prop_assert_eq!(lives, vec![vec![1u8, 0, 0]]);
             prop_assert!(
                 matches!(&end, Err(FrameError::Abort { culprit: 7, reason }) if reason == "why\u{fffd}[2J"),
                 "the stream did not end in the abort frame"

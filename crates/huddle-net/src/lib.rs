@@ -24,6 +24,7 @@ pub mod refusal;
 mod sightings;
 pub mod split;
 pub mod tls;
+mod waits;
 
 /// What a peer's bytes go through before any protocol sees them, for the
 /// fuzz targets (`fuzz/`); not an API.
@@ -59,19 +60,20 @@ pub mod fuzzing {
         timeout: std::time::Duration,
     ) -> std::io::Result<crate::Network> {
         let alarm = std::sync::Arc::new(crate::network::Alarm::default());
+        let board = crate::waits::Board::new(0, 2);
         let link = crate::connect::stream_parts(
             1,
             2,
             stream,
             crate::LinkLimits::default(),
-            alarm.clone(),
+            (alarm.clone(), board.clone()),
         )?;
         Ok(crate::Network::from_links(
             0,
             vec![None, Some(link)],
             &crate::NetProfile::lan(),
             timeout,
-            alarm,
+            (alarm, Some(board)),
         ))
     }
 }

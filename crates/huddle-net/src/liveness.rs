@@ -9,7 +9,8 @@
 //! every link's reader notes when the last byte arrived ([`Heard`]): bytes
 //! count as they arrive, so a large frame on a slow link is never silence.
 //! A receive that has waited on a peer that sent nothing for the idle
-//! timeout ends with [`NetError::Silent`](crate::NetError::Silent).
+//! timeout ends with [`NetError::Silent`](crate::NetError::Silent). (The
+//! frames also say what the sender waits on: see [`crate::waits`].)
 //!
 //! The clock of a wait starts no earlier than the wait itself: while the
 //! protocol has not taken the messages already queued (the reader then

@@ -8,6 +8,7 @@ use crate::frame::{
 };
 use crate::liveness::{Heard, Liveness, LIVENESS_EVERY};
 use crate::profile::{NetProfile, Shaper};
+use crate::waits::Board;
 use crate::PartyId;
 use std::io::{BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -48,6 +49,12 @@ pub enum NetError {
     /// the idle timeout while this party waited on it.
     #[error("party {peer} sent nothing for {idle:?} while awaited, not even a liveness frame: it stalled, its host froze or the network to it is cut (see --idle-timeout)")]
     Silent { peer: PartyId, idle: Duration },
+    /// Sockets: this party (`cycle[0]`) waits on `peer`, which waits on
+    /// the next party of `cycle`, and so on back to this one, each with
+    /// nothing on its way: nobody can ever send (a message was withheld or
+    /// lost).
+    #[error("parties {} each wait on the next with nothing on its way: party {peer} will never send what party {} waits for (a message was withheld or lost)", cycle_text(.cycle), .cycle.first().copied().unwrap_or(*.peer))]
+    Deadlock { peer: PartyId, cycle: Vec<PartyId> },
     #[error("party {peer} disconnected in the middle of a message")]
     Truncated { peer: PartyId },
     /// In memory only (parties as threads of one process, no liveness).
@@ -82,6 +89,7 @@ impl NetError {
             | NetError::Truncated { peer }
             | NetError::Timeout { peer, .. }
             | NetError::Silent { peer, .. }
+            | NetError::Deadlock { peer, .. }
             | NetError::Stopped { peer, .. }
             | NetError::Refused { peer, .. }
             | NetError::UnexpectedLength { peer, .. }
@@ -102,6 +110,12 @@ impl NetError {
             _ => String::new(),
         }
     }
+}
+
+fn cycle_text(cycle: &[PartyId]) -> String {
+    let mut names: Vec<String> = cycle.iter().map(|p| p.to_string()).collect();
+    names.extend(cycle.first().map(|p| p.to_string()));
+    names.join(" → ")
 }
 
 fn because(reason: &str) -> String {
@@ -349,6 +363,24 @@ pub(crate) fn given_up(
     }
 }
 
+/// Whether a wait of this party in `lane` on `peer` is part of a cycle of
+/// waits that has lasted `patience` (see [`crate::waits`]). The wait is
+/// registered in `waiting` at the first look, which a receive makes only
+/// once a poll brought nothing: a wait that ends sooner costs no lock.
+pub(crate) fn deadlock(
+    board: Option<&Arc<Board>>,
+    waiting: &mut Option<crate::waits::Waiting>,
+    lane: u16,
+    peer: PartyId,
+    patience: Duration,
+) -> Option<NetError> {
+    let board = board?;
+    let cycle = waiting
+        .get_or_insert_with(|| board.wait(lane, peer))
+        .deadlocked(patience)?;
+    Some(NetError::Deadlock { peer, cycle })
+}
+
 /// Hands a message over once link emulation makes it visible.
 pub(crate) fn deliver(d: Delivery) -> Vec<u8> {
     if let Some(at) = d.visible_at {
@@ -564,6 +596,8 @@ pub struct Network {
     /// This party stops because of a failure of its own, which its peers
     /// are told (see [`Network::stop`]).
     stop_reason: Option<String>,
+    /// Socket links: this party's waits and its peers' (see [`crate::waits`]).
+    pub(crate) board: Option<Arc<Board>>,
     /// Where every received payload is copied (see [`Network::record_received`]).
     transcript: Option<Transcript>,
     /// Settings this party's hello left open (`key=?`), as the peers set them.
@@ -795,8 +829,10 @@ impl Network {
                 return Err(e);
             }
         }
+        let board = self.board.clone();
         let link = self.link(from)?;
         let start = Instant::now();
+        let mut waiting = None;
         let delivery = loop {
             // Short slices, so the alarm and the deadline are looked at often.
             let slice = timeout.min(ALARM_POLL);
@@ -817,6 +853,9 @@ impl Network {
                         }
                     }
                     if let Some(e) = given_up(link.liveness.as_deref(), start, timeout, from) {
+                        return Err(alarm.get().unwrap_or(e));
+                    }
+                    if let Some(e) = deadlock(board.as_ref(), &mut waiting, 0, from, timeout) {
                         return Err(alarm.get().unwrap_or(e));
                     }
                 }
@@ -849,7 +888,7 @@ impl Network {
         links: Vec<Option<LinkParts>>,
         profile: &NetProfile,
         timeout: Duration,
-        alarm: Arc<Alarm>,
+        (alarm, board): (Arc<Alarm>, Option<Arc<Board>>),
     ) -> Network {
         let links = links
             .into_iter()
@@ -877,6 +916,7 @@ impl Network {
             books: Books::new(),
             timeout,
             stop_reason: None,
+            board,
             transcript: None,
             settled: Vec::new(),
         }
@@ -1009,17 +1049,18 @@ pub(crate) fn stream_link(
     reader: impl Read + Send + 'static,
     writer: impl Write + Send + 'static,
     shutdown: Shutdown,
-    alarm: Arc<Alarm>,
+    (alarm, board): (Arc<Alarm>, Arc<Board>),
     limits: LinkLimits,
 ) -> std::io::Result<LinkParts> {
     let (queue, outgoing) = mpsc::channel::<Outgoing>();
     let failure = Arc::new(Mutex::new(None));
     let failed = failure.clone();
+    let reports = board.clone();
     let writer = std::thread::Builder::new()
         .name(format!("huddle-send-{peer}"))
         .spawn(move || {
             let mut w = FrameWriter::new(writer, limits.buffer_bytes);
-            if let Err(e) = write_loop(&mut w, &outgoing) {
+            if let Err(e) = write_loop(&mut w, &outgoing, &reports) {
                 if let Ok(mut f) = failed.lock() {
                     *f = Some(NetError::Link {
                         peer,
@@ -1051,7 +1092,8 @@ pub(crate) fn stream_link(
                     break; // the endpoint is closing
                 }
                 let max_message = max.load(Ordering::Relaxed);
-                let item = match read_frame_direct(&mut r, max_message) {
+                let heard = &mut |report: &[u8]| board.heard(peer, report);
+                let item = match read_frame_direct(&mut r, max_message, heard) {
                     Ok(data) => Ok(Delivery {
                         data,
                         visible_at: None,
@@ -1147,13 +1189,17 @@ fn is_disconnect(e: &std::io::Error) -> bool {
 /// endpoint's goodbye or abort frame. Whenever it has had nothing to write
 /// for [`LIVENESS_EVERY`] (the queue idle, or a message held back by link
 /// emulation), it writes a liveness frame.
-fn write_loop<W: Write>(w: &mut FrameWriter<W>, queue: &Receiver<Outgoing>) -> std::io::Result<()> {
-    let mut next = next_or_live(w, queue)?;
+fn write_loop<W: Write>(
+    w: &mut FrameWriter<W>,
+    queue: &Receiver<Outgoing>,
+    board: &Board,
+) -> std::io::Result<()> {
+    let mut next = next_or_live(w, queue, board)?;
     while let Some(item) = next.take() {
         match item {
             Outgoing::Message(d) => {
                 if let Some(at) = d.visible_at {
-                    hold_until(w, at)?;
+                    hold_until(w, at, board)?;
                 }
                 w.frame(&d.data)?;
                 crate::pool::recycle(d.data);
@@ -1171,7 +1217,7 @@ fn write_loop<W: Write>(w: &mut FrameWriter<W>, queue: &Receiver<Outgoing>) -> s
             Ok(item) => Some(item),
             Err(TryRecvError::Empty) => {
                 w.flush()?;
-                next_or_live(w, queue)?
+                next_or_live(w, queue, board)?
             }
             Err(TryRecvError::Disconnected) => None,
         };
@@ -1181,15 +1227,17 @@ fn write_loop<W: Write>(w: &mut FrameWriter<W>, queue: &Receiver<Outgoing>) -> s
 
 /// The next item of `queue`, sending a liveness frame every
 /// [`LIVENESS_EVERY`] until it comes; `None` once the queue is closed.
+/// Everything written has left: the frames say the writer is idle.
 fn next_or_live<W: Write>(
     w: &mut FrameWriter<W>,
     queue: &Receiver<Outgoing>,
+    board: &Board,
 ) -> std::io::Result<Option<Outgoing>> {
     loop {
         match queue.recv_timeout(LIVENESS_EVERY) {
             Ok(item) => return Ok(Some(item)),
             Err(RecvTimeoutError::Timeout) => {
-                w.control(&live_frame());
+                w.control(&live_frame(&board.report(true)));
                 w.flush()?;
             }
             Err(RecvTimeoutError::Disconnected) => return Ok(None),
@@ -1198,8 +1246,9 @@ fn next_or_live<W: Write>(
 }
 
 /// Link emulation: waits until `at`, when the next message becomes
-/// visible, sending liveness frames meanwhile (they are not shaped).
-fn hold_until<W: Write>(w: &mut FrameWriter<W>, at: Instant) -> std::io::Result<()> {
+/// visible, sending liveness frames meanwhile (they are not shaped, and say
+/// the writer is not idle: a message is on its way).
+fn hold_until<W: Write>(w: &mut FrameWriter<W>, at: Instant, board: &Board) -> std::io::Result<()> {
     let mut now = Instant::now();
     if at > now {
         w.flush()?;
@@ -1208,7 +1257,7 @@ fn hold_until<W: Write>(w: &mut FrameWriter<W>, at: Instant) -> std::io::Result<
         std::thread::sleep((at - now).min(LIVENESS_EVERY));
         now = Instant::now();
         if at > now {
-            w.control(&live_frame());
+            w.control(&live_frame(&board.report(false)));
             w.flush()?;
         }
     }
@@ -1257,7 +1306,7 @@ pub fn memory_networks(parties: usize, profile: &NetProfile, timeout: Duration) 
                     _ => None,
                 })
                 .collect();
-            Network::from_links(me, links, profile, timeout, alarms[me].clone())
+            Network::from_links(me, links, profile, timeout, (alarms[me].clone(), None))
         })
         .collect()
 }

@@ -15,10 +15,11 @@
 use crate::accounting::Phase;
 use crate::liveness::Liveness;
 use crate::network::{
-    deliver, given_up, lane_of, shape, Alarm, Books, Delivery, Inbound, InboxBudget, Outbound,
-    ALARM_GRACE, ALARM_POLL,
+    deadlock, deliver, given_up, lane_of, shape, Alarm, Books, Delivery, Inbound, InboxBudget,
+    Outbound, ALARM_GRACE, ALARM_POLL,
 };
 use crate::profile::Shaper;
+use crate::waits::Board;
 use crate::{NetError, Network, PartyId};
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -101,6 +102,8 @@ pub struct LaneNet {
     alarm: Arc<Alarm>,
     books: Books,
     timeout: Duration,
+    /// Socket links: the party's waits and its peers' (see [`crate::waits`]).
+    board: Option<Arc<Board>>,
 }
 
 impl Network {
@@ -155,6 +158,7 @@ impl Network {
                 alarm: self.alarm.clone(),
                 books: self.books.for_lane(),
                 timeout: self.timeout,
+                board: self.board.clone(),
             })
             .collect())
     }
@@ -292,6 +296,8 @@ impl LaneNet {
             l.sending = false;
         }
         let (lane, timeout, alarm) = (usize::from(self.lane), self.timeout, self.alarm.clone());
+        let board = self.board.clone();
+        let mut waiting = None;
         let link = self.link(from)?;
         let demux = link.demux.clone();
         let start = Instant::now();
@@ -317,6 +323,12 @@ impl LaneNet {
             }
             if let Some(e) = given_up(demux.liveness.as_deref(), start, timeout, from) {
                 return Err(alarm.get().unwrap_or(e));
+            }
+            if idle {
+                if let Some(e) = deadlock(board.as_ref(), &mut waiting, lane as u16, from, timeout)
+                {
+                    return Err(alarm.get().unwrap_or(e));
+                }
             }
             let slice = timeout.min(ALARM_POLL);
             let Some(inbox) = state.inbox.take() else {

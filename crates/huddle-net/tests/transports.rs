@@ -337,16 +337,18 @@ fn a_stalled_peer_is_named_after_the_idle_timeout() {
     );
     drop(net);
     // What the stalled party would read once it runs again: liveness frames
-    // while party 0 waited, then an abort naming it, with the reason.
+    // (a header, a 2-byte length, a report) while party 0 waited, then an
+    // abort naming it, with the reason.
     let mut bytes = Vec::new();
     let mut stalled = stalled;
     stalled.read_to_end(&mut bytes).expect("read");
-    let live = (u32::MAX - 2).to_le_bytes();
-    let at = bytes
-        .chunks(4)
-        .position(|c| c != live)
-        .expect("an abort after the liveness frames")
-        * 4;
+    let mut at = 0;
+    let mut lives = 0;
+    while bytes[at..at + 4] == (u32::MAX - 2).to_le_bytes() {
+        at += 6 + usize::from(u16::from_le_bytes([bytes[at + 4], bytes[at + 5]]));
+        lives += 1;
+    }
+    assert!(lives > 0, "liveness frames while party 0 waited");
     assert_eq!(
         &bytes[at..at + 4],
         &(u32::MAX - 1).to_le_bytes(),
@@ -359,6 +361,82 @@ fn a_stalled_peer_is_named_after_the_idle_timeout() {
     );
     let reason = String::from_utf8_lossy(&bytes[at + 9..]);
     assert!(reason.contains("party 1 sent nothing"), "{reason}");
+}
+
+/// Parties that wait on each other in a cycle, each alive but with nothing
+/// on its way (a withheld or lost message), are stopped after the idle
+/// timeout, each naming the party it waits on and the cycle; in one lane of
+/// a split run as in a whole one.
+#[test]
+fn parties_waiting_on_each_other_are_stopped_naming_the_cycle() {
+    for kind in ["tcp", "tls"] {
+        // 0 waits on 1, 1 on 2, 2 on 0.
+        let results = run(
+            networks(kind, 3, NetProfile::lan(), Duration::from_secs(1)),
+            |mut net| {
+                let me = net.party();
+                net.recv((me + 1) % 3, 4).expect_err("nobody sends")
+            },
+        );
+        // The first to see it names the party it waits on; the others hear
+        // it from a peer or see it themselves.
+        for (me, e) in results.iter().enumerate() {
+            let next = (me + 1) % 3;
+            let cycle: Vec<usize> = (0..3).map(|k| (me + k) % 3).collect();
+            let found = NetError::Deadlock { peer: next, cycle };
+            assert!(
+                *e == found || matches!(e, NetError::Aborted { .. }),
+                "{kind}: party {me}: {e}"
+            );
+            assert!(
+                e.to_string()
+                    .contains("each wait on the next with nothing on its way"),
+                "{kind}: party {me}: {e}"
+            );
+        }
+        // Lane 1 of two parties waits both ways while lane 0 works.
+        let results = run(
+            networks(kind, 2, NetProfile::lan(), Duration::from_secs(1)),
+            |mut net| {
+                let peer = 1 - net.party();
+                let mut lanes = net.split(2, 0).expect("split");
+                let mut it = lanes.iter_mut();
+                let (l0, l1) = (it.next().expect("lane 0"), it.next().expect("lane 1"));
+                l0.send(peer, vec![1]).expect("lane 0 sends");
+                assert_eq!(l0.recv(peer, 1).expect("lane 0 receives"), vec![1]);
+                l1.recv(peer, 1).expect_err("lane 1 waits both ways")
+            },
+        );
+        for (me, e) in results.iter().enumerate() {
+            assert!(
+                matches!(e, NetError::Deadlock { peer, .. } if *peer == 1 - me)
+                    || matches!(e, NetError::Aborted { .. }),
+                "{kind}: party {me}: {e}"
+            );
+            assert!(e.to_string().contains("will never send"), "{kind}: {e}");
+        }
+    }
+}
+
+/// A chain of waits that ends in a party computing (longer than the idle
+/// timeout) is no deadlock: it moves once that party sends.
+#[test]
+fn a_chain_of_waits_on_a_computing_party_runs_on() {
+    for kind in ["tcp", "tls"] {
+        let nets = networks(kind, 3, NetProfile::lan(), Duration::from_secs(1));
+        run(nets, |mut net| match net.party() {
+            // 0 waits on 1, and 1 on 2, while 2 computes.
+            0 => assert_eq!(net.recv(1, 1).expect("from 1"), vec![1]),
+            1 => {
+                let m = net.recv(2, 1).expect("from 2");
+                net.send(0, m).expect("to 0");
+            }
+            _ => {
+                std::thread::sleep(Duration::from_secs(3));
+                net.send(1, vec![1]).expect("to 1");
+            }
+        });
+    }
 }
 
 /// A party that computes for longer than the idle timeout before its next
