@@ -16,6 +16,7 @@ pub mod certs;
 pub mod config;
 mod connect;
 mod frame;
+mod halt;
 pub mod liveness;
 pub mod network;
 mod pool;
