@@ -159,7 +159,8 @@ pub struct CheckArgs {
     /// Emulated network: lan, wan, aws3, hetero4 or a profile .toml.
     #[arg(long, default_value = "lan")]
     net: String,
-    /// Seconds to wait for peers to appear, and for any message.
+    /// Seconds to wait for every peer to connect (afterwards a peer is
+    /// given up once it has sent nothing at all for 10 s).
     #[arg(long, default_value_t = 60)]
     timeout: u64,
     /// Socket buffer per link and direction, in KiB.
@@ -187,7 +188,6 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     };
     let options = ConnectOptions {
         setup_timeout: Duration::from_secs(args.timeout),
-        io_timeout: Duration::from_secs(args.timeout),
         profile,
         limits: LinkLimits {
             buffer_bytes: args.buffer_kib.clamp(4, 1 << 20) << 10,

@@ -439,15 +439,36 @@ pub struct LocalArgs {
     /// Compare every instance with the plaintext evaluator; exit non-zero on any difference.
     #[arg(long)]
     check: bool,
-    /// Seconds a party waits for any one message before it gives up (a
-    /// party with nothing to do while others compute waits that long).
+    /// --transport memory: seconds a party waits for any one message before
+    /// it gives up (parties are threads of this process, so no peer can
+    /// stall alone: this bounds a bug; a party with nothing to do while the
+    /// others compute waits that long).
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     timeout: u64,
+    /// --transport tcp or tls: seconds a party waits on a peer that sends
+    /// nothing at all (every link carries liveness frames, so a peer that
+    /// computes for long is never silent; only a stalled one is).
+    #[arg(long, default_value_t = 10, value_name = "SECONDS", value_parser = parse_idle_timeout)]
+    idle_timeout: u64,
 }
 
 impl LocalArgs {
+    /// How long a wait goes without a sign of the peer: a message in
+    /// memory, any byte over sockets.
     fn timeout(&self) -> Duration {
-        Duration::from_secs(self.timeout.max(1))
+        match self.transport {
+            TransportArg::Memory => Duration::from_secs(self.timeout.max(1)),
+            TransportArg::Tcp | TransportArg::Tls => Duration::from_secs(self.idle_timeout),
+        }
+    }
+}
+
+/// `--idle-timeout`: whole seconds, at least [`huddle_net::liveness::MIN_IDLE_TIMEOUT`].
+fn parse_idle_timeout(text: &str) -> Result<u64, String> {
+    let least = huddle_net::liveness::MIN_IDLE_TIMEOUT.as_secs();
+    match text.parse::<u64>() {
+        Ok(s) if s >= least => Ok(s),
+        _ => Err(format!("give whole seconds, at least {least}")),
     }
 }
 
@@ -465,9 +486,17 @@ pub struct PartyArgs {
     /// Plain TCP without TLS: no authentication, no encryption.
     #[arg(long)]
     insecure: bool,
-    /// Seconds to wait for peers and for any message.
-    #[arg(long, default_value_t = 60)]
+    /// Seconds to wait for every peer to connect (the connect deadline; a
+    /// party started late, or slow to read its files, needs it). It bounds
+    /// nothing after the connect: see --idle-timeout.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
     timeout: u64,
+    /// Seconds this party waits on a peer that sends nothing at all before
+    /// naming it (stalled, its host frozen or cut off) and stopping the
+    /// run. Every link carries liveness frames, so a peer that computes for
+    /// long is never silent.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS", value_parser = parse_idle_timeout)]
+    idle_timeout: u64,
     /// bgw2-mal with the trusted dealer: this party's material, written by
     /// `huddle deal` (implies --linear dealer). One-time: its use is recorded
     /// in $XDG_STATE_HOME/huddle/spent-deals (default
@@ -955,9 +984,76 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     Ok(())
 }
 
-pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
-    args.run.apply_job(m)?;
+/// How far `huddle party` got: what its peers are told if it fails there.
+#[derive(Clone, Copy)]
+enum Stage {
+    Job,
+    Inputs,
+    Expected,
+    Credentials,
+    Deal,
+    /// Connecting tells the peers itself; after it, the run does.
+    Connected,
+}
+
+impl Stage {
+    /// What the peers are told when this party cannot run: in the clear,
+    /// before any handshake, so nothing of its inputs (the details stay in
+    /// its own error).
+    fn refusal(self) -> Option<&'static str> {
+        Some(match self {
+            Stage::Job => "its job, options or circuit are not usable; its own error says why",
+            Stage::Inputs => "its input data is invalid; its own error says where",
+            Stage::Expected => "its --expect file is invalid; its own error says where",
+            Stage::Credentials => {
+                "its TLS key or certificate cannot be loaded: a missing or unreadable file, or a wrong --id"
+            }
+            Stage::Deal => "its dealt material is unusable or already spent",
+            Stage::Connected => return None,
+        })
+    }
+}
+
+pub fn party(args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
+    let id = args.id;
+    let mut stage = Stage::Job;
+    let result = run_one_party(args, m, &config, &mut stage);
+    // A party that cannot run tells its peers, so they need not wait for it.
+    if let (Err(_), Some(reason)) = (&result, stage.refusal()) {
+        huddle_net::refuse(&config, id, reason);
+    }
+    result
+}
+
+/// What a failure after connecting tells the peers (in an authenticated
+/// abort): its kind, never its text, which may name input values.
+fn told_peers(code: u8) -> &'static str {
+    use huddle_engine::ttp::exit;
+    match code {
+        exit::INPUT => "bad input or settings of its own; its own error says why",
+        exit::ABORT => "a check of the protocol failed",
+        exit::RESOURCE => "a resource of its host ran out (memory)",
+        exit::INTERNAL => "an internal error (a bug in huddle)",
+        _ => "an error of its own",
+    }
+}
+
+/// A failure of this party after connecting: its peers learn why it stops.
+fn stopping(net: &mut Network) -> impl FnOnce(Failure) -> Failure + '_ {
+    |f| {
+        net.stop(told_peers(f.code));
+        f
+    }
+}
+
+fn run_one_party(
+    mut args: PartyArgs,
+    m: &clap::ArgMatches,
+    config: &NetworkConfig,
+    stage: &mut Stage,
+) -> Result<(), Failure> {
+    args.run.apply_job(m)?;
     let n = config.parties();
     let mut batch_given = m.value_source("batch") == Some(clap::parser::ValueSource::CommandLine);
     if let Some(job) = &args.run.loaded {
@@ -1022,6 +1118,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         )
         .into());
     }
+    *stage = Stage::Inputs;
     let owned: Vec<usize> = (0..circuit.inputs().len())
         .filter(|&i| request.owner(&circuit, i) == args.id)
         .collect();
@@ -1080,10 +1177,12 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     // leaves it open).
     let batch_open = from_file.is_none() && owned.is_empty() && !batch_given;
     // Read before connecting: a missing or malformed file costs no traffic.
+    *stage = Stage::Expected;
     let expected = match &args.expect {
         Some(path) => Some(crate::data::read_expected(path, &circuit, run.style())?),
         None => None,
     };
+    *stage = Stage::Inputs;
     let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
     let own_inputs: Vec<(usize, OwnValue)> = match from_file {
         Some(matrices) => owned
@@ -1100,8 +1199,11 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             })
             .collect::<Result<_, _>>()?,
     };
-    let transport = crate::net_cmd::transport_for(&config, &args.config, args.id, args.insecure)?;
+    *stage = Stage::Credentials;
+    let transport = crate::net_cmd::transport_for(config, &args.config, args.id, args.insecure)?;
+    *stage = Stage::Job;
     let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
+    *stage = Stage::Deal;
     let dealt = match &args.dealt {
         Some(path) => {
             Some(std::fs::read(path).map_err(|e| format!("--dealt {}: {e}", path.display()))?)
@@ -1116,7 +1218,7 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     };
     let options = ConnectOptions {
         setup_timeout: Duration::from_secs(args.timeout),
-        io_timeout: Duration::from_secs(args.timeout),
+        idle_timeout: Duration::from_secs(args.idle_timeout),
         profile,
         ..ConnectOptions::new(
             transport,
@@ -1142,28 +1244,34 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             },
         )
     };
-    let mut net = connect(&config, args.id, &options)?;
+    *stage = Stage::Connected;
+    let mut net = connect(config, args.id, &options)?;
     let batch = match net.settled("batch") {
         Some(b) => {
             let b = b
                 .parse()
-                .map_err(|_| format!("the other parties' batch `{b}` is not a number"))?;
-            check_batch(b)?;
+                .map_err(|_| {
+                    Failure::from(format!("the other parties' batch `{b}` is not a number"))
+                })
+                .and_then(|b| check_batch(b).map(|()| b).map_err(Failure::from))
+                .map_err(stopping(&mut net))?;
             b
         }
         None => batch,
     };
     // --threads auto: the least count any party offered.
-    let request = match net.settled("threads") {
+    let request = match net.settled("threads").map(str::to_owned) {
         Some(t) if request.options().threads_auto => {
-            let threads = t
-                .parse()
-                .map_err(|_| format!("the parties' thread count `{t}` is not a number"))?;
+            let threads = t.parse().map_err(|_| {
+                let e = format!("the parties' thread count `{t}` is not a number");
+                stopping(&mut net)(e.into())
+            })?;
             let options = RunOptions {
                 threads,
                 ..request.options()
             };
-            huddle_engine::check_request(request.protocol(), n, &circuit, options)?
+            huddle_engine::check_request(request.protocol(), n, &circuit, options)
+                .map_err(|e| stopping(&mut net)(e.into()))?
         }
         _ => request,
     };
@@ -1181,7 +1289,8 @@ pub fn party(mut args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         batch,
         own,
         supply,
-    )?;
+    )
+    .map_err(|e| stopping(&mut net)(e.into()))?;
     let circuit = interface;
     drop(display);
     let seconds = start.elapsed().as_secs_f64();

@@ -3,13 +3,23 @@
 //! retrying with back-off until the setup deadline. The first frames are
 //! `Hello`s; a run starts only if party ids, party count, session, protocol
 //! and circuit agree, and (with TLS) each certificate names its party.
+//!
+//! A party that gives up at connect because it cannot run (its TLS set-up,
+//! a peer that does not accept its certificate) or because another party
+//! cannot (a refusal, an abort on a link already made) tells the parties it
+//! has not met yet in a refusal round (see [`crate::refusal`]), and the
+//! ones it has met through their link, so nobody waits out its deadline.
 
 use crate::certs::DevPki;
 use crate::config::{NetworkConfig, PartyConfig};
 use crate::frame::{read_frame, write_abort, write_frame, FrameError, Hello};
+use crate::halt::{give_up, passed_on, told_during_connect, Halt};
 use crate::network::{stream_link, Alarm, LinkLimits, LinkParts, NetError, Network};
 use crate::profile::NetProfile;
-use crate::tls::{check_peer_identity, split, TlsIdentity, Trust};
+use crate::refusal::{round, Note, Sniffed, REFUSAL_GRACE};
+use crate::sightings::Sightings;
+use crate::tls::{check_peer_identity, party_named_in, split, Seen, TlsIdentity, Trust};
+use crate::waits::Board;
 use crate::PartyId;
 use rustls::{Connection, ServerConnection, StreamOwned};
 use std::io::{self, Read, Write};
@@ -42,10 +52,14 @@ pub struct Handshake {
 pub struct ConnectOptions {
     pub transport: Transport,
     pub handshake: Handshake,
-    /// How long to keep trying to reach and hear from every peer.
+    /// How long to keep trying to reach and hear from every peer (the
+    /// connect deadline; it bounds nothing after).
     pub setup_timeout: Duration,
-    /// How long a receive waits before giving up on a silent peer.
-    pub io_timeout: Duration,
+    /// How long a receive waits on a peer that sends nothing, not even the
+    /// liveness frames every link's writer sends while it has nothing else
+    /// to send (see [`crate::liveness`]): only a stalled peer runs into it,
+    /// never a busy one.
+    pub idle_timeout: Duration,
     pub profile: NetProfile,
     /// Message size limit and buffer sizes of every link.
     pub limits: LinkLimits,
@@ -57,7 +71,7 @@ impl ConnectOptions {
             transport,
             handshake,
             setup_timeout: Duration::from_secs(60),
-            io_timeout: Duration::from_secs(60),
+            idle_timeout: Duration::from_secs(10),
             profile: NetProfile::lan(),
             limits: LinkLimits::default(),
         }
@@ -77,7 +91,16 @@ pub fn connect(
         ))
     })?;
     let listener = if me + 1 < config.parties() {
-        let l = bind(own)?;
+        let l = bind(own).inspect_err(|e| {
+            // This party cannot run: its lower peers need not wait for it.
+            let note = Note {
+                party: me,
+                reporter: me,
+                reason: format!("it cannot listen on its port ({e})"),
+            };
+            let lower: Vec<PartyId> = (0..me).collect();
+            round(config, &note, &lower, None, Instant::now() + REFUSAL_GRACE);
+        })?;
         tracing::info!(party = me, host = %own.host, port = own.port, "listening for parties {}..{}", me + 1, config.parties() - 1);
         Some(l)
     } else {
@@ -104,7 +127,7 @@ pub fn local_networks(
     tls: bool,
     handshake: Handshake,
     profile: NetProfile,
-    io_timeout: Duration,
+    idle_timeout: Duration,
 ) -> Result<Vec<Network>, NetError> {
     let mut listeners = Vec::with_capacity(parties);
     let mut party_configs = Vec::with_capacity(parties);
@@ -152,7 +175,7 @@ pub fn local_networks(
                 };
                 let options = ConnectOptions {
                     profile: profile.clone(),
-                    io_timeout,
+                    idle_timeout,
                     setup_timeout: Duration::from_secs(20),
                     ..ConnectOptions::new(transport, handshake.clone())
                 };
@@ -176,6 +199,11 @@ pub fn local_networks(
 enum Refusal {
     /// Not one of ours (wrong id, bad hello, failed TLS): keep waiting for the real peer.
     Stranger(String),
+    /// A failed TLS handshake whose certificate names party `party`: not
+    /// proven to be it, but what we know of that party if it never comes.
+    Unproven { party: PartyId, why: String },
+    /// A refusal: party `note.party` cannot run. Stop, and pass it on.
+    Refused(Note),
     /// One of ours, but the run does not match: stop.
     Mismatch(PartyId, String),
     /// One of ours, told to stop: we stop because of another party.
@@ -204,7 +232,8 @@ pub(crate) fn connect_with_listener(
         protocol: options.handshake.protocol.clone(),
         circuit: options.handshake.circuit,
     };
-    let alarm = Arc::new(Alarm::default());
+    // What every link of this party shares: the alarm and the board of waits.
+    let shared: Shared = (Arc::new(Alarm::default()), Board::new(me, n));
     let mut links: Vec<Option<LinkParts>> = (0..n).map(|_| None).collect();
     // Every peer's protocol string, to settle our open settings.
     let mut hellos: Vec<Option<String>> = vec![None; n];
@@ -212,27 +241,45 @@ pub(crate) fn connect_with_listener(
     // parties briefly: they see the difference too and stop at once
     // instead of waiting for us until their timeout.
     let mut stopped: Option<(PartyId, NetError)> = None;
+    // This party or another cannot run: we give up, telling the others.
+    let mut halted: Option<Halt> = None;
     for ((slot, hello), peer) in links.iter_mut().zip(&mut hellos).zip(&config.parties[..me]) {
         let limit = match stopped {
             Some(_) => deadline.min(Instant::now() + STOP_GRACE),
             None => deadline,
         };
-        match (dial(peer, &ours, options, limit, &alarm), &stopped) {
+        match (dial(peer, &ours, options, limit, &shared), &stopped) {
             (Ok((parts, theirs)), None) => (*slot, *hello) = (Some(parts), Some(theirs)),
             (
                 Err(DialError {
                     error,
                     mismatch: true,
+                    ..
                 }),
                 None,
             ) => stopped = Some((peer.id, error)),
+            (
+                Err(DialError {
+                    error,
+                    tell: Some(note),
+                    ..
+                }),
+                None,
+            ) => {
+                halted = Some(Halt {
+                    error,
+                    tell: Some(note),
+                });
+                break;
+            }
             (Err(DialError { error, .. }), None) => return Err(error),
             // Stopping: links made now only close again.
             (_, Some(_)) => {}
         }
     }
-    if me + 1 < n {
+    if me + 1 < n && halted.is_none() {
         let listener = listener
+            .as_ref()
             .ok_or_else(|| NetError::Setup(format!("party {me} has no listening socket")))?;
         listener
             .set_nonblocking(true)
@@ -240,26 +287,49 @@ pub(crate) fn connect_with_listener(
         // A stopping party answers its higher peers for a moment too,
         // telling them to stop (its own error is the dial's, below).
         let heard = listen(
-            &listener,
+            listener,
             &ours,
             (&mut links, &mut hellos),
-            options,
+            (options, config),
             deadline,
-            &alarm,
+            &shared,
             stopped.as_ref().map(|(peer, _)| *peer),
         );
-        if stopped.is_none() {
-            heard?;
+        match heard {
+            Err(halt) if stopped.is_none() && halt.tell.is_some() => halted = Some(halt),
+            Err(halt) if stopped.is_none() => return Err(halt.error),
+            _ => {}
         }
+    }
+    if let Some(halt) = halted {
+        return Err(give_up(
+            config,
+            me,
+            halt,
+            links,
+            listener.as_ref(),
+            shared,
+            options,
+        ));
     }
     if let Some((_, error)) = stopped {
         return Err(error);
     }
     let settled = settle(&ours.protocol, &hellos).map_err(NetError::Setup)?;
-    let mut net = Network::from_links(me, links, &options.profile, options.io_timeout, alarm);
+    let (alarm, board) = shared;
+    let mut net = Network::from_links(
+        me,
+        links,
+        &options.profile,
+        options.idle_timeout,
+        (alarm, Some(board)),
+    );
     net.set_settled(settled);
     Ok(net)
 }
+
+/// What every link of a party shares: its alarm and its board of waits.
+pub(crate) type Shared = (Arc<Alarm>, Arc<Board>);
 
 /// The value of a setting a hello leaves open (`key=?`).
 const OPEN: &str = "?";
@@ -335,10 +405,12 @@ fn remaining(deadline: Instant) -> Duration {
 }
 
 /// Why dialing a peer failed; `mismatch`: it is one of ours, but its hello
-/// differs from ours.
+/// differs from ours; `tell`: a party cannot run (this one, or one the
+/// peer's refusal names), which the others are told.
 struct DialError {
     error: NetError,
     mismatch: bool,
+    tell: Option<Note>,
 }
 
 impl DialError {
@@ -346,6 +418,7 @@ impl DialError {
         DialError {
             error,
             mismatch: true,
+            tell: None,
         }
     }
 }
@@ -355,7 +428,48 @@ impl From<NetError> for DialError {
         DialError {
             error,
             mismatch: false,
+            tell: None,
         }
+    }
+}
+
+/// The dialing side's handshake failed on `socket` with `why`: a refusal
+/// the peer sent instead (checked against the run), our TLS handshake
+/// (this party cannot run: its peers are told), or anything else.
+fn dial_failure(
+    socket: &mut Sniffed,
+    why: NoHello,
+    ours: &Hello,
+    peer: PartyId,
+    fail: impl Fn(String) -> NetError,
+) -> DialError {
+    let (me, n) = (ours.party as usize, ours.parties as usize);
+    if let Some(received) = socket.refusal() {
+        return match Note::check(received, me, n, &ours.session) {
+            Ok(note) => DialError {
+                error: NetError::Refused {
+                    peer: note.party,
+                    reporter: note.reporter,
+                    reason: note.reason.clone(),
+                    seen: String::new(),
+                },
+                mismatch: false,
+                tell: Some(note),
+            },
+            Err(e) => fail(e).into(),
+        };
+    }
+    match why {
+        NoHello::Tls(e) => DialError {
+            error: fail(format!("TLS handshake or hello failed: {e}")),
+            mismatch: false,
+            tell: Some(Note {
+                party: me,
+                reporter: me,
+                reason: format!("its TLS handshake with party {peer} failed: {e}"),
+            }),
+        },
+        NoHello::Told(e) | NoHello::Other(e) => fail(e).into(),
     }
 }
 
@@ -364,7 +478,7 @@ fn dial(
     ours: &Hello,
     options: &ConnectOptions,
     deadline: Instant,
-    alarm: &Arc<Alarm>,
+    shared: &Shared,
 ) -> Result<(LinkParts, String), DialError> {
     let me = ours.party;
     let addrs: Vec<SocketAddr> = (peer.host.as_str(), peer.port)
@@ -385,6 +499,15 @@ fn dial(
         let mut last = String::from("no address");
         let mut connected = None;
         attempt += 1;
+        // A link already made reports that a party failed: give up now.
+        if let Some(e) = told_during_connect(&shared.0) {
+            let tell = passed_on(&e, me as PartyId);
+            return Err(DialError {
+                error: e,
+                mismatch: false,
+                tell,
+            });
+        }
         for a in &addrs {
             match TcpStream::connect_timeout(a, remaining(deadline).min(Duration::from_secs(2))) {
                 Ok(s) => {
@@ -418,37 +541,50 @@ fn dial(
         ))
     };
     prepare(&socket, deadline).map_err(|e| fail(e.to_string()))?;
+    let socket = Sniffed::new(socket);
     match &options.transport {
         Transport::Tcp => {
             let mut s = socket;
-            let theirs = client_hello(&mut s, ours).map_err(fail)?;
+            let theirs = client_hello(&mut s, ours)
+                .map_err(|e| dial_failure(&mut s, e, ours, peer.id, fail))?;
             check_hello(&theirs, peer.id, ours).map_err(|e| DialError::mismatch(fail(e)))?;
             tracing::info!(party = me, peer = peer.id, "hello agreed (plain TCP)");
+            let s = s.into_inner().map_err(|e| fail(e.to_string()))?;
             stream_parts(
                 peer.id,
                 ours.parties as usize,
                 s,
                 options.limits,
-                alarm.clone(),
+                shared.clone(),
             )
             .map(|parts| (parts, theirs.protocol))
             .map_err(|e| fail(e.to_string()).into())
         }
         Transport::Tls(identity) => {
-            let conn = identity.client(peer.id).map_err(fail)?;
+            let conn = identity.client(peer.id).map_err(|e| {
+                // Our own credentials are unusable: this party cannot run.
+                let mut d = DialError::from(fail(e.clone()));
+                d.tell = Some(Note {
+                    party: me as PartyId,
+                    reporter: me as PartyId,
+                    reason: format!("its TLS set-up is unusable: {e}"),
+                });
+                d
+            })?;
             let mut tls = StreamOwned::new(conn, socket);
             let theirs = client_hello(&mut tls, ours)
-                .map_err(|e| fail(format!("TLS handshake or hello failed: {e}")))?;
+                .map_err(|e| dial_failure(&mut tls.sock, e, ours, peer.id, fail))?;
             check_hello(&theirs, peer.id, ours).map_err(|e| DialError::mismatch(fail(e)))?;
             tracing::info!(party = me, peer = peer.id, "TLS handshake and hello agreed");
             let StreamOwned { conn, sock } = tls;
+            let sock = sock.into_inner().map_err(|e| fail(e.to_string()))?;
             tls_parts(
                 peer.id,
                 ours.parties as usize,
                 Connection::Client(conn),
                 sock,
                 options.limits,
-                alarm.clone(),
+                shared.clone(),
             )
             .map(|parts| (parts, theirs.protocol))
             .map_err(|e| fail(e.to_string()).into())
@@ -479,13 +615,13 @@ fn listen(
     listener: &TcpListener,
     ours: &Hello,
     (links, hellos): (&mut [Option<LinkParts>], &mut [Option<String>]),
-    options: &ConnectOptions,
+    (options, config): (&ConnectOptions, &NetworkConfig),
     deadline: Instant,
-    alarm: &Arc<Alarm>,
+    shared: &Shared,
     already: Option<PartyId>,
-) -> Result<(), NetError> {
+) -> Result<(), Halt> {
     let (me, n) = (ours.party as usize, links.len());
-    let mut refused: Vec<String> = Vec::new();
+    let mut seen = Sightings::new(n);
     // Sockets still in their handshake, closed when we are done so that
     // their threads end at once.
     let mut pending: Vec<(SocketAddr, TcpStream)> = Vec::new();
@@ -503,6 +639,7 @@ fn listen(
     if let Some(peer) = already {
         stopping = begin_stopping(peer, format!("stopped: party {peer}'s hello differs"));
     }
+    let quiet = |error: NetError| Halt { error, tell: None };
     std::thread::scope(|scope| {
         let (done_tx, done) = std::sync::mpsc::channel::<(SocketAddr, Result<Accepted, Refusal>)>();
         let outcome = 'accepting: loop {
@@ -512,7 +649,7 @@ fn listen(
                     Ok((peer, conn, theirs)) if links[peer].is_none() => {
                         let parts = match conn {
                             Handshaken::Tcp(s) => {
-                                stream_parts(peer, n, s, options.limits, alarm.clone())
+                                stream_parts(peer, n, s, options.limits, shared.clone())
                             }
                             Handshaken::Tls(conn, s) => tls_parts(
                                 peer,
@@ -520,21 +657,39 @@ fn listen(
                                 Connection::Server(*conn),
                                 s,
                                 options.limits,
-                                alarm.clone(),
+                                shared.clone(),
                             ),
                         };
                         match parts {
                             Ok(p) => (links[peer], hellos[peer]) = (Some(p), Some(theirs)),
-                            Err(e) => refused.push(format!("{addr}: {e}")),
+                            Err(e) => seen.stranger(addr, e.to_string()),
                         }
                     }
-                    Ok((peer, _, _)) => refused.push(format!(
-                        "{addr}: claims to be party {peer}, which is already connected"
-                    )),
+                    Ok((peer, _, _)) => seen.stranger(
+                        addr,
+                        format!("claims to be party {peer}, which is already connected"),
+                    ),
                     Err(Refusal::Stranger(why)) => {
                         tracing::warn!(party = me, %addr, "refused a connection: {why}");
-                        refused.push(format!("{addr}: {why}"))
+                        seen.stranger(addr, why)
                     }
+                    Err(Refusal::Unproven { party, why }) => {
+                        tracing::warn!(party = me, %addr, claimed = party, "refused a connection: {why}");
+                        seen.party(party, addr, why)
+                    }
+                    Err(Refusal::Refused(note)) if stopping.is_none() => {
+                        tracing::info!(party = me, %addr, culprit = note.party, "a refusal: {}", note.reason);
+                        break 'accepting Err(Halt {
+                            error: NetError::Refused {
+                                peer: note.party,
+                                reporter: note.reporter,
+                                reason: note.reason.clone(),
+                                seen: seen.of(note.party),
+                            },
+                            tell: Some(note),
+                        });
+                    }
+                    Err(Refusal::Refused(_)) => {}
                     Err(Refusal::Mismatch(peer, why)) => {
                         told[peer] = true;
                         if stopping.is_none() {
@@ -542,24 +697,38 @@ fn listen(
                         }
                     }
                     Err(Refusal::Told(peer)) => told[peer] = true,
-                    Err(Refusal::Fatal(why)) => break 'accepting Err(NetError::Setup(why)),
+                    Err(Refusal::Fatal(why)) => {
+                        break 'accepting Err(Halt {
+                            tell: Some(Note {
+                                party: me,
+                                reporter: me,
+                                reason: format!("its TLS set-up is unusable: {why}"),
+                            }),
+                            error: NetError::Setup(why),
+                        })
+                    }
                 }
             }
             if let Some((until, why)) = &stopping {
                 // Connected peers learn it when our links close.
                 let all_know = (me + 1..n).all(|p| told[p] || links[p].is_some());
                 if all_know || Instant::now() >= *until {
-                    break Err(NetError::Setup(why.clone()));
+                    break Err(quiet(NetError::Setup(why.clone())));
                 }
             } else if links[me + 1..].iter().all(Option::is_some) {
                 break Ok(());
+            } else if let Some(e) = told_during_connect(&shared.0) {
+                // A link already made reports that a party failed.
+                let tell = passed_on(&e, me);
+                break Err(Halt { error: e, tell });
             }
             match listener.accept() {
                 Ok((socket, addr)) if pending.len() >= MAX_PENDING => {
                     drop(socket);
-                    refused.push(format!(
-                        "{addr}: closed, {MAX_PENDING} handshakes already under way"
-                    ));
+                    seen.stranger(
+                        addr,
+                        format!("closed, {MAX_PENDING} handshakes already under way"),
+                    );
                 }
                 Ok((socket, addr)) => match socket.try_clone() {
                     Ok(handle) => {
@@ -572,27 +741,22 @@ fn listen(
                             let _ = tx.send((addr, result));
                         });
                     }
-                    Err(e) => refused.push(format!("{addr}: {e}")),
+                    Err(e) => seen.stranger(addr, e.to_string()),
                 },
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     if Instant::now() >= deadline && stopping.is_none() {
-                        let missing: Vec<String> = (me + 1..n)
-                            .filter(|&p| links[p].is_none())
-                            .map(|p| p.to_string())
-                            .collect();
-                        let mut msg = format!(
-                            "party {me} timed out waiting for part{} {} to connect",
-                            if missing.len() == 1 { "y" } else { "ies" },
-                            missing.join(", ")
-                        );
-                        if !refused.is_empty() {
-                            msg.push_str(&format!("; refused connections: {}", refused.join("; ")));
-                        }
-                        break Err(NetError::Setup(msg));
+                        let missing: Vec<PartyId> =
+                            (me + 1..n).filter(|&p| links[p].is_none()).collect();
+                        let msg = seen.timeout_message(me, &missing, config);
+                        break Err(quiet(NetError::Setup(msg)));
                     }
                     std::thread::sleep(Duration::from_millis(2));
                 }
-                Err(e) => break Err(NetError::Setup(format!("accepting connections: {e}"))),
+                Err(e) => {
+                    break Err(quiet(NetError::Setup(format!(
+                        "accepting connections: {e}"
+                    ))))
+                }
             }
         };
         for (_, s) in &pending {
@@ -606,7 +770,7 @@ fn listen(
 type Accepted = (PartyId, Handshaken, String);
 
 /// The listening side's handshake with one connection, which claims to be
-/// one of the parties above `ours.party`.
+/// one of the parties above `ours.party`; or brings a refusal.
 fn handshake_incoming(
     socket: TcpStream,
     ours: &Hello,
@@ -635,33 +799,72 @@ fn handshake_incoming(
         }
         Ok(p)
     };
+    // A refusal where the hello (or the TLS ClientHello) should be.
+    let refused = |s: &mut Sniffed| {
+        s.refusal()
+            .map(|r| match Note::check(r, me, n, &ours.session) {
+                Ok(note) => Refusal::Refused(note),
+                Err(why) => Refusal::Stranger(why),
+            })
+    };
+    let socket = Sniffed::new(socket);
     match &options.transport {
         Transport::Tcp => {
             let mut s = socket;
-            let theirs = read_hello(&mut s).map_err(Refusal::Stranger)?;
+            let theirs = read_hello(&mut s)
+                .map_err(|e| refused(&mut s).unwrap_or(Refusal::Stranger(e.text())))?;
             let peer = expected(&theirs)?;
             tell_to_stop(&mut s, stop, peer)?;
-            send_hello(&mut s, ours).map_err(Refusal::Stranger)?;
+            send_hello(&mut s, ours).map_err(|e| Refusal::Stranger(e.text()))?;
             check_hello(&theirs, peer, ours).map_err(|e| Refusal::Mismatch(peer, e))?;
             tracing::info!(party = me, peer, "accepted; hello agreed (plain TCP)");
+            let s = s
+                .into_inner()
+                .map_err(|e| Refusal::Stranger(e.to_string()))?;
             Ok((peer, Handshaken::Tcp(s), theirs.protocol))
         }
         Transport::Tls(identity) => {
-            let conn: ServerConnection = identity.server().map_err(Refusal::Fatal)?;
+            let certificate = Seen::default();
+            let conn: ServerConnection = identity.server(&certificate).map_err(Refusal::Fatal)?;
             let mut tls = StreamOwned::new(conn, socket);
-            let theirs = read_hello(&mut tls)
-                .map_err(|e| Refusal::Stranger(format!("TLS handshake or hello failed: {e}")))?;
+            let theirs = read_hello(&mut tls).map_err(|e| {
+                refused(&mut tls.sock).unwrap_or_else(|| {
+                    let why = format!("TLS handshake or hello failed: {}", e.text());
+                    unproven(&identity.trust, &certificate, n, why)
+                })
+            })?;
             let peer = expected(&theirs)?;
             check_peer_identity(&identity.trust, tls.conn.peer_certificates(), peer, n)
                 .map_err(Refusal::Stranger)?;
             tell_to_stop(&mut tls, stop, peer)?;
-            send_hello(&mut tls, ours).map_err(Refusal::Stranger)?;
+            send_hello(&mut tls, ours).map_err(|e| Refusal::Stranger(e.text()))?;
             check_hello(&theirs, peer, ours).map_err(|e| Refusal::Mismatch(peer, e))?;
             tracing::info!(party = me, peer, "accepted; TLS handshake and hello agreed");
             let StreamOwned { conn, sock } = tls;
+            let sock = sock
+                .into_inner()
+                .map_err(|e| Refusal::Stranger(e.to_string()))?;
             Ok((peer, Handshaken::Tls(Box::new(conn), sock), theirs.protocol))
         }
     }
+}
+
+/// A failed TLS handshake, put down to the party the presented certificate
+/// names where it names one (by name only: it was not accepted).
+fn unproven(trust: &Trust, certificate: &Seen, parties: usize, why: String) -> Refusal {
+    let presented = certificate.lock().ok().and_then(|c| c.clone());
+    let Some((cert, party)) = presented.and_then(|c| party_named_in(&c, parties).map(|p| (c, p)))
+    else {
+        return Refusal::Stranger(why);
+    };
+    let why = match trust {
+        Trust::Pinned(pins) if pins.get(party).is_some_and(|p| *p != cert) => format!(
+            "its certificate is not the one parties.toml pins for party {party} \
+             (a regenerated key, or an old party{party}.pem here)"
+        ),
+        _ => why,
+    };
+    Refusal::Unproven { party, why }
 }
 
 /// How long a party that stops at connect (a peer's hello differs) still
@@ -699,38 +902,71 @@ fn unprepare(s: &TcpStream) -> io::Result<()> {
 
 const HELLO_MAX: usize = 4096;
 
-fn read_hello(s: &mut impl Read) -> Result<Hello, String> {
+/// Why the peer's hello did not come.
+#[derive(Debug)]
+enum NoHello {
+    /// It stopped at connect and said so (an abort frame).
+    Told(String),
+    /// TLS failed: certificates, keys, or bytes that are not TLS.
+    Tls(String),
+    Other(String),
+}
+
+impl NoHello {
+    fn text(self) -> String {
+        match self {
+            NoHello::Told(t) | NoHello::Tls(t) | NoHello::Other(t) => t,
+        }
+    }
+
+    fn of_io(e: io::Error) -> NoHello {
+        let tls = e.get_ref().is_some_and(|inner| inner.is::<rustls::Error>());
+        match tls {
+            true => NoHello::Tls(e.to_string()),
+            false => NoHello::Other(e.to_string()),
+        }
+    }
+}
+
+fn read_hello(s: &mut impl Read) -> Result<Hello, NoHello> {
     match read_frame(s, HELLO_MAX) {
-        Ok(bytes) => Hello::decode(&bytes),
-        Err(FrameError::Abort { culprit }) => Err(format!(
-            "it stopped at connect: its settings differ from party {culprit}'s (their \
+        Ok(bytes) => Hello::decode(&bytes).map_err(NoHello::Other),
+        Err(FrameError::Abort { culprit, reason }) if reason.is_empty() => {
+            Err(NoHello::Told(format!(
+                "it stopped at connect: its settings differ from party {culprit}'s (their \
              errors name the difference)"
+            )))
+        }
+        Err(FrameError::Abort { reason, .. }) => {
+            Err(NoHello::Told(format!("it stopped at connect: {reason}")))
+        }
+        Err(FrameError::Closed | FrameError::Truncated | FrameError::Goodbye) => Err(
+            NoHello::Other("the peer closed the connection during the handshake".into()),
+        ),
+        Err(
+            FrameError::Oversized(_) | FrameError::UnknownControl(_) | FrameError::BadControl(_),
+        ) => Err(NoHello::Other(
+            "the peer does not speak the huddle protocol (oversized hello)".into(),
         )),
-        Err(FrameError::Closed | FrameError::Truncated | FrameError::Goodbye) => {
-            Err("the peer closed the connection during the handshake".into())
-        }
-        Err(FrameError::Oversized(_) | FrameError::UnknownControl(_)) => {
-            Err("the peer does not speak the huddle protocol (oversized hello)".into())
-        }
         Err(FrameError::Io(e))
             if matches!(
                 e.kind(),
                 io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
             ) =>
         {
-            Err("the peer sent no hello in time".into())
+            Err(NoHello::Other("the peer sent no hello in time".into()))
         }
-        Err(FrameError::Io(e)) => Err(e.to_string()),
+        Err(FrameError::Io(e)) => Err(NoHello::of_io(e)),
     }
 }
 
-fn send_hello(s: &mut impl Write, ours: &Hello) -> Result<(), String> {
+fn send_hello(s: &mut impl Write, ours: &Hello) -> Result<(), NoHello> {
     write_frame(s, &ours.encode())
         .and_then(|()| s.flush())
-        .map_err(|e| e.to_string())
+        .map_err(NoHello::of_io)
 }
 
-fn client_hello<S: Read + Write>(s: &mut S, ours: &Hello) -> Result<Hello, String> {
+fn client_hello<S: Read + Write>(s: &mut S, ours: &Hello) -> Result<Hello, NoHello> {
     send_hello(s, ours)?;
     read_hello(s)
 }
@@ -814,12 +1050,12 @@ pub(crate) fn stream_parts(
     parties: usize,
     s: TcpStream,
     limits: LinkLimits,
-    alarm: Arc<Alarm>,
+    shared: Shared,
 ) -> io::Result<LinkParts> {
     unprepare(&s)?;
     let reader = s.try_clone()?;
     let shutdown = closer(&s)?;
-    stream_link(peer, parties, reader, s, shutdown, alarm, limits)
+    stream_link(peer, parties, reader, s, shutdown, shared, limits)
 }
 
 fn tls_parts(
@@ -828,12 +1064,12 @@ fn tls_parts(
     conn: Connection,
     s: TcpStream,
     limits: LinkLimits,
-    alarm: Arc<Alarm>,
+    shared: Shared,
 ) -> io::Result<LinkParts> {
     unprepare(&s)?;
     let shutdown = closer(&s)?;
     let (reader, writer) = split(conn, s)?;
-    stream_link(peer, parties, reader, writer, shutdown, alarm, limits)
+    stream_link(peer, parties, reader, writer, shutdown, shared, limits)
 }
 
 fn closer(s: &TcpStream) -> io::Result<crate::network::Shutdown> {
@@ -954,7 +1190,7 @@ mod tests {
     fn options(transport: Transport) -> ConnectOptions {
         ConnectOptions {
             setup_timeout: Duration::from_secs(3),
-            io_timeout: Duration::from_secs(5),
+            idle_timeout: Duration::from_secs(5),
             ..ConnectOptions::new(transport, handshake())
         }
     }
@@ -1015,10 +1251,11 @@ mod tests {
             "{}",
             err_of(&r[1])
         );
-        // Both CAs carry the same name, so the foreign signature is what fails.
+        // Party 1 cannot run and says so; party 0 saw why: both CAs carry
+        // the same name, so the foreign signature is what fails.
         assert!(
-            err_of(&r[0]).contains("refused connections")
-                && err_of(&r[0]).contains("invalid peer certificate"),
+            err_of(&r[0]).contains("party 1 cannot run")
+                && err_of(&r[0]).contains("invalid peer certificate: BadSignature"),
             "{}",
             err_of(&r[0])
         );
@@ -1113,7 +1350,7 @@ mod tests {
             .expect("server thread")
             .expect_err("must time out");
         assert!(
-            e.contains("refused connections") && e.contains("certificate"),
+            e.contains("party 1's host") && e.contains("peer sent no certificates"),
             "{e}"
         );
     }
@@ -1166,7 +1403,8 @@ mod tests {
         }
         let r = connect_all(&config, listeners, vec![pinned(&pki, 0), rogue]);
         assert!(
-            err_of(&r[0]).contains("not the pinned certificate"),
+            err_of(&r[0]).contains("party 1 cannot run")
+                && err_of(&r[0]).contains("not the one parties.toml pins for party 1"),
             "{}",
             err_of(&r[0])
         );
@@ -1372,6 +1610,7 @@ mod tests {
             s.write_all(&(u32::MAX - 1).to_le_bytes())
                 .expect("abort frame");
             s.write_all(&999u32.to_le_bytes()).expect("culprit");
+            s.write_all(&[0]).expect("no reason");
             std::thread::sleep(Duration::from_millis(100));
         });
         match r {
@@ -1416,9 +1655,9 @@ mod tests {
                     }
                 }
                 let _ = s.flush();
-                // Stay connected until party 0 has read everything.
-                let mut buf = [0u8; 1];
-                let _ = s.read(&mut buf);
+                // Stay connected until party 0 has read everything and
+                // closes (its liveness frames meanwhile are dropped).
+                let _ = io::copy(&mut s, &mut io::sink());
             },
             |mut net| {
                 // Party 0 takes nothing for a while: whatever the peer pushes,

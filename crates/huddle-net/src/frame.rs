@@ -97,24 +97,86 @@ fn write_all_vectored(w: &mut impl Write, mut parts: &mut [IoSlice<'_>]) -> io::
 /// (messages are at most 1 GiB by default and always below 4 GiB − 256).
 /// Goodbye: the sender finished normally and closes.
 const GOODBYE: u32 = u32::MAX;
-/// Abort: the sender stops because of a failure; 4 bytes follow, naming the
-/// party whose failure started it (so every party reports the root cause).
+/// Abort: the sender stops because of a failure. 4 bytes follow, naming the
+/// party whose failure started it (so every party reports the root cause),
+/// then a one-byte length and that many bytes of UTF-8: why, as the sender
+/// puts it (empty where it has nothing to say). The reason is the peer's
+/// text: it is bounded, cleaned of control characters and only printed.
 const ABORT: u32 = u32::MAX - 1;
+/// Liveness: a 2-byte length and that many bytes follow, the sender's
+/// waits (see [`crate::waits`]). A link's writer sends one whenever it has
+/// had nothing to write for [`crate::liveness::LIVENESS_EVERY`], so that a
+/// peer waiting on this party can tell a long computation from a stall.
+const LIVE: u32 = u32::MAX - 2;
+/// A refusal before any handshake (see [`crate::refusal`]): it takes the
+/// place of a hello or a TLS ClientHello, and its first byte (0xFC) is
+/// neither a TLS record type nor the low byte of a hello's length followed
+/// by the hello's zero high bytes. Never valid on an established link.
+pub(crate) const REFUSED: u32 = u32::MAX - 3;
 const FIRST_CONTROL: u32 = u32::MAX - 255;
+
+/// The longest reason an abort or a refusal carries, in bytes.
+pub(crate) const MAX_REASON: usize = 200;
 
 pub(crate) fn goodbye_frame() -> [u8; 4] {
     GOODBYE.to_le_bytes()
 }
 
-pub(crate) fn abort_frame(culprit: u32) -> [u8; 8] {
-    let mut f = [0; 8];
-    f[..4].copy_from_slice(&ABORT.to_le_bytes());
-    f[4..].copy_from_slice(&culprit.to_le_bytes());
+/// A liveness frame carrying `body` (at most [`crate::waits::MAX_REPORT`] bytes).
+pub(crate) fn live_frame(body: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(6 + body.len());
+    f.extend_from_slice(&LIVE.to_le_bytes());
+    f.extend_from_slice(&(body.len() as u16).to_le_bytes());
+    f.extend_from_slice(body);
+    f
+}
+
+pub(crate) fn abort_frame(culprit: u32, reason: &str) -> Vec<u8> {
+    let reason = bounded(reason);
+    let mut f = Vec::with_capacity(9 + reason.len());
+    f.extend_from_slice(&ABORT.to_le_bytes());
+    f.extend_from_slice(&culprit.to_le_bytes());
+    f.push(reason.len() as u8);
+    f.extend_from_slice(reason.as_bytes());
     f
 }
 
 pub(crate) fn write_abort(w: &mut impl Write, culprit: u32) -> io::Result<()> {
-    w.write_all(&abort_frame(culprit))
+    w.write_all(&abort_frame(culprit, ""))
+}
+
+/// `text` cut to at most [`MAX_REASON`] bytes, at a character boundary.
+pub(crate) fn bounded(text: &str) -> &str {
+    let mut end = text.len().min(MAX_REASON);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// A peer's text as it may be printed: valid UTF-8 (invalid sequences
+/// replaced), no control characters (they could drive a terminal).
+pub(crate) fn printable(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
+}
+
+/// Reads a one-byte length and that many bytes of peer text (at most
+/// [`MAX_REASON`]), printable.
+pub(crate) fn read_text(r: &mut impl Read) -> Result<String, FrameError> {
+    let mut len = [0u8; 1];
+    r.read_exact(&mut len).map_err(|_| FrameError::Truncated)?;
+    let len = usize::from(len[0]);
+    if len > MAX_REASON {
+        return Err(FrameError::BadControl(format!(
+            "a {len}-byte reason, above the limit of {MAX_REASON}"
+        )));
+    }
+    let mut text = vec![0u8; len];
+    r.read_exact(&mut text).map_err(|_| FrameError::Truncated)?;
+    Ok(printable(&text))
 }
 
 /// Why a frame could not be read.
@@ -122,12 +184,15 @@ pub(crate) fn write_abort(w: &mut impl Write, culprit: u32) -> io::Result<()> {
 pub(crate) enum FrameError {
     /// The peer said goodbye: it finished normally.
     Goodbye,
-    /// The peer aborted because party `culprit` failed.
+    /// The peer aborted because party `culprit` failed, for `reason`.
     Abort {
         culprit: u32,
+        reason: String,
     },
     /// A control frame this version does not know.
     UnknownControl(u32),
+    /// A control frame whose contents break the rules.
+    BadControl(String),
     /// The stream ended between frames without a goodbye.
     Closed,
     /// The stream ended inside a frame.
@@ -137,7 +202,7 @@ pub(crate) enum FrameError {
 }
 
 pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, FrameError> {
-    let len = read_length(r)?;
+    let len = read_length(r, &mut |_| {})?;
     let payload = payload_buffer(len, max)?;
     read_payload(r, len, payload)
 }
@@ -145,11 +210,13 @@ pub(crate) fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, Frame
 /// [`read_frame`] from a link's buffered reader: a large payload is read
 /// straight from the stream into its message buffer, past the link's buffer
 /// (which then holds at most its own size of the payload's start).
+/// Liveness frames on the way go to `on_live`.
 pub(crate) fn read_frame_direct<R: Read>(
     r: &mut BufReader<R>,
     max: usize,
+    on_live: &mut dyn FnMut(&[u8]),
 ) -> Result<Vec<u8>, FrameError> {
-    let len = read_length(r)?;
+    let len = read_length(r, on_live)?;
     let mut payload = payload_buffer(len, max)?;
     if len < DIRECT_BYTES {
         return read_payload(r, len, payload);
@@ -161,8 +228,35 @@ pub(crate) fn read_frame_direct<R: Read>(
     read_payload(r.get_mut(), rest, payload)
 }
 
-/// A frame's length, or the control frame it is.
-fn read_length(r: &mut impl Read) -> Result<usize, FrameError> {
+/// A frame's length, or the control frame it is; liveness frames are
+/// handed to `on_live` and skipped (their bytes were counted as they
+/// arrived, see [`crate::liveness::Heard`]).
+fn read_length(r: &mut impl Read, on_live: &mut dyn FnMut(&[u8])) -> Result<usize, FrameError> {
+    loop {
+        match read_header(r)? {
+            LIVE => on_live(&read_live_body(r)?),
+            len => return control_or_length(r, len),
+        }
+    }
+}
+
+fn read_live_body(r: &mut impl Read) -> Result<Vec<u8>, FrameError> {
+    let mut len = [0u8; 2];
+    r.read_exact(&mut len).map_err(|_| FrameError::Truncated)?;
+    let len = usize::from(u16::from_le_bytes(len));
+    if len > crate::waits::MAX_REPORT {
+        return Err(FrameError::BadControl(format!(
+            "a {len}-byte liveness frame, above the limit of {}",
+            crate::waits::MAX_REPORT
+        )));
+    }
+    let mut body = vec![0u8; len];
+    r.read_exact(&mut body).map_err(|_| FrameError::Truncated)?;
+    Ok(body)
+}
+
+/// The next 4-byte frame header.
+fn read_header(r: &mut impl Read) -> Result<u32, FrameError> {
     let mut len = [0u8; 4];
     let mut got = 0;
     while got < 4 {
@@ -177,21 +271,25 @@ fn read_length(r: &mut impl Read) -> Result<usize, FrameError> {
             Err(e) => return Err(FrameError::Io(e)),
         }
     }
-    let len = u32::from_le_bytes(len);
+    Ok(u32::from_le_bytes(len))
+}
+
+/// The control frame `len` is (its contents read from `r`), or a length.
+fn control_or_length(r: &mut impl Read, len: u32) -> Result<usize, FrameError> {
     match len {
-        GOODBYE => return Err(FrameError::Goodbye),
+        GOODBYE => Err(FrameError::Goodbye),
         ABORT => {
             let mut culprit = [0u8; 4];
             r.read_exact(&mut culprit)
                 .map_err(|_| FrameError::Truncated)?;
-            return Err(FrameError::Abort {
+            Err(FrameError::Abort {
                 culprit: u32::from_le_bytes(culprit),
-            });
+                reason: read_text(r)?,
+            })
         }
-        FIRST_CONTROL.. => return Err(FrameError::UnknownControl(len)),
-        _ => {}
+        FIRST_CONTROL.. => Err(FrameError::UnknownControl(len)),
+        _ => Ok(len as usize),
     }
-    Ok(len as usize)
 }
 
 /// Where a payload of `len` bytes is read to.
@@ -451,22 +549,27 @@ mod tests {
                 Trickle { written: Vec::new(), step: write_step, writes: 0 },
                 gather,
             );
+            // Liveness frames anywhere between messages are skipped.
             for f in &frames {
+                w.control(&live_frame(&[]));
                 w.frame(f).expect("frame");
             }
-            w.control(&abort_frame(7));
+            w.control(&live_frame(&[1, 0, 0]));
+            w.control(&abort_frame(7, "why\u{1b}[2J"));
             w.flush().expect("flush");
             let mut r = BufReader::with_capacity(
                 buffer,
                 Chunks { bytes: &w.inner.written, step: read_step },
             );
             for f in &frames {
-                let got = read_frame_direct(&mut r, 1 << 20).expect("frame");
+                let got = read_frame_direct(&mut r, 1 << 20, &mut |_| {}).expect("frame");
                 prop_assert!(&got == f, "a frame of {} bytes differs", f.len());
             }
-            let end = read_frame_direct(&mut r, 1 << 20);
+            let mut lives = Vec::new();
+            let end = read_frame_direct(&mut r, 1 << 20, &mut |b| lives.push(b.to_vec()));
+            prop_assert_eq!(lives, vec![vec![1u8, 0, 0]]);
             prop_assert!(
-                matches!(end, Err(FrameError::Abort { culprit: 7 })),
+                matches!(&end, Err(FrameError::Abort { culprit: 7, reason }) if reason == "why\u{fffd}[2J"),
                 "the stream did not end in the abort frame"
             );
         }

@@ -16,11 +16,16 @@ pub mod certs;
 pub mod config;
 mod connect;
 mod frame;
+mod halt;
+pub mod liveness;
 pub mod network;
 mod pool;
 pub mod profile;
+pub mod refusal;
+mod sightings;
 pub mod split;
 pub mod tls;
+mod waits;
 
 /// What a peer's bytes go through before any protocol sees them, for the
 /// fuzz targets (`fuzz/`); not an API.
@@ -56,19 +61,20 @@ pub mod fuzzing {
         timeout: std::time::Duration,
     ) -> std::io::Result<crate::Network> {
         let alarm = std::sync::Arc::new(crate::network::Alarm::default());
+        let board = crate::waits::Board::new(0, 2);
         let link = crate::connect::stream_parts(
             1,
             2,
             stream,
             crate::LinkLimits::default(),
-            alarm.clone(),
+            (alarm.clone(), board.clone()),
         )?;
         Ok(crate::Network::from_links(
             0,
             vec![None, Some(link)],
             &crate::NetProfile::lan(),
             timeout,
-            alarm,
+            (alarm, Some(board)),
         ))
     }
 }
@@ -82,6 +88,7 @@ pub use network::{
 };
 pub use pool::recycle as recycle_buffer;
 pub use profile::{LinkShape, NetProfile};
+pub use refusal::refuse;
 pub use split::LaneNet;
 
 /// Index of a party, 0-based.

@@ -3,8 +3,12 @@
 //! timeout, accounting and link emulation.
 
 use crate::accounting::{Accounting, Phase};
-use crate::frame::{abort_frame, goodbye_frame, read_frame_direct, FrameError, FrameWriter};
+use crate::frame::{
+    abort_frame, goodbye_frame, live_frame, read_frame_direct, FrameError, FrameWriter,
+};
+use crate::liveness::{Heard, Liveness, LIVENESS_EVERY};
 use crate::profile::{NetProfile, Shaper};
+use crate::waits::Board;
 use crate::PartyId;
 use std::io::{BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -20,10 +24,40 @@ pub enum NetError {
     Disconnected { peer: PartyId },
     #[error("party {peer} has finished and left the run")]
     Departed { peer: PartyId },
-    #[error("party {culprit} failed (reported by party {reporter}, which stopped)")]
-    Aborted { culprit: PartyId, reporter: PartyId },
+    #[error("party {culprit} failed (reported by party {reporter}, which stopped){}", because(.reason))]
+    Aborted {
+        culprit: PartyId,
+        reporter: PartyId,
+        /// Why, as the reporter tells it (peer text: printed, never trusted).
+        reason: String,
+    },
+    /// The peer stopped because of a failure of its own, and said why.
+    #[error("party {peer} stopped: {reason}")]
+    Stopped { peer: PartyId, reason: String },
+    /// The peer refused before the handshake: it cannot run. Unauthenticated,
+    /// so it only ends the wait for the peer (see [`crate::refusal`]).
+    #[error("{}", refusal_text(*.peer, *.reporter, .reason, .seen))]
+    Refused {
+        peer: PartyId,
+        /// Who sent the refusal: `peer` itself, or a party passing it on.
+        reporter: PartyId,
+        reason: String,
+        /// What this party saw of `peer` itself (e.g. a failed TLS handshake), if anything.
+        seen: String,
+    },
+    /// Sockets: no byte (not even a liveness frame) came from the peer for
+    /// the idle timeout while this party waited on it.
+    #[error("party {peer} sent nothing for {idle:?} while awaited, not even a liveness frame: it stalled, its host froze or the network to it is cut (see --idle-timeout)")]
+    Silent { peer: PartyId, idle: Duration },
+    /// Sockets: this party (`cycle[0]`) waits on `peer`, which waits on
+    /// the next party of `cycle`, and so on back to this one, each with
+    /// nothing on its way: nobody can ever send (a message was withheld or
+    /// lost).
+    #[error("parties {} each wait on the next with nothing on its way: party {peer} will never send what party {} waits for (a message was withheld or lost)", cycle_text(.cycle), .cycle.first().copied().unwrap_or(*.peer))]
+    Deadlock { peer: PartyId, cycle: Vec<PartyId> },
     #[error("party {peer} disconnected in the middle of a message")]
     Truncated { peer: PartyId },
+    /// In memory only (parties as threads of one process, no liveness).
     #[error("no message from party {peer} within {timeout:?}; it may have stalled or crashed")]
     Timeout { peer: PartyId, timeout: Duration },
     #[error("party {peer} sent a {got}-byte message where {expected} bytes were expected")]
@@ -54,6 +88,10 @@ impl NetError {
             | NetError::Departed { peer }
             | NetError::Truncated { peer }
             | NetError::Timeout { peer, .. }
+            | NetError::Silent { peer, .. }
+            | NetError::Deadlock { peer, .. }
+            | NetError::Stopped { peer, .. }
+            | NetError::Refused { peer, .. }
             | NetError::UnexpectedLength { peer, .. }
             | NetError::Oversized { peer, .. }
             | NetError::Link { peer, .. } => Some(*peer),
@@ -61,6 +99,45 @@ impl NetError {
             NetError::UnknownPeer { .. } | NetError::Setup(_) => None,
         }
     }
+
+    /// What this party's abort tells its peers about this failure: the
+    /// culprit's own reason or the reporter's, passed on; a first-hand
+    /// account of a peer's failure; nothing about its own (a panic).
+    pub(crate) fn told_to_peers(&self) -> String {
+        match self {
+            NetError::Aborted { reason, .. } | NetError::Stopped { reason, .. } => reason.clone(),
+            e if e.culprit().is_some() => e.to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
+fn cycle_text(cycle: &[PartyId]) -> String {
+    let mut names: Vec<String> = cycle.iter().map(|p| p.to_string()).collect();
+    names.extend(cycle.first().map(|p| p.to_string()));
+    names.join(" → ")
+}
+
+fn because(reason: &str) -> String {
+    if reason.is_empty() {
+        String::new()
+    } else {
+        format!(": {reason}")
+    }
+}
+
+fn refusal_text(peer: PartyId, reporter: PartyId, reason: &str, seen: &str) -> String {
+    let whose = if reporter == peer {
+        format!("party {peer} said so")
+    } else {
+        format!("party {reporter} passed it on")
+    };
+    let seen = if seen.is_empty() {
+        String::new()
+    } else {
+        format!("; seen here: {seen}")
+    };
+    format!("party {peer} cannot run: {reason} (unverified: {whose} before authentication){seen}")
 }
 
 /// A message on its way to a receiver, visible from `visible_at` (link emulation).
@@ -79,12 +156,13 @@ pub(crate) enum Outgoing {
 }
 
 /// How an endpoint leaves, decided once when it is dropped.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) enum Ending {
     /// Finished normally.
     Goodbye,
-    /// Stopped because `culprit` failed (this party itself after a panic).
-    Abort { culprit: PartyId },
+    /// Stopped because `culprit` failed (this party itself after a panic
+    /// or a failure of its own), for `reason` (see [`NetError::told_to_peers`]).
+    Abort { culprit: PartyId, reason: Arc<str> },
 }
 
 #[derive(Clone)]
@@ -188,6 +266,8 @@ pub(crate) struct Link {
     pub(crate) inbox_bytes: Option<Arc<InboxBudget>>,
     /// Socket links: the largest frame the reader accepts (see `set_max_message`).
     max_message: Option<Arc<AtomicUsize>>,
+    /// Socket links: when the peer's last byte arrived.
+    pub(crate) liveness: Option<Arc<Liveness>>,
 }
 
 /// The bytes a socket link's reader thread has queued that the protocol has
@@ -259,8 +339,47 @@ pub(crate) type Shutdown = Arc<dyn Fn() + Send + Sync>;
 /// closing the sockets anyway (a peer that stopped reading cannot hold us).
 const LINGER: Duration = Duration::from_secs(30);
 
+/// The same for the link to a silent peer.
+const SILENT_LINGER: Duration = Duration::from_secs(1);
+
 /// How often a waiting receive looks at the alarm.
 pub(crate) const ALARM_POLL: Duration = Duration::from_millis(20);
+
+/// Why a wait on `peer` that began at `start` ends, if it has gone on too
+/// long: on a socket link, no byte from the peer for `timeout` (the idle
+/// timeout); in memory, no message within `timeout`.
+pub(crate) fn given_up(
+    liveness: Option<&Liveness>,
+    start: Instant,
+    timeout: Duration,
+    peer: PartyId,
+) -> Option<NetError> {
+    match liveness {
+        Some(l) => (l.silent_since(start) >= timeout).then_some(NetError::Silent {
+            peer,
+            idle: timeout,
+        }),
+        None => (start.elapsed() >= timeout).then_some(NetError::Timeout { peer, timeout }),
+    }
+}
+
+/// Whether a wait of this party in `lane` on `peer` is part of a cycle of
+/// waits that has lasted `patience` (see [`crate::waits`]). The wait is
+/// registered in `waiting` at the first look, which a receive makes only
+/// once a poll brought nothing: a wait that ends sooner costs no lock.
+pub(crate) fn deadlock(
+    board: Option<&Arc<Board>>,
+    waiting: &mut Option<crate::waits::Waiting>,
+    lane: u16,
+    peer: PartyId,
+    patience: Duration,
+) -> Option<NetError> {
+    let board = board?;
+    let cycle = waiting
+        .get_or_insert_with(|| board.wait(lane, peer))
+        .deadlocked(patience)?;
+    Some(NetError::Deadlock { peer, cycle })
+}
 
 /// Hands a message over once link emulation makes it visible.
 pub(crate) fn deliver(d: Delivery) -> Vec<u8> {
@@ -469,7 +588,16 @@ pub struct Network {
     pub(crate) links: Vec<Option<Link>>,
     pub(crate) alarm: Arc<Alarm>,
     pub(crate) books: Books,
+    /// How long a receive waits without a sign of the peer: on socket links
+    /// any byte (liveness frames included, so only a stalled peer runs into
+    /// it: the idle timeout); in memory, where parties are threads of one
+    /// process and a peer cannot stall on its own, a message.
     pub(crate) timeout: Duration,
+    /// This party stops because of a failure of its own, which its peers
+    /// are told (see [`Network::stop`]).
+    stop_reason: Option<String>,
+    /// Socket links: this party's waits and its peers' (see [`crate::waits`]).
+    pub(crate) board: Option<Arc<Board>>,
     /// Where every received payload is copied (see [`Network::record_received`]).
     transcript: Option<Transcript>,
     /// Where every message sent or received is noted (see [`Network::record_traffic`]).
@@ -557,9 +685,22 @@ impl Network {
         self.books.phase
     }
 
-    /// How long a receive waits before naming the silent peer.
+    /// How long a receive waits without a sign of the peer before naming
+    /// it (see [`Network`]'s `timeout`): on socket links the idle timeout.
     pub fn set_timeout(&mut self, timeout: Duration) {
         self.timeout = timeout;
+    }
+
+    /// Records that this party stops because of a failure of its own (not
+    /// a peer's), so that its departure tells every peer `reason` (at most
+    /// 200 bytes are sent) in an abort naming this party, authenticated like
+    /// every frame of the link. Once a failure of the run is known, the
+    /// departure names that one instead and `reason` is not sent. The reason
+    /// goes to the peers: it must hold nothing secret (no input values).
+    pub fn stop(&mut self, reason: &str) {
+        if !self.alarm.is_raised() {
+            self.stop_reason = Some(crate::frame::bounded(reason).to_string());
+        }
     }
 
     /// The largest message this party will accept from any peer from now on
@@ -688,6 +829,7 @@ impl Network {
             self.alarm.raise(NetError::Aborted {
                 culprit,
                 reporter: self.me,
+                reason: String::new(),
             });
         }
     }
@@ -744,11 +886,13 @@ impl Network {
                 return Err(e);
             }
         }
+        let board = self.board.clone();
         let link = self.link(from)?;
         let start = Instant::now();
+        let mut waiting = None;
         let delivery = loop {
             // Short slices, so the alarm and the deadline are looked at often.
-            let slice = timeout.saturating_sub(start.elapsed()).min(ALARM_POLL);
+            let slice = timeout.min(ALARM_POLL);
             match link.inbox.recv_timeout(slice) {
                 Ok(Ok(d)) => break d,
                 // Report the first failure of the run (its root cause): a peer
@@ -765,11 +909,11 @@ impl Network {
                             return Err(e);
                         }
                     }
-                    if start.elapsed() >= timeout {
-                        return Err(alarm.get().unwrap_or(NetError::Timeout {
-                            peer: from,
-                            timeout,
-                        }));
+                    if let Some(e) = given_up(link.liveness.as_deref(), start, timeout, from) {
+                        return Err(alarm.get().unwrap_or(e));
+                    }
+                    if let Some(e) = deadlock(board.as_ref(), &mut waiting, 0, from, timeout) {
+                        return Err(alarm.get().unwrap_or(e));
                     }
                 }
             }
@@ -801,7 +945,7 @@ impl Network {
         links: Vec<Option<LinkParts>>,
         profile: &NetProfile,
         timeout: Duration,
-        alarm: Arc<Alarm>,
+        (alarm, board): (Arc<Alarm>, Option<Arc<Board>>),
     ) -> Network {
         let links = links
             .into_iter()
@@ -818,6 +962,7 @@ impl Network {
                     shutdown: p.shutdown,
                     inbox_bytes: p.inbox_bytes,
                     max_message: p.max_message,
+                    liveness: p.liveness,
                 })
             })
             .collect();
@@ -827,6 +972,8 @@ impl Network {
             alarm,
             books: Books::new(),
             timeout,
+            stop_reason: None,
+            board,
             transcript: None,
             traffic: None,
             settled: Vec::new(),
@@ -851,38 +998,69 @@ impl Drop for Network {
     fn drop(&mut self) {
         // Decided once, here: failures seen while tearing down do not count.
         let me = self.me;
+        let failure = self.alarm.get();
         let ending = if std::thread::panicking() {
-            Ending::Abort { culprit: me }
+            Ending::Abort {
+                culprit: me,
+                reason: "".into(),
+            }
         } else {
-            match self.alarm.get() {
-                None => Ending::Goodbye,
-                Some(e) => Ending::Abort {
+            match (&failure, &self.stop_reason) {
+                (None, None) => Ending::Goodbye,
+                (None, Some(reason)) => Ending::Abort {
+                    culprit: me,
+                    reason: reason.as_str().into(),
+                },
+                (Some(e), _) => Ending::Abort {
                     culprit: e.culprit().unwrap_or(me),
+                    reason: e.told_to_peers().into(),
                 },
             }
+        };
+        // A silent peer may read nothing for long: the abort gets a short
+        // linger to leave (it finds the peer when the peer runs again).
+        let silent = match failure {
+            Some(NetError::Silent { peer, .. }) => Some(peer),
+            _ => None,
         };
         // Every link is told at once, then all of them get one shared
         // deadline: a peer that stopped reading holds us LINGER at most, not
         // LINGER per link.
         for link in self.links.iter_mut().flatten() {
-            match (ending, &link.peer_alarm) {
-                (Ending::Abort { culprit }, Some(alarm)) if culprit == me => {
-                    alarm.raise(NetError::Disconnected { peer: me })
+            match (&ending, &link.peer_alarm) {
+                (Ending::Abort { culprit, reason }, Some(alarm)) if *culprit == me => {
+                    alarm.raise(match reason.is_empty() {
+                        true => NetError::Disconnected { peer: me },
+                        false => NetError::Stopped {
+                            peer: me,
+                            reason: reason.to_string(),
+                        },
+                    })
                 }
-                (Ending::Abort { culprit }, Some(alarm)) => alarm.raise(NetError::Aborted {
-                    culprit,
-                    reporter: me,
-                }),
+                (Ending::Abort { culprit, reason }, Some(alarm)) => {
+                    alarm.raise(NetError::Aborted {
+                        culprit: *culprit,
+                        reporter: me,
+                        reason: reason.to_string(),
+                    })
+                }
                 _ => {}
             }
             // The writer writes what is queued, then the ending, and stops.
             if let Some(Outbound::Writer { queue, .. }) = &link.out {
-                let _ = queue.send(Outgoing::End(ending));
+                let _ = queue.send(Outgoing::End(ending.clone()));
             }
             link.out = None;
         }
         let until = Instant::now() + LINGER;
-        for link in self.links.iter().flatten() {
+        let silent_until = Instant::now() + SILENT_LINGER;
+        for (peer, link) in self.links.iter().enumerate() {
+            let Some(link) = link else { continue };
+            let until = if silent == Some(peer) {
+                silent_until
+            } else {
+                until
+            };
             if let Some(w) = &link.writer {
                 while !w.is_finished() && Instant::now() < until {
                     std::thread::sleep(Duration::from_millis(1));
@@ -918,6 +1096,7 @@ pub(crate) struct LinkParts {
     shutdown: Option<Shutdown>,
     inbox_bytes: Option<Arc<InboxBudget>>,
     max_message: Option<Arc<AtomicUsize>>,
+    liveness: Option<Arc<Liveness>>,
 }
 
 /// Starts the writer and reader threads of a socket link to `peer`, in a
@@ -928,17 +1107,18 @@ pub(crate) fn stream_link(
     reader: impl Read + Send + 'static,
     writer: impl Write + Send + 'static,
     shutdown: Shutdown,
-    alarm: Arc<Alarm>,
+    (alarm, board): (Arc<Alarm>, Arc<Board>),
     limits: LinkLimits,
 ) -> std::io::Result<LinkParts> {
     let (queue, outgoing) = mpsc::channel::<Outgoing>();
     let failure = Arc::new(Mutex::new(None));
     let failed = failure.clone();
+    let reports = board.clone();
     let writer = std::thread::Builder::new()
         .name(format!("huddle-send-{peer}"))
         .spawn(move || {
             let mut w = FrameWriter::new(writer, limits.buffer_bytes);
-            if let Err(e) = write_loop(&mut w, &outgoing) {
+            if let Err(e) = write_loop(&mut w, &outgoing, &reports) {
                 if let Ok(mut f) = failed.lock() {
                     *f = Some(NetError::Link {
                         peer,
@@ -952,31 +1132,41 @@ pub(crate) fn stream_link(
     let budget = Arc::new(InboxBudget::new(limits.inbox_bytes));
     let max_message = Arc::new(AtomicUsize::new(limits.max_message));
     let (queued, max) = (budget.clone(), max_message.clone());
+    let liveness = Liveness::new();
+    let heard = Heard {
+        inner: reader,
+        liveness: liveness.clone(),
+    };
     let reader = std::thread::Builder::new()
         .name(format!("huddle-recv-{peer}"))
         .spawn(move || {
             // Large payloads bypass it (see `read_frame_direct`).
             let mut r = BufReader::with_capacity(
                 limits.buffer_bytes.min(crate::frame::DIRECT_BYTES),
-                reader,
+                heard,
             );
             loop {
                 if !queued.wait_for_room() {
                     break; // the endpoint is closing
                 }
                 let max_message = max.load(Ordering::Relaxed);
-                let item = match read_frame_direct(&mut r, max_message) {
+                let heard = &mut |report: &[u8]| board.heard(peer, report);
+                let item = match read_frame_direct(&mut r, max_message, heard) {
                     Ok(data) => Ok(Delivery {
                         data,
                         visible_at: None,
                     }),
                     Err(FrameError::Goodbye) => Err(NetError::Departed { peer }),
-                    Err(FrameError::Abort { culprit }) if culprit as usize == peer => {
-                        Err(NetError::Disconnected { peer })
+                    // The peer's own failure: with its reason, or none (a panic).
+                    Err(FrameError::Abort { culprit, reason }) if culprit as usize == peer => {
+                        Err(match reason.is_empty() {
+                            true => NetError::Disconnected { peer },
+                            false => NetError::Stopped { peer, reason },
+                        })
                     }
                     // The culprit is the sender's claim: one naming no party
                     // of the run is blamed on the sender itself.
-                    Err(FrameError::Abort { culprit }) if culprit as usize >= parties => {
+                    Err(FrameError::Abort { culprit, .. }) if culprit as usize >= parties => {
                         Err(NetError::Link {
                             peer,
                             cause: format!(
@@ -984,14 +1174,16 @@ pub(crate) fn stream_link(
                             ),
                         })
                     }
-                    Err(FrameError::Abort { culprit }) => Err(NetError::Aborted {
+                    Err(FrameError::Abort { culprit, reason }) => Err(NetError::Aborted {
                         culprit: culprit as usize,
                         reporter: peer,
+                        reason,
                     }),
                     Err(FrameError::UnknownControl(c)) => Err(NetError::Link {
                         peer,
                         cause: format!("unknown control frame {c:#x}"),
                     }),
+                    Err(FrameError::BadControl(cause)) => Err(NetError::Link { peer, cause }),
                     Err(FrameError::Closed) => Err(NetError::Disconnected { peer }),
                     Err(FrameError::Truncated) => Err(NetError::Truncated { peer }),
                     Err(FrameError::Oversized(len)) => Err(NetError::Oversized {
@@ -1038,6 +1230,7 @@ pub(crate) fn stream_link(
         shutdown: Some(shutdown),
         inbox_bytes: Some(budget),
         max_message: Some(max_message),
+        liveness: Some(liveness),
     })
 }
 
@@ -1051,18 +1244,20 @@ fn is_disconnect(e: &std::io::Error) -> bool {
 
 /// Writes queued messages, flushing whenever the queue runs dry so that a
 /// round's messages leave in as few writes as possible; ends with the
-/// endpoint's goodbye or abort frame.
-fn write_loop<W: Write>(w: &mut FrameWriter<W>, queue: &Receiver<Outgoing>) -> std::io::Result<()> {
-    let mut next = queue.recv().ok();
+/// endpoint's goodbye or abort frame. Whenever it has had nothing to write
+/// for [`LIVENESS_EVERY`] (the queue idle, or a message held back by link
+/// emulation), it writes a liveness frame.
+fn write_loop<W: Write>(
+    w: &mut FrameWriter<W>,
+    queue: &Receiver<Outgoing>,
+    board: &Board,
+) -> std::io::Result<()> {
+    let mut next = next_or_live(w, queue, board)?;
     while let Some(item) = next.take() {
         match item {
             Outgoing::Message(d) => {
                 if let Some(at) = d.visible_at {
-                    let now = Instant::now();
-                    if at > now {
-                        w.flush()?;
-                        std::thread::sleep(at - now);
-                    }
+                    hold_until(w, at, board)?;
                 }
                 w.frame(&d.data)?;
                 crate::pool::recycle(d.data);
@@ -1071,8 +1266,8 @@ fn write_loop<W: Write>(w: &mut FrameWriter<W>, queue: &Receiver<Outgoing>) -> s
                 w.control(&goodbye_frame());
                 break;
             }
-            Outgoing::End(Ending::Abort { culprit }) => {
-                w.control(&abort_frame(culprit as u32));
+            Outgoing::End(Ending::Abort { culprit, reason }) => {
+                w.control(&abort_frame(culprit as u32, &reason));
                 break;
             }
         }
@@ -1080,12 +1275,51 @@ fn write_loop<W: Write>(w: &mut FrameWriter<W>, queue: &Receiver<Outgoing>) -> s
             Ok(item) => Some(item),
             Err(TryRecvError::Empty) => {
                 w.flush()?;
-                queue.recv().ok()
+                next_or_live(w, queue, board)?
             }
             Err(TryRecvError::Disconnected) => None,
         };
     }
     w.flush()
+}
+
+/// The next item of `queue`, sending a liveness frame every
+/// [`LIVENESS_EVERY`] until it comes; `None` once the queue is closed.
+/// Everything written has left: the frames say the writer is idle.
+fn next_or_live<W: Write>(
+    w: &mut FrameWriter<W>,
+    queue: &Receiver<Outgoing>,
+    board: &Board,
+) -> std::io::Result<Option<Outgoing>> {
+    loop {
+        match queue.recv_timeout(LIVENESS_EVERY) {
+            Ok(item) => return Ok(Some(item)),
+            Err(RecvTimeoutError::Timeout) => {
+                w.control(&live_frame(&board.report(true)));
+                w.flush()?;
+            }
+            Err(RecvTimeoutError::Disconnected) => return Ok(None),
+        }
+    }
+}
+
+/// Link emulation: waits until `at`, when the next message becomes
+/// visible, sending liveness frames meanwhile (they are not shaped, and say
+/// the writer is not idle: a message is on its way).
+fn hold_until<W: Write>(w: &mut FrameWriter<W>, at: Instant, board: &Board) -> std::io::Result<()> {
+    let mut now = Instant::now();
+    if at > now {
+        w.flush()?;
+    }
+    while at > now {
+        std::thread::sleep((at - now).min(LIVENESS_EVERY));
+        now = Instant::now();
+        if at > now {
+            w.control(&live_frame(&board.report(false)));
+            w.flush()?;
+        }
+    }
+    Ok(())
 }
 
 /// `parties` endpoints joined in memory (for threads of one process).
@@ -1125,11 +1359,12 @@ pub fn memory_networks(parties: usize, profile: &NetProfile, timeout: Duration) 
                         shutdown: None,
                         inbox_bytes: None,
                         max_message: None,
+                        liveness: None,
                     }),
                     _ => None,
                 })
                 .collect();
-            Network::from_links(me, links, profile, timeout, alarms[me].clone())
+            Network::from_links(me, links, profile, timeout, (alarms[me].clone(), None))
         })
         .collect()
 }

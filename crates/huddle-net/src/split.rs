@@ -13,11 +13,13 @@
 //! waiting for a slow peer never holds up another lane's messages.
 
 use crate::accounting::Phase;
+use crate::liveness::Liveness;
 use crate::network::{
-    deliver, lane_of, log_traffic, shape, Alarm, Books, Delivery, Inbound, InboxBudget, Outbound,
-    Traffic, TrafficLog, ALARM_GRACE, ALARM_POLL,
+    deadlock, deliver, given_up, lane_of, log_traffic, shape, Alarm, Books, Delivery, Inbound,
+    InboxBudget, Outbound, Traffic, TrafficLog, ALARM_GRACE, ALARM_POLL,
 };
 use crate::profile::Shaper;
+use crate::waits::Board;
 use crate::{NetError, Network, PartyId};
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -32,6 +34,8 @@ struct Demux {
     budget: Option<Arc<InboxBudget>>,
     /// Bytes the link may hold for lanes that have not asked for them.
     ahead: usize,
+    /// Socket links: when the peer's last byte arrived.
+    liveness: Option<Arc<Liveness>>,
 }
 
 struct DemuxState {
@@ -100,6 +104,8 @@ pub struct LaneNet {
     timeout: Duration,
     /// The endpoint's traffic log, if it keeps one.
     traffic: Option<TrafficLog>,
+    /// Socket links: the party's waits and its peers' (see [`crate::waits`]).
+    board: Option<Arc<Board>>,
 }
 
 impl Network {
@@ -137,6 +143,7 @@ impl Network {
                 arrived: Condvar::new(),
                 budget: link.inbox_bytes.clone(),
                 ahead: ahead.max(link.inbox_bytes.as_ref().map_or(MIN_AHEAD, |b| b.budget)),
+                liveness: link.liveness.clone(),
             });
             links.push(Some(LaneLink {
                 out,
@@ -154,6 +161,7 @@ impl Network {
                 books: self.books.for_lane(),
                 timeout: self.timeout,
                 traffic: self.traffic.clone(),
+                board: self.board.clone(),
             })
             .collect())
     }
@@ -240,6 +248,7 @@ impl LaneNet {
             NetError::Aborted {
                 culprit,
                 reporter: self.me,
+                reason: String::new(),
             }
         };
         self.alarm.raise(e);
@@ -310,6 +319,8 @@ impl LaneNet {
             l.sending = false;
         }
         let (lane, timeout, alarm) = (usize::from(self.lane), self.timeout, self.alarm.clone());
+        let board = self.board.clone();
+        let mut waiting = None;
         let link = self.link(from)?;
         let demux = link.demux.clone();
         let start = Instant::now();
@@ -333,13 +344,16 @@ impl LaneNet {
                     return Err(e);
                 }
             }
-            if start.elapsed() >= timeout {
-                return Err(alarm.get().unwrap_or(NetError::Timeout {
-                    peer: from,
-                    timeout,
-                }));
+            if let Some(e) = given_up(demux.liveness.as_deref(), start, timeout, from) {
+                return Err(alarm.get().unwrap_or(e));
             }
-            let slice = timeout.saturating_sub(start.elapsed()).min(ALARM_POLL);
+            if idle {
+                if let Some(e) = deadlock(board.as_ref(), &mut waiting, lane as u16, from, timeout)
+                {
+                    return Err(alarm.get().unwrap_or(e));
+                }
+            }
+            let slice = timeout.min(ALARM_POLL);
             let Some(inbox) = state.inbox.take() else {
                 // Another lane is waiting on the inbox: it files our messages.
                 let (s, waited) = demux

@@ -12,6 +12,7 @@ use crate::certs::party_name;
 use crate::PartyId;
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
+use rustls::server::danger::ClientCertVerifier;
 use rustls::server::WebPkiClientVerifier;
 use rustls::{
     ClientConfig, ClientConnection, Connection, RootCertStore, ServerConfig, ServerConnection,
@@ -103,9 +104,12 @@ impl TlsIdentity {
         ClientConnection::new(Arc::new(config), name).map_err(|e| e.to_string())
     }
 
-    pub(crate) fn server(&self) -> Result<ServerConnection, String> {
+    /// The listening side of one connection; the client's certificate, if
+    /// it presents one, is kept in `seen` (accepted or not), so that a
+    /// failed handshake can be put down to the party it names.
+    pub(crate) fn server(&self, seen: &Seen) -> Result<ServerConnection, String> {
         let (chain, key) = self.chain_and_key();
-        let verifier: Arc<dyn rustls::server::danger::ClientCertVerifier> = match &self.trust {
+        let verifier: Arc<dyn ClientCertVerifier> = match &self.trust {
             Trust::Ca(ca) => {
                 WebPkiClientVerifier::builder_with_provider(Self::roots(ca)?, Self::provider())
                     .build()
@@ -116,6 +120,10 @@ impl TlsIdentity {
                 provider: Self::provider(),
             }),
         };
+        let verifier = Arc::new(Seeing {
+            inner: verifier,
+            seen: seen.clone(),
+        });
         let mut config = ServerConfig::builder_with_provider(Self::provider())
             .with_protocol_versions(&[&rustls::version::TLS13])
             .map_err(|e| e.to_string())?
@@ -194,21 +202,83 @@ pub(crate) fn check_peer_identity(
     }
     let ee = webpki::EndEntityCert::try_from(cert)
         .map_err(|e| format!("the peer certificate is unreadable: {e}"))?;
-    let valid_for = |id: PartyId| {
-        ServerName::try_from(party_name(id))
-            .map(|n| ee.verify_is_valid_for_subject_name(&n).is_ok())
-            .unwrap_or(false)
-    };
-    if valid_for(claimed) {
+    if names_party(&ee, claimed) {
         return Ok(());
     }
-    match (0..parties).find(|&id| valid_for(id)) {
+    match (0..parties).find(|&id| names_party(&ee, id)) {
         Some(actual) => Err(format!(
             "the peer claims to be party {claimed} but its certificate is for party {actual}"
         )),
         None => Err(format!(
             "the peer claims to be party {claimed} but its certificate names no party of this run"
         )),
+    }
+}
+
+fn names_party(ee: &webpki::EndEntityCert<'_>, id: PartyId) -> bool {
+    ServerName::try_from(party_name(id))
+        .map(|n| ee.verify_is_valid_for_subject_name(&n).is_ok())
+        .unwrap_or(false)
+}
+
+/// The party of a run of `parties` whose name a certificate carries (by
+/// its name only: whether it is trusted is another matter).
+pub(crate) fn party_named_in(cert_der: &[u8], parties: usize) -> Option<PartyId> {
+    let cert = CertificateDer::from(cert_der);
+    let ee = webpki::EndEntityCert::try_from(&cert).ok()?;
+    (0..parties).find(|&id| names_party(&ee, id))
+}
+
+/// Where a listener keeps the certificate a client presented.
+pub(crate) type Seen = Arc<Mutex<Option<Vec<u8>>>>;
+
+/// A client-certificate verifier that keeps what it was shown.
+#[derive(Debug)]
+struct Seeing {
+    inner: Arc<dyn ClientCertVerifier>,
+    seen: Seen,
+}
+
+impl ClientCertVerifier for Seeing {
+    fn offer_client_auth(&self) -> bool {
+        self.inner.offer_client_auth()
+    }
+    fn client_auth_mandatory(&self) -> bool {
+        self.inner.client_auth_mandatory()
+    }
+    fn root_hint_subjects(&self) -> &[rustls::DistinguishedName] {
+        self.inner.root_hint_subjects()
+    }
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        now: UnixTime,
+    ) -> Result<rustls::server::danger::ClientCertVerified, rustls::Error> {
+        if let Ok(mut seen) = self.seen.lock() {
+            *seen = Some(end_entity.to_vec());
+        }
+        self.inner
+            .verify_client_cert(end_entity, intermediates, now)
+    }
+    fn verify_tls12_signature(
+        &self,
+        m: &[u8],
+        c: &CertificateDer<'_>,
+        d: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(m, c, d)
+    }
+    fn verify_tls13_signature(
+        &self,
+        m: &[u8],
+        c: &CertificateDer<'_>,
+        d: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(m, c, d)
+    }
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.inner.supported_verify_schemes()
     }
 }
 

@@ -3,6 +3,8 @@
 use huddle_net::{
     local_networks, memory_networks, Handshake, LinkStats, NetError, NetProfile, Network, Phase,
 };
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 fn handshake() -> Handshake {
@@ -259,26 +261,257 @@ fn a_crash_stops_parties_that_never_wait_on_the_crashed_one() {
     }
 }
 
+/// A party that stops because of a failure of its own tells every peer
+/// why, in the abort that ends its links (authenticated like every frame of
+/// a TLS link); a peer that stops because of it passes the reason on.
 #[test]
-fn a_silent_party_is_named_after_the_timeout() {
+fn a_party_that_stops_tells_its_peers_why() {
+    const WHY: &str = "its input file is invalid";
     for kind in TRANSPORTS {
-        let timeout = Duration::from_millis(300);
-        let results = run(networks(kind, 2, NetProfile::lan(), timeout), |mut net| {
+        let results = run(
+            networks(kind, 3, NetProfile::lan(), Duration::from_secs(20)),
+            |mut net| match net.party() {
+                1 => {
+                    net.stop(WHY);
+                    None
+                }
+                // Party 2 hears it from party 1 and stops; party 0 waits on
+                // party 2, and hears it from either.
+                2 => Some(net.recv(1, 8).expect_err("party 1 stopped")),
+                _ => Some(net.recv(2, 8).expect_err("party 2 stopped")),
+            },
+        );
+        assert_eq!(
+            results[2],
+            Some(NetError::Stopped {
+                peer: 1,
+                reason: WHY.into()
+            }),
+            "{kind}"
+        );
+        let e = results[0].clone().expect("party 0 result");
+        assert_eq!(e.culprit(), Some(1), "{kind}: {e}");
+        assert!(e.to_string().contains(WHY), "{kind}: {e}");
+    }
+}
+
+/// In memory (parties as threads of one process, no liveness frames) a
+/// wait is bounded per message.
+#[test]
+fn in_memory_a_party_that_sends_nothing_is_named_after_the_timeout() {
+    let timeout = Duration::from_millis(300);
+    let results = run(
+        networks("memory", 2, NetProfile::lan(), timeout),
+        |mut net| {
             if net.party() == 0 {
-                let start = Instant::now();
-                let err = net.recv(1, 8).expect_err("party 1 stalls");
-                let waited = start.elapsed();
+                let err = net.recv(1, 8).expect_err("party 1 sends nothing");
                 net.send(1, vec![]).expect("release party 1");
-                Some((err, waited))
+                Some(err)
             } else {
-                net.set_timeout(Duration::from_secs(10));
+                net.set_timeout(Duration::from_secs(60));
                 net.recv(0, 0).expect("released");
                 None
             }
+        },
+    );
+    let err = results[0].clone().expect("party 0 result");
+    assert_eq!(err, NetError::Timeout { peer: 1, timeout });
+}
+
+/// Over sockets a peer whose process is stopped (or whose host froze, or
+/// whose network was cut) keeps its connection open and says nothing at
+/// all: it is named once it has been silent for the idle timeout, and the
+/// abort that this party leaves with tells the peer so.
+#[test]
+fn a_stalled_peer_is_named_after_the_idle_timeout() {
+    let idle = Duration::from_secs(1);
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let stalled = TcpStream::connect(listener.local_addr().expect("addr")).expect("connect");
+    let (ours, _) = listener.accept().expect("accept");
+    let mut net = huddle_net::fuzzing::party_zero_over(ours, idle).expect("party 0");
+    let err = net.recv(1, 8).expect_err("party 1 stalls");
+    assert_eq!(err, NetError::Silent { peer: 1, idle });
+    assert!(
+        err.to_string().contains("party 1 sent nothing for 1s"),
+        "{err}"
+    );
+    drop(net);
+    // What the stalled party would read once it runs again: liveness frames
+    // (a header, a 2-byte length, a report) while party 0 waited, then an
+    // abort naming it, with the reason.
+    let mut bytes = Vec::new();
+    let mut stalled = stalled;
+    stalled.read_to_end(&mut bytes).expect("read");
+    let mut at = 0;
+    let mut lives = 0;
+    while bytes[at..at + 4] == (u32::MAX - 2).to_le_bytes() {
+        at += 6 + usize::from(u16::from_le_bytes([bytes[at + 4], bytes[at + 5]]));
+        lives += 1;
+    }
+    assert!(lives > 0, "liveness frames while party 0 waited");
+    assert_eq!(
+        &bytes[at..at + 4],
+        &(u32::MAX - 1).to_le_bytes(),
+        "an abort"
+    );
+    assert_eq!(
+        &bytes[at + 4..at + 8],
+        &1u32.to_le_bytes(),
+        "naming party 1"
+    );
+    let reason = String::from_utf8_lossy(&bytes[at + 9..]);
+    assert!(reason.contains("party 1 sent nothing"), "{reason}");
+}
+
+/// Parties that wait on each other in a cycle, each alive but with nothing
+/// on its way (a withheld or lost message), are stopped after the idle
+/// timeout, each naming the party it waits on and the cycle; in one lane of
+/// a split run as in a whole one.
+#[test]
+fn parties_waiting_on_each_other_are_stopped_naming_the_cycle() {
+    for kind in ["tcp", "tls"] {
+        // 0 waits on 1, 1 on 2, 2 on 0.
+        let results = run(
+            networks(kind, 3, NetProfile::lan(), Duration::from_secs(1)),
+            |mut net| {
+                let me = net.party();
+                net.recv((me + 1) % 3, 4).expect_err("nobody sends")
+            },
+        );
+        // The first to see it names the party it waits on; the others hear
+        // it from a peer or see it themselves.
+        for (me, e) in results.iter().enumerate() {
+            let next = (me + 1) % 3;
+            let cycle: Vec<usize> = (0..3).map(|k| (me + k) % 3).collect();
+            let found = NetError::Deadlock { peer: next, cycle };
+            assert!(
+                *e == found || matches!(e, NetError::Aborted { .. }),
+                "{kind}: party {me}: {e}"
+            );
+            assert!(
+                e.to_string()
+                    .contains("each wait on the next with nothing on its way"),
+                "{kind}: party {me}: {e}"
+            );
+        }
+        // Lane 1 of two parties waits both ways while lane 0 works.
+        let results = run(
+            networks(kind, 2, NetProfile::lan(), Duration::from_secs(1)),
+            |mut net| {
+                let peer = 1 - net.party();
+                let mut lanes = net.split(2, 0).expect("split");
+                let mut it = lanes.iter_mut();
+                let (l0, l1) = (it.next().expect("lane 0"), it.next().expect("lane 1"));
+                l0.send(peer, vec![1]).expect("lane 0 sends");
+                assert_eq!(l0.recv(peer, 1).expect("lane 0 receives"), vec![1]);
+                l1.recv(peer, 1).expect_err("lane 1 waits both ways")
+            },
+        );
+        for (me, e) in results.iter().enumerate() {
+            assert!(
+                matches!(e, NetError::Deadlock { peer, .. } if *peer == 1 - me)
+                    || matches!(e, NetError::Aborted { .. }),
+                "{kind}: party {me}: {e}"
+            );
+            assert!(e.to_string().contains("will never send"), "{kind}: {e}");
+        }
+    }
+}
+
+/// A chain of waits that ends in a party computing (longer than the idle
+/// timeout) is no deadlock: it moves once that party sends.
+#[test]
+fn a_chain_of_waits_on_a_computing_party_runs_on() {
+    for kind in ["tcp", "tls"] {
+        let nets = networks(kind, 3, NetProfile::lan(), Duration::from_secs(1));
+        run(nets, |mut net| match net.party() {
+            // 0 waits on 1, and 1 on 2, while 2 computes.
+            0 => assert_eq!(net.recv(1, 1).expect("from 1"), vec![1]),
+            1 => {
+                let m = net.recv(2, 1).expect("from 2");
+                net.send(0, m).expect("to 0");
+            }
+            _ => {
+                std::thread::sleep(Duration::from_secs(3));
+                net.send(1, vec![1]).expect("to 1");
+            }
         });
-        let (err, waited) = results[0].clone().expect("party 0 result");
-        assert_eq!(err, NetError::Timeout { peer: 1, timeout }, "{kind}");
-        assert!(waited >= timeout, "{kind}: waited {waited:?}");
+    }
+}
+
+/// A party that computes for longer than the idle timeout before its next
+/// message is not silent: its link's writer sends liveness frames while it
+/// computes, whatever the protocol does (also for the lanes of a split run).
+#[test]
+fn a_party_computing_longer_than_the_idle_timeout_is_not_silent() {
+    for kind in ["tcp", "tls"] {
+        let nets = networks(kind, 2, NetProfile::lan(), Duration::from_secs(1));
+        run(nets, |mut net| {
+            let peer = 1 - net.party();
+            if net.party() == 1 {
+                std::thread::sleep(Duration::from_secs(3));
+                net.send(peer, vec![5; 10]).expect("send");
+            } else {
+                assert_eq!(net.recv(peer, 10).expect("late message"), vec![5; 10]);
+            }
+            let mut lanes = net.split(2, 0).expect("split");
+            for lane in &mut lanes {
+                if net.party() == 1 {
+                    std::thread::sleep(Duration::from_secs(2));
+                    lane.send(peer, vec![6; 3]).expect("send");
+                } else {
+                    assert_eq!(lane.recv(peer, 3).expect("late lane message"), vec![6; 3]);
+                }
+            }
+            net.join(lanes).expect("join");
+        });
+    }
+}
+
+/// A message that an emulated slow link takes longer than the idle timeout
+/// to carry is not silence: liveness frames are not shaped and keep flowing
+/// while the link holds the message back.
+#[test]
+fn a_large_message_on_a_slow_emulated_link_is_not_silence() {
+    // 8 Mbit/s: 3 MB take 3 s, three idle timeouts.
+    let profile = NetProfile::from_toml("slow", "[default]\nmbps = 8\n").expect("profile");
+    for kind in ["tcp", "tls"] {
+        let nets = networks(kind, 2, profile.clone(), Duration::from_secs(1));
+        run(nets, |mut net| {
+            if net.party() == 0 {
+                net.send(1, vec![7; 3_000_000]).expect("send");
+                net.recv(1, 1).expect("ack");
+            } else {
+                assert!(net.recv(0, 3_000_000).expect("slow message") == vec![7; 3_000_000]);
+                net.send(0, vec![1]).expect("ack");
+            }
+        });
+    }
+}
+
+/// While the protocol leaves a full inbox untaken (the link's reader stops
+/// reading, and the sender's writer blocks on the full socket), this party
+/// is not waiting on that peer; once it reads again nothing looks silent.
+#[test]
+fn a_full_inbox_taken_late_is_not_silence() {
+    const MESSAGES: usize = 12;
+    const SIZE: usize = 8 << 20; // 96 MiB in all, above the 64 MiB inbox budget
+    for kind in ["tcp", "tls"] {
+        let nets = networks(kind, 2, NetProfile::lan(), Duration::from_secs(1));
+        run(nets, |mut net| {
+            if net.party() == 0 {
+                for i in 0..MESSAGES {
+                    net.send(1, vec![i as u8; SIZE]).expect("send");
+                }
+                net.recv(1, 1).expect("ack");
+            } else {
+                std::thread::sleep(Duration::from_secs(3));
+                for i in 0..MESSAGES {
+                    assert!(net.recv(0, SIZE).expect("queued message") == vec![i as u8; SIZE]);
+                }
+                net.send(0, vec![1]).expect("ack");
+            }
+        });
     }
 }
 
