@@ -5,11 +5,13 @@
 //! ([`sharing`]) with its protocols. Message sizes follow from the circuit
 //! and the batch alone, so every receive is exact and every byte is accounted.
 
+pub mod exit;
 pub mod fault;
 pub mod garble;
 pub mod inputs;
 pub mod progress;
 pub mod protocol;
+pub mod settings;
 pub mod sharing;
 pub mod ttp;
 
@@ -127,6 +129,14 @@ impl Truncation {
             "exact" => Some(Truncation::Exact),
             "probabilistic" => Some(Truncation::Probabilistic),
             _ => None,
+        }
+    }
+
+    /// The `--truncation` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Truncation::Exact => "exact",
+            Truncation::Probabilistic => "probabilistic",
         }
     }
 }
@@ -374,7 +384,7 @@ impl LocalError {
     fn weight(&self) -> u8 {
         match self.error {
             ttp::RunError::Abort { .. } => 5,
-            ttp::RunError::Input(_) => 4,
+            ttp::RunError::Input(_) | ttp::RunError::Net(huddle_net::NetError::Mismatch(_)) => 4,
             ttp::RunError::Resource(_) | ttp::RunError::Entropy(_) => 3,
             ttp::RunError::Internal(_) => 2,
             ttp::RunError::Net(_) => 1,

@@ -1,12 +1,14 @@
 //! Establishing the links of a run: every pair of parties is joined by one
 //! connection; the party with the lower id listens and the higher one dials,
 //! retrying with back-off until the setup deadline. The first frames are
-//! `Hello`s; a run starts only if party ids, party count, session, protocol
-//! and circuit agree, and (with TLS) each certificate names its party.
+//! hellos (`crate::hello`); a run starts only if party ids, party count,
+//! session, settings and circuit agree, and (with TLS) each certificate names
+//! its party.
 
 use crate::certs::DevPki;
 use crate::config::{NetworkConfig, PartyConfig};
-use crate::frame::{read_frame, write_abort, write_frame, FrameError, Hello};
+use crate::frame::{read_frame, write_abort, write_frame, FrameError};
+use crate::hello::{check_hello, settle, Hello, Settings, VERSION};
 use crate::network::{stream_link, Alarm, LinkLimits, LinkParts, NetError, Network};
 use crate::profile::NetProfile;
 use crate::tls::{check_peer_identity, split, TlsIdentity, Trust};
@@ -30,10 +32,10 @@ pub enum Transport {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handshake {
     pub session: String,
-    /// The protocol and its settings as white-space separated tokens; a
-    /// `key=?` token leaves a setting open: it matches any value of `key`,
-    /// and [`Network::settled`] gives the value the peers set.
-    pub protocol: String,
+    /// The protocol and its settings (see [`Settings`]): a setting left
+    /// [`Value::Open`](crate::Value::Open) matches any value, and
+    /// [`Network::settled`] gives the value the peers set.
+    pub settings: Settings,
     /// A hash of the circuit (e.g. SHA-256 of its file).
     pub circuit: [u8; 32],
 }
@@ -198,16 +200,17 @@ pub(crate) fn connect_with_listener(
     }
     let deadline = Instant::now() + options.setup_timeout;
     let ours = Hello {
+        version: VERSION,
         party: me as u32,
         parties: n as u32,
         session: options.handshake.session.clone(),
-        protocol: options.handshake.protocol.clone(),
         circuit: options.handshake.circuit,
+        settings: options.handshake.settings.clone(),
     };
     let alarm = Arc::new(Alarm::default());
     let mut links: Vec<Option<LinkParts>> = (0..n).map(|_| None).collect();
-    // Every peer's protocol string, to settle our open settings.
-    let mut hellos: Vec<Option<String>> = vec![None; n];
+    // Every peer's settings, to settle our open settings.
+    let mut hellos: Vec<Option<Settings>> = vec![None; n];
     // After a peer's hello differs we stop, but still dial the other lower
     // parties briefly: they see the difference too and stop at once
     // instead of waiting for us until their timeout.
@@ -255,77 +258,10 @@ pub(crate) fn connect_with_listener(
     if let Some((_, error)) = stopped {
         return Err(error);
     }
-    let settled = settle(&ours.protocol, &hellos).map_err(NetError::Setup)?;
+    let settled = settle(&ours.settings, &hellos).map_err(NetError::Mismatch)?;
     let mut net = Network::from_links(me, links, &options.profile, options.io_timeout, alarm);
     net.set_settled(settled);
     Ok(net)
-}
-
-/// The value of a setting a hello leaves open (`key=?`).
-const OPEN: &str = "?";
-
-/// The prefix of a setting's value that offers a most (`key=min:N`).
-const LEAST: &str = "min:";
-
-/// Our open settings (`key=?` tokens of `ours`) with the value the peers
-/// give them; every peer that sets one must give the same value, and at
-/// least one must set it. Our offers of a most (`key=min:N`) settle on the
-/// least number any party offers.
-fn settle(ours: &str, hellos: &[Option<String>]) -> Result<Vec<(String, String)>, String> {
-    let mut settled = Vec::new();
-    for token in ours.split_whitespace() {
-        if let Some((key, offer)) = token
-            .split_once('=')
-            .and_then(|(k, v)| Some((k, v.strip_prefix(LEAST)?)))
-        {
-            let number = |v: &str| {
-                v.parse::<u64>()
-                    .map_err(|_| format!("{key}={LEAST}{v} offers no number"))
-            };
-            let mut least = number(offer)?;
-            for hello in hellos.iter().flatten() {
-                let theirs = hello
-                    .split_whitespace()
-                    .filter_map(|t| t.split_once('='))
-                    .find(|(k, _)| *k == key)
-                    .and_then(|(_, v)| v.strip_prefix(LEAST));
-                if let Some(v) = theirs {
-                    least = least.min(number(v)?);
-                }
-            }
-            settled.push((key.to_string(), least.to_string()));
-            continue;
-        }
-        let Some(key) = token.strip_suffix(OPEN).and_then(|k| k.strip_suffix('=')) else {
-            continue;
-        };
-        let mut value: Option<(usize, &str)> = None;
-        for (peer, hello) in hellos.iter().enumerate() {
-            let Some(hello) = hello else { continue };
-            let theirs = hello
-                .split_whitespace()
-                .filter_map(|t| t.split_once('='))
-                .find(|(k, v)| *k == key && *v != OPEN);
-            match (theirs, value) {
-                (Some((_, v)), Some((first, seen))) if v != seen => {
-                    return Err(format!(
-                        "party {first} sets {key}={seen} and party {peer} {key}={v}"
-                    ))
-                }
-                (Some((_, v)), None) => value = Some((peer, v)),
-                _ => {}
-            }
-        }
-        match value {
-            Some((_, v)) => settled.push((key.to_string(), v.to_string())),
-            None => {
-                return Err(format!(
-                    "no party sets {key}: give it to at least one party"
-                ))
-            }
-        }
-    }
-    Ok(settled)
 }
 
 fn remaining(deadline: Instant) -> Duration {
@@ -365,7 +301,7 @@ fn dial(
     options: &ConnectOptions,
     deadline: Instant,
     alarm: &Arc<Alarm>,
-) -> Result<(LinkParts, String), DialError> {
+) -> Result<(LinkParts, Settings), DialError> {
     let me = ours.party;
     let addrs: Vec<SocketAddr> = (peer.host.as_str(), peer.port)
         .to_socket_addrs()
@@ -421,8 +357,9 @@ fn dial(
     match &options.transport {
         Transport::Tcp => {
             let mut s = socket;
-            let theirs = client_hello(&mut s, ours).map_err(fail)?;
-            check_hello(&theirs, peer.id, ours).map_err(|e| DialError::mismatch(fail(e)))?;
+            let theirs = client_hello(&mut s, ours).map_err(|e| e.into_error(peer.id, fail))?;
+            check_hello(&theirs, peer.id, ours)
+                .map_err(|e| DialError::mismatch(NetError::Mismatch(e)))?;
             tracing::info!(party = me, peer = peer.id, "hello agreed (plain TCP)");
             stream_parts(
                 peer.id,
@@ -431,15 +368,19 @@ fn dial(
                 options.limits,
                 alarm.clone(),
             )
-            .map(|parts| (parts, theirs.protocol))
+            .map(|parts| (parts, theirs.settings))
             .map_err(|e| fail(e.to_string()).into())
         }
         Transport::Tls(identity) => {
             let conn = identity.client(peer.id).map_err(fail)?;
             let mut tls = StreamOwned::new(conn, socket);
-            let theirs = client_hello(&mut tls, ours)
-                .map_err(|e| fail(format!("TLS handshake or hello failed: {e}")))?;
-            check_hello(&theirs, peer.id, ours).map_err(|e| DialError::mismatch(fail(e)))?;
+            let theirs = client_hello(&mut tls, ours).map_err(|e| {
+                e.into_error(peer.id, |w| {
+                    fail(format!("TLS handshake or hello failed: {w}"))
+                })
+            })?;
+            check_hello(&theirs, peer.id, ours)
+                .map_err(|e| DialError::mismatch(NetError::Mismatch(e)))?;
             tracing::info!(party = me, peer = peer.id, "TLS handshake and hello agreed");
             let StreamOwned { conn, sock } = tls;
             tls_parts(
@@ -450,7 +391,7 @@ fn dial(
                 options.limits,
                 alarm.clone(),
             )
-            .map(|parts| (parts, theirs.protocol))
+            .map(|parts| (parts, theirs.settings))
             .map_err(|e| fail(e.to_string()).into())
         }
     }
@@ -478,7 +419,7 @@ enum Handshaken {
 fn listen(
     listener: &TcpListener,
     ours: &Hello,
-    (links, hellos): (&mut [Option<LinkParts>], &mut [Option<String>]),
+    (links, hellos): (&mut [Option<LinkParts>], &mut [Option<Settings>]),
     options: &ConnectOptions,
     deadline: Instant,
     alarm: &Arc<Alarm>,
@@ -549,7 +490,7 @@ fn listen(
                 // Connected peers learn it when our links close.
                 let all_know = (me + 1..n).all(|p| told[p] || links[p].is_some());
                 if all_know || Instant::now() >= *until {
-                    break Err(NetError::Setup(why.clone()));
+                    break Err(NetError::Mismatch(why.clone()));
                 }
             } else if links[me + 1..].iter().all(Option::is_some) {
                 break Ok(());
@@ -602,8 +543,8 @@ fn listen(
     })
 }
 
-/// A connection accepted as a party: its id, the connection, its protocol string.
-type Accepted = (PartyId, Handshaken, String);
+/// A connection accepted as a party: its id, the connection, its settings.
+type Accepted = (PartyId, Handshaken, Settings);
 
 /// The listening side's handshake with one connection, which claims to be
 /// one of the parties above `ours.party`.
@@ -638,13 +579,13 @@ fn handshake_incoming(
     match &options.transport {
         Transport::Tcp => {
             let mut s = socket;
-            let theirs = read_hello(&mut s).map_err(Refusal::Stranger)?;
+            let theirs = read_hello(&mut s).map_err(|e| Refusal::Stranger(e.to_string()))?;
             let peer = expected(&theirs)?;
             tell_to_stop(&mut s, stop, peer)?;
-            send_hello(&mut s, ours).map_err(Refusal::Stranger)?;
+            send_hello(&mut s, ours).map_err(|e| Refusal::Stranger(e.to_string()))?;
             check_hello(&theirs, peer, ours).map_err(|e| Refusal::Mismatch(peer, e))?;
             tracing::info!(party = me, peer, "accepted; hello agreed (plain TCP)");
-            Ok((peer, Handshaken::Tcp(s), theirs.protocol))
+            Ok((peer, Handshaken::Tcp(s), theirs.settings))
         }
         Transport::Tls(identity) => {
             let conn: ServerConnection = identity.server().map_err(Refusal::Fatal)?;
@@ -655,11 +596,11 @@ fn handshake_incoming(
             check_peer_identity(&identity.trust, tls.conn.peer_certificates(), peer, n)
                 .map_err(Refusal::Stranger)?;
             tell_to_stop(&mut tls, stop, peer)?;
-            send_hello(&mut tls, ours).map_err(Refusal::Stranger)?;
+            send_hello(&mut tls, ours).map_err(|e| Refusal::Stranger(e.to_string()))?;
             check_hello(&theirs, peer, ours).map_err(|e| Refusal::Mismatch(peer, e))?;
             tracing::info!(party = me, peer, "accepted; TLS handshake and hello agreed");
             let StreamOwned { conn, sock } = tls;
-            Ok((peer, Handshaken::Tls(Box::new(conn), sock), theirs.protocol))
+            Ok((peer, Handshaken::Tls(Box::new(conn), sock), theirs.settings))
         }
     }
 }
@@ -697,20 +638,54 @@ fn unprepare(s: &TcpStream) -> io::Result<()> {
     s.set_write_timeout(None)
 }
 
-const HELLO_MAX: usize = 4096;
+/// The largest hello accepted (a job's settings can be long).
+const HELLO_MAX: usize = 64 << 10;
 
-fn read_hello(s: &mut impl Read) -> Result<Hello, String> {
+/// Why a connection gave no hello.
+enum NoHello {
+    /// The peer stopped at connect because party `culprit`'s settings
+    /// differ (from its own, or another party's).
+    Stopped {
+        culprit: u32,
+    },
+    Failed(String),
+}
+
+impl std::fmt::Display for NoHello {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoHello::Stopped { culprit } => write!(
+                f,
+                "stopped at connect: its settings and party {culprit}'s differ (their \
+                 errors name the setting)"
+            ),
+            NoHello::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+impl NoHello {
+    /// The error of a dial to `peer` that got no hello: a peer that stopped
+    /// because the settings differ is a mismatch of the run; anything else
+    /// is what `fail` makes of it.
+    fn into_error(self, peer: PartyId, fail: impl FnOnce(String) -> NetError) -> NetError {
+        match self {
+            NoHello::Stopped { .. } => NetError::Mismatch(format!("party {peer} {self}")),
+            NoHello::Failed(why) => fail(why),
+        }
+    }
+}
+
+fn read_hello(s: &mut impl Read) -> Result<Hello, NoHello> {
+    let failed = |why: &str| Err(NoHello::Failed(why.into()));
     match read_frame(s, HELLO_MAX) {
-        Ok(bytes) => Hello::decode(&bytes),
-        Err(FrameError::Abort { culprit }) => Err(format!(
-            "it stopped at connect: its settings differ from party {culprit}'s (their \
-             errors name the difference)"
-        )),
+        Ok(bytes) => Hello::decode(&bytes).map_err(NoHello::Failed),
+        Err(FrameError::Abort { culprit }) => Err(NoHello::Stopped { culprit }),
         Err(FrameError::Closed | FrameError::Truncated | FrameError::Goodbye) => {
-            Err("the peer closed the connection during the handshake".into())
+            failed("the peer closed the connection during the handshake")
         }
         Err(FrameError::Oversized(_) | FrameError::UnknownControl(_)) => {
-            Err("the peer does not speak the huddle protocol (oversized hello)".into())
+            failed("the peer does not speak the huddle protocol (oversized hello)")
         }
         Err(FrameError::Io(e))
             if matches!(
@@ -718,95 +693,21 @@ fn read_hello(s: &mut impl Read) -> Result<Hello, String> {
                 io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
             ) =>
         {
-            Err("the peer sent no hello in time".into())
+            failed("the peer sent no hello in time")
         }
-        Err(FrameError::Io(e)) => Err(e.to_string()),
+        Err(FrameError::Io(e)) => Err(NoHello::Failed(e.to_string())),
     }
 }
 
-fn send_hello(s: &mut impl Write, ours: &Hello) -> Result<(), String> {
+fn send_hello(s: &mut impl Write, ours: &Hello) -> Result<(), NoHello> {
     write_frame(s, &ours.encode())
         .and_then(|()| s.flush())
-        .map_err(|e| e.to_string())
+        .map_err(|e| NoHello::Failed(e.to_string()))
 }
 
-fn client_hello<S: Read + Write>(s: &mut S, ours: &Hello) -> Result<Hello, String> {
+fn client_hello<S: Read + Write>(s: &mut S, ours: &Hello) -> Result<Hello, NoHello> {
     send_hello(s, ours)?;
     read_hello(s)
-}
-
-/// Compares the peer's hello with ours; the message names the first difference.
-fn check_hello(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String> {
-    if theirs.party as usize != peer {
-        return Err(format!(
-            "the peer says it is party {}, but party {peer} was expected there",
-            theirs.party
-        ));
-    }
-    if theirs.parties != ours.parties {
-        return Err(format!(
-            "party {peer} runs with {} parties, party {} with {}",
-            theirs.parties, ours.party, ours.parties
-        ));
-    }
-    if theirs.session != ours.session {
-        return Err(format!(
-            "party {peer} is in session `{}`, party {} in session `{}`",
-            theirs.session, ours.party, ours.session
-        ));
-    }
-    if theirs.protocol != ours.protocol {
-        // Name the settings that differ, not only the two strings.
-        let (t, o): (Vec<&str>, Vec<&str>) = (
-            theirs.protocol.split_whitespace().collect(),
-            ours.protocol.split_whitespace().collect(),
-        );
-        let differ: Vec<String> = t
-            .iter()
-            .zip(&o)
-            .filter(|(a, b)| a != b)
-            .map(|(a, b)| format!("{a} vs {b}"))
-            .collect();
-        // A setting one side leaves open (`key=?`) takes the other's value;
-        // offers of a most (`key=min:N`) on both sides settle on the least.
-        let open = |a: &str, b: &str| matches!((a.split_once('='), b.split_once('=')), (Some((ka, va)), Some((kb, _))) if ka == kb && va == OPEN);
-        let least = |a: &str, b: &str| matches!((a.split_once('='), b.split_once('=')), (Some((ka, va)), Some((kb, vb))) if ka == kb && va.starts_with(LEAST) && vb.starts_with(LEAST));
-        if t.len() == o.len()
-            && t.iter()
-                .zip(&o)
-                .all(|(a, b)| a == b || open(a, b) || open(b, a) || least(a, b))
-        {
-            return check_circuit(theirs, peer, ours);
-        }
-        let detail = if differ.is_empty() || t.len() != o.len() {
-            String::new()
-        } else {
-            format!(" (they differ in {})", differ.join(", "))
-        };
-        return Err(format!(
-            "party {peer} runs protocol `{}`, party {} runs `{}`{detail}",
-            theirs.protocol, ours.party, ours.protocol
-        ));
-    }
-    check_circuit(theirs, peer, ours)
-}
-
-fn check_circuit(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String> {
-    if theirs.circuit != ours.circuit {
-        let short = |h: &[u8; 32]| {
-            h[..6]
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-        };
-        return Err(format!(
-            "party {peer} evaluates a different circuit (hash {}…, party {} has {}…)",
-            short(&theirs.circuit),
-            ours.party,
-            short(&ours.circuit)
-        ));
-    }
-    Ok(())
 }
 
 pub(crate) fn stream_parts(
@@ -849,71 +750,29 @@ mod tests {
     use crate::certs::PartyCredentials;
     use std::sync::Arc;
 
-    fn hello(party: u32, protocol: &str) -> Hello {
-        Hello {
-            party,
-            parties: 3,
+    fn handshake() -> Handshake {
+        Handshake {
             session: "s".into(),
-            protocol: protocol.into(),
+            settings: protocol("p"),
             circuit: [1; 32],
         }
     }
 
-    #[test]
-    fn an_open_setting_matches_any_value_and_settles_to_the_peers_one() {
-        let open = hello(2, "trio batch=? x=1");
-        let set = hello(0, "trio batch=40 x=1");
-        check_hello(&set, 0, &open).expect("open matches a value");
-        check_hello(&open, 2, &set).expect("and the other way round");
-        let e = check_hello(&hello(0, "trio batch=40 x=2"), 0, &open).expect_err("x differs");
-        assert!(e.contains("x=2 vs x=1"), "{e}");
-        // A different key is no match for an open one.
-        assert!(check_hello(&hello(0, "trio lanes=40 x=1"), 0, &open).is_err());
-        // Offers of a most match each other, not a fixed value.
-        let offer = hello(1, "trio threads=min:2");
-        check_hello(&hello(0, "trio threads=min:4"), 0, &offer).expect("offers match");
-        let e = check_hello(&hello(0, "trio threads=2"), 0, &offer).expect_err("fixed vs offer");
-        assert!(e.contains("threads=2 vs threads=min:2"), "{e}");
-        let peers = |a: &str, b: &str| vec![Some(a.to_string()), Some(b.to_string()), None];
-        assert_eq!(
-            settle(
-                "trio batch=? x=1",
-                &peers("trio batch=40 x=1", "trio batch=? x=1")
-            ),
-            Ok(vec![("batch".to_string(), "40".to_string())])
-        );
-        // Offers of a most settle on the least, ours included.
-        assert_eq!(
-            settle(
-                "trio threads=min:4 x=1",
-                &peers("trio threads=min:2 x=1", "trio threads=min:8 x=1")
-            ),
-            Ok(vec![("threads".to_string(), "2".to_string())])
-        );
-        assert_eq!(
-            settle(
-                "trio threads=min:1",
-                &peers("trio threads=min:3", "trio threads=min:3")
-            ),
-            Ok(vec![("threads".to_string(), "1".to_string())])
-        );
-        let e = settle("trio batch=? x=1", &peers("trio batch=40", "trio batch=41"))
-            .expect_err("peers disagree");
-        assert!(
-            e.contains("party 0 sets batch=40 and party 1 batch=41"),
-            "{e}"
-        );
-        let e = settle("trio batch=?", &peers("trio batch=?", "trio batch=?"))
-            .expect_err("nobody sets it");
-        assert!(e.contains("no party sets batch"), "{e}");
-        assert_eq!(settle("trio batch=40", &peers("a", "b")), Ok(vec![]));
+    fn protocol(name: &str) -> Settings {
+        let mut s = Settings::new();
+        s.option("protocol", crate::Value::Text(name.into()));
+        s
     }
 
-    fn handshake() -> Handshake {
-        Handshake {
+    /// A hello as party `party` of 2 with [`handshake`]'s run.
+    fn hello_of(party: u32) -> Hello {
+        Hello {
+            version: VERSION,
+            party,
+            parties: 2,
             session: "s".into(),
-            protocol: "p".into(),
             circuit: [1; 32],
+            settings: protocol("p"),
         }
     }
 
@@ -1096,14 +955,7 @@ mod tests {
             conn,
             TcpStream::connect(("127.0.0.1", port)).expect("connect"),
         );
-        let hello = Hello {
-            party: 1,
-            parties: 2,
-            session: "s".into(),
-            protocol: "p".into(),
-            circuit: [1; 32],
-        };
-        let answered = client_hello(&mut tls, &hello);
+        let answered = client_hello(&mut tls, &hello_of(1));
         assert!(
             answered.is_err(),
             "a client without a certificate got an answer"
@@ -1179,15 +1031,15 @@ mod tests {
         let cases: Vec<(Change, &str)> = vec![
             (
                 Box::new(|o| o.handshake.session = "other".into()),
-                "is in session `other`, party 0 in session `s`",
+                "party 1 is in session `other`, this party (0) in session `s`",
             ),
             (
-                Box::new(|o| o.handshake.protocol = "trio".into()),
-                "runs protocol `trio`, party 0 runs `p`",
+                Box::new(|o| o.handshake.settings = protocol("trio")),
+                "party 1 runs with --protocol trio, this party (0) with --protocol p",
             ),
             (
                 Box::new(|o| o.handshake.circuit = [2; 32]),
-                "evaluates a different circuit",
+                "party 1 evaluates a different circuit (hash 020202020202…, this party (0) has 010101010101…)",
             ),
         ];
         for transport in ["tcp", "tls"] {
@@ -1204,11 +1056,7 @@ mod tests {
                 let mut o1 = options(t(1));
                 change(&mut o1);
                 let r = connect_all(&config, listeners, vec![options(t(0)), o1]);
-                assert!(
-                    err_of(&r[0]).contains(needle),
-                    "{transport}: `{}` lacks `{needle}`",
-                    err_of(&r[0])
-                );
+                assert_eq!(err_of(&r[0]), *needle, "{transport}");
                 assert!(
                     err_of(&r[1]).contains("party 0"),
                     "{transport}: {}",
@@ -1241,10 +1089,10 @@ mod tests {
             });
             (a.join().expect("a"), b.join().expect("b"))
         });
-        assert!(r
-            .0
-            .expect_err("mismatch")
-            .contains("party 1 runs with 3 parties, party 0 with 2"));
+        assert_eq!(
+            r.0.expect_err("mismatch"),
+            "party 1 runs with 3 parties, this party (0) with 2"
+        );
     }
 
     /// One of three parties has other settings, at every position: every
@@ -1268,7 +1116,7 @@ mod tests {
                             ..options(t)
                         };
                         if i == odd {
-                            o.handshake.protocol = "other".into();
+                            o.handshake.settings = protocol("other");
                         }
                         o
                     })
@@ -1277,11 +1125,9 @@ mod tests {
                 for (i, result) in r.iter().enumerate() {
                     let e = err_of(result);
                     // The odd party or a peer that differs from it.
-                    let named = e.contains("runs protocol `other`")
-                        || e.contains("runs `other`")
-                        || e.contains(&format!("differ from party {odd}'s"))
-                        || (e.contains(&format!("with party {odd} at"))
-                            && e.contains("it stopped at connect"));
+                    let named = e.contains("--protocol other")
+                        || e.contains(&format!("party {odd} stopped at connect"))
+                        || e.contains(&format!("party {odd}'s differ"));
                     assert!(named, "{transport}, odd party {odd}: party {i}: {e}");
                 }
             }
@@ -1304,14 +1150,7 @@ mod tests {
     }
 
     fn rogue_hello(s: &mut TcpStream) {
-        let hello = Hello {
-            party: 1,
-            parties: 2,
-            session: "s".into(),
-            protocol: "p".into(),
-            circuit: [1; 32],
-        };
-        client_hello(s, &hello).expect("party 0 answers");
+        assert!(client_hello(s, &hello_of(1)).is_ok(), "party 0 answers");
     }
 
     #[test]
