@@ -167,4 +167,20 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), Exit::ALL.len());
     }
+
+    /// README.md shows the table as the code has it, row for row.
+    #[test]
+    fn the_readme_table_is_this_table() {
+        let readme = include_str!("../../../README.md");
+        let start = readme
+            .find("| code | meaning |")
+            .expect("README.md has the exit-code table");
+        let shown: Vec<&str> = readme[start..]
+            .lines()
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        let markdown = Exit::markdown();
+        let want: Vec<&str> = markdown.lines().collect();
+        assert_eq!(shown, want);
+    }
 }

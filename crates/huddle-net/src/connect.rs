@@ -108,6 +108,24 @@ pub fn local_networks(
     profile: NetProfile,
     io_timeout: Duration,
 ) -> Result<Vec<Network>, NetError> {
+    local_networks_each(vec![handshake; parties], tls, profile, io_timeout)?
+        .into_iter()
+        .collect()
+}
+
+/// [`local_networks`] with each party's own handshake (to see what
+/// parties that disagree are told): every party's own result.
+pub fn local_networks_each(
+    handshakes: Vec<Handshake>,
+    tls: bool,
+    profile: NetProfile,
+    io_timeout: Duration,
+) -> Result<Vec<Result<Network, NetError>>, NetError> {
+    let parties = handshakes.len();
+    let session = handshakes
+        .first()
+        .map(|h| h.session.clone())
+        .unwrap_or_default();
     let mut listeners = Vec::with_capacity(parties);
     let mut party_configs = Vec::with_capacity(parties);
     for id in 0..parties {
@@ -127,7 +145,7 @@ pub fn local_networks(
         listeners.push(Some(l));
     }
     let config = NetworkConfig {
-        session: handshake.session.clone(),
+        session,
         ca: None,
         parties: party_configs,
     };
@@ -156,7 +174,7 @@ pub fn local_networks(
                     profile: profile.clone(),
                     io_timeout,
                     setup_timeout: Duration::from_secs(20),
-                    ..ConnectOptions::new(transport, handshake.clone())
+                    ..ConnectOptions::new(transport, handshakes[me].clone())
                 };
                 let listener = listener.take().filter(|_| me + 1 < parties);
                 let config = &config;
@@ -171,7 +189,7 @@ pub fn local_networks(
             })
             .collect()
     });
-    results.into_iter().collect()
+    Ok(results)
 }
 
 /// Why an incoming connection was turned away.

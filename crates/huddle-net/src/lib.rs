@@ -76,7 +76,9 @@ pub mod fuzzing {
 
 pub use accounting::{Accounting, LinkStats, Phase};
 pub use config::{NetworkConfig, PartyConfig};
-pub use connect::{connect, local_networks, ConnectOptions, Handshake, Transport};
+pub use connect::{
+    connect, local_networks, local_networks_each, ConnectOptions, Handshake, Transport,
+};
 pub use hello::{Form, Setting, Settings, Value, VERSION as HELLO_VERSION};
 pub use network::{
     memory_networks, message_buffer, scratch_message, Interrupter, LinkLimits, NetError, Network,
