@@ -65,7 +65,7 @@ pub struct RunOptions {
     /// Worker threads for local computation.
     pub threads: usize,
     /// Whether `threads` is this host's `auto` choice rather than a number
-    /// the user gave: the hello then offers it as a most (`threads=min:N`)
+    /// the user gave: the hello then offers it as a most (`Value::Least`)
     /// and every party runs the least any party offers, since all parties
     /// of a run must use one count. Auto's 1 (at most one core per party,
     /// [`RunOptions::one_core_auto`]) lets each protocol add a thread that
