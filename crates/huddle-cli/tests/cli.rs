@@ -725,3 +725,40 @@ fn outputs_that_cannot_be_written_and_closed_listings_have_their_codes() {
     let o = huddle(&["circuit", "gen", "aes128", "-o", "/no/such/folder/aes.txt"]);
     assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
 }
+
+/// A caught cheater (abort) and a batch beyond this machine's memory
+/// (resource) end with their codes of the table.
+#[test]
+fn an_abort_and_a_resource_limit_have_their_codes() {
+    let (_dir, adder) = temp_file("tiny.txt", "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n");
+    let c = adder.to_str().expect("utf8");
+    let o = huddle(&[
+        "local",
+        "--protocol",
+        "quad",
+        "--circuit",
+        c,
+        "--corrupt",
+        "1",
+        "--fault",
+        "add-error",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("abort"), "{}", stderr(&o));
+    // One input value of 100,000 bits, 2^26 instances: 800 GB of inputs.
+    let (_big_dir, big) = temp_file(
+        "wide.txt",
+        "1 100001\n1 100000\n1 1\n\n2 1 0 1 100000 AND\n",
+    );
+    let o = huddle(&[
+        "local",
+        "--protocol",
+        "ttp",
+        "--circuit",
+        big.to_str().expect("utf8"),
+        "--batch",
+        "67108864",
+    ]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("lower --batch"), "{}", stderr(&o));
+}
