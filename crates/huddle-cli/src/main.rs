@@ -248,7 +248,7 @@ fn main() -> ExitCode {
 /// handler would first give every page of its arenas back to the kernel
 /// one range at a time (a twentieth of a short run's time), which the
 /// kernel does at once anyway when the process ends.
-pub(crate) fn exit_now(code: u8) -> ExitCode {
+fn exit_now(code: u8) -> ExitCode {
     #[cfg(target_os = "linux")]
     {
         use std::io::Write;
