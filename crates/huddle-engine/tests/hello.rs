@@ -236,7 +236,10 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
                 Protocol::Bgw2Mal,
                 4,
                 RunOptions {
-                    garble: huddle_engine::garble::Optimizations::NONE,
+                    garble: huddle_engine::garble::Optimizations {
+                        hypercube: true,
+                        ..bgw.garble
+                    },
                     ..bgw
                 },
             ),
