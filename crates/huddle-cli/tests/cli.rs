@@ -745,17 +745,21 @@ fn an_abort_and_a_resource_limit_have_their_codes() {
     ]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("abort"), "{}", stderr(&o));
-    // One input value of 100,000 bits, 2^26 instances: 800 GB of inputs.
-    let (_big_dir, big) = temp_file(
-        "wide.txt",
-        "1 100001\n1 100000\n1 1\n\n2 1 0 1 100000 AND\n",
-    );
+    // A 16x16 matrix of 64-bit elements per instance, 2^26 instances:
+    // 275 GB of inputs.
+    let dir = temp_dir("resource");
+    let vm = dir.join("vm.txt");
+    let vm = vm.to_str().expect("utf8");
+    let o = huddle(&[
+        "circuit", "gen", "vecmat", "--size", "16", "--bits", "64", "-o", vm,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let o = huddle(&[
         "local",
         "--protocol",
         "ttp",
         "--circuit",
-        big.to_str().expect("utf8"),
+        vm,
         "--batch",
         "67108864",
     ]);
