@@ -102,9 +102,9 @@ pub fn certs(args: CertsArgs) -> Result<(), Failure> {
         args.parties,
         args.out.display()
     ))?;
-    crate::stdout::listing(format!(
-        "copy ca.pem, parties.toml and party<i>.pem/.key to party i's machine; keep ca.key offline"
-    ))?;
+    crate::stdout::listing(
+        "copy ca.pem, parties.toml and party<i>.pem/.key to party i's machine; keep ca.key offline",
+    )?;
     Ok(())
 }
 
