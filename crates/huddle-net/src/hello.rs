@@ -707,7 +707,8 @@ mod tests {
     #[test]
     fn a_difference_is_named_in_the_users_terms() {
         use Form::*;
-        let cases: Vec<(Vec<(&str, Form, Value)>, Vec<(&str, Form, Value)>, &str)> = vec![
+        type List = Vec<(&'static str, Form, Value)>;
+        let cases: Vec<(List, List, &str)> = vec![
             (
                 vec![("verify-every", Option, Value::Absent)],
                 vec![("verify-every", Option, Value::Number(3))],
