@@ -60,13 +60,13 @@ pub struct EditDistanceRun {
 pub fn run(cmd: AppCommand) -> Result<(), Failure> {
     match cmd {
         AppCommand::EditDistance(args) => {
-            let a = dna_codes(&args.a).map_err(|e| format!("--a: {e}"))?;
-            let b = dna_codes(&args.b).map_err(|e| format!("--b: {e}"))?;
+            let a = dna_codes(&args.a).map_err(|e| Failure::input(format!("--a: {e}")))?;
+            let b = dna_codes(&args.b).map_err(|e| Failure::input(format!("--b: {e}")))?;
             let row = edit_distance_run(&args.run, &a, &b)?;
             if args.run.json {
-                println!("{}", pretty(&row.json())?);
+                crate::stdout::output(pretty(&row.json())?)?;
             } else {
-                println!("{}", row.distance);
+                crate::stdout::output(row.distance)?;
                 eprintln!("{}", row.summary());
             }
             Ok(())
@@ -124,20 +124,20 @@ pub fn edit_distance_run(
     a: &[u64],
     b: &[u64],
 ) -> Result<EditDistanceRow, Failure> {
-    let ring = RingWidth::from_bits(run.bits)
-        .ok_or_else(|| format!("--bits must be 8, 16, 32 or 64, not {}", run.bits))?;
+    let ring = RingWidth::from_bits(run.bits).ok_or_else(|| {
+        Failure::input(format!("--bits must be 8, 16, 32 or 64, not {}", run.bits))
+    })?;
     let most = (1usize << (run.bits.min(31) - 2)).min(4096);
     for (name, s) in [("--a", a), ("--b", b)] {
         if !(1..=most).contains(&s.len()) {
-            return Err(format!(
+            return Err(Failure::input(format!(
                 "{name} has {} letters; edit distance over Z_2^{} takes 1 to {most}",
                 s.len(),
                 run.bits
-            )
-            .into());
+            )));
         }
     }
-    let protocol = Protocol::parse(&run.protocol).map_err(|e| e.to_string())?;
+    let protocol = Protocol::parse(&run.protocol).map_err(|e| Failure::input(e.to_string()))?;
     let circuit = edit_distance(a.len() as u32, b.len() as u32, ring);
     let parties = protocol.descriptor().parties.default_count();
     let options = RunOptions {
@@ -145,7 +145,7 @@ pub fn edit_distance_run(
         ..RunOptions::default()
     };
     let request = huddle_engine::check_request(protocol, parties, &circuit, options)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Failure::input(e.to_string()))?;
     let k = ring.bits() as usize;
     let letters = |codes: &[u64]| {
         let mut m = BitMatrix::zeros(1, codes.len() * k);
@@ -155,7 +155,7 @@ pub fn edit_distance_run(
         m
     };
     let inputs = [letters(a), letters(b)];
-    let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
+    let profile = NetProfile::named(&run.net).map_err(|e| Failure::input(e.to_string()))?;
     let timeout = std::time::Duration::from_secs(run.timeout.max(1));
     let (outputs, accounting, seconds) =
         run_all(&request, &circuit, &inputs, run.transport, profile, timeout)?;
@@ -237,7 +237,7 @@ pub fn bench_edit_distance(
              whole-run wall seconds",
             run.net
         );
-        crate::plot::seconds_against_rounds(path, &title, &rows)?;
+        crate::plot::seconds_against_rounds(path, &title, &rows).map_err(Failure::output)?;
     }
     if run.json {
         println!("{}", pretty(&Value::Array(rows))?);
@@ -296,14 +296,14 @@ pub fn bench_functions(
         let inputs = huddle_circuit::random::random_inputs(circuit, &mut prg, batch);
         let mut rates = Vec::new();
         for p in ["ttp", protocol] {
-            let protocol = Protocol::parse(p).map_err(|e| e.to_string())?;
+            let protocol = Protocol::parse(p).map_err(|e| Failure::input(e.to_string()))?;
             let parties = protocol.descriptor().parties.default_count();
             let options = RunOptions {
                 max_fan_in: max_fan_in.filter(|_| p != "ttp"),
                 ..RunOptions::default()
             };
             let request = huddle_engine::check_request(protocol, parties, circuit, options)
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| Failure::input(e.to_string()))?;
             let mut times = Vec::new();
             for _ in 0..repeat.max(1) {
                 let lan = NetProfile::lan();

@@ -127,7 +127,7 @@ pub fn run(as_json: bool, mib: usize, round_trips: usize) -> Result<(), String> 
     let total = mib << 20;
     let hs = || Handshake {
         session: "bench".into(),
-        protocol: "bench".into(),
+        settings: huddle_net::Settings::new(),
         circuit: [0; 32],
     };
     let timeout = Duration::from_secs(120);

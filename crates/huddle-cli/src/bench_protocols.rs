@@ -74,7 +74,11 @@ pub fn time_run(
     let nets: Vec<Network> = if tcp {
         let hs = Handshake {
             session: "bench".into(),
-            protocol: protocol.name().into(),
+            settings: {
+                let mut s = huddle_net::Settings::new();
+                s.option("protocol", huddle_net::Value::Text(protocol.name().into()));
+                s
+            },
             circuit: huddle_engine::circuit_hash(circuit),
         };
         local_networks(parties, false, hs, setup.net.clone(), timeout).map_err(|e| e.to_string())?

@@ -1,5 +1,6 @@
 //! `huddle circuit ...`: statistics, plaintext evaluation and conversion.
 
+use crate::failure::Failure;
 use clap::{Subcommand, ValueEnum};
 use huddle_circuit::format::write_old_bristol;
 use huddle_circuit::{
@@ -119,20 +120,20 @@ pub enum Target {
     Old,
 }
 
-pub fn run(cmd: CircuitCommand) -> Result<(), String> {
+pub fn run(cmd: CircuitCommand) -> Result<(), Failure> {
     match cmd {
         CircuitCommand::Stats { file, json, format } => {
-            let c = load(&file, format)?;
+            let c = load(&file, format).map_err(Failure::input)?;
             let s = Stats::of(&c);
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?
-                );
+                crate::stdout::listing(
+                    serde_json::to_string_pretty(&s)
+                        .map_err(|e| Failure::internal(e.to_string()))?,
+                )
             } else {
-                print_stats(&file, &s);
+                print_stats(&mut std::io::stdout().lock(), &file, &s)
+                    .map_err(crate::stdout::listing_error)
             }
-            Ok(())
         }
         CircuitCommand::Eval {
             file,
@@ -148,9 +149,9 @@ pub fn run(cmd: CircuitCommand) -> Result<(), String> {
             circuit_format,
         ),
         CircuitCommand::Gen { spec, output } => {
-            let c = generate(&spec)?;
+            let c = generate(&spec).map_err(Failure::input)?;
             let mut buf = Vec::new();
-            write_circuit(&c, &mut buf).map_err(|e| e.to_string())?;
+            write_circuit(&c, &mut buf).map_err(|e| Failure::internal(e.to_string()))?;
             write_out(output.as_deref(), &buf)
         }
         CircuitCommand::Optimize {
@@ -162,15 +163,16 @@ pub fn run(cmd: CircuitCommand) -> Result<(), String> {
             format,
         } => {
             use huddle_circuit::optimize::{optimize, Summary};
-            let c = load(&file, format)?;
-            let out = optimize(&c, fanin, depth).map_err(|e| format!("{}: {e}", file.display()))?;
+            let c = load(&file, format).map_err(Failure::input)?;
+            let out = optimize(&c, fanin, depth)
+                .map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
             let (before, after) = (Summary::of(&c), Summary::of(&out));
             let report = if json {
                 serde_json::to_string_pretty(&serde_json::json!({
                     "before": before,
                     "after": after,
                 }))
-                .map_err(|e| e.to_string())?
+                .map_err(|e| Failure::internal(e.to_string()))?
             } else {
                 let line = |name: &str, s: &Summary| {
                     let by: Vec<String> = s
@@ -188,11 +190,9 @@ pub fn run(cmd: CircuitCommand) -> Result<(), String> {
                 };
                 format!("{}\n{}", line("before", &before), line("after", &after))
             };
-            let mut buf = Vec::new();
-            write_circuit(&out, &mut buf).map_err(|e| e.to_string())?;
-            write_out(output.as_deref(), &buf)?;
+            write_out(output.as_deref(), &bristol(&out)?)?;
             if output.is_some() {
-                println!("{report}");
+                crate::stdout::listing(report)?;
             } else {
                 eprintln!("{report}");
             }
@@ -204,13 +204,17 @@ pub fn run(cmd: CircuitCommand) -> Result<(), String> {
             output,
             format,
         } => {
-            let c = load(&file, format)?;
-            let mut buf = Vec::new();
-            match to {
-                Target::Bristol => write_circuit(&c, &mut buf).map_err(|e| e.to_string())?,
-                Target::Old => write_old_bristol(&c, &mut buf)
-                    .map_err(|e| format!("cannot convert {}: {e}", file.display()))?,
-            }
+            let c = load(&file, format).map_err(Failure::input)?;
+            let buf = match to {
+                Target::Bristol => bristol(&c)?,
+                Target::Old => {
+                    let mut buf = Vec::new();
+                    write_old_bristol(&c, &mut buf).map_err(|e| {
+                        Failure::input(format!("cannot convert {}: {e}", file.display()))
+                    })?;
+                    buf
+                }
+            };
             write_out(output.as_deref(), &buf)
         }
     }
@@ -287,8 +291,8 @@ fn eval(
     inputs_file: Option<&Path>,
     style: crate::data::Style,
     format: FormatArg,
-) -> Result<(), String> {
-    let c = load(file, format)?;
+) -> Result<(), Failure> {
+    let c = load(file, format).map_err(Failure::input)?;
     let all: Vec<usize> = (0..c.inputs().len()).collect();
     let values = match inputs_file {
         Some(path) => crate::data::read_inputs(path, &c, &all, style)?,
@@ -298,34 +302,35 @@ fn eval(
                     .iter()
                     .map(|&i| format!("{} bits", c.input_bits(i)))
                     .collect();
-                return Err(format!(
+                return Err(Failure::input(format!(
                     "{} takes {} input values ({}), but {} --input given",
                     file.display(),
                     c.inputs().len(),
                     widths.join(", "),
                     inputs.len()
-                ));
+                )));
             }
             all.iter()
                 .zip(inputs)
                 .map(|(&i, text)| {
-                    let words = crate::data::parse_value(text, &c, i, style)?;
-                    Ok(BitMatrix::from_row_words(1, c.input_bits(i), words)
-                        .expect("one row of the value's words"))
+                    let words =
+                        crate::data::parse_value(text, &c, i, style).map_err(Failure::input)?;
+                    BitMatrix::from_row_words(1, c.input_bits(i), words).ok_or_else(|| {
+                        Failure::internal("a value's words do not fill one row of its width")
+                    })
                 })
-                .collect::<Result<_, String>>()?
+                .collect::<Result<_, Failure>>()?
         }
     };
     let outputs = PlainEvaluator::new(&c)
         .evaluate(&values)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+        .map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
     if inputs_file.is_some() {
-        return Ok(crate::data::write_outputs(
-            Path::new("-"),
-            &c,
-            &outputs,
-            style,
-        )?);
+        // A listing: a reader that stops reading ends it quietly.
+        return match crate::data::write_outputs(Path::new("-"), &c, &outputs, style) {
+            Err(crate::data::DataError::StdoutClosed(_)) => Ok(()),
+            written => Ok(written?),
+        };
     }
     let rendered = crate::data::Rendered::of(&c, &outputs, 0, style)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
@@ -333,7 +338,7 @@ fn eval(
         .lines()
         .try_for_each(|line| writeln!(out, "{line}"))
         .and_then(|()| out.flush());
-    written.map_err(|e| e.to_string())
+    written.map_err(crate::stdout::listing_error)
 }
 
 /// Reads a circuit, naming the file in any error.
@@ -357,56 +362,73 @@ pub fn load(path: &Path, format: FormatArg) -> Result<Circuit, String> {
     result.map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn write_out(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
+/// A circuit in Bristol Fashion (the extended format where it needs it).
+fn bristol(c: &Circuit) -> Result<Vec<u8>, Failure> {
+    let mut buf = Vec::new();
+    write_circuit(c, &mut buf).map_err(|e| Failure::internal(e.to_string()))?;
+    Ok(buf)
+}
+
+/// Writes a circuit to `path` (`-o`), or lists it on stdout.
+fn write_out(path: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
     match path {
-        Some(p) => std::fs::write(p, bytes).map_err(|e| format!("{}: {e}", p.display())),
+        Some(p) => {
+            std::fs::write(p, bytes).map_err(|e| Failure::output(format!("{}: {e}", p.display())))
+        }
         None => {
             let mut out = BufWriter::new(std::io::stdout().lock());
             out.write_all(bytes)
                 .and_then(|()| out.flush())
-                .map_err(|e| e.to_string())
+                .map_err(crate::stdout::listing_error)
         }
     }
 }
 
-fn print_stats(path: &Path, s: &Stats) {
-    println!("{}", path.display());
-    println!("  gates      {}", s.gates);
-    println!("  wires      {}", s.wires);
-    println!("  inputs     {:?} bits", s.inputs);
-    println!("  outputs    {:?} bits", s.outputs);
-    println!("  AND-depth  {}", s.and_depth);
-    println!("  ANDs       {} in all", s.and_count);
+fn print_stats(out: &mut impl Write, path: &Path, s: &Stats) -> std::io::Result<()> {
+    writeln!(out, "{}", path.display())?;
+    writeln!(out, "  gates      {}", s.gates)?;
+    writeln!(out, "  wires      {}", s.wires)?;
+    writeln!(out, "  inputs     {:?} bits", s.inputs)?;
+    writeln!(out, "  outputs    {:?} bits", s.outputs)?;
+    writeln!(out, "  AND-depth  {}", s.and_depth)?;
+    writeln!(out, "  ANDs       {} in all", s.and_count)?;
     for (fan_in, n) in &s.and_by_fanin {
-        println!("    {fan_in}-input AND  {n}");
+        writeln!(out, "    {fan_in}-input AND  {n}")?;
     }
-    println!(
+    writeln!(
+        out,
         "  MAND {}  XOR {}  INV {}  EQ {}  EQW {}",
         s.mand, s.xor, s.inv, s.eq, s.eqw
-    );
+    )?;
     if s.dead_gates > 0 {
-        println!("  dead gates {} (results reach no output)", s.dead_gates);
+        writeln!(
+            out,
+            "  dead gates {} (results reach no output)",
+            s.dead_gates
+        )?;
     }
     if let Some(a) = &s.arithmetic {
-        println!("  ring       Z_2^{}", a.ring_bits);
-        println!(
+        writeln!(out, "  ring       Z_2^{}", a.ring_bits)?;
+        writeln!(
+            out,
             "  ADD {}  SUB {}  NEG {}  ADDC {}  MULC {}  CONST {}  A2B {}  B2A {}",
             a.add, a.sub, a.neg, a.add_const, a.mul_const, a.const_ring, a.a2b, a.b2a
-        );
+        )?;
         for (fan_in, n) in &a.mul_by_fanin {
-            println!("    {fan_in}-input MUL  {n}");
+            writeln!(out, "    {fan_in}-input MUL  {n}")?;
         }
         for (len, n) in &a.dot_by_len {
-            println!("    length-{len} DOT  {n}");
+            writeln!(out, "    length-{len} DOT  {n}")?;
         }
         for (len, n) in &a.dot_trunc_by_len {
-            println!("    length-{len} DOTTR  {n}");
+            writeln!(out, "    length-{len} DOTTR  {n}")?;
         }
         if a.eqz > 0 {
-            println!("  EQZ {}", a.eqz);
+            writeln!(out, "  EQZ {}", a.eqz)?;
         }
         if a.ltz > 0 {
-            println!("  LTZ {}", a.ltz);
+            writeln!(out, "  LTZ {}", a.ltz)?;
         }
     }
+    Ok(())
 }

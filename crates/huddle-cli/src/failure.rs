@@ -1,58 +1,64 @@
-//! How a command fails: a message and an exit code that tells the kind of
-//! failure apart (bad input, a peer caught cheating, the network, a resource
-//! limit, a bug), so scripts can react without parsing messages.
+//! How a command fails: a message and the kind of failure, whose exit code
+//! ([`Exit`], the one table of codes) tells the kinds apart, so scripts can
+//! react without parsing messages. Every error names its kind where it is
+//! made: a string error is not bad input by default.
 
-use huddle_engine::ttp::{exit, RunError};
+use huddle_engine::exit::Exit;
+use huddle_engine::ttp::RunError;
 use huddle_engine::LocalError;
 use huddle_net::NetError;
 
 pub struct Failure {
-    pub code: u8,
+    pub exit: Exit,
     pub message: String,
 }
 
 impl Failure {
-    /// A failure of no particular kind (benchmarks, the demo).
-    pub fn other(message: impl Into<String>) -> Failure {
+    pub fn new(exit: Exit, message: impl Into<String>) -> Failure {
         Failure {
-            code: exit::OTHER,
+            exit,
             message: message.into(),
         }
+    }
+
+    /// A benchmark or the demo failed.
+    pub fn other(message: impl Into<String>) -> Failure {
+        Failure::new(Exit::Other, message)
+    }
+
+    /// Bad input from the user or a file; nothing secret was sent.
+    pub fn input(message: impl Into<String>) -> Failure {
+        Failure::new(Exit::Input, message)
+    }
+
+    /// The outputs (or a file asked for) could not be written.
+    pub fn output(message: impl Into<String>) -> Failure {
+        Failure::new(Exit::Output, message)
+    }
+
+    /// `--check` found outputs that differ from the expected ones.
+    pub fn check(message: impl Into<String>) -> Failure {
+        Failure::new(Exit::Check, message)
     }
 
     pub fn network(message: impl Into<String>) -> Failure {
-        Failure {
-            code: exit::NETWORK,
-            message: message.into(),
-        }
+        Failure::new(Exit::Network, message)
     }
-}
 
-/// Errors the commands spell out themselves are about their input.
-impl From<String> for Failure {
-    fn from(message: String) -> Failure {
-        Failure {
-            code: exit::INPUT,
-            message,
-        }
+    pub fn internal(message: impl Into<String>) -> Failure {
+        Failure::new(Exit::Internal, message)
     }
 }
 
 impl From<RunError> for Failure {
     fn from(e: RunError) -> Failure {
-        Failure {
-            code: e.exit_code(),
-            message: e.to_string(),
-        }
+        Failure::new(e.exit(), e.to_string())
     }
 }
 
 impl From<LocalError> for Failure {
     fn from(e: LocalError) -> Failure {
-        Failure {
-            code: e.error.exit_code(),
-            message: e.to_string(),
-        }
+        Failure::new(e.error.exit(), e.to_string())
     }
 }
 

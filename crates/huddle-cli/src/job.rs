@@ -4,12 +4,13 @@
 //! the protocol and its options, who owns which input value and who learns
 //! the outputs, and where each party's data files are.
 //!
-//! Its hash goes into the hello, together with each setting as a token of
-//! its own: hosts given different jobs stop at connect, and the error names
-//! the setting that differs. The data files' paths are left out of the hash
+//! Each of its settings goes into the hello as a setting of its own, and
+//! their hash too: hosts given different jobs stop at connect, and the error
+//! names the setting that differs. The data files' paths are left out of the hash
 //! (each host has its own), as is the circuit's path (the hello compares the
 //! circuit's content).
 
+use huddle_net::{Form, Settings, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -387,11 +388,10 @@ impl LoadedJob {
         }
     }
 
-    /// The hello's tokens: every setting that changes the joint computation
-    /// as `job.<key>=<value>` (always all of them, so that two jobs line up
-    /// token by token and a difference is named), and `job=<hash>` of them
-    /// with the circuit's hash.
-    pub fn hello_tokens(&self, circuit_hash: &[u8; 32]) -> String {
+    /// The hello's settings of the job: every key that changes the joint
+    /// computation as `job.<key>` (always all of them, so that two jobs
+    /// line up key by key and a difference is named), and a hash of them.
+    pub fn hello_settings(&self) -> (Settings, String) {
         use sha2::{Digest, Sha256};
         // Paths are per host: the circuit's content is compared instead.
         let shared = Job {
@@ -400,27 +400,31 @@ impl LoadedJob {
             outputs: BTreeMap::new(),
             ..self.job.clone()
         };
-        let value = serde_json::to_value(&shared).unwrap_or_default();
-        let mut tokens = Vec::new();
-        if let serde_json::Value::Object(map) = value {
+        let mut settings = Settings::new();
+        let mut hash = Sha256::new();
+        if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(&shared) {
             for (key, v) in map {
                 if key == "circuit" || key == "inputs" || key == "outputs" {
                     continue;
                 }
-                // Tokens are split at white space.
-                let text = v.to_string().replace(char::is_whitespace, "_");
-                tokens.push(format!("job.{key}={text}"));
+                hash.update(format!("{key}={v}\n").as_bytes());
+                let value = match v {
+                    serde_json::Value::Null => Value::Absent,
+                    serde_json::Value::Bool(b) => Value::Bool(b),
+                    serde_json::Value::String(s) => Value::Text(s),
+                    serde_json::Value::Number(n) => n
+                        .as_u64()
+                        .map_or_else(|| Value::Text(n.to_string()), Value::Number),
+                    other => Value::Text(other.to_string()),
+                };
+                settings.set(format!("job.{key}"), Form::Job, value);
             }
         }
-        let mut hash = Sha256::new();
-        hash.update(tokens.join(" ").as_bytes());
-        hash.update(circuit_hash);
         let digest: String = hash.finalize()[..8]
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        tokens.push(format!("job={digest}"));
-        tokens.join(" ")
+        (settings, digest)
     }
 }
 
@@ -573,17 +577,29 @@ mod tests {
         let b = job("circuit = \"/b/c.txt\"\nprotocol = \"trio\"\nowners = [0, 1]\n[inputs]\n0 = \"y.csv\"\n")
             .expect("job");
         let same = job("circuit = \"z.txt\"\nprotocol = \"trio\"\nowners = [1, 0]\n").expect("job");
-        let h = [7u8; 32];
-        let (ta, tb) = (a.hello_tokens(&h), b.hello_tokens(&h));
-        assert_eq!(ta, same.hello_tokens(&h));
-        assert_ne!(ta, a.hello_tokens(&[8u8; 32]), "the circuit is in the hash");
-        let differ: Vec<(&str, &str)> = ta
-            .split(' ')
-            .zip(tb.split(' '))
+        let ((sa, ha), (sb, hb)) = (a.hello_settings(), b.hello_settings());
+        assert_eq!(
+            (&sa, &ha),
+            (&same.hello_settings().0, &same.hello_settings().1)
+        );
+        assert_ne!(ha, hb);
+        let differ: Vec<(&str, &Value, &Value)> = sa
+            .iter()
+            .zip(sb.iter())
             .filter(|(x, y)| x != y)
+            .map(|(x, y)| (x.name.as_str(), &x.value, &y.value))
             .collect();
-        assert_eq!(differ.len(), 2, "{differ:?}");
-        assert_eq!(differ[0], ("job.owners=[1,0]", "job.owners=[0,1]"));
-        assert!(differ[1].0.starts_with("job="));
+        assert_eq!(differ.len(), 1, "{differ:?}");
+        assert_eq!(
+            differ[0],
+            (
+                "job.owners",
+                &Value::Text("[1,0]".into()),
+                &Value::Text("[0,1]".into())
+            )
+        );
+        let protocol = sa.get("job.protocol").map(|s| (s.form, s.value.clone()));
+        assert_eq!(protocol, Some((Form::Job, Value::Text("trio".into()))));
+        assert_eq!(sa.get("job.batch").map(|s| &s.value), Some(&Value::Absent));
     }
 }

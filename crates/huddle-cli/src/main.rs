@@ -15,12 +15,15 @@ mod circuit_cmd;
 mod data;
 mod demo;
 mod failure;
+mod hello;
 mod job;
 mod net_cmd;
 mod plot;
 mod protocols_cmd;
 mod run_cmd;
+mod signals;
 mod spent_deals;
+mod stdout;
 
 /// Unit tests count each thread's heap (to pin down what a reader holds).
 #[cfg(test)]
@@ -209,6 +212,7 @@ fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     init_logging(cli.verbose);
+    signals::install();
     // `--job` takes settings the command line did not give: it needs to
     // know which those are.
     let sub = |name: &str| {
@@ -218,22 +222,24 @@ fn main() -> ExitCode {
             .unwrap_or_default()
     };
     let result = match cli.command {
-        Command::Circuit(cmd) => circuit_cmd::run(cmd).map_err(Failure::from),
+        Command::Circuit(cmd) => circuit_cmd::run(cmd),
         Command::Bench(cmd) => bench::run(cmd).map_err(Failure::other),
         Command::Demo => demo::run().map_err(Failure::other),
-        Command::Protocols(args) => protocols_cmd::run(args).map_err(Failure::other),
+        Command::Protocols(args) => protocols_cmd::run(args),
         Command::Local(args) => run_cmd::local(args, &sub("local")),
         Command::App(cmd) => app_cmd::run(cmd),
         Command::Party(args) => run_cmd::party(args, &sub("party")),
         Command::Deal(args) => run_cmd::deal(args),
-        Command::Certs(args) => net_cmd::certs(args).map_err(Failure::from),
+        Command::Certs(args) => net_cmd::certs(args),
         Command::Net(NetCommand::Check(args)) => net_cmd::check(args),
     };
     let code = match result {
         Ok(()) => 0,
+        // A listing whose reader went away: nothing to say.
+        Err(failure) if failure.exit == huddle_engine::exit::Exit::Success => 0,
         Err(failure) => {
             eprintln!("error: {}", failure.message);
-            failure.code
+            failure.exit.code()
         }
     };
     exit_now(code)

@@ -55,39 +55,44 @@ fn existing(force: bool) -> huddle_net::certs::Existing {
 }
 
 /// A failed write of credentials into `out`: a refusal to write over a file
-/// names the files itself.
-fn written_error(out: &std::path::Path, e: std::io::Error) -> String {
+/// is bad input (it names the files itself); any other, a failed output.
+fn written_error(out: &std::path::Path, e: std::io::Error) -> Failure {
     if e.kind() == std::io::ErrorKind::AlreadyExists {
-        e.to_string()
+        Failure::input(e.to_string())
     } else {
-        format!("{}: {e}", out.display())
+        Failure::output(format!("{}: {e}", out.display()))
     }
 }
 
-pub fn certs(args: CertsArgs) -> Result<(), String> {
+pub fn certs(args: CertsArgs) -> Result<(), Failure> {
     if let Some(id) = args.own {
         if id >= 1000 {
-            return Err(format!("--own {id}: party ids go up to 999"));
+            return Err(Failure::input(format!(
+                "--own {id}: party ids go up to 999"
+            )));
         }
         let own = huddle_net::certs::self_signed(id)
-            .map_err(|e| format!("generating a certificate: {e}"))?;
+            .map_err(|e| Failure::internal(format!("generating a certificate: {e}")))?;
         huddle_net::certs::write_own(&args.out, id, &own, existing(args.force))
             .map_err(|e| written_error(&args.out, e))?;
-        println!(
+        crate::stdout::listing(format!(
             "wrote party{id}.pem (hand it to every other party) and party{id}.key (keep it on this machine only) to {}",
             args.out.display()
-        );
+        ))?;
         return Ok(());
     }
     if !(2..=1000).contains(&args.parties) {
-        return Err(format!("--parties must be 2 to 1000, not {}", args.parties));
+        return Err(Failure::input(format!(
+            "--parties must be 2 to 1000, not {}",
+            args.parties
+        )));
     }
     if !args.hosts.is_empty() && args.hosts.len() != args.parties {
-        return Err(format!(
+        return Err(Failure::input(format!(
             "--hosts names {} hosts for {} parties (one per party, in order)",
             args.hosts.len(),
             args.parties
-        ));
+        )));
     }
     let plain = |t: &str| {
         !t.is_empty()
@@ -95,26 +100,26 @@ pub fn certs(args: CertsArgs) -> Result<(), String> {
                 .all(|c| c.is_ascii_alphanumeric() || "-._:".contains(c))
     };
     if let Some(bad) = args.hosts.iter().find(|h| !plain(h)) {
-        return Err(format!(
+        return Err(Failure::input(format!(
             "--hosts: `{bad}` is not a host name or address (letters, digits, - . _ :)"
-        ));
+        )));
     }
     if !plain(&args.session) || args.session.len() > 200 {
-        return Err(format!(
+        return Err(Failure::input(format!(
             "--session: `{}` must be 1 to 200 letters, digits, - . _ :",
             args.session
-        ));
+        )));
     }
     if usize::from(args.base_port) + args.parties > 65536 || args.base_port == 0 {
-        return Err(format!(
+        return Err(Failure::input(format!(
             "--base-port {}: ports {}..{} do not all exist",
             args.base_port,
             args.base_port,
             usize::from(args.base_port) + args.parties - 1
-        ));
+        )));
     }
-    let pki =
-        DevPki::generate(args.parties).map_err(|e| format!("generating certificates: {e}"))?;
+    let pki = DevPki::generate(args.parties)
+        .map_err(|e| Failure::internal(format!("generating certificates: {e}")))?;
     pki.write_for(
         &args.out,
         args.base_port,
@@ -123,14 +128,14 @@ pub fn certs(args: CertsArgs) -> Result<(), String> {
         existing(args.force),
     )
     .map_err(|e| written_error(&args.out, e))?;
-    println!(
+    crate::stdout::listing(format!(
         "wrote a CA, {} party certificates and parties.toml to {}",
         args.parties,
         args.out.display()
-    );
-    println!(
-        "copy ca.pem, parties.toml and party<i>.pem/.key to party i's machine; keep ca.key offline"
-    );
+    ))?;
+    crate::stdout::listing(
+        "copy ca.pem, parties.toml and party<i>.pem/.key to party i's machine; keep ca.key offline",
+    )?;
     Ok(())
 }
 
@@ -169,21 +174,25 @@ pub struct CheckArgs {
 }
 
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
-    let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
+    let config =
+        NetworkConfig::from_file(&args.config).map_err(|e| Failure::input(e.to_string()))?;
     let n = config.parties();
     config.parties.get(args.id).ok_or_else(|| {
-        Failure::from(format!(
+        Failure::input(format!(
             "--id {} is not a party of {} (ids 0..{})",
             args.id,
             args.config.display(),
             n - 1
         ))
     })?;
-    let transport = transport_for(&config, &args.config, args.id, args.insecure)?;
-    let profile = NetProfile::named(&args.net).map_err(|e| e.to_string())?;
+    let transport =
+        transport_for(&config, &args.config, args.id, args.insecure).map_err(Failure::input)?;
+    let profile = NetProfile::named(&args.net).map_err(|e| Failure::input(e.to_string()))?;
+    let mut settings = huddle_net::Settings::new();
+    settings.option("protocol", huddle_net::Value::Text("net-check".into()));
     let handshake = Handshake {
         session: config.session.clone(),
-        protocol: "net-check".into(),
+        settings,
         circuit: [0; 32],
     };
     let options = ConnectOptions {
@@ -197,7 +206,7 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     };
     let start = Instant::now();
     let mut net = connect(&config, args.id, &options)?;
-    println!(
+    crate::stdout::listing(format!(
         "party {}: connected to {} peers in {:.1} ms ({})",
         args.id,
         n - 1,
@@ -207,7 +216,7 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
         } else {
             "TLS 1.3"
         }
-    );
+    ))?;
     net.set_phase(Phase::Online);
     let me = args.id;
     let peers: Vec<usize> = (0..n).filter(|&p| p != me).collect();
@@ -225,10 +234,10 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
             }
         }
         if me < p {
-            println!(
+            crate::stdout::listing(format!(
                 "  link {me}<->{p}: round trip {:.3} ms",
                 t.elapsed().as_secs_f64() * 1e3 / args.rounds.max(1) as f64
-            );
+            ))?;
         }
     }
     // Everyone sends to everyone at once.
@@ -245,22 +254,22 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     for (&p, data) in peers.iter().zip(got) {
         check_content(data, &pattern(p, me), p)?;
     }
-    println!(
+    crate::stdout::listing(format!(
         "  all-to-all {:.1} MB per link: {:.3} s, {:.1} MB/s received per link",
         args.bytes as f64 / 1e6,
         secs,
         args.bytes as f64 / secs / 1e6
-    );
+    ))?;
     // A final round so nobody closes while a peer still reads.
     let done = peers.iter().map(|&p| (p, vec![1])).collect();
     net.exchange(done, &peers.iter().map(|&p| (p, 1)).collect::<Vec<_>>())?;
     for (phase, from, to, s) in net.accounting().iter() {
-        println!(
+        crate::stdout::listing(format!(
             "  sent {from}->{to} ({phase}): {} bytes in {} messages over {} rounds",
             s.bytes, s.messages, s.rounds
-        );
+        ))?;
     }
-    println!("party {me}: all links OK");
+    crate::stdout::listing(format!("party {me}: all links OK"))?;
     Ok(())
 }
 

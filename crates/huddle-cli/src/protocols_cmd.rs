@@ -1,5 +1,7 @@
 //! `huddle protocols`: what this build runs, from the engine's protocol table.
 
+use crate::failure::Failure;
+use crate::stdout::listing;
 use clap::Args;
 use huddle_engine::protocol::{PartyRule, Protocol};
 use serde_json::json;
@@ -18,7 +20,7 @@ fn parties(rule: PartyRule) -> String {
     }
 }
 
-pub fn run(args: ProtocolsArgs) -> Result<(), String> {
+pub fn run(args: ProtocolsArgs) -> Result<(), Failure> {
     let table = Protocol::ALL.map(|p| p.descriptor());
     if args.json {
         let rows: Vec<_> = table
@@ -34,23 +36,23 @@ pub fn run(args: ProtocolsArgs) -> Result<(), String> {
                 })
             })
             .collect();
-        let text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
-        println!("{text}");
-        return Ok(());
+        let text =
+            serde_json::to_string_pretty(&rows).map_err(|e| Failure::internal(e.to_string()))?;
+        return listing(text);
     }
-    println!(
+    listing(format!(
         "{:<11} {:<8} {:<27} {:<6} summary",
         "protocol", "parties", "security", "rings"
-    );
+    ))?;
     for d in table {
-        println!(
+        listing(format!(
             "{:<11} {:<8} {:<27} {:<6} {}",
             d.name,
             parties(d.parties),
             d.security.label(),
             if d.rings { "yes" } else { "no" },
             d.summary
-        );
+        ))?;
     }
     Ok(())
 }

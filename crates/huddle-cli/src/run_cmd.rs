@@ -2,15 +2,17 @@
 //! of a multi-host run): evaluate a circuit under a protocol.
 
 use crate::failure::Failure;
+use crate::hello::BATCH;
 use clap::{Args, ValueEnum};
 use huddle_circuit::{hex, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::Prg;
+use huddle_engine::exit::Exit;
 use huddle_engine::inputs::{OwnValue, RandomRows};
 use huddle_engine::ttp::RunError;
 use huddle_engine::{circuit_hash, Preprocess, Protocol, RunOptions, RunRequest};
 use huddle_net::{
-    connect, local_networks, memory_networks, Accounting, ConnectOptions, Handshake, NetProfile,
-    Network, NetworkConfig, Phase,
+    connect, local_networks, memory_networks, Accounting, ConnectOptions, Form, Handshake,
+    NetProfile, Network, NetworkConfig, Phase,
 };
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -561,19 +563,22 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// `huddle deal`: the trusted dealer for bgw2-mal across hosts.
 pub fn deal(args: DealArgs) -> Result<(), Failure> {
-    let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)?;
+    let circuit = crate::circuit_cmd::load(&args.circuit, crate::circuit_cmd::FormatArg::Auto)
+        .map_err(Failure::input)?;
     let run_options = RunOptions {
         garble: huddle_engine::garble::Optimizations::parse(&args.opt)
-            .map_err(|e| format!("--opt: {e}"))?,
+            .map_err(|e| Failure::input(format!("--opt: {e}")))?,
         linear: huddle_engine::garble::linear::LinearChoice::TrustedDealer,
         ..RunOptions::for_protocol(Protocol::Bgw2Mal)
     };
     huddle_engine::check_request(Protocol::Bgw2Mal, args.parties, &circuit, run_options)?;
     let files = huddle_engine::garble::deal(&circuit, args.parties, 1, run_options)?;
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| Failure::output(format!("{}: {e}", args.out.display())))?;
     for (p, bytes) in files.iter().enumerate() {
         let path = args.out.join(format!("party-{p}.dealt"));
-        write_private(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        write_private(&path, bytes)
+            .map_err(|e| Failure::output(format!("{}: {e}", path.display())))?;
     }
     eprintln!(
         "trusted dealer: wrote party-0.dealt .. party-{}.dealt in {} for bgw2-mal on {} with {} parties; \
@@ -645,7 +650,7 @@ pub fn run_all(
     let n = request.parties();
     let handshake = Handshake {
         session: "local".into(),
-        protocol: request.session_protocol(),
+        settings: request.settings(),
         circuit: circuit_hash(circuit),
     };
     let nets: Vec<Network> = match transport {
@@ -762,68 +767,78 @@ pub fn links_json(acc: &Accounting) -> Value {
 }
 
 pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
-    args.run.apply_job(m)?;
+    args.run.apply_job(m).map_err(Failure::input)?;
     let mut batch_given = m.value_source("batch") == Some(clap::parser::ValueSource::CommandLine);
     if let Some(job) = &args.run.loaded {
         let given = Given { m, job: &job.path };
-        given.take(job.job.parties.map(Some), &mut args.parties, "parties")?;
-        given.take(job.job.batch, &mut args.batch, "batch")?;
+        given
+            .take(job.job.parties.map(Some), &mut args.parties, "parties")
+            .map_err(Failure::input)?;
+        given
+            .take(job.job.batch, &mut args.batch, "batch")
+            .map_err(Failure::input)?;
         batch_given |= job.job.batch.is_some();
     }
     let most = huddle_engine::protocol::MAX_PARTIES;
     let parties = args
         .parties
-        .unwrap_or(args.run.protocol()?.descriptor().parties.default_count());
+        .unwrap_or(
+            args.run
+                .protocol()
+                .map_err(Failure::input)?
+                .descriptor()
+                .parties
+                .default_count(),
+        );
     if !(2..=most).contains(&parties) {
-        return Err(format!("--parties must be 2 to {most}, not {parties}").into());
+        return Err(Failure::input(format!(
+            "--parties must be 2 to {most}, not {parties}"
+        )));
     }
     // Every party runs in this process.
-    let (request, circuit) = args.run.request(parties, parties, None)?;
+    let (request, circuit) = args
+        .run
+        .request(parties, parties, None)
+        .map_err(Failure::input)?;
     let warning = warn_if_insecure(&request);
     let run = &args.run;
     // Read (and refused, line and column named) before anything else.
     let from_file = match &run.inputs_file {
         Some(path) => {
             let values: Vec<usize> = (0..circuit.inputs().len()).collect();
-            Some(crate::data::read_inputs(
-                path,
-                &circuit,
-                &values,
-                run.style(),
-            )?)
+            Some(
+                crate::data::read_inputs(path, &circuit, &values, run.style())
+                    .map_err(Failure::input)?,
+            )
         }
         None => None,
     };
     // The job's input files: each party's file holds the values it owns.
     let mut from_job: Vec<Option<BitMatrix>> = vec![None; circuit.inputs().len()];
     let mut job_batch: Option<(usize, PathBuf)> = None;
-    for (p, path) in run.job_files(false, parties)? {
+    for (p, path) in run.job_files(false, parties).map_err(Failure::input)? {
         if from_file.is_some() || !run.inputs.is_empty() {
-            return Err(
-                "the job's [inputs] and --inputs or --input both give the inputs: give one"
-                    .to_string()
-                    .into(),
-            );
+            return Err(Failure::input(
+                "the job's [inputs] and --inputs or --input both give the inputs: give one",
+            ));
         }
         let owned: Vec<usize> = (0..circuit.inputs().len())
             .filter(|&i| request.owner(&circuit, i) == p)
             .collect();
         if owned.is_empty() {
-            return Err(format!(
+            return Err(Failure::input(format!(
                 "the job gives party {p} an input file, but it owns no input value"
-            )
-            .into());
+            )));
         }
         let matrices = crate::data::read_inputs(&path, &circuit, &owned, run.input_style(p))?;
         let rows = matrices.first().map_or(0, BitMatrix::rows);
         if let Some((before, first)) = &job_batch {
             if *before != rows {
-                return Err(format!(
+                return Err(Failure::input(format!(
                     "{} has {before} instances, {} has {rows}: every input file needs one line per instance",
                     first.display(),
                     path.display()
-                )
-                .into());
+                )));
             }
         }
         job_batch = Some((rows, path));
@@ -837,22 +852,20 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         (None, None) => args.batch,
     };
     if batch_given && batch != args.batch {
-        return Err(format!(
+        return Err(Failure::input(format!(
             "the batch is {}, but the input files have {batch} instances (one per line)",
             args.batch
-        )
-        .into());
+        )));
     }
     if !run.inputs.is_empty() && run.inputs.len() != circuit.inputs().len() {
-        return Err(format!(
+        return Err(Failure::input(format!(
             "{} takes {} input values, but {} --input given (give every one, or none for random inputs)",
             run.circuit_name(),
             circuit.inputs().len(),
             run.inputs.len()
-        )
-        .into());
+        )));
     }
-    check_batch(batch)?;
+    check_batch(batch).map_err(Failure::input)?;
     if args.check
         && run.truncation == TruncationArg::Probabilistic
         && circuit
@@ -860,15 +873,22 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             .iter()
             .any(|g| matches!(g.op, huddle_circuit::Op::DotTrunc(_)))
     {
-        return Err(
+        return Err(Failure::input(
             "--check compares with the plaintext evaluator's exact truncation, and with \
              --truncation probabilistic a DOTTR may be one unit more (rarely far off): check \
-             with --truncation exact"
-                .to_string()
-                .into(),
-        );
+             with --truncation exact",
+        ));
     }
-    let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
+    let profile = NetProfile::named(&run.net).map_err(|e| Failure::input(e.to_string()))?;
+    let output_files = run.job_files(true, parties).map_err(Failure::input)?;
+    for (p, _) in &output_files {
+        let dealer = request.protocol().descriptor().dealer == Some(*p);
+        if dealer || run.reveal_to.is_some_and(|t| t != *p) {
+            return Err(Failure::input(format!(
+                "the job gives party {p} an output file, but it learns no outputs"
+            )));
+        }
+    }
     // The inputs are held once here and once more by their owners.
     let input_bytes: u128 = (0..circuit.inputs().len())
         .map(|i| circuit.input_bits(i).div_ceil(64) as u128 * 8)
@@ -888,7 +908,8 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
                     input_matrix(&circuit, i, given, batch, &mut prg)
                 }
             })
-            .collect::<Result<_, _>>()?,
+            .collect::<Result<_, _>>()
+            .map_err(Failure::input)?,
     };
     let n = parties;
     let display = ProgressDisplay::start(run.json);
@@ -904,30 +925,24 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     if args.check {
         let want = PlainEvaluator::new(&circuit)
             .evaluate(&all)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| Failure::internal(e.to_string()))?;
         for (p, out) in outputs.iter().enumerate() {
             let dealer = request.protocol().descriptor().dealer == Some(p);
             let learns = run.reveal_to.is_none_or(|t| t == p) && !dealer;
             if (learns && out != &want) || (!learns && !out.is_empty()) {
-                return Err(format!(
+                return Err(Failure::check(format!(
                     "--check: party {p}'s outputs differ from the plaintext evaluator"
-                )
-                .into());
+                )));
             }
         }
     }
-    for (p, path) in run.job_files(true, parties)? {
-        if outputs[p].is_empty() {
-            return Err(format!(
-                "the job gives party {p} an output file, but it learns no outputs"
-            )
-            .into());
-        }
-        crate::data::write_outputs(&path, &circuit, &outputs[p], run.style())?;
+    for (p, path) in output_files {
+        crate::data::write_outputs(&path, &circuit, &outputs[p], run.style())
+            .map_err(Failure::output)?;
     }
     let shown = &outputs[run.reveal_to.unwrap_or(0).min(n - 1)];
     if let Some(path) = &run.outputs_file {
-        crate::data::write_outputs(path, &circuit, shown, run.style())?;
+        crate::data::write_outputs(path, &circuit, shown, run.style()).map_err(Failure::output)?;
     }
     let rendered = crate::data::Rendered::of(&circuit, shown, 0, run.style())?;
     // bgw2-mal: say where the linear preprocessing came from.
@@ -949,14 +964,15 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             "checked": args.check,
             "warning": warning,
         });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
+        crate::stdout::output(
+            serde_json::to_string_pretty(&report).map_err(|e| Failure::internal(e.to_string()))?,
+        )?;
     } else {
         // `--outputs -` already wrote every instance to stdout.
         if run.outputs_file.as_deref() != Some(Path::new("-")) {
-            rendered.lines().for_each(|line| println!("{line}"));
+            for line in rendered.lines() {
+                crate::stdout::output(line)?;
+            }
         }
         eprintln!(
             "{} parties, protocol {}, {} instance(s), {:.3} ms, {} online rounds{}",
@@ -1015,7 +1031,8 @@ impl Stage {
 }
 
 pub fn party(args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
-    let config = NetworkConfig::from_file(&args.config).map_err(|e| e.to_string())?;
+    let config =
+        NetworkConfig::from_file(&args.config).map_err(|e| Failure::input(e.to_string()))?;
     let id = args.id;
     let mut stage = Stage::Job;
     let result = run_one_party(args, m, &config, &mut stage);
@@ -1028,13 +1045,14 @@ pub fn party(args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
 
 /// What a failure after connecting tells the peers (in an authenticated
 /// abort): its kind, never its text, which may name input values.
-fn told_peers(code: u8) -> &'static str {
-    use huddle_engine::ttp::exit;
-    match code {
-        exit::INPUT => "bad input or settings of its own; its own error says why",
-        exit::ABORT => "a check of the protocol failed",
-        exit::RESOURCE => "a resource of its host ran out (memory)",
-        exit::INTERNAL => "an internal error (a bug in huddle)",
+fn told_peers(exit: Exit) -> &'static str {
+    match exit {
+        Exit::Input => "bad input or settings of its own; its own error says why",
+        Exit::Abort => "a check of the protocol failed",
+        Exit::Resource => "a resource of its host ran out (memory)",
+        Exit::Internal => "an internal error (a bug in huddle)",
+        Exit::Mismatch => "the parties disagree on the run",
+        Exit::Interrupted => "it was interrupted",
         _ => "an error of its own",
     }
 }
@@ -1042,7 +1060,7 @@ fn told_peers(code: u8) -> &'static str {
 /// A failure of this party after connecting: its peers learn why it stops.
 fn stopping(net: &mut Network) -> impl FnOnce(Failure) -> Failure + '_ {
     |f| {
-        net.stop(told_peers(f.code));
+        net.stop(told_peers(f.exit));
         f
     }
 }
@@ -1053,133 +1071,149 @@ fn run_one_party(
     config: &NetworkConfig,
     stage: &mut Stage,
 ) -> Result<(), Failure> {
-    args.run.apply_job(m)?;
+    args.run.apply_job(m).map_err(Failure::input)?;
     let n = config.parties();
     let mut batch_given = m.value_source("batch") == Some(clap::parser::ValueSource::CommandLine);
     if let Some(job) = &args.run.loaded {
         let given = Given { m, job: &job.path };
-        given.take(job.job.batch, &mut args.batch, "batch")?;
+        given
+            .take(job.job.batch, &mut args.batch, "batch")
+            .map_err(Failure::input)?;
         batch_given |= job.job.batch.is_some();
         if let Some(want) = job.job.parties.filter(|&k| k != n) {
-            return Err(format!(
+            return Err(Failure::input(format!(
                 "--job {} is for {want} parties, but {} has {n}",
                 job.path.display(),
                 args.config.display()
-            )
-            .into());
+            )));
         }
-        let (inputs, outputs) = (args.run.job_files(false, n)?, args.run.job_files(true, n)?);
+        let (inputs, outputs) = (
+            args.run.job_files(false, n).map_err(Failure::input)?,
+            args.run.job_files(true, n).map_err(Failure::input)?,
+        );
         let mine = |files: Vec<(usize, PathBuf)>| {
             files.into_iter().find(|(p, _)| *p == args.id).map(|f| f.1)
         };
-        given.take(
-            mine(inputs).map(Some),
-            &mut args.run.inputs_file,
-            "inputs_file",
-        )?;
+        given
+            .take(
+                mine(inputs).map(Some),
+                &mut args.run.inputs_file,
+                "inputs_file",
+            )
+            .map_err(Failure::input)?;
         let (shape, delimiter) = job.input_options(args.id);
         if let Some(shape) = shape {
-            given.refuse("shape", "--as")?;
+            given.refuse("shape", "--as").map_err(Failure::input)?;
             args.run.data.shape = shape;
         }
-        given.take(
-            delimiter.map(Some),
-            &mut args.run.data.delimiter,
-            "delimiter",
-        )?;
-        given.take(
-            mine(outputs).map(Some),
-            &mut args.run.outputs_file,
-            "outputs_file",
-        )?;
+        given
+            .take(
+                delimiter.map(Some),
+                &mut args.run.data.delimiter,
+                "delimiter",
+            )
+            .map_err(Failure::input)?;
+        given
+            .take(
+                mine(outputs).map(Some),
+                &mut args.run.outputs_file,
+                "outputs_file",
+            )
+            .map_err(Failure::input)?;
     }
     let run = &args.run;
     let linear = args.dealt.as_ref().map(|_| "dealer");
     // --threads auto shares this host's cores among the parties it runs.
     let parties_here = config.parties_sharing_host(args.id);
-    let (request, circuit) = run.request(n, parties_here, linear)?;
+    let (request, circuit) = run
+        .request(n, parties_here, linear)
+        .map_err(Failure::input)?;
     let warning = warn_if_insecure(&request);
     // Across hosts the dealer's material comes from `huddle deal`; without
     // it, only PRSS.
     let dealer = Some(huddle_engine::garble::linear::LinearChoice::TrustedDealer);
     if args.dealt.is_none() && request.linear_preprocessing() == dealer {
         let t = huddle_engine::garble::Variant::Bgw2Mal.threshold(n);
-        return Err(format!(
+        return Err(Failure::input(format!(
             "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed: run `huddle deal` as the trusted dealer and give each party its file with --dealt",
             huddle_engine::garble::linear::binomial(n, t)
-        ).into());
+        )));
     }
     if args.id >= n {
-        return Err(format!(
+        return Err(Failure::input(format!(
             "--id {} is not a party of {} (ids 0..{})",
             args.id,
             args.config.display(),
             n - 1
-        )
-        .into());
+        )));
     }
     *stage = Stage::Inputs;
     let owned: Vec<usize> = (0..circuit.inputs().len())
         .filter(|&i| request.owner(&circuit, i) == args.id)
         .collect();
     let dealer = request.protocol().descriptor().dealer == Some(args.id);
-    if run.outputs_file.is_some() && (dealer || run.reveal_to.is_some_and(|t| t != args.id)) {
-        return Err(format!(
+    let learns_nothing = dealer || run.reveal_to.is_some_and(|t| t != args.id);
+    if args.check && learns_nothing {
+        return Err(Failure::input(format!(
+            "--check: party {} learns no outputs in this run (--reveal-to, or a dealer)",
+            args.id
+        )));
+    }
+    if run.outputs_file.is_some() && learns_nothing {
+        return Err(Failure::input(format!(
             "party {} learns no outputs in this run (--reveal-to, or a dealer), so it has none to write to --outputs",
             args.id
-        )
-        .into());
+        )));
     }
     if run.inputs_file.is_none() && !args.random && run.inputs.len() != owned.len() {
-        return Err(format!(
+        return Err(Failure::input(format!(
             "party {} owns input values {:?} of {}, so it takes {} --input, not {}",
             args.id,
             owned,
             run.circuit_name(),
             owned.len(),
             run.inputs.len()
-        )
-        .into());
+        )));
     }
     // A job's [inputs] file is set without clap seeing it: refuse a second source here.
     if let (Some(path), true) = (&run.inputs_file, !run.inputs.is_empty() || args.random) {
-        return Err(format!(
+        return Err(Failure::input(format!(
             "{} gives this party's inputs, so --input and --random do not apply",
             path.display()
-        )
-        .into());
+        )));
     }
     let from_file = match &run.inputs_file {
-        Some(path) => Some(crate::data::read_inputs(
-            path,
-            &circuit,
-            &owned,
-            run.style(),
-        )?),
+        Some(path) => Some(
+            crate::data::read_inputs(path, &circuit, &owned, run.style())
+                .map_err(Failure::input)?,
+        ),
         None => None,
     };
     let batch = match &from_file {
         Some(m) => {
             let rows = m.first().map_or(args.batch, |m| m.rows());
             if batch_given && rows != args.batch {
-                return Err(format!(
+                return Err(Failure::input(format!(
                     "the batch is {}, but --inputs has {rows} instances (one per line)",
                     args.batch
-                )
-                .into());
+                )));
             }
             rows
         }
         None => args.batch,
     };
-    check_batch(batch)?;
+    check_batch(batch).map_err(Failure::input)?;
+    // Whether the batch is the input file's line count (the hello says so).
+    let counted = from_file.is_some();
     // A party with no inputs, told no batch, takes the others' (the hello
     // leaves it open).
     let batch_open = from_file.is_none() && owned.is_empty() && !batch_given;
     // Read before connecting: a missing or malformed file costs no traffic.
     *stage = Stage::Expected;
     let expected = match &args.expect {
-        Some(path) => Some(crate::data::read_expected(path, &circuit, run.style())?),
+        Some(path) => {
+            Some(crate::data::read_expected(path, &circuit, run.style()).map_err(Failure::input)?)
+        }
         None => None,
     };
     *stage = Stage::Inputs;
@@ -1197,84 +1231,77 @@ fn run_one_party(
                 let given = run.inputs.get(k).map(String::as_str);
                 random_value(&circuit, i, given, &mut prg).map(|r| (i, OwnValue::Random(r)))
             })
-            .collect::<Result<_, _>>()?,
+            .collect::<Result<_, _>>()
+            .map_err(Failure::input)?,
     };
     *stage = Stage::Credentials;
-    let transport = crate::net_cmd::transport_for(config, &args.config, args.id, args.insecure)?;
+    let transport = crate::net_cmd::transport_for(config, &args.config, args.id, args.insecure)
+        .map_err(Failure::input)?;
     *stage = Stage::Job;
-    let profile = NetProfile::named(&run.net).map_err(|e| e.to_string())?;
+    let profile = NetProfile::named(&run.net).map_err(|e| Failure::input(e.to_string()))?;
     *stage = Stage::Deal;
     let dealt = match &args.dealt {
-        Some(path) => {
-            Some(std::fs::read(path).map_err(|e| format!("--dealt {}: {e}", path.display()))?)
-        }
+        Some(path) => Some(
+            std::fs::read(path)
+                .map_err(|e| Failure::input(format!("--dealt {}: {e}", path.display())))?,
+        ),
         None => None,
     };
     // Spent only once everything else is checked (a typo must not burn it),
     // and before connecting (a refused deal costs no traffic).
     let deal = match (&args.dealt, &dealt) {
-        (Some(path), Some(bytes)) => Some(crate::spent_deals::spend(path, bytes, args.id)?),
+        (Some(path), Some(bytes)) => Some(
+            crate::spent_deals::spend(path, bytes, args.id).map_err(Failure::input)?,
+        ),
         _ => None,
+    };
+    // The batch as this party has it: open, counted in its input file, or given.
+    let batch_value = match (counted, batch_open) {
+        (_, true) => (Form::Option, huddle_net::Value::Open),
+        (true, false) => (Form::Lines, huddle_net::Value::Number(batch as u64)),
+        (false, false) => (Form::Option, huddle_net::Value::Number(batch as u64)),
+    };
+    let handshake = Handshake {
+        session: config.session.clone(),
+        settings: crate::hello::settings(
+            &request,
+            run.loaded.as_ref(),
+            batch_value,
+            deal.as_deref(),
+        ),
+        circuit: circuit_hash(&circuit),
     };
     let options = ConnectOptions {
         setup_timeout: Duration::from_secs(args.timeout),
         idle_timeout: Duration::from_secs(args.idle_timeout),
         profile,
-        ..ConnectOptions::new(
-            transport,
-            Handshake {
-                session: config.session.clone(),
-                protocol: {
-                    let batch = if batch_open {
-                        "?".to_string()
-                    } else {
-                        batch.to_string()
-                    };
-                    let mut hello = format!("{} batch={batch}", request.session_protocol());
-                    if let Some(id) = &deal {
-                        hello.push_str(&format!(" deal={id}"));
-                    }
-                    if let Some(job) = &run.loaded {
-                        hello.push(' ');
-                        hello.push_str(&job.hello_tokens(&circuit_hash(&circuit)));
-                    }
-                    hello
-                },
-                circuit: circuit_hash(&circuit),
-            },
-        )
+        ..ConnectOptions::new(transport, handshake)
     };
     *stage = Stage::Connected;
     let mut net = connect(config, args.id, &options)?;
-    let batch = match net.settled("batch") {
-        Some(b) => {
-            let b = b
-                .parse()
-                .map_err(|_| {
-                    Failure::from(format!("the other parties' batch `{b}` is not a number"))
-                })
-                .and_then(|b| check_batch(b).map(|()| b).map_err(Failure::from))
+    tracing::info!(party = args.id, "connected to every party; the run starts");
+    // Signals now stop the run and tell the peers.
+    let _interruptible = crate::signals::Interruptible::run(&net);
+    let batch = match net.settled(BATCH) {
+        Some(&huddle_net::Value::Number(b)) => {
+            let b = usize::try_from(b).unwrap_or(usize::MAX);
+            check_batch(b)
+                .map_err(|e| Failure::new(Exit::Mismatch, e))
                 .map_err(stopping(&mut net))?;
             b
+        }
+        Some(other) => {
+            return Err(Failure::new(
+                Exit::Mismatch,
+                format!("the other parties' batch {other} is not a number"),
+            ))
         }
         None => batch,
     };
     // --threads auto: the least count any party offered.
-    let request = match net.settled("threads").map(str::to_owned) {
-        Some(t) if request.options().threads_auto => {
-            let threads = t.parse().map_err(|_| {
-                let e = format!("the parties' thread count `{t}` is not a number");
-                stopping(&mut net)(e.into())
-            })?;
-            let options = RunOptions {
-                threads,
-                ..request.options()
-            };
-            huddle_engine::check_request(request.protocol(), n, &circuit, options)
-                .map_err(|e| stopping(&mut net)(e.into()))?
-        }
-        _ => request,
-    };
+    let request = request
+        .settled(&net)
+        .map_err(|e| stopping(&mut net)(e.into()))?;
     let own = own_inputs;
     let start = Instant::now();
     let supply = dealt.map(huddle_engine::garble::LinearSupply::Dealt);
@@ -1299,13 +1326,6 @@ fn run_one_party(
         crate::data::write_outputs(path, &circuit, &out, run.style())?;
     }
     if let (true, Some(want)) = (args.check, &expected) {
-        if out.is_empty() {
-            return Err(format!(
-                "--check: party {} learns no outputs in this run (--reveal-to, or a dealer)",
-                args.id
-            )
-            .into());
-        }
         crate::data::check_expected(&circuit, &out, want, run.style())?;
     }
     if run.json {
@@ -1325,12 +1345,13 @@ fn run_one_party(
             "vector_kernels": huddle_core::simd::kernels(),
             "checked": args.check,
             "warning": warning});
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
+        crate::stdout::output(
+            serde_json::to_string_pretty(&report).map_err(|e| Failure::internal(e.to_string()))?,
+        )?;
     } else if run.outputs_file.as_deref() != Some(Path::new("-")) {
-        rendered.lines().for_each(|line| println!("{line}"));
+        for line in rendered.lines() {
+            crate::stdout::output(line)?;
+        }
     }
     Ok(())
 }

@@ -663,3 +663,106 @@ fn protocols_lists_every_protocol_with_its_security() {
     let table = stdout(&huddle(&["protocols"]));
     assert_eq!(table.lines().count(), 1 + names.len(), "{table}");
 }
+
+/// `args` with stdout a pipe whose reader is gone before the command starts.
+fn huddle_into_closed_pipe(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_huddle"))
+        .args(args)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("the huddle binary runs")
+}
+
+/// Each way a command ends has its code of the table (huddle-engine's
+/// `exit::Exit`): a run whose outputs cannot be written, a listing whose
+/// reader went away, a `--check` that fails.
+#[test]
+fn outputs_that_cannot_be_written_and_closed_listings_have_their_codes() {
+    let (_dir, adder) = temp_file("tiny.txt", "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n");
+    let c = adder.to_str().expect("utf8");
+    let run = [
+        "local",
+        "--protocol",
+        "trio",
+        "--circuit",
+        c,
+        "--batch",
+        "3",
+    ];
+    // An --outputs file in a folder that does not exist: the run finished.
+    let mut args = run.to_vec();
+    args.extend(["--outputs", "/no/such/folder/out.csv"]);
+    let o = huddle(&args);
+    assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/no/such/folder/out.csv"),
+        "{}",
+        stderr(&o)
+    );
+    // Stdout closed while the outputs are written.
+    for extra in [&[][..], &["--json"][..], &["--outputs", "-"][..]] {
+        let mut args = run.to_vec();
+        args.extend(extra);
+        let o = huddle_into_closed_pipe(&args);
+        assert_eq!(o.status.code(), Some(8), "{extra:?}: {}", stderr(&o));
+    }
+    // Listings end quietly and successfully when their reader goes away.
+    for args in [
+        &["protocols"][..],
+        &["protocols", "--json"][..],
+        &["circuit", "gen", "aes128"][..],
+        &["circuit", "eval", c, "--input", "1", "--input", "1"][..],
+        &["circuit", "stats", c][..],
+    ] {
+        let o = huddle_into_closed_pipe(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{args:?}: {}", stderr(&o));
+    }
+    // A -o file that cannot be written.
+    let o = huddle(&["circuit", "gen", "aes128", "-o", "/no/such/folder/aes.txt"]);
+    assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
+}
+
+/// A caught cheater (abort) and a batch beyond this machine's memory
+/// (resource) end with their codes of the table.
+#[test]
+fn an_abort_and_a_resource_limit_have_their_codes() {
+    let (_dir, adder) = temp_file("tiny.txt", "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n");
+    let c = adder.to_str().expect("utf8");
+    let o = huddle(&[
+        "local",
+        "--protocol",
+        "quad",
+        "--circuit",
+        c,
+        "--corrupt",
+        "1",
+        "--fault",
+        "add-error",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("abort"), "{}", stderr(&o));
+    // A 16x16 matrix of 64-bit elements per instance, 2^26 instances:
+    // 275 GB of inputs.
+    let dir = temp_dir("resource");
+    let vm = dir.join("vm.txt");
+    let vm = vm.to_str().expect("utf8");
+    let o = huddle(&[
+        "circuit", "gen", "vecmat", "--size", "16", "--bits", "64", "-o", vm,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = huddle(&[
+        "local",
+        "--protocol",
+        "ttp",
+        "--circuit",
+        vm,
+        "--batch",
+        "67108864",
+    ]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("lower --batch"), "{}", stderr(&o));
+}

@@ -934,10 +934,13 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
         vec!["--batch".into(), if i == 0 { "10" } else { "20" }.into()]
     });
     let named = outputs.iter().any(|o| {
-        String::from_utf8_lossy(&o.stderr).contains("batch=10 vs batch=20")
-            || String::from_utf8_lossy(&o.stderr).contains("batch=20 vs batch=10")
+        let e = String::from_utf8_lossy(&o.stderr);
+        e.contains("with --batch 10") && e.contains("with --batch 20")
     });
-    assert!(outputs.iter().all(|o| !o.status.success()));
+    assert!(
+        outputs.iter().all(|o| o.status.code() == Some(7)),
+        "every party exits with the mismatch code"
+    );
     assert!(
         named,
         "{:?}",
@@ -1125,10 +1128,8 @@ fn input_and_output_files_work_locally_and_across_processes() {
     });
     for o in &outputs {
         let e = String::from_utf8_lossy(&o.stderr);
-        assert!(
-            !o.status.success() && e.contains("--check: instance 17 column 1"),
-            "{e}"
-        );
+        assert!(e.contains("--check: instance 17 column 1"), "{e}");
+        assert_eq!(o.status.code(), Some(9), "--check's own code: {e}");
     }
     // Malformed files are refused before any communication, naming the
     // line and the column.
@@ -1348,12 +1349,14 @@ fn a_job_file_runs_the_same_job_locally_and_across_processes() {
         .iter()
         .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
         .collect();
-    assert!(outputs.iter().all(|o| !o.status.success()), "{errors:?}");
     assert!(
-        errors
-            .iter()
-            .any(|e| e.contains("job.owners=[1,2,1] vs job.owners=[1,2,2]")
-                || e.contains("job.owners=[1,2,2] vs job.owners=[1,2,1]")),
+        outputs.iter().all(|o| o.status.code() == Some(7)),
+        "{errors:?}"
+    );
+    assert!(
+        errors.iter().any(|e| e
+            .contains("the job files differ in `owners`: [1,2,1] here, [1,2,2] at party 0")
+            || e.contains("the job files differ in `owners`: [1,2,2] here, [1,2,1] at party")),
         "{errors:?}"
     );
     assert!(
@@ -1652,12 +1655,12 @@ fn threads_auto_shares_the_hosts_cores_and_every_party_must_offer_it() {
     });
     let mut named = false;
     for (i, o) in outputs.into_iter().enumerate() {
-        assert!(!o.status.success(), "party {i} must stop");
+        assert_eq!(o.status.code(), Some(7), "party {i} must stop");
         let err = String::from_utf8_lossy(&o.stderr);
-        named |= err.contains(&format!("threads=2 vs threads=min:{want}"))
-            || err.contains(&format!("threads=min:{want} vs threads=2"));
+        named |= err.contains("with --threads 2")
+            && err.contains(&format!("with --threads auto (at most {want})"));
         assert!(
-            err.contains("threads=") || err.contains("party 1"),
+            err.contains("--threads") || err.contains("party 1"),
             "party {i}: {err}"
         );
     }
@@ -1690,10 +1693,9 @@ fn split_roles_run_across_processes_and_every_party_must_split() {
     });
     let mut named = false;
     for (i, o) in outputs.into_iter().enumerate() {
-        assert!(!o.status.success(), "party {i} must stop");
+        assert_eq!(o.status.code(), Some(7), "party {i} must stop");
         let err = String::from_utf8_lossy(&o.stderr);
-        named |= err.contains("split-roles=true vs split-roles=false")
-            || err.contains("split-roles=false vs split-roles=true");
+        named |= err.contains("with --split-roles") && err.contains("without");
     }
     assert!(named, "some party names the setting");
     // Protocols without roles to split refuse it before connecting.
@@ -1715,4 +1717,69 @@ fn split_roles_run_across_processes_and_every_party_must_split() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no roles to split"), "{err}");
+}
+
+/// SIGINT to one party mid-run: it stops with the interrupted code, and the
+/// others, told by its abort frame, stop at once naming it (network code).
+#[test]
+fn an_interrupted_party_stops_and_tells_its_peers() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = temp_dir("sigint");
+    let cfg = certs(&dir.join("n3"), 3);
+    common::assign_os_ports(&cfg);
+    let aes = dir.join("aes.txt");
+    let o = run(&[
+        "circuit",
+        "gen",
+        "aes128",
+        "-o",
+        aes.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Long enough that it is still running when the signal arrives (it
+    // stops at the signal, so the length costs nothing).
+    let mut children: Vec<_> = (0..3)
+        .map(|i| {
+            Command::new(bin())
+                .args(["-v", "party", "--config"])
+                .arg(&cfg)
+                .args(["--id", &i.to_string(), "--timeout", "60"])
+                .args(["--protocol", "trio", "--circuit"])
+                .arg(&aes)
+                .args(["--random", "--batch", "2000000"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    // Party 1's log says when it has connected to everyone and runs.
+    let mut log = BufReader::new(children[1].stderr.take().expect("stderr"));
+    let mut seen = String::new();
+    let mut line = String::new();
+    while log.read_line(&mut line).expect("read") > 0 {
+        seen.push_str(&line);
+        if line.contains("connected to every party") {
+            break;
+        }
+        line.clear();
+    }
+    assert!(seen.contains("connected to every party"), "{seen}");
+    let pid = children[1].id().to_string();
+    let killed = Command::new("kill").args(["-INT", &pid]).status();
+    assert!(killed.is_ok_and(|s| s.success()), "kill -INT {pid}");
+    let rest = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = log.read_to_string(&mut rest);
+        rest
+    });
+    let outputs = finish_parties(children);
+    let err1 = seen + &rest.join().expect("reader");
+    assert_eq!(outputs[1].status.code(), Some(130), "{err1}");
+    assert!(err1.contains("interrupted by SIGINT"), "{err1}");
+    for i in [0, 2] {
+        let e = String::from_utf8_lossy(&outputs[i].stderr);
+        assert_eq!(outputs[i].status.code(), Some(4), "party {i}: {e}");
+        assert!(e.contains("party 1"), "party {i}: {e}");
+    }
 }

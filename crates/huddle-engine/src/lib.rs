@@ -5,11 +5,13 @@
 //! ([`sharing`]) with its protocols. Message sizes follow from the circuit
 //! and the batch alone, so every receive is exact and every byte is accounted.
 
+pub mod exit;
 pub mod fault;
 pub mod garble;
 pub mod inputs;
 pub mod progress;
 pub mod protocol;
+pub mod settings;
 pub mod sharing;
 pub mod ttp;
 
@@ -63,7 +65,7 @@ pub struct RunOptions {
     /// Worker threads for local computation.
     pub threads: usize,
     /// Whether `threads` is this host's `auto` choice rather than a number
-    /// the user gave: the hello then offers it as a most (`threads=min:N`)
+    /// the user gave: the hello then offers it as a most (`Value::Least`)
     /// and every party runs the least any party offers, since all parties
     /// of a run must use one count. Auto's 1 (at most one core per party,
     /// [`RunOptions::one_core_auto`]) lets each protocol add a thread that
@@ -128,6 +130,14 @@ impl Truncation {
             "exact" => Some(Truncation::Exact),
             "probabilistic" => Some(Truncation::Probabilistic),
             _ => None,
+        }
+    }
+
+    /// The `--truncation` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Truncation::Exact => "exact",
+            Truncation::Probabilistic => "probabilistic",
         }
     }
 }
@@ -375,7 +385,7 @@ impl LocalError {
     fn weight(&self) -> u8 {
         match self.error {
             ttp::RunError::Abort { .. } => 5,
-            ttp::RunError::Input(_) => 4,
+            ttp::RunError::Input(_) | ttp::RunError::Net(huddle_net::NetError::Mismatch(_)) => 4,
             ttp::RunError::Resource(_) | ttp::RunError::Entropy(_) => 3,
             ttp::RunError::Internal(_) => 2,
             ttp::RunError::Net(_) => 1,

@@ -410,7 +410,8 @@ impl std::str::FromStr for Protocol {
 
 /// A run that has been checked: the protocol exists for this many parties,
 /// and every option means something for it and is within range. Built once
-/// and used by `local`, `party`, the hello and the engine.
+/// and used by `local`, `party`, the hello (`RunRequest::settings`) and the
+/// engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunRequest {
     protocol: Protocol,
@@ -619,31 +620,6 @@ impl RunRequest {
                     .linear
                     .resolve(self.parties, v.threshold(self.parties))
             })
-    }
-
-    /// The protocol string parties compare in their hello: the protocol and
-    /// every option that changes what goes over the wire.
-    pub fn session_protocol(&self) -> String {
-        let (name, options) = (self.protocol.name(), self.options);
-        let to = options.reveal_to.map_or("all".into(), |p| p.to_string());
-        match self.protocol.descriptor().family {
-            Family::Clear => format!("{name} reveal-to={to}"),
-            Family::Garbling(_) => format!(
-                "{name} reveal-to={to} {:?} linear={:?}",
-                options.garble, options.linear
-            ),
-            Family::Sharing => format!(
-                "{name} preprocess={:?} threads={}{} split-roles={} share-memory={} reveal-to={to} \
-                 truncation={:?} max-fan-in={:?}",
-                options.preprocess,
-                if options.threads_auto { "min:" } else { "" },
-                options.threads,
-                options.split_roles,
-                options.share_memory,
-                options.truncation,
-                options.max_fan_in
-            ),
-        }
     }
 }
 

@@ -5,6 +5,7 @@
 //! input values (all instances, instance-major words); party 0 evaluates with
 //! the plaintext evaluator and sends every other party all output values.
 
+use crate::exit::Exit;
 use huddle_circuit::eval::EvalOptions;
 use huddle_circuit::{BitMatrix, Circuit, PlainEvaluator};
 use huddle_net::{NetError, Network, PartyId, Phase};
@@ -14,7 +15,7 @@ pub const EVALUATOR: PartyId = 0;
 
 /// Why a run failed. The kinds are distinct so that callers and tests can
 /// tell a typo from a cheating peer, and the CLI exits with a code per kind
-/// ([`RunError::exit_code`]).
+/// ([`RunError::exit`]).
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// Bad input from the user or a file: request, options, circuit, input
@@ -44,24 +45,6 @@ pub enum RunError {
     Internal(String),
 }
 
-/// Exit codes of `huddle` per kind of failure (documented in the README).
-pub mod exit {
-    /// Anything else (e.g. a file that cannot be written).
-    pub const OTHER: u8 = 1;
-    /// Bad input: command line, circuit file, parties file, input values.
-    pub const INPUT: u8 = 2;
-    /// A peer misbehaved: a protocol check of this party failed (abort) or
-    /// a peer broke the transport's rules.
-    pub const ABORT: u8 = 3;
-    /// The network failed: a peer disconnected, timed out, was unreachable
-    /// or stopped the run.
-    pub const NETWORK: u8 = 4;
-    /// A resource limit of this machine (memory).
-    pub const RESOURCE: u8 = 5;
-    /// An internal error or no randomness.
-    pub const INTERNAL: u8 = 6;
-}
-
 impl RunError {
     /// A failed check that points at `culprit`.
     pub fn abort(check: impl Into<String>, culprit: Option<PartyId>) -> RunError {
@@ -71,21 +54,29 @@ impl RunError {
         }
     }
 
-    pub fn exit_code(&self) -> u8 {
+    /// How the command ends ([`Exit`]: the exit-code table).
+    pub fn exit(&self) -> Exit {
         match self {
-            RunError::Input(_) => exit::INPUT,
-            RunError::Abort { .. } => exit::ABORT,
+            RunError::Input(_) => Exit::Input,
+            RunError::Abort { .. } => Exit::Abort,
             // A peer that sends what the protocol never sends broke its rules.
             RunError::Net(
                 NetError::UnexpectedLength { .. }
                 | NetError::Oversized { .. }
                 | NetError::Link { .. },
-            ) => exit::ABORT,
+            ) => Exit::Abort,
+            RunError::Net(NetError::Mismatch(_)) => Exit::Mismatch,
+            RunError::Net(NetError::Interrupted(_)) => Exit::Interrupted,
             // A peer stopped the run (what it saw is in its own exit code).
-            RunError::Net(_) => exit::NETWORK,
-            RunError::Resource(_) => exit::RESOURCE,
-            RunError::Entropy(_) | RunError::Internal(_) => exit::INTERNAL,
+            RunError::Net(_) => Exit::Network,
+            RunError::Resource(_) => Exit::Resource,
+            RunError::Entropy(_) | RunError::Internal(_) => Exit::Internal,
         }
+    }
+
+    /// The process exit code of [`RunError::exit`].
+    pub fn exit_code(&self) -> u8 {
+        self.exit().code()
     }
 }
 

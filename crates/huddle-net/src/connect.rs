@@ -1,8 +1,9 @@
 //! Establishing the links of a run: every pair of parties is joined by one
 //! connection; the party with the lower id listens and the higher one dials,
 //! retrying with back-off until the setup deadline. The first frames are
-//! `Hello`s; a run starts only if party ids, party count, session, protocol
-//! and circuit agree, and (with TLS) each certificate names its party.
+//! hellos (`crate::hello`); a run starts only if party ids, party count,
+//! session, settings and circuit agree, and (with TLS) each certificate names
+//! its party.
 //!
 //! A party that gives up at connect because it cannot run (its TLS set-up,
 //! a peer that does not accept its certificate) or because another party
@@ -12,8 +13,9 @@
 
 use crate::certs::DevPki;
 use crate::config::{NetworkConfig, PartyConfig};
-use crate::frame::{read_frame, write_abort, write_frame, FrameError, Hello};
+use crate::frame::{read_frame, write_abort, write_frame, FrameError};
 use crate::halt::{give_up, passed_on, told_during_connect, Halt};
+use crate::hello::{check_hello, settle, Hello, Settings, VERSION};
 use crate::network::{stream_link, Alarm, LinkLimits, LinkParts, NetError, Network};
 use crate::profile::NetProfile;
 use crate::refusal::{round, Note, Sniffed, REFUSAL_GRACE};
@@ -40,10 +42,10 @@ pub enum Transport {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handshake {
     pub session: String,
-    /// The protocol and its settings as white-space separated tokens; a
-    /// `key=?` token leaves a setting open: it matches any value of `key`,
-    /// and [`Network::settled`] gives the value the peers set.
-    pub protocol: String,
+    /// The protocol and its settings (see [`Settings`]): a setting left
+    /// [`Value::Open`](crate::Value::Open) matches any value, and
+    /// [`Network::settled`] gives the value the peers set.
+    pub settings: Settings,
     /// A hash of the circuit (e.g. SHA-256 of its file).
     pub circuit: [u8; 32],
 }
@@ -129,6 +131,24 @@ pub fn local_networks(
     profile: NetProfile,
     idle_timeout: Duration,
 ) -> Result<Vec<Network>, NetError> {
+    local_networks_each(vec![handshake; parties], tls, profile, idle_timeout)?
+        .into_iter()
+        .collect()
+}
+
+/// [`local_networks`] with each party's own handshake (to see what
+/// parties that disagree are told): every party's own result.
+pub fn local_networks_each(
+    handshakes: Vec<Handshake>,
+    tls: bool,
+    profile: NetProfile,
+    idle_timeout: Duration,
+) -> Result<Vec<Result<Network, NetError>>, NetError> {
+    let parties = handshakes.len();
+    let session = handshakes
+        .first()
+        .map(|h| h.session.clone())
+        .unwrap_or_default();
     let mut listeners = Vec::with_capacity(parties);
     let mut party_configs = Vec::with_capacity(parties);
     for id in 0..parties {
@@ -148,7 +168,7 @@ pub fn local_networks(
         listeners.push(Some(l));
     }
     let config = NetworkConfig {
-        session: handshake.session.clone(),
+        session,
         ca: None,
         parties: party_configs,
     };
@@ -177,7 +197,7 @@ pub fn local_networks(
                     profile: profile.clone(),
                     idle_timeout,
                     setup_timeout: Duration::from_secs(20),
-                    ..ConnectOptions::new(transport, handshake.clone())
+                    ..ConnectOptions::new(transport, handshakes[me].clone())
                 };
                 let listener = listener.take().filter(|_| me + 1 < parties);
                 let config = &config;
@@ -192,7 +212,7 @@ pub fn local_networks(
             })
             .collect()
     });
-    results.into_iter().collect()
+    Ok(results)
 }
 
 /// Why an incoming connection was turned away.
@@ -226,17 +246,18 @@ pub(crate) fn connect_with_listener(
     }
     let deadline = Instant::now() + options.setup_timeout;
     let ours = Hello {
+        version: VERSION,
         party: me as u32,
         parties: n as u32,
         session: options.handshake.session.clone(),
-        protocol: options.handshake.protocol.clone(),
         circuit: options.handshake.circuit,
+        settings: options.handshake.settings.clone(),
     };
     // What every link of this party shares: the alarm and the board of waits.
     let shared: Shared = (Arc::new(Alarm::default()), Board::new(me, n));
     let mut links: Vec<Option<LinkParts>> = (0..n).map(|_| None).collect();
-    // Every peer's protocol string, to settle our open settings.
-    let mut hellos: Vec<Option<String>> = vec![None; n];
+    // Every peer's settings, to settle our open settings.
+    let mut hellos: Vec<Option<Settings>> = vec![None; n];
     // After a peer's hello differs we stop, but still dial the other lower
     // parties briefly: they see the difference too and stop at once
     // instead of waiting for us until their timeout.
@@ -315,7 +336,7 @@ pub(crate) fn connect_with_listener(
     if let Some((_, error)) = stopped {
         return Err(error);
     }
-    let settled = settle(&ours.protocol, &hellos).map_err(NetError::Setup)?;
+    let settled = settle(&ours.settings, &hellos).map_err(NetError::Mismatch)?;
     let (alarm, board) = shared;
     let mut net = Network::from_links(
         me,
@@ -330,73 +351,6 @@ pub(crate) fn connect_with_listener(
 
 /// What every link of a party shares: its alarm and its board of waits.
 pub(crate) type Shared = (Arc<Alarm>, Arc<Board>);
-
-/// The value of a setting a hello leaves open (`key=?`).
-const OPEN: &str = "?";
-
-/// The prefix of a setting's value that offers a most (`key=min:N`).
-const LEAST: &str = "min:";
-
-/// Our open settings (`key=?` tokens of `ours`) with the value the peers
-/// give them; every peer that sets one must give the same value, and at
-/// least one must set it. Our offers of a most (`key=min:N`) settle on the
-/// least number any party offers.
-fn settle(ours: &str, hellos: &[Option<String>]) -> Result<Vec<(String, String)>, String> {
-    let mut settled = Vec::new();
-    for token in ours.split_whitespace() {
-        if let Some((key, offer)) = token
-            .split_once('=')
-            .and_then(|(k, v)| Some((k, v.strip_prefix(LEAST)?)))
-        {
-            let number = |v: &str| {
-                v.parse::<u64>()
-                    .map_err(|_| format!("{key}={LEAST}{v} offers no number"))
-            };
-            let mut least = number(offer)?;
-            for hello in hellos.iter().flatten() {
-                let theirs = hello
-                    .split_whitespace()
-                    .filter_map(|t| t.split_once('='))
-                    .find(|(k, _)| *k == key)
-                    .and_then(|(_, v)| v.strip_prefix(LEAST));
-                if let Some(v) = theirs {
-                    least = least.min(number(v)?);
-                }
-            }
-            settled.push((key.to_string(), least.to_string()));
-            continue;
-        }
-        let Some(key) = token.strip_suffix(OPEN).and_then(|k| k.strip_suffix('=')) else {
-            continue;
-        };
-        let mut value: Option<(usize, &str)> = None;
-        for (peer, hello) in hellos.iter().enumerate() {
-            let Some(hello) = hello else { continue };
-            let theirs = hello
-                .split_whitespace()
-                .filter_map(|t| t.split_once('='))
-                .find(|(k, v)| *k == key && *v != OPEN);
-            match (theirs, value) {
-                (Some((_, v)), Some((first, seen))) if v != seen => {
-                    return Err(format!(
-                        "party {first} sets {key}={seen} and party {peer} {key}={v}"
-                    ))
-                }
-                (Some((_, v)), None) => value = Some((peer, v)),
-                _ => {}
-            }
-        }
-        match value {
-            Some((_, v)) => settled.push((key.to_string(), v.to_string())),
-            None => {
-                return Err(format!(
-                    "no party sets {key}: give it to at least one party"
-                ))
-            }
-        }
-    }
-    Ok(settled)
-}
 
 fn remaining(deadline: Instant) -> Duration {
     deadline
@@ -469,6 +423,9 @@ fn dial_failure(
                 reason: format!("its TLS handshake with party {peer} failed: {e}"),
             }),
         },
+        NoHello::Stopped { .. } => {
+            NetError::Mismatch(format!("party {peer}: {}", why.text())).into()
+        }
         NoHello::Told(e) | NoHello::Other(e) => fail(e).into(),
     }
 }
@@ -479,7 +436,7 @@ fn dial(
     options: &ConnectOptions,
     deadline: Instant,
     shared: &Shared,
-) -> Result<(LinkParts, String), DialError> {
+) -> Result<(LinkParts, Settings), DialError> {
     let me = ours.party;
     let addrs: Vec<SocketAddr> = (peer.host.as_str(), peer.port)
         .to_socket_addrs()
@@ -547,7 +504,8 @@ fn dial(
             let mut s = socket;
             let theirs = client_hello(&mut s, ours)
                 .map_err(|e| dial_failure(&mut s, e, ours, peer.id, fail))?;
-            check_hello(&theirs, peer.id, ours).map_err(|e| DialError::mismatch(fail(e)))?;
+            check_hello(&theirs, peer.id, ours)
+                .map_err(|e| DialError::mismatch(NetError::Mismatch(e)))?;
             tracing::info!(party = me, peer = peer.id, "hello agreed (plain TCP)");
             let s = s.into_inner().map_err(|e| fail(e.to_string()))?;
             stream_parts(
@@ -557,7 +515,7 @@ fn dial(
                 options.limits,
                 shared.clone(),
             )
-            .map(|parts| (parts, theirs.protocol))
+            .map(|parts| (parts, theirs.settings))
             .map_err(|e| fail(e.to_string()).into())
         }
         Transport::Tls(identity) => {
@@ -574,7 +532,8 @@ fn dial(
             let mut tls = StreamOwned::new(conn, socket);
             let theirs = client_hello(&mut tls, ours)
                 .map_err(|e| dial_failure(&mut tls.sock, e, ours, peer.id, fail))?;
-            check_hello(&theirs, peer.id, ours).map_err(|e| DialError::mismatch(fail(e)))?;
+            check_hello(&theirs, peer.id, ours)
+                .map_err(|e| DialError::mismatch(NetError::Mismatch(e)))?;
             tracing::info!(party = me, peer = peer.id, "TLS handshake and hello agreed");
             let StreamOwned { conn, sock } = tls;
             let sock = sock.into_inner().map_err(|e| fail(e.to_string()))?;
@@ -586,7 +545,7 @@ fn dial(
                 options.limits,
                 shared.clone(),
             )
-            .map(|parts| (parts, theirs.protocol))
+            .map(|parts| (parts, theirs.settings))
             .map_err(|e| fail(e.to_string()).into())
         }
     }
@@ -614,7 +573,7 @@ enum Handshaken {
 fn listen(
     listener: &TcpListener,
     ours: &Hello,
-    (links, hellos): (&mut [Option<LinkParts>], &mut [Option<String>]),
+    (links, hellos): (&mut [Option<LinkParts>], &mut [Option<Settings>]),
     (options, config): (&ConnectOptions, &NetworkConfig),
     deadline: Instant,
     shared: &Shared,
@@ -713,7 +672,7 @@ fn listen(
                 // Connected peers learn it when our links close.
                 let all_know = (me + 1..n).all(|p| told[p] || links[p].is_some());
                 if all_know || Instant::now() >= *until {
-                    break Err(quiet(NetError::Setup(why.clone())));
+                    break Err(quiet(NetError::Mismatch(why.clone())));
                 }
             } else if links[me + 1..].iter().all(Option::is_some) {
                 break Ok(());
@@ -766,8 +725,8 @@ fn listen(
     })
 }
 
-/// A connection accepted as a party: its id, the connection, its protocol string.
-type Accepted = (PartyId, Handshaken, String);
+/// A connection accepted as a party: its id, the connection, its settings.
+type Accepted = (PartyId, Handshaken, Settings);
 
 /// The listening side's handshake with one connection, which claims to be
 /// one of the parties above `ours.party`; or brings a refusal.
@@ -821,7 +780,7 @@ fn handshake_incoming(
             let s = s
                 .into_inner()
                 .map_err(|e| Refusal::Stranger(e.to_string()))?;
-            Ok((peer, Handshaken::Tcp(s), theirs.protocol))
+            Ok((peer, Handshaken::Tcp(s), theirs.settings))
         }
         Transport::Tls(identity) => {
             let certificate = Seen::default();
@@ -844,7 +803,7 @@ fn handshake_incoming(
             let sock = sock
                 .into_inner()
                 .map_err(|e| Refusal::Stranger(e.to_string()))?;
-            Ok((peer, Handshaken::Tls(Box::new(conn), sock), theirs.protocol))
+            Ok((peer, Handshaken::Tls(Box::new(conn), sock), theirs.settings))
         }
     }
 }
@@ -900,12 +859,16 @@ fn unprepare(s: &TcpStream) -> io::Result<()> {
     s.set_write_timeout(None)
 }
 
-const HELLO_MAX: usize = 4096;
+/// The largest hello accepted (a job's settings can be long).
+const HELLO_MAX: usize = 64 << 10;
 
 /// Why the peer's hello did not come.
 #[derive(Debug)]
 enum NoHello {
-    /// It stopped at connect and said so (an abort frame).
+    /// It stopped at connect because party `culprit`'s settings differ
+    /// (from its own, or another party's): an abort frame without a reason.
+    Stopped { culprit: u32 },
+    /// It stopped at connect and said why (an abort frame with a reason).
     Told(String),
     /// TLS failed: certificates, keys, or bytes that are not TLS.
     Tls(String),
@@ -915,6 +878,10 @@ enum NoHello {
 impl NoHello {
     fn text(self) -> String {
         match self {
+            NoHello::Stopped { culprit } => format!(
+                "it stopped at connect: its settings and party {culprit}'s differ (their \
+                 errors name the setting)"
+            ),
             NoHello::Told(t) | NoHello::Tls(t) | NoHello::Other(t) => t,
         }
     }
@@ -932,10 +899,7 @@ fn read_hello(s: &mut impl Read) -> Result<Hello, NoHello> {
     match read_frame(s, HELLO_MAX) {
         Ok(bytes) => Hello::decode(&bytes).map_err(NoHello::Other),
         Err(FrameError::Abort { culprit, reason }) if reason.is_empty() => {
-            Err(NoHello::Told(format!(
-                "it stopped at connect: its settings differ from party {culprit}'s (their \
-             errors name the difference)"
-            )))
+            Err(NoHello::Stopped { culprit })
         }
         Err(FrameError::Abort { reason, .. }) => {
             Err(NoHello::Told(format!("it stopped at connect: {reason}")))
@@ -969,80 +933,6 @@ fn send_hello(s: &mut impl Write, ours: &Hello) -> Result<(), NoHello> {
 fn client_hello<S: Read + Write>(s: &mut S, ours: &Hello) -> Result<Hello, NoHello> {
     send_hello(s, ours)?;
     read_hello(s)
-}
-
-/// Compares the peer's hello with ours; the message names the first difference.
-fn check_hello(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String> {
-    if theirs.party as usize != peer {
-        return Err(format!(
-            "the peer says it is party {}, but party {peer} was expected there",
-            theirs.party
-        ));
-    }
-    if theirs.parties != ours.parties {
-        return Err(format!(
-            "party {peer} runs with {} parties, party {} with {}",
-            theirs.parties, ours.party, ours.parties
-        ));
-    }
-    if theirs.session != ours.session {
-        return Err(format!(
-            "party {peer} is in session `{}`, party {} in session `{}`",
-            theirs.session, ours.party, ours.session
-        ));
-    }
-    if theirs.protocol != ours.protocol {
-        // Name the settings that differ, not only the two strings.
-        let (t, o): (Vec<&str>, Vec<&str>) = (
-            theirs.protocol.split_whitespace().collect(),
-            ours.protocol.split_whitespace().collect(),
-        );
-        let differ: Vec<String> = t
-            .iter()
-            .zip(&o)
-            .filter(|(a, b)| a != b)
-            .map(|(a, b)| format!("{a} vs {b}"))
-            .collect();
-        // A setting one side leaves open (`key=?`) takes the other's value;
-        // offers of a most (`key=min:N`) on both sides settle on the least.
-        let open = |a: &str, b: &str| matches!((a.split_once('='), b.split_once('=')), (Some((ka, va)), Some((kb, _))) if ka == kb && va == OPEN);
-        let least = |a: &str, b: &str| matches!((a.split_once('='), b.split_once('=')), (Some((ka, va)), Some((kb, vb))) if ka == kb && va.starts_with(LEAST) && vb.starts_with(LEAST));
-        if t.len() == o.len()
-            && t.iter()
-                .zip(&o)
-                .all(|(a, b)| a == b || open(a, b) || open(b, a) || least(a, b))
-        {
-            return check_circuit(theirs, peer, ours);
-        }
-        let detail = if differ.is_empty() || t.len() != o.len() {
-            String::new()
-        } else {
-            format!(" (they differ in {})", differ.join(", "))
-        };
-        return Err(format!(
-            "party {peer} runs protocol `{}`, party {} runs `{}`{detail}",
-            theirs.protocol, ours.party, ours.protocol
-        ));
-    }
-    check_circuit(theirs, peer, ours)
-}
-
-fn check_circuit(theirs: &Hello, peer: PartyId, ours: &Hello) -> Result<(), String> {
-    if theirs.circuit != ours.circuit {
-        let short = |h: &[u8; 32]| {
-            h[..6]
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-        };
-        return Err(format!(
-            "party {peer} evaluates a different circuit (hash {}…, party {} has {}…)",
-            short(&theirs.circuit),
-            ours.party,
-            short(&ours.circuit)
-        ));
-    }
-    Ok(())
 }
 
 pub(crate) fn stream_parts(
@@ -1085,71 +975,29 @@ mod tests {
     use crate::certs::PartyCredentials;
     use std::sync::Arc;
 
-    fn hello(party: u32, protocol: &str) -> Hello {
-        Hello {
-            party,
-            parties: 3,
+    fn handshake() -> Handshake {
+        Handshake {
             session: "s".into(),
-            protocol: protocol.into(),
+            settings: protocol("p"),
             circuit: [1; 32],
         }
     }
 
-    #[test]
-    fn an_open_setting_matches_any_value_and_settles_to_the_peers_one() {
-        let open = hello(2, "trio batch=? x=1");
-        let set = hello(0, "trio batch=40 x=1");
-        check_hello(&set, 0, &open).expect("open matches a value");
-        check_hello(&open, 2, &set).expect("and the other way round");
-        let e = check_hello(&hello(0, "trio batch=40 x=2"), 0, &open).expect_err("x differs");
-        assert!(e.contains("x=2 vs x=1"), "{e}");
-        // A different key is no match for an open one.
-        assert!(check_hello(&hello(0, "trio lanes=40 x=1"), 0, &open).is_err());
-        // Offers of a most match each other, not a fixed value.
-        let offer = hello(1, "trio threads=min:2");
-        check_hello(&hello(0, "trio threads=min:4"), 0, &offer).expect("offers match");
-        let e = check_hello(&hello(0, "trio threads=2"), 0, &offer).expect_err("fixed vs offer");
-        assert!(e.contains("threads=2 vs threads=min:2"), "{e}");
-        let peers = |a: &str, b: &str| vec![Some(a.to_string()), Some(b.to_string()), None];
-        assert_eq!(
-            settle(
-                "trio batch=? x=1",
-                &peers("trio batch=40 x=1", "trio batch=? x=1")
-            ),
-            Ok(vec![("batch".to_string(), "40".to_string())])
-        );
-        // Offers of a most settle on the least, ours included.
-        assert_eq!(
-            settle(
-                "trio threads=min:4 x=1",
-                &peers("trio threads=min:2 x=1", "trio threads=min:8 x=1")
-            ),
-            Ok(vec![("threads".to_string(), "2".to_string())])
-        );
-        assert_eq!(
-            settle(
-                "trio threads=min:1",
-                &peers("trio threads=min:3", "trio threads=min:3")
-            ),
-            Ok(vec![("threads".to_string(), "1".to_string())])
-        );
-        let e = settle("trio batch=? x=1", &peers("trio batch=40", "trio batch=41"))
-            .expect_err("peers disagree");
-        assert!(
-            e.contains("party 0 sets batch=40 and party 1 batch=41"),
-            "{e}"
-        );
-        let e = settle("trio batch=?", &peers("trio batch=?", "trio batch=?"))
-            .expect_err("nobody sets it");
-        assert!(e.contains("no party sets batch"), "{e}");
-        assert_eq!(settle("trio batch=40", &peers("a", "b")), Ok(vec![]));
+    fn protocol(name: &str) -> Settings {
+        let mut s = Settings::new();
+        s.option("protocol", crate::Value::Text(name.into()));
+        s
     }
 
-    fn handshake() -> Handshake {
-        Handshake {
+    /// A hello as party `party` of 2 with [`handshake`]'s run.
+    fn hello_of(party: u32) -> Hello {
+        Hello {
+            version: VERSION,
+            party,
+            parties: 2,
             session: "s".into(),
-            protocol: "p".into(),
             circuit: [1; 32],
+            settings: protocol("p"),
         }
     }
 
@@ -1333,14 +1181,7 @@ mod tests {
             conn,
             TcpStream::connect(("127.0.0.1", port)).expect("connect"),
         );
-        let hello = Hello {
-            party: 1,
-            parties: 2,
-            session: "s".into(),
-            protocol: "p".into(),
-            circuit: [1; 32],
-        };
-        let answered = client_hello(&mut tls, &hello);
+        let answered = client_hello(&mut tls, &hello_of(1));
         assert!(
             answered.is_err(),
             "a client without a certificate got an answer"
@@ -1417,15 +1258,15 @@ mod tests {
         let cases: Vec<(Change, &str)> = vec![
             (
                 Box::new(|o| o.handshake.session = "other".into()),
-                "is in session `other`, party 0 in session `s`",
+                "party 1 is in session `other`, this party (0) in session `s`",
             ),
             (
-                Box::new(|o| o.handshake.protocol = "trio".into()),
-                "runs protocol `trio`, party 0 runs `p`",
+                Box::new(|o| o.handshake.settings = protocol("trio")),
+                "party 1 runs with --protocol trio, this party (0) with --protocol p",
             ),
             (
                 Box::new(|o| o.handshake.circuit = [2; 32]),
-                "evaluates a different circuit",
+                "party 1 evaluates a different circuit (hash 020202020202…, this party (0) has 010101010101…)",
             ),
         ];
         for transport in ["tcp", "tls"] {
@@ -1442,11 +1283,7 @@ mod tests {
                 let mut o1 = options(t(1));
                 change(&mut o1);
                 let r = connect_all(&config, listeners, vec![options(t(0)), o1]);
-                assert!(
-                    err_of(&r[0]).contains(needle),
-                    "{transport}: `{}` lacks `{needle}`",
-                    err_of(&r[0])
-                );
+                assert_eq!(err_of(&r[0]), *needle, "{transport}");
                 assert!(
                     err_of(&r[1]).contains("party 0"),
                     "{transport}: {}",
@@ -1479,10 +1316,10 @@ mod tests {
             });
             (a.join().expect("a"), b.join().expect("b"))
         });
-        assert!(r
-            .0
-            .expect_err("mismatch")
-            .contains("party 1 runs with 3 parties, party 0 with 2"));
+        assert_eq!(
+            r.0.expect_err("mismatch"),
+            "party 1 runs with 3 parties, this party (0) with 2"
+        );
     }
 
     /// One of three parties has other settings, at every position: every
@@ -1506,7 +1343,7 @@ mod tests {
                             ..options(t)
                         };
                         if i == odd {
-                            o.handshake.protocol = "other".into();
+                            o.handshake.settings = protocol("other");
                         }
                         o
                     })
@@ -1515,11 +1352,9 @@ mod tests {
                 for (i, result) in r.iter().enumerate() {
                     let e = err_of(result);
                     // The odd party or a peer that differs from it.
-                    let named = e.contains("runs protocol `other`")
-                        || e.contains("runs `other`")
-                        || e.contains(&format!("differ from party {odd}'s"))
-                        || (e.contains(&format!("with party {odd} at"))
-                            && e.contains("it stopped at connect"));
+                    let named = e.contains("--protocol other")
+                        || e.contains(&format!("party {odd} stopped at connect"))
+                        || e.contains(&format!("party {odd}'s differ"));
                     assert!(named, "{transport}, odd party {odd}: party {i}: {e}");
                 }
             }
@@ -1542,14 +1377,7 @@ mod tests {
     }
 
     fn rogue_hello(s: &mut TcpStream) {
-        let hello = Hello {
-            party: 1,
-            parties: 2,
-            session: "s".into(),
-            protocol: "p".into(),
-            circuit: [1; 32],
-        };
-        client_hello(s, &hello).expect("party 0 answers");
+        assert!(client_hello(s, &hello_of(1)).is_ok(), "party 0 answers");
     }
 
     #[test]

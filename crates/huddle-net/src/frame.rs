@@ -1,6 +1,5 @@
 //! Wire format: every message is a frame `u32 little-endian length || payload`.
-//! The first frame on a connection is a `Hello` naming the sender's party id,
-//! the session, the protocol and the circuit, so mismatched runs refuse to start.
+//! The first frame on a connection is a hello (`crate::hello`).
 
 use std::io::{self, BufRead, BufReader, IoSlice, Read, Write};
 
@@ -335,71 +334,6 @@ fn read_appending(r: &mut impl Read, out: &mut Vec<u8>, n: usize) -> Result<(), 
 /// What a frame's length may make us allocate before its bytes arrive.
 const FIRST_CHUNK: usize = 16 << 20;
 
-const MAGIC: &[u8; 8] = b"HUDDLE/1";
-
-/// The first message on every connection.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Hello {
-    pub party: u32,
-    pub parties: u32,
-    pub session: String,
-    pub protocol: String,
-    pub circuit: [u8; 32],
-}
-
-impl Hello {
-    pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + self.session.len() + self.protocol.len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&self.party.to_le_bytes());
-        out.extend_from_slice(&self.parties.to_le_bytes());
-        for s in [&self.session, &self.protocol] {
-            out.extend_from_slice(&(s.len() as u16).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        }
-        out.extend_from_slice(&self.circuit);
-        out
-    }
-
-    pub(crate) fn decode(bytes: &[u8]) -> Result<Hello, String> {
-        let not_huddle = || "the peer does not speak the huddle protocol (bad hello)".to_string();
-        let rest = bytes
-            .strip_prefix(MAGIC.as_slice())
-            .ok_or_else(not_huddle)?;
-        let take = |rest: &mut &[u8], n: usize| -> Result<Vec<u8>, String> {
-            if rest.len() < n {
-                return Err(not_huddle());
-            }
-            let (a, b) = rest.split_at(n);
-            *rest = b;
-            Ok(a.to_vec())
-        };
-        let mut rest = rest;
-        let u32_of = |v: Vec<u8>| u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
-        let party = u32_of(take(&mut rest, 4)?);
-        let parties = u32_of(take(&mut rest, 4)?);
-        let mut strings = Vec::new();
-        for _ in 0..2 {
-            let len = take(&mut rest, 2)?;
-            let len = u16::from_le_bytes([len[0], len[1]]) as usize;
-            strings.push(String::from_utf8(take(&mut rest, len)?).map_err(|_| not_huddle())?);
-        }
-        let circuit: [u8; 32] = take(&mut rest, 32)?.try_into().map_err(|_| not_huddle())?;
-        if !rest.is_empty() {
-            return Err(not_huddle());
-        }
-        let protocol = strings.pop().unwrap_or_default();
-        let session = strings.pop().unwrap_or_default();
-        Ok(Hello {
-            party,
-            parties,
-            session,
-            protocol,
-            circuit,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -572,20 +506,6 @@ mod tests {
                 matches!(&end, Err(FrameError::Abort { culprit: 7, reason }) if reason == "why\u{fffd}[2J"),
                 "the stream did not end in the abort frame"
             );
-        }
-
-        #[test]
-        fn hello_round_trips(party: u32, parties: u32, session in ".{0,40}", protocol in "[a-z0-9]{0,10}", circuit: [u8; 32]) {
-            let h = Hello { party, parties, session, protocol, circuit };
-            prop_assert_eq!(Hello::decode(&h.encode()), Ok(h));
-        }
-
-        #[test]
-        fn hello_decoding_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..100)) {
-            let _ = Hello::decode(&bytes);
-            let mut with_magic = MAGIC.to_vec();
-            with_magic.extend(&bytes);
-            let _ = Hello::decode(&with_magic);
         }
     }
 }

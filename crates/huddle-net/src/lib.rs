@@ -17,6 +17,7 @@ pub mod config;
 mod connect;
 mod frame;
 mod halt;
+mod hello;
 pub mod liveness;
 pub mod network;
 mod pool;
@@ -42,8 +43,8 @@ pub mod fuzzing {
                 data.len() <= max_message,
                 "a frame above the limit was accepted"
             );
-            if let Ok(h) = crate::frame::Hello::decode(&data) {
-                assert_eq!(crate::frame::Hello::decode(&h.encode()), Ok(h));
+            if let Ok(h) = crate::hello::Hello::decode(&data) {
+                assert_eq!(crate::hello::Hello::decode(&h.encode()), Ok(h));
             }
             if let Ok(s) = crate::network::split_stamp(&mut data) {
                 assert!(s.stamp <= 1 << 31);
@@ -81,10 +82,13 @@ pub mod fuzzing {
 
 pub use accounting::{Accounting, LinkStats, Phase};
 pub use config::{NetworkConfig, PartyConfig};
-pub use connect::{connect, local_networks, ConnectOptions, Handshake, Transport};
+pub use connect::{
+    connect, local_networks, local_networks_each, ConnectOptions, Handshake, Transport,
+};
+pub use hello::{Form, Setting, Settings, Value, VERSION as HELLO_VERSION};
 pub use network::{
-    memory_networks, message_buffer, scratch_message, LinkLimits, NetError, Network, Received,
-    Traffic, TrafficLog, Transcript, STAMP_BYTES,
+    memory_networks, message_buffer, scratch_message, Interrupter, LinkLimits, NetError, Network,
+    Received, Traffic, TrafficLog, Transcript, STAMP_BYTES,
 };
 pub use pool::recycle as recycle_buffer;
 pub use profile::{LinkShape, NetProfile};

@@ -78,6 +78,13 @@ pub enum NetError {
     },
     #[error("connection setup failed: {0}")]
     Setup(String),
+    /// The parties disagree on the run (settings, circuit, session, party
+    /// count, hello version): found at connect, before anything was sent.
+    #[error("{0}")]
+    Mismatch(String),
+    /// This party was interrupted (see [`Interrupter`]); the cause.
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 impl NetError {
@@ -96,7 +103,10 @@ impl NetError {
             | NetError::Oversized { peer, .. }
             | NetError::Link { peer, .. } => Some(*peer),
             NetError::Aborted { culprit, .. } => Some(*culprit),
-            NetError::UnknownPeer { .. } | NetError::Setup(_) => None,
+            NetError::UnknownPeer { .. }
+            | NetError::Setup(_)
+            | NetError::Mismatch(_)
+            | NetError::Interrupted(_) => None,
         }
     }
 
@@ -222,6 +232,19 @@ impl Alarm {
             }
         }
         result
+    }
+
+    /// Raises `e` as a failure older than [`ALARM_GRACE`]: every wait
+    /// ends at once (an interrupt of this party is no peer's failure that a
+    /// live peer's message could still precede).
+    fn raise_at_once(&self, e: NetError) {
+        let long_ago = Instant::now()
+            .checked_sub(ALARM_GRACE)
+            .unwrap_or_else(Instant::now);
+        if let Ok(mut slot) = self.error.lock() {
+            slot.get_or_insert((e, long_ago));
+        }
+        self.raised.store(true, Ordering::Release);
     }
 
     pub(crate) fn is_raised(&self) -> bool {
@@ -602,8 +625,35 @@ pub struct Network {
     transcript: Option<Transcript>,
     /// Where every message sent or received is noted (see [`Network::record_traffic`]).
     pub(crate) traffic: Option<TrafficLog>,
-    /// Settings this party's hello left open (`key=?`), as the peers set them.
-    settled: Vec<(String, String)>,
+    /// Settings this party's hello left open or offered as a most, as
+    /// settled at connect.
+    settled: Vec<(String, crate::Value)>,
+}
+
+/// Stops a party's run from another thread: see [`Interrupter::interrupt`].
+pub struct Interrupter {
+    me: PartyId,
+    alarm: Arc<Alarm>,
+    writers: Vec<Sender<Outgoing>>,
+}
+
+impl Interrupter {
+    /// Ends the run: every wait of the party returns
+    /// [`NetError::Interrupted`]`(cause)` at once, and every peer is sent
+    /// the abort frame naming this party, with `cause` as its reason, after
+    /// what is already queued for it (so the peers stop even while this
+    /// party computes, and say why).
+    pub fn interrupt(&self, cause: &str) {
+        self.alarm
+            .raise_at_once(NetError::Interrupted(cause.to_string()));
+        let reason: Arc<str> = Arc::from(crate::frame::bounded(cause));
+        for w in &self.writers {
+            let _ = w.send(Outgoing::End(Ending::Abort {
+                culprit: self.me,
+                reason: reason.clone(),
+            }));
+        }
+    }
 }
 
 /// One received message: its sender, the phase it was sent in, its payload.
@@ -980,17 +1030,36 @@ impl Network {
         }
     }
 
-    pub(crate) fn set_settled(&mut self, settled: Vec<(String, String)>) {
+    /// A handle that stops this party's run from another thread (a signal
+    /// handler's).
+    pub fn interrupter(&self) -> Interrupter {
+        Interrupter {
+            me: self.me,
+            alarm: self.alarm.clone(),
+            writers: self
+                .links
+                .iter()
+                .flatten()
+                .filter_map(|l| match &l.out {
+                    Some(Outbound::Writer { queue, .. }) => Some(queue.clone()),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    pub(crate) fn set_settled(&mut self, settled: Vec<(String, crate::Value)>) {
         self.settled = settled;
     }
 
-    /// A setting this party's hello left open (`key=?` in its protocol
-    /// string), as the peers set it at connect.
-    pub fn settled(&self, key: &str) -> Option<&str> {
-        self.settled
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+    /// A setting this party's hello left open ([`Value::Open`]: the value
+    /// the peers set) or offered as a most ([`Value::Least`]: the least any
+    /// party offered, as a number), as settled at connect.
+    ///
+    /// [`Value::Open`]: crate::Value::Open
+    /// [`Value::Least`]: crate::Value::Least
+    pub fn settled(&self, name: &str) -> Option<&crate::Value> {
+        self.settled.iter().find(|(k, _)| k == name).map(|(_, v)| v)
     }
 }
 

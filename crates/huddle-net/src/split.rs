@@ -503,7 +503,7 @@ mod tests {
     fn lanes_over_tcp_each_get_their_own_messages_whatever_the_order() {
         let handshake = Handshake {
             session: "split".into(),
-            protocol: "test".into(),
+            settings: crate::Settings::new(),
             circuit: [0; 32],
         };
         let nets = local_networks(

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 fn handshake() -> Handshake {
     Handshake {
         session: "test".into(),
-        protocol: "none".into(),
+        settings: huddle_net::Settings::new(),
         circuit: [7; 32],
     }
 }

@@ -114,6 +114,8 @@ pub struct Style {
 pub enum DataError {
     Input(String),
     Write(String),
+    /// Writing to stdout failed because its reader went away.
+    StdoutClosed(String),
     /// `--check`: the outputs differ from `--expect`'s.
     Mismatch(String),
 }
@@ -121,7 +123,10 @@ pub enum DataError {
 impl std::fmt::Display for DataError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DataError::Input(m) | DataError::Write(m) | DataError::Mismatch(m) => f.write_str(m),
+            DataError::Input(m)
+            | DataError::Write(m)
+            | DataError::StdoutClosed(m)
+            | DataError::Mismatch(m) => f.write_str(m),
         }
     }
 }
@@ -129,8 +134,9 @@ impl std::fmt::Display for DataError {
 impl From<DataError> for Failure {
     fn from(e: DataError) -> Failure {
         match e {
-            DataError::Input(m) | DataError::Mismatch(m) => Failure::from(m),
-            DataError::Write(m) => Failure::other(m),
+            DataError::Input(m) => Failure::input(m),
+            DataError::Mismatch(m) => Failure::check(m),
+            DataError::Write(m) | DataError::StdoutClosed(m) => Failure::output(m),
         }
     }
 }
@@ -556,7 +562,13 @@ pub fn write_outputs(
     style: Style,
 ) -> Result<(), DataError> {
     check_frac(style, circuit).map_err(DataError::Input)?;
-    let fail = |e: std::io::Error| DataError::Write(format!("--outputs {}: {e}", path.display()));
+    let fail = |e: std::io::Error| {
+        let message = format!("--outputs {}: {e}", path.display());
+        match (e.kind(), path == Path::new("-")) {
+            (std::io::ErrorKind::BrokenPipe, true) => DataError::StdoutClosed(message),
+            _ => DataError::Write(message),
+        }
+    };
     let mut out: Box<dyn Write> = if path == Path::new("-") {
         Box::new(std::io::stdout().lock())
     } else {

@@ -587,6 +587,14 @@ impl Preprocess {
             _ => None,
         }
     }
+
+    /// The `--preprocess` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preprocess::Separate => "separate",
+            Preprocess::Interleaved => "interleaved",
+        }
+    }
 }
 
 /// Input sharing request: for every input value its owner, its slots and (at

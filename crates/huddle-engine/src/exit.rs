@@ -1,0 +1,186 @@
+//! huddle's exit codes, in one table: every way a command can end, with its
+//! code and what it means. The CLI exits with these, [`RunError`] maps to
+//! them, and README.md shows [`Exit::markdown`] (a test keeps the two equal).
+//!
+//! [`RunError`]: crate::ttp::RunError
+
+/// How a command ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Success,
+    Other,
+    Input,
+    Abort,
+    Network,
+    Resource,
+    Internal,
+    Mismatch,
+    Output,
+    Check,
+    Interrupted,
+}
+
+struct Row {
+    exit: Exit,
+    code: u8,
+    name: &'static str,
+    meaning: &'static str,
+}
+
+/// In [`Exit`]'s order (tested).
+const TABLE: [Row; 11] = [
+    Row {
+        exit: Exit::Success,
+        code: 0,
+        name: "success",
+        meaning: "success",
+    },
+    Row {
+        exit: Exit::Other,
+        code: 1,
+        name: "other",
+        meaning: "a benchmark or the demo failed (its message says why)",
+    },
+    Row {
+        exit: Exit::Input,
+        code: 2,
+        name: "input",
+        meaning: "bad input: command line, circuit, parties file, job file, keys, input values, \
+                  dealt file; nothing secret was sent",
+    },
+    Row {
+        exit: Exit::Abort,
+        code: 3,
+        name: "abort",
+        meaning: "abort: a protocol check of this party failed (a peer cheated or a message was \
+                  tampered with), or a peer broke the transport's rules; no output was released",
+    },
+    Row {
+        exit: Exit::Network,
+        code: 4,
+        name: "network",
+        meaning: "network: a peer disconnected (e.g. it was killed or interrupted), was \
+                  unreachable or silent, or stopped the run (its own exit code says why)",
+    },
+    Row {
+        exit: Exit::Resource,
+        code: 5,
+        name: "resource",
+        meaning: "a resource of this machine (memory) would be exceeded",
+    },
+    Row {
+        exit: Exit::Internal,
+        code: 6,
+        name: "internal",
+        meaning: "internal error (a bug in huddle; please report it) or no randomness from the OS",
+    },
+    Row {
+        exit: Exit::Mismatch,
+        code: 7,
+        name: "mismatch",
+        meaning: "the parties disagree on the run: settings, job, circuit, deal, session, party \
+                  count or huddle version (found at connect; nothing was sent)",
+    },
+    Row {
+        exit: Exit::Output,
+        code: 8,
+        name: "output",
+        meaning: "the run finished, but its outputs could not be written (an `--outputs` or `-o` \
+                  file, or stdout closed)",
+    },
+    Row {
+        exit: Exit::Check,
+        code: 9,
+        name: "check",
+        meaning: "`--check`: the outputs differ from the plaintext evaluator's or from `--expect`",
+    },
+    Row {
+        exit: Exit::Interrupted,
+        code: 130,
+        name: "interrupted",
+        meaning: "interrupted by SIGINT or SIGTERM; the other parties are told and stop with 4",
+    },
+];
+
+impl Exit {
+    pub const ALL: [Exit; 11] = [
+        Exit::Success,
+        Exit::Other,
+        Exit::Input,
+        Exit::Abort,
+        Exit::Network,
+        Exit::Resource,
+        Exit::Internal,
+        Exit::Mismatch,
+        Exit::Output,
+        Exit::Check,
+        Exit::Interrupted,
+    ];
+
+    fn row(self) -> &'static Row {
+        let row = &TABLE[self as usize];
+        debug_assert_eq!(row.exit, self, "TABLE is in Exit's order");
+        row
+    }
+
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        self.row().code
+    }
+
+    /// A short name (JSON reports, logs).
+    pub fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    /// What it means, for the documentation.
+    pub fn meaning(self) -> &'static str {
+        self.row().meaning
+    }
+
+    /// The table as README.md shows it: a Markdown table, one row per code.
+    pub fn markdown() -> String {
+        let mut out = String::from("| code | meaning |\n|---|---|\n");
+        for e in Exit::ALL {
+            out.push_str(&format!("| {} | {} |\n", e.code(), e.meaning()));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_in_enum_order_with_distinct_codes_and_names() {
+        for (i, e) in Exit::ALL.into_iter().enumerate() {
+            assert_eq!(TABLE[i].exit, e);
+            assert_eq!(e as usize, i);
+        }
+        let mut codes: Vec<u8> = Exit::ALL.map(Exit::code).to_vec();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), Exit::ALL.len());
+        let mut names: Vec<&str> = Exit::ALL.map(Exit::name).to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Exit::ALL.len());
+    }
+
+    /// README.md shows the table as the code has it, row for row.
+    #[test]
+    fn the_readme_table_is_this_table() {
+        let readme = include_str!("../../../README.md");
+        let start = readme
+            .find("| code | meaning |")
+            .expect("README.md has the exit-code table");
+        let shown: Vec<&str> = readme[start..]
+            .lines()
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        let markdown = Exit::markdown();
+        let want: Vec<&str> = markdown.lines().collect();
+        assert_eq!(shown, want);
+    }
+}
