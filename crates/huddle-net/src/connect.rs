@@ -423,9 +423,11 @@ fn dial_failure(
                 reason: format!("its TLS handshake with party {peer} failed: {e}"),
             }),
         },
-        NoHello::Stopped { .. } => {
-            NetError::Mismatch(format!("party {peer}: {}", why.text())).into()
-        }
+        NoHello::Stopped { culprit } => NetError::Mismatch(format!(
+            "party {peer} stopped at connect: its settings and party {culprit}'s differ (their \
+             errors name the setting)"
+        ))
+        .into(),
         NoHello::Told(e) | NoHello::Other(e) => fail(e).into(),
     }
 }
