@@ -780,16 +780,14 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         batch_given |= job.job.batch.is_some();
     }
     let most = huddle_engine::protocol::MAX_PARTIES;
-    let parties = args
-        .parties
-        .unwrap_or(
-            args.run
-                .protocol()
-                .map_err(Failure::input)?
-                .descriptor()
-                .parties
-                .default_count(),
-        );
+    let parties = args.parties.unwrap_or(
+        args.run
+            .protocol()
+            .map_err(Failure::input)?
+            .descriptor()
+            .parties
+            .default_count(),
+    );
     if !(2..=most).contains(&parties) {
         return Err(Failure::input(format!(
             "--parties must be 2 to {most}, not {parties}"
@@ -1250,9 +1248,9 @@ fn run_one_party(
     // Spent only once everything else is checked (a typo must not burn it),
     // and before connecting (a refused deal costs no traffic).
     let deal = match (&args.dealt, &dealt) {
-        (Some(path), Some(bytes)) => Some(
-            crate::spent_deals::spend(path, bytes, args.id).map_err(Failure::input)?,
-        ),
+        (Some(path), Some(bytes)) => {
+            Some(crate::spent_deals::spend(path, bytes, args.id).map_err(Failure::input)?)
+        }
         _ => None,
     };
     // The batch as this party has it: open, counted in its input file, or given.

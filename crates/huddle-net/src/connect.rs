@@ -869,7 +869,9 @@ const HELLO_MAX: usize = 64 << 10;
 enum NoHello {
     /// It stopped at connect because party `culprit`'s settings differ
     /// (from its own, or another party's): an abort frame without a reason.
-    Stopped { culprit: u32 },
+    Stopped {
+        culprit: u32,
+    },
     /// It stopped at connect and said why (an abort frame with a reason).
     Told(String),
     /// TLS failed: certificates, keys, or bytes that are not TLS.
