@@ -33,8 +33,9 @@ pub enum BenchCommand {
         #[arg(long)]
         quick: bool,
     },
-    /// Every protocol on independent ANDs and AES-128 (where the public
-    /// circuits are found), next to the trusted third party.
+    /// Every protocol on independent ANDs, ring products and AES-128 (the
+    /// public circuit where the collection is found, else the generated
+    /// one), next to the trusted third party.
     Protocols {
         #[arg(long)]
         json: bool,

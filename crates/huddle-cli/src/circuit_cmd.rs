@@ -50,18 +50,13 @@ pub enum CircuitCommand {
     },
     /// Generate a circuit (Bristol Fashion, k-input ANDs as `k 1 in.. out AND`).
     ///
-    /// Kinds: adder-ripple, adder-sklansky, mult-schoolbook, mult-wallace,
-    /// mult-counter, cmp-lt, cmp-gt, cmp-eq, and-tree, aes128, aes192,
-    /// aes256, aes128-expanded, aes192-expanded, aes256-expanded, sha256.
-    /// Adders output n + 1 bits (the carry on top), multipliers 2n bits.
-    /// AES and SHA-256 ignore --bits and take their inputs in the order of
-    /// the public circuits (key or round keys, then plaintext; block, then
-    /// state); for AES --fanin picks the S-box: 2 = depth 4, 3 = depth 3,
-    /// 4 or more = depth 2. Applications: see --bits and --size. Table
-    /// aggregates over --parties P tables of --size N rows of --bits b
-    /// values: table-count, table-sum, table-max, table-mean,
-    /// table-count-above, table-histogram, one or several comma-separated
-    /// (docs/circuit-format.md, "Table inputs").
+    /// KIND is listed below. Adders output n + 1 bits (the carry on top),
+    /// multipliers 2n bits. AES and SHA-256 ignore --bits and take their
+    /// inputs in the order of the public circuits (key or round keys, then
+    /// plaintext; block, then state); for AES --fanin picks the S-box: 2 =
+    /// depth 4, 3 = depth 3, 4 or more = depth 2. Applications: see --bits
+    /// and --size. Table aggregates run over --parties P tables of --size N
+    /// rows of --bits b values (docs/circuit-format.md, "Table inputs").
     Gen {
         #[command(flatten)]
         spec: GenSpec,
@@ -223,6 +218,7 @@ pub fn run(cmd: CircuitCommand) -> Result<(), Failure> {
 /// `huddle circuit gen`'s arguments (also a job's `[generate]`).
 #[derive(clap::Args, Clone, Debug)]
 pub struct GenSpec {
+    #[arg(help = kinds_help(), value_name = "KIND")]
     pub kind: String,
     /// Width of each input value in bits; for the applications (vecmat,
     /// perceptron, auction, ...) the ring width (8, 16, 32, 64); for the
@@ -254,6 +250,18 @@ pub struct GenSpec {
     /// Table aggregates: the values are signed (two's complement) numbers.
     #[arg(long)]
     pub signed: bool,
+}
+
+/// `circuit gen`'s kinds, from the generators' own lists.
+fn kinds_help() -> String {
+    use huddle_circuit::{aggregates, apps, gen};
+    format!(
+        "What to generate. Building blocks: {}. Applications: {}. Table aggregates \
+         (one or several, comma-separated): {}",
+        gen::KINDS.join(", "),
+        apps::KINDS.join(", "),
+        aggregates::KINDS.join(", ")
+    )
 }
 
 /// The circuit `spec` asks for: a table aggregate, an application or a

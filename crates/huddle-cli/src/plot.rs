@@ -94,66 +94,122 @@ fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
     )
 }
 
-/// One bar per entry on a log scale, the value written above each; bars
-/// named `ttp` are the baseline (grey).
+/// The family a protocol's bar is grouped under: what it promises, among
+/// how many parties (from the protocol table).
+fn family(name: &str) -> String {
+    use huddle_engine::protocol::{PartyRule, Security};
+    let Ok(p) = huddle_engine::Protocol::parse(name) else {
+        return "other".into();
+    };
+    let d = p.descriptor();
+    let parties = match d.parties {
+        PartyRule::Exactly(n) | PartyRule::AtLeast(n) => n,
+    };
+    match (d.security, d.dealer) {
+        (Security::None, _) => "baseline (TTP)".into(),
+        (_, Some(_)) => format!("{}PC with a dealer", parties - 1),
+        (Security::SemiHonest, None) => format!("{parties}PC semi-honest"),
+        (Security::MaliciousSelectiveAbort, None) => format!("{parties}PC malicious"),
+    }
+}
+
+/// Bars on a linear axis from zero (so lengths compare), grouped by family
+/// in the protocol table's order with a gap between families, a colour per
+/// family (the TTP baseline grey) and a legend; the value above each bar.
 fn bar_panel(area: &Area, caption: &str, bars: &[(String, f64)]) -> Result<(), String> {
-    let (lo, hi) = decades(bars.iter().map(|b| b.1));
-    let n = bars.len().max(1);
+    // Families in the table's order, each with its bars in that order.
+    let order = |name: &str| {
+        huddle_engine::Protocol::ALL
+            .iter()
+            .position(|p| p.name() == name)
+            .unwrap_or(usize::MAX)
+    };
+    let mut sorted: Vec<&(String, f64)> = bars.iter().collect();
+    sorted.sort_by_key(|b| order(&b.0));
+    let mut groups: Vec<(String, Vec<&(String, f64)>)> = Vec::new();
+    for bar in sorted {
+        let f = family(&bar.0);
+        match groups.iter_mut().find(|g| g.0 == f) {
+            Some(g) => g.1.push(bar),
+            None => groups.push((f, vec![bar])),
+        }
+    }
+    // x of each bar: one unit per bar, one more between families.
+    let mut placed: Vec<(f64, &(String, f64), usize)> = Vec::new();
+    let mut x = 0.0;
+    for (g, (_, members)) in groups.iter().enumerate() {
+        for bar in members {
+            placed.push((x, bar, g));
+            x += 1.0;
+        }
+        x += 1.0;
+    }
+    let width = (x - 1.0).max(1.0);
+    let top = bars.iter().map(|b| b.1).fold(0f64, f64::max).max(1e-9) * 1.15;
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(30)
         .y_label_area_size(60)
-        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, (lo..hi).log_scale())
+        .build_cartesian_2d(-0.6f64..width - 0.4, 0f64..top)
         .map_err(fail)?;
-    let names: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
+    let names: Vec<(f64, String)> = placed.iter().map(|(x, b, _)| (*x, b.0.clone())).collect();
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_labels(n)
-        .x_label_style(("sans-serif", if n > 8 { 10 } else { 13 }))
+        .x_labels(placed.len() * 4 + 4)
+        .x_label_style(("sans-serif", if placed.len() > 8 { 10 } else { 13 }))
         .x_label_formatter(&|x| {
-            let i = x.round();
-            if (x - i).abs() < 1e-9 && i >= 0.0 {
-                names.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
+            names
+                .iter()
+                .find(|(at, _)| (at - x).abs() < 0.25)
+                .map(|(_, n)| n.clone())
+                .unwrap_or_default()
         })
-        .y_label_formatter(&|y| format!("{y:.0e}"))
+        .y_label_formatter(&|y| format!("{y:.1e}"))
         .draw()
         .map_err(fail)?;
-    let mut colours = PALETTE.iter().cycle();
-    for (i, (name, value)) in bars.iter().enumerate() {
-        let colour = if name == "ttp" {
+    for (g, (family, _)) in groups.iter().enumerate() {
+        let colour = if family.starts_with("baseline") {
             BASELINE
         } else {
-            *colours.next().unwrap_or(&PALETTE[0])
+            PALETTE[g % PALETTE.len()]
         };
-        let x = i as f64;
+        let members: Vec<(f64, f64)> = placed
+            .iter()
+            .filter(|p| p.2 == g)
+            .map(|(x, b, _)| (*x, b.1))
+            .collect();
         chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(x - 0.35, lo), (x + 0.35, value.max(lo))],
-                colour.filled(),
-            )))
-            .map_err(fail)?;
-        let label = ("sans-serif", 13)
+            .draw_series(members.iter().map(|&(x, v)| {
+                Rectangle::new([(x - 0.4, 0.0), (x + 0.4, v.max(0.0))], colour.filled())
+            }))
+            .map_err(fail)?
+            .label(family.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+        let label = ("sans-serif", 12)
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Bottom));
         chart
-            .draw_series(std::iter::once(Text::new(
-                format!("{value:.2e}"),
-                (x, value.max(lo) * 1.05),
-                label,
-            )))
+            .draw_series(
+                members
+                    .iter()
+                    .map(|&(x, v)| Text::new(format!("{v:.2e}"), (x, v.max(0.0)), label.clone())),
+            )
             .map_err(fail)?;
     }
-    Ok(())
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(fail)
 }
 
 /// `bench protocols`: per measured quantity a panel of one bar per
-/// protocol, the TTP beside them.
+/// protocol, grouped by family, the TTP beside them.
 pub fn protocols(path: &Path, title: &str, report: &Map<String, Value>) -> Result<(), String> {
     let quantities = [
         ("and_gates_per_second", "AND gates per second"),
@@ -382,6 +438,8 @@ mod tests {
             "4.00e7",
             "AND gates per second",
             "64-bit",
+            "3PC semi-honest",
+            "baseline (TTP)",
         ] {
             assert!(svg.contains(text), "{text} missing");
         }

@@ -43,13 +43,10 @@ pub enum PreprocessArg {
 /// The run options `huddle local` and `huddle party` share.
 #[derive(Args)]
 pub struct RunArgs {
-    /// The protocol: replicated, astra, trio, mfi3 (3 parties), quad,
-    /// quad-het, fantastic4, tetrad (4 parties, malicious), ca2pc (two
-    /// parties and a dealer), or the garbling protocols bgw3 (from 3
-    /// parties), bgw2 and bgw2-mal (from 4); ttp (party 0 sees every input:
-    /// an insecure baseline, run only when named). Required, here or in the
-    /// job file. `huddle protocols` lists them.
-    #[arg(long, value_parser = parse_protocol)]
+    /// The protocol (required, here or in the job file; there is no
+    /// default: ttp, which shows party 0 every input, runs only when
+    /// named). `huddle protocols` lists them with their party counts.
+    #[arg(long, value_parser = protocol_parser())]
     protocol: Option<Protocol>,
     /// The circuit file.
     #[arg(long, required_unless_present = "job")]
@@ -162,6 +159,17 @@ pub struct RunArgs {
 
 fn parse_protocol(name: &str) -> Result<Protocol, String> {
     Protocol::parse(name).map_err(|e| e.to_string())
+}
+
+/// `--protocol`'s values: every protocol of the table, each with its
+/// summary and security (so the help lists exactly what this build runs).
+fn protocol_parser() -> impl clap::builder::TypedValueParser<Value = Protocol> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = Protocol::ALL.map(|p| {
+        let d = p.descriptor();
+        PossibleValue::new(d.name).help(format!("{} [{}]", d.summary, d.security.label()))
+    });
+    PossibleValuesParser::new(values).try_map(|name| parse_protocol(&name))
 }
 
 /// What the command line gave, for taking a job's settings.
