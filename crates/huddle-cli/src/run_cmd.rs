@@ -943,12 +943,11 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         }
     }
     for (p, path) in output_files {
-        crate::data::write_outputs(&path, &circuit, &outputs[p], run.style())
-            .map_err(Failure::output)?;
+        crate::data::write_outputs(&path, &circuit, &outputs[p], run.style())?;
     }
     let shown = &outputs[run.reveal_to.unwrap_or(0).min(n - 1)];
     if let Some(path) = &run.outputs_file {
-        crate::data::write_outputs(path, &circuit, shown, run.style()).map_err(Failure::output)?;
+        crate::data::write_outputs(path, &circuit, shown, run.style())?;
     }
     let rendered = crate::data::Rendered::of(&circuit, shown, 0, run.style())?;
     // bgw2-mal: say where the linear preprocessing came from.

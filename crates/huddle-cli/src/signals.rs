@@ -5,6 +5,9 @@
 //! other time (reading files, connecting, a local run whose parties are all
 //! in this process), the process exits at once with that code.
 //!
+//! Either way, output files being written are abandoned: their targets
+//! stay as they were (`data::abandon_pending`).
+//!
 //! SIGKILL cannot be handled: the peers see the connection close without a
 //! goodbye and stop with exit code 4, naming the party as disconnected.
 
@@ -47,6 +50,8 @@ fn install_unix() {
 }
 
 fn stop(signal: &str) {
+    // Output files being written stay as they were (none half-written).
+    crate::data::abandon_pending();
     let run = RUN.lock().ok().and_then(|mut r| r.take());
     if let Some(run) = run {
         run.interrupt(&format!("interrupted by {signal}"));

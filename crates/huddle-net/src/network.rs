@@ -497,6 +497,18 @@ pub(crate) fn split_stamp(data: &mut Vec<u8>) -> Result<Stamp, String> {
     Ok(Stamp { phase, stamp, lane })
 }
 
+/// The log target of a party's steps through its run ([`Network::announce`],
+/// and every [`Network::set_phase`]): at debug level, one event per step,
+/// `enters phase party=P lane=L phase=NAME`, so that a log reader (the
+/// chaos harness, `huddle bench chaos`) knows where a party is without
+/// guessing from time.
+pub const PHASE_LOG: &str = "huddle_net::phase";
+
+/// Logs that `lane` of party `me` enters `step` (see [`PHASE_LOG`]).
+pub(crate) fn announce(me: PartyId, lane: u16, step: &str) {
+    tracing::debug!(target: PHASE_LOG, party = me, lane, phase = %step, "enters phase");
+}
+
 /// What an endpoint (a [`Network`], or one lane of a split one) keeps count
 /// of: the phase traffic and time are counted under, the deepest round
 /// stamp received per phase, and its traffic.
@@ -721,9 +733,18 @@ impl Network {
         self.links.len()
     }
 
-    /// The phase that subsequent traffic and time are counted under.
+    /// The phase that subsequent traffic and time are counted under (and
+    /// logged: [`PHASE_LOG`]).
     pub fn set_phase(&mut self, phase: Phase) {
+        announce(self.me, 0, phase.name());
         self.books.set_phase(phase);
+    }
+
+    /// Logs that this party enters `step` of its run, a part that the
+    /// accounting's phases do not tell apart (the engine's `reveal`, which
+    /// is counted under the online phase); see [`PHASE_LOG`].
+    pub fn announce(&self, step: &str) {
+        announce(self.me, 0, step);
     }
 
     /// Ends the current phase's time (it resumes with the next `set_phase`).

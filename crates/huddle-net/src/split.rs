@@ -230,7 +230,13 @@ impl LaneNet {
 
     /// As [`Network::set_phase`].
     pub fn set_phase(&mut self, phase: Phase) {
+        crate::network::announce(self.me, self.lane, phase.name());
         self.books.set_phase(phase);
+    }
+
+    /// As [`Network::announce`].
+    pub fn announce(&self, step: &str) {
+        crate::network::announce(self.me, self.lane, step);
     }
 
     /// As [`Network::stop_clock`].

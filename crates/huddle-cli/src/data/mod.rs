@@ -9,18 +9,21 @@
 //! (field) before anything is sent; every rendering of an output value,
 //! to a file, to stdout or into `--json`, goes through [`Rendered`].
 
+mod atomic;
 mod field;
 mod records;
 mod table;
 #[cfg(test)]
 mod tests;
 
+pub use atomic::abandon_pending;
 pub use records::{parse_delimiter, Delimiter};
 
 use crate::failure::Failure;
 use clap::{Args, ValueEnum};
 use field::Codec;
 use huddle_circuit::{BitMatrix, Circuit, Domain};
+use huddle_engine::exit::Exit;
 use records::Records;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -118,6 +121,9 @@ pub enum DataError {
     StdoutClosed(String),
     /// `--check`: the outputs differ from `--expect`'s.
     Mismatch(String),
+    /// A signal ended the process while its outputs were written (the
+    /// file was left as it was).
+    Interrupted(String),
 }
 
 impl std::fmt::Display for DataError {
@@ -126,7 +132,8 @@ impl std::fmt::Display for DataError {
             DataError::Input(m)
             | DataError::Write(m)
             | DataError::StdoutClosed(m)
-            | DataError::Mismatch(m) => f.write_str(m),
+            | DataError::Mismatch(m)
+            | DataError::Interrupted(m) => f.write_str(m),
         }
     }
 }
@@ -136,6 +143,7 @@ impl From<DataError> for Failure {
         match e {
             DataError::Input(m) => Failure::input(m),
             DataError::Mismatch(m) => Failure::check(m),
+            DataError::Interrupted(m) => Failure::new(Exit::Interrupted, m),
             DataError::Write(m) | DataError::StdoutClosed(m) => Failure::output(m),
         }
     }
@@ -555,6 +563,8 @@ fn header(circuit: &Circuit, style: Style) -> String {
 }
 
 /// Writes every instance's outputs to `path` (`-`: stdout), one line each.
+/// A file appears whole or not at all ([`atomic`]): a failure or a signal
+/// leaves `path` as it was.
 pub fn write_outputs(
     path: &Path,
     circuit: &Circuit,
@@ -566,24 +576,27 @@ pub fn write_outputs(
         let message = format!("--outputs {}: {e}", path.display());
         match (e.kind(), path == Path::new("-")) {
             (std::io::ErrorKind::BrokenPipe, true) => DataError::StdoutClosed(message),
+            (std::io::ErrorKind::Interrupted, false) => DataError::Interrupted(message),
             _ => DataError::Write(message),
         }
     };
-    let mut out: Box<dyn Write> = if path == Path::new("-") {
-        Box::new(std::io::stdout().lock())
-    } else {
-        Box::new(std::fs::File::create(path).map_err(fail)?)
+    let lines = |out: &mut dyn Write| -> std::io::Result<()> {
+        if style.header {
+            writeln!(out, "{}", header(circuit, style))?;
+        }
+        let fields = fields(circuit, &output_specs(circuit), style);
+        for r in 0..outputs.first().map_or(0, BitMatrix::rows) {
+            let line = Rendered::row(&fields, outputs, r).line();
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
     };
-    let mut out = std::io::BufWriter::new(&mut out);
-    if style.header {
-        writeln!(out, "{}", header(circuit, style)).map_err(fail)?;
+    if path == Path::new("-") {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        lines(&mut out).and_then(|()| out.flush()).map_err(fail)
+    } else {
+        atomic::write_whole(path, lines).map_err(fail)
     }
-    let fields = fields(circuit, &output_specs(circuit), style);
-    for r in 0..outputs.first().map_or(0, BitMatrix::rows) {
-        let line = Rendered::row(&fields, outputs, r).line();
-        writeln!(out, "{line}").map_err(fail)?;
-    }
-    out.flush().map_err(fail)
 }
 
 /// Compares outputs with `--expect`'s: one line for every instance, or one

@@ -1851,6 +1851,7 @@ fn open_outputs<T: Transport>(
     let (plan, me, instances, contributors) = (run.plan, run.me, run.instances, run.contributors);
     let malicious = run.variant.is_malicious();
     net.set_phase(Phase::Online);
+    net.announce(crate::sharing::REVEAL);
     if me >= contributors {
         if malicious {
             return confirm_outputs(net, plan, instances, contributors, None).map(Online::Known);

@@ -81,7 +81,13 @@ pub trait Transport {
     fn phase(&self) -> Phase;
     /// Ends the current phase's time.
     fn stop_clock(&mut self) {}
+    /// Logs that this party enters `step` of its run (`reveal`), a part
+    /// the phases do not separate ([`huddle_net::PHASE_LOG`]).
+    fn announce(&self, _step: &str) {}
 }
+
+/// The step [`Transport::announce`]s when a party starts opening outputs.
+pub const REVEAL: &str = "reveal";
 
 impl Transport for Network {
     fn party(&self) -> PartyId {
@@ -111,6 +117,9 @@ impl Transport for Network {
     }
     fn stop_clock(&mut self) {
         Network::stop_clock(self)
+    }
+    fn announce(&self, step: &str) {
+        Network::announce(self, step)
     }
 }
 
@@ -317,6 +326,11 @@ impl<'a> Channel<'a> {
 
     pub fn phase(&self) -> Phase {
         self.net.phase()
+    }
+
+    /// As [`Transport::announce`].
+    pub fn announce(&self, step: &str) {
+        self.net.announce(step);
     }
 
     /// Sends `words` (the transport drops an empty message; both sides know its size).
@@ -1472,6 +1486,9 @@ impl Transport for RoleNet<'_> {
     fn stop_clock(&mut self) {
         self.net.stop_clock()
     }
+    fn announce(&self, step: &str) {
+        self.net.announce(step)
+    }
 }
 
 /// The input values of one domain, as every lane sees them.
@@ -1721,6 +1738,7 @@ fn reveal_outputs<P: Sharing>(
     source: OutputSource,
     to: Option<PartyId>,
 ) -> Result<Option<[Vec<u64>; 2]>, RunError> {
+    ch.announce(REVEAL);
     let mut opened: [Vec<u64>; 2] = Default::default();
     let mut learned = false;
     for d in [Domain::Bit, Domain::Ring] {
