@@ -227,10 +227,28 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 5000)]
         round_trips: usize,
     },
+    /// Kill (SIGKILL) or stall (SIGSTOP) a random party of `huddle party`
+    /// runs at a random moment of each stage (setup, preprocessing, online,
+    /// verification, reveal): every other party must stop naming it (or
+    /// finish right), no output file half-written, and the job must run
+    /// again (a dealt job: refused as spent). Linux only.
+    #[cfg(target_os = "linux")]
+    Chaos(crate::chaos::ChaosArgs),
 }
 
-pub fn run(cmd: BenchCommand) -> Result<(), String> {
+/// Runs a bench command; a failed verdict (chaos) exits with the check code.
+pub fn run_checked(cmd: BenchCommand) -> Result<(), crate::failure::Failure> {
     match cmd {
+        #[cfg(target_os = "linux")]
+        BenchCommand::Chaos(args) => crate::chaos::run(args),
+        cmd => run(cmd).map_err(crate::failure::Failure::other),
+    }
+}
+
+fn run(cmd: BenchCommand) -> Result<(), String> {
+    match cmd {
+        #[cfg(target_os = "linux")]
+        BenchCommand::Chaos(_) => Err("bench chaos runs through run_checked".into()),
         BenchCommand::Compare {
             commands,
             runs,

@@ -11,7 +11,11 @@ mod bench_fixed;
 mod bench_garble;
 mod bench_net;
 mod bench_protocols;
+#[cfg(target_os = "linux")]
+mod chaos;
 mod circuit_cmd;
+#[cfg(target_os = "linux")]
+mod cluster;
 mod data;
 mod demo;
 mod failure;
@@ -223,7 +227,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Circuit(cmd) => circuit_cmd::run(cmd),
-        Command::Bench(cmd) => bench::run(cmd).map_err(Failure::other),
+        Command::Bench(cmd) => bench::run_checked(cmd),
         Command::Demo => demo::run().map_err(Failure::other),
         Command::Protocols(args) => protocols_cmd::run(args),
         Command::Local(args) => run_cmd::local(args, &sub("local")),

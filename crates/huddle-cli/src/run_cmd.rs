@@ -551,6 +551,10 @@ pub struct DealArgs {
     /// Directory for party-<i>.dealt, one file per party.
     #[arg(long)]
     out: PathBuf,
+    /// Instances the parties will evaluate at once (their --batch, or the
+    /// lines of their --inputs): the material fits only that many.
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
 }
 
 /// Writes a file only its owner can read (dealt material is a secret).
@@ -580,7 +584,8 @@ pub fn deal(args: DealArgs) -> Result<(), Failure> {
         ..RunOptions::for_protocol(Protocol::Bgw2Mal)
     };
     huddle_engine::check_request(Protocol::Bgw2Mal, args.parties, &circuit, run_options)?;
-    let files = huddle_engine::garble::deal(&circuit, args.parties, 1, run_options)?;
+    check_batch(args.batch).map_err(Failure::input)?;
+    let files = huddle_engine::garble::deal(&circuit, args.parties, args.batch, run_options)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| Failure::output(format!("{}: {e}", args.out.display())))?;
     for (p, bytes) in files.iter().enumerate() {
@@ -589,12 +594,13 @@ pub fn deal(args: DealArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::output(format!("{}: {e}", path.display())))?;
     }
     eprintln!(
-        "trusted dealer: wrote party-0.dealt .. party-{}.dealt in {} for bgw2-mal on {} with {} parties; \
-         hand each file to its party only (over a private channel) and delete the directory",
+        "trusted dealer: wrote party-0.dealt .. party-{}.dealt in {} for bgw2-mal on {} with {} parties \
+         and {} instance(s); hand each file to its party only (over a private channel) and delete the directory",
         args.parties - 1,
         args.out.display(),
         args.circuit.display(),
-        args.parties
+        args.parties,
+        args.batch
     );
     Ok(())
 }
@@ -1323,6 +1329,9 @@ fn run_one_party(
         supply,
     )
     .map_err(|e| stopping(&mut net)(e.into()))?;
+    // The phase log's last step: the protocol is over (`bench chaos` tells
+    // a party stopped after its run from one stopped in the reveal).
+    net.announce(huddle_net::FINISHED);
     let circuit = interface;
     drop(display);
     let seconds = start.elapsed().as_secs_f64();

@@ -88,7 +88,7 @@ pub use connect::{
 pub use hello::{Form, Setting, Settings, Value, VERSION as HELLO_VERSION};
 pub use network::{
     memory_networks, message_buffer, scratch_message, Interrupter, LinkLimits, NetError, Network,
-    Received, Traffic, TrafficLog, Transcript, PHASE_LOG, STAMP_BYTES,
+    Received, Traffic, TrafficLog, Transcript, FINISHED, PHASE_LOG, STAMP_BYTES,
 };
 pub use pool::recycle as recycle_buffer;
 pub use profile::{LinkShape, NetProfile};

@@ -504,6 +504,10 @@ pub(crate) fn split_stamp(data: &mut Vec<u8>) -> Result<Stamp, String> {
 /// guessing from time.
 pub const PHASE_LOG: &str = "huddle_net::phase";
 
+/// The last step a party logs ([`PHASE_LOG`]): its protocol is over, and
+/// what remains is local (writing its outputs).
+pub const FINISHED: &str = "finished";
+
 /// Logs that `lane` of party `me` enters `step` (see [`PHASE_LOG`]).
 pub(crate) fn announce(me: PartyId, lane: u16, step: &str) {
     tracing::debug!(target: PHASE_LOG, party = me, lane, phase = %step, "enters phase");

@@ -80,6 +80,18 @@ pub struct DataArgs {
     pub shape: Shape,
 }
 
+impl Style {
+    /// The style of every data flag left at its default.
+    pub const DEFAULT: Style = Style {
+        format: DataFormat::Hex,
+        frac: None,
+        signed: false,
+        header: false,
+        delimiter: None,
+        shape: Shape::Rows,
+    };
+}
+
 impl DataArgs {
     pub fn style(&self) -> Style {
         Style {
@@ -597,6 +609,28 @@ pub fn write_outputs(
     } else {
         atomic::write_whole(path, lines).map_err(fail)
     }
+}
+
+/// Writes every instance of the input values `values` of `circuit` (one
+/// matrix per value) to `path` in the form `--inputs` reads back with
+/// `style`: one line each (the harnesses of `huddle bench` hand parties
+/// their data this way).
+pub fn write_inputs(
+    path: &Path,
+    circuit: &Circuit,
+    values: &[usize],
+    matrices: &[BitMatrix],
+    style: Style,
+) -> Result<(), DataError> {
+    let fields = fields(circuit, &input_specs(circuit, values), style);
+    let lines = |out: &mut dyn Write| -> std::io::Result<()> {
+        for r in 0..matrices.first().map_or(0, BitMatrix::rows) {
+            writeln!(out, "{}", Rendered::row(&fields, matrices, r).line())?;
+        }
+        Ok(())
+    };
+    atomic::write_whole(path, lines)
+        .map_err(|e| DataError::Write(format!("{}: {e}", path.display())))
 }
 
 /// Compares outputs with `--expect`'s: one line for every instance, or one

@@ -1649,7 +1649,11 @@ impl Lane<'_> {
             return Ok(());
         }
         drop(arenas);
-        ch.set_phase(Phase::Online);
+        // Opening held shares counts as online; with none held the phase
+        // stays as it is, so that the phase log ends at the reveal.
+        if !held.is_empty() {
+            ch.set_phase(Phase::Online);
+        }
         for h in held {
             let slots: Vec<Vec<u32>> = h
                 .shares
