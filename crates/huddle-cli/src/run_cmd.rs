@@ -1158,7 +1158,6 @@ fn run_one_party(
             n - 1
         )));
     }
-    *stage = Stage::Inputs;
     let owned: Vec<usize> = (0..circuit.inputs().len())
         .filter(|&i| request.owner(&circuit, i) == args.id)
         .collect();
@@ -1176,6 +1175,8 @@ fn run_one_party(
             args.id
         )));
     }
+    // Options checked; what follows reads this party's data.
+    *stage = Stage::Inputs;
     if run.inputs_file.is_none() && !args.random && run.inputs.len() != owned.len() {
         return Err(Failure::input(format!(
             "party {} owns input values {:?} of {}, so it takes {} --input, not {}",

@@ -187,6 +187,36 @@ fn a_party_with_a_bad_input_line_tells_the_others_and_not_the_value() {
     }
 }
 
+/// An option that cannot work (an output file for a party that learns no
+/// outputs) is refused as an option, not as bad input data.
+#[test]
+fn a_party_with_unusable_options_tells_the_others_so() {
+    let dir = temp_dir("refuse-options");
+    let (cfg, circuit) = (certs(&dir), adder(&dir));
+    let reveal = ["--reveal-to", "0"];
+    let mut p0 = Watched::start(&party_args(&cfg, 0, &circuit, &reveal));
+    p0.wait_for(&["listening"]);
+    let mut p2 = Watched::start(&party_args(&cfg, 2, &circuit, &reveal));
+    p2.wait_for(&["party=2", "peer=0", "hello agreed"]);
+    let out = dir.join("out.csv");
+    let args = party_args(
+        &cfg,
+        1,
+        &circuit,
+        &["--reveal-to", "0", "--outputs", out.to_str().expect("utf8")],
+    );
+    let (code, err, _) = Watched::start(&args).finish();
+    assert_eq!(code, Some(INPUT), "{err}");
+    assert!(err.contains("learns no outputs"), "{err}");
+    for (who, p) in [(0, p0), (2, p2)] {
+        names_party_1(
+            who,
+            &p.finish(),
+            "its job, options or circuit are not usable",
+        );
+    }
+}
+
 #[test]
 fn a_party_without_its_key_file_tells_the_others() {
     let dir = temp_dir("refuse-key");
