@@ -6,7 +6,7 @@
 //! it was (absent, or the old file whole). The temporary is removed on
 //! failure, and by the signal handler ([`abandon_pending`]), which also
 //! stops any rename still to come; only SIGKILL can leave one behind (under
-//! its hidden name).
+//! its hidden name), and the next write of that file removes it.
 //!
 //! A target that is not a regular file (`/dev/null`, a pipe) is written
 //! straight through: it cannot be replaced, and holds nothing half-written.
@@ -96,6 +96,7 @@ fn create_temp(pending: &Mutex<Pending>, target: &Path) -> io::Result<(File, Pat
     let name = target
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    remove_stale(folder, &name.to_string_lossy());
     let mut p = pending.lock().unwrap_or_else(|e| e.into_inner());
     if p.abandoned {
         return Err(interrupted());
@@ -121,6 +122,33 @@ fn create_temp(pending: &Mutex<Pending>, target: &Path) -> io::Result<(File, Pat
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Removes the temporaries of target `name` in `folder` left by processes
+/// that no longer run (killed with SIGKILL while writing): the next write
+/// of a file tidies after the last. Linux only (it asks `/proc` whether the
+/// writer still runs); a temporary of a running process is never touched.
+fn remove_stale(folder: &Path, name: &str) {
+    #[cfg(target_os = "linux")]
+    {
+        let prefix = format!(".{name}.huddle-");
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let Some(rest) = file.strip_prefix(&prefix) else {
+                continue;
+            };
+            let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+            let running = pid.is_some_and(|p| Path::new(&format!("/proc/{p}")).exists());
+            if pid.is_some() && file.ends_with(".part") && !running {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (folder, name);
 }
 
 /// Writes, flushes and syncs the temporary; a replaced file's mode is kept.
@@ -276,6 +304,25 @@ mod tests {
         assert!(!new.exists());
         assert_eq!(std::fs::read_to_string(&old).expect("read"), "old\n");
         assert_eq!(entries(dir.path()), ["old.csv"]);
+    }
+
+    /// A SIGKILL in the middle of a write leaves a temporary under its
+    /// hidden name; the next write of that file removes it, and leaves a
+    /// running process's temporary alone.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_killed_writers_temporary_goes_with_the_next_write() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let target = dir.path().join("out.csv");
+        // No process has this pid: above the kernel's largest (2^22).
+        let stale = ".out.csv.huddle-4194305-0.part";
+        let live = format!(".out.csv.huddle-{}-99.part", std::process::id());
+        let other = ".other.csv.huddle-4194305-0.part";
+        for f in [stale, &live, other] {
+            std::fs::write(dir.path().join(f), "half").expect("write");
+        }
+        write_registered(&fresh(), &target, |out| out.write_all(b"1\n")).expect("writes");
+        assert_eq!(entries(dir.path()), [other, &live, "out.csv"]);
     }
 
     #[cfg(unix)]
