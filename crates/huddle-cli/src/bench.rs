@@ -227,10 +227,25 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 5000)]
         round_trips: usize,
     },
+    /// Random protocols, circuits, batches, transports and threads back to
+    /// back, each run checked against the plaintext evaluator, for
+    /// --minutes: runs, failures and memory per configuration; fails (exit
+    /// 9) on any failed run or a resident set that grew.
+    Soak(crate::bench_soak::SoakArgs),
 }
 
-pub fn run(cmd: BenchCommand) -> Result<(), String> {
+pub fn run(cmd: BenchCommand) -> Result<(), crate::failure::Failure> {
     match cmd {
+        // Its verdict has an exit code of its own.
+        BenchCommand::Soak(args) => crate::bench_soak::run(args),
+        measurement => measure(measurement).map_err(crate::failure::Failure::other),
+    }
+}
+
+/// The measurements, whose failures exit with 1.
+fn measure(cmd: BenchCommand) -> Result<(), String> {
+    match cmd {
+        BenchCommand::Soak(args) => crate::bench_soak::run(args).map_err(|f| f.message),
         BenchCommand::Compare {
             commands,
             runs,

@@ -11,6 +11,7 @@ mod bench_fixed;
 mod bench_garble;
 mod bench_net;
 mod bench_protocols;
+mod bench_soak;
 mod circuit_cmd;
 mod data;
 mod demo;
@@ -223,7 +224,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Circuit(cmd) => circuit_cmd::run(cmd),
-        Command::Bench(cmd) => bench::run(cmd).map_err(Failure::other),
+        Command::Bench(cmd) => bench::run(cmd),
         Command::Demo => demo::run().map_err(Failure::other),
         Command::Protocols(args) => protocols_cmd::run(args),
         Command::Local(args) => run_cmd::local(args, &sub("local")),

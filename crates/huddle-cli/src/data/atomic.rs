@@ -77,9 +77,8 @@ pub(super) fn write_registered(
     let (file, temp) = create_temp(pending, &target)?;
     let written = fill(file, existing.as_ref(), write)
         .and_then(|()| commit(pending, &temp, &target))
-        .map_err(|e| {
+        .inspect_err(|_| {
             let _ = std::fs::remove_file(&temp);
-            e
         });
     forget(pending, &temp);
     written?;
