@@ -12,6 +12,7 @@ mod in_process;
 mod memory;
 mod plan;
 mod report;
+mod series;
 
 use crate::failure::Failure;
 use memory::Memory;

@@ -2,6 +2,7 @@
 //! after each run, the verdict, and the report as text or JSON.
 
 use super::memory::Memory;
+use super::series::Series;
 use serde_json::{json, Value};
 
 /// Configurations measured fewer times are reported, not judged: a tenth
@@ -20,12 +21,11 @@ pub struct Growth {
 
 impl Growth {
     /// `None` for an empty series.
-    pub fn of(series: &[u64]) -> Option<Growth> {
+    pub fn of(series: &Series) -> Option<Growth> {
         let tenth = (series.len() / 10).max(1);
-        let mean = |s: &[u64]| s.iter().map(|&v| v as f64).sum::<f64>() / s.len() as f64;
         (!series.is_empty()).then(|| Growth {
-            first: mean(&series[..tenth]),
-            last: mean(&series[series.len() - tenth..]),
+            first: series.mean(tenth, false),
+            last: series.mean(tenth, true),
         })
     }
 
@@ -53,7 +53,7 @@ pub enum Judgement {
 }
 
 impl Judgement {
-    pub fn of(series: &[u64], known: bool) -> Judgement {
+    pub fn of(series: &Series, known: bool) -> Judgement {
         match (known, Growth::of(series)) {
             (false, _) => Judgement::Unknown,
             (true, Some(g)) if series.len() >= MIN_JUDGED_RUNS => {
@@ -84,8 +84,8 @@ pub struct ConfigStats {
     pub runs: usize,
     pub failures: usize,
     /// After each measured run (every successful one but the warm-up).
-    pub resident: Vec<u64>,
-    pub heap: Vec<u64>,
+    pub resident: Series,
+    pub heap: Series,
     /// Whether the system told the memory (else the series stay empty).
     pub memory_unknown: bool,
     /// The online rounds of its last successful run (several slices of
@@ -99,7 +99,9 @@ impl ConfigStats {
         match (m.resident, m.heap) {
             (Some(r), heap) => {
                 self.resident.push(r);
-                self.heap.extend(heap);
+                if let Some(h) = heap {
+                    self.heap.push(h);
+                }
             }
             (None, _) => self.memory_unknown = true,
         }
@@ -175,7 +177,7 @@ impl Summary {
     }
 
     pub fn json(&self) -> Value {
-        let growth = |series: &[u64]| Growth::of(series);
+        let growth = Growth::of;
         let rows: Vec<Value> = self
             .configs
             .iter()
@@ -242,7 +244,7 @@ impl Summary {
             label, stats: s, ..
         } in &self.configs
         {
-            let cells = |series: &[u64]| match Growth::of(series) {
+            let cells = |series: &Series| match Growth::of(series) {
                 Some(g) => (mib(g.first), mib(g.last), format!("{:+.1}%", g.percent())),
                 None => ("-".into(), "-".into(), "-".into()),
             };
@@ -296,19 +298,24 @@ pub fn replay(seed: u64, run: usize) -> String {
 mod tests {
     use super::*;
 
-    fn stats(series: &[u64]) -> ConfigStats {
-        ConfigStats {
-            runs: series.len() + 1,
-            resident: series.to_vec(),
-            heap: series.to_vec(),
+    fn stats(values: &[u64]) -> ConfigStats {
+        let mut stats = ConfigStats {
+            runs: values.len() + 1,
             ..ConfigStats::default()
+        };
+        for &v in values {
+            stats.measured(Memory {
+                resident: Some(v),
+                heap: Some(v),
+            });
         }
+        stats
     }
 
     #[test]
     fn a_growing_series_fails_and_a_flat_one_passes() {
         let growing: Vec<u64> = (0..40).map(|i| 100 + i * 2).collect();
-        let g = Growth::of(&growing).expect("values");
+        let g = Growth::of(&stats(&growing).resident).expect("values");
         assert_eq!((g.first, g.last), (103.0, 175.0));
         assert!(matches!(stats(&growing).judgement(), Judgement::Grew(_)));
         assert!(!stats(&growing).passed());
