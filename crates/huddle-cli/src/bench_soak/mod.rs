@@ -20,6 +20,9 @@ use plan::{Config, Draw};
 use report::{FailedRun, Row, Summary};
 use std::time::{Duration, Instant};
 
+/// How often a long soak says how far it got (on stderr).
+const STATUS_EVERY: Duration = Duration::from_secs(60);
+
 #[derive(clap::Args)]
 pub struct SoakArgs {
     /// Minutes to run (fractions too); the run under way finishes.
@@ -37,8 +40,8 @@ pub struct SoakArgs {
     /// random, so each configuration is run many times.
     #[arg(long, default_value_t = 26)]
     configs: usize,
-    /// Only run number N of the seed's soak: its configuration and inputs
-    /// (a failure's replay).
+    /// Only run number N of the seed's soak (with the same --configs): its
+    /// configuration and inputs (a failure's replay).
     #[arg(long, value_name = "N", requires = "seed", conflicts_with_all = ["minutes", "runs"])]
     replay: Option<usize>,
     /// Print JSON instead of text.
@@ -132,8 +135,18 @@ fn soak(
     deadline: Option<Instant>,
 ) -> Summary {
     let start = Instant::now();
-    let mut failed = Vec::new();
+    let mut failed: Vec<FailedRun> = Vec::new();
+    let mut status = start;
     for run in runs {
+        if status.elapsed() >= STATUS_EVERY {
+            status = Instant::now();
+            let done: usize = configs.iter().map(|r| r.stats.runs).sum();
+            eprintln!(
+                "soak: {done} runs, {} failed, {:.1} minutes",
+                failed.len(),
+                start.elapsed().as_secs_f64() / 60.0
+            );
+        }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }

@@ -176,6 +176,16 @@ impl Summary {
             .collect()
     }
 
+    /// The command that repeats run `run` alone (same configuration,
+    /// same inputs).
+    pub fn replay(&self, run: usize) -> String {
+        format!(
+            "huddle bench soak --seed {} --configs {} --replay {run}",
+            self.seed,
+            self.configs.len()
+        )
+    }
+
     pub fn json(&self) -> Value {
         let growth = Growth::of;
         let rows: Vec<Value> = self
@@ -206,7 +216,7 @@ impl Summary {
             .map(|f| {
                 json!({"run": f.run, "config": f.label, "command": f.command,
                     "exit": f.exit.code(), "error": f.error,
-                    "replay": replay(self.seed, f.run)})
+                    "replay": self.replay(f.run)})
             })
             .collect();
         json!({
@@ -276,7 +286,7 @@ impl Summary {
                 f.exit.code(),
                 f.error,
                 f.command,
-                replay(self.seed, f.run)
+                self.replay(f.run)
             ));
         }
         let failing = self.failing();
@@ -287,11 +297,6 @@ impl Summary {
         });
         out
     }
-}
-
-/// The command that repeats run `run` alone (same configuration, same inputs).
-pub fn replay(seed: u64, run: usize) -> String {
-    format!("huddle bench soak --seed {seed} --replay {run}")
 }
 
 #[cfg(test)]
@@ -379,7 +384,7 @@ mod tests {
         assert_eq!(v["runs"], 13 + 4);
         assert_eq!(
             v["failed_runs"][0]["replay"],
-            "huddle bench soak --seed 5 --replay 17"
+            "huddle bench soak --seed 5 --configs 2 --replay 17"
         );
         assert_eq!(v["failed_runs"][0]["exit"], 9);
         assert_eq!(v["rows"][0]["memory"], "flat");
