@@ -65,9 +65,16 @@ pub trait Runner {
 }
 
 pub fn run(args: SoakArgs) -> Result<(), Failure> {
-    if args.minutes.is_some_and(|m| !(m.is_finite() && m > 0.0)) {
-        return Err(Failure::input("--minutes must be a positive number"));
-    }
+    let deadline = match args.minutes {
+        None => None,
+        Some(m) => Some(
+            Duration::try_from_secs_f64(m * 60.0)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .and_then(|d| Instant::now().checked_add(d))
+                .ok_or_else(|| Failure::input("--minutes must be a positive number of minutes"))?,
+        ),
+    };
     if args.configs == 0 {
         return Err(Failure::input("--configs must be at least 1"));
     }
@@ -98,9 +105,6 @@ pub fn run(args: SoakArgs) -> Result<(), Failure> {
         (None, Some(n)) => 0..n,
         (None, None) => 0..usize::MAX,
     };
-    let deadline = args
-        .minutes
-        .map(|m| Instant::now() + Duration::from_secs_f64(m * 60.0));
     let mut runner = in_process::InProcess::new(&circuits)?;
     let summary = soak(&mut runner, &pool, rows, seed, runs, deadline);
     if args.json {
