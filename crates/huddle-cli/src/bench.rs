@@ -227,28 +227,37 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 5000)]
         round_trips: usize,
     },
+    /// Random protocols, circuits, batches, transports and threads back to
+    /// back, each run checked against the plaintext evaluator, for
+    /// --minutes: runs, failures and memory per configuration; fails (exit
+    /// 9) on any failed run or a resident set that grew.
+    Soak(crate::bench_soak::SoakArgs),
     /// Kill (SIGKILL) or stall (SIGSTOP) a random party of `huddle party`
     /// runs at a random moment of each stage (setup, preprocessing, online,
     /// verification, reveal): every other party must stop naming it (or
     /// finish right), no output file half-written, and the job must run
-    /// again (a dealt job: refused as spent). Linux only.
+    /// again (a dealt job: refused as spent); fails (exit 9) otherwise.
+    /// Linux only.
     #[cfg(target_os = "linux")]
     Chaos(crate::chaos::ChaosArgs),
 }
 
-/// Runs a bench command; a failed verdict (chaos) exits with the check code.
-pub fn run_checked(cmd: BenchCommand) -> Result<(), crate::failure::Failure> {
+pub fn run(cmd: BenchCommand) -> Result<(), crate::failure::Failure> {
     match cmd {
+        // Their verdicts have an exit code of their own.
+        BenchCommand::Soak(args) => crate::bench_soak::run(args),
         #[cfg(target_os = "linux")]
         BenchCommand::Chaos(args) => crate::chaos::run(args),
-        cmd => run(cmd).map_err(crate::failure::Failure::other),
+        measurement => measure(measurement).map_err(crate::failure::Failure::other),
     }
 }
 
-fn run(cmd: BenchCommand) -> Result<(), String> {
+/// The measurements, whose failures exit with 1.
+fn measure(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
+        BenchCommand::Soak(args) => crate::bench_soak::run(args).map_err(|f| f.message),
         #[cfg(target_os = "linux")]
-        BenchCommand::Chaos(_) => Err("bench chaos runs through run_checked".into()),
+        BenchCommand::Chaos(args) => crate::chaos::run(args).map_err(|f| f.message),
         BenchCommand::Compare {
             commands,
             runs,

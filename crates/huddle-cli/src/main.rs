@@ -11,6 +11,7 @@ mod bench_fixed;
 mod bench_garble;
 mod bench_net;
 mod bench_protocols;
+mod bench_soak;
 #[cfg(target_os = "linux")]
 mod chaos;
 mod circuit_cmd;
@@ -227,7 +228,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Circuit(cmd) => circuit_cmd::run(cmd),
-        Command::Bench(cmd) => bench::run_checked(cmd),
+        Command::Bench(cmd) => bench::run(cmd),
         Command::Demo => demo::run().map_err(Failure::other),
         Command::Protocols(args) => protocols_cmd::run(args),
         Command::Local(args) => run_cmd::local(args, &sub("local")),

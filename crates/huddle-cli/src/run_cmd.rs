@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum TransportArg {
     /// Parties as threads joined in memory.
     Memory,
@@ -780,7 +780,62 @@ pub fn links_json(acc: &Accounting) -> Value {
     Value::Object(phases)
 }
 
-pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
+/// `huddle local`: prepares the run, runs it, prints its report.
+pub fn local(args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
+    let run = prepare_local(args, m, Caller::Command)?;
+    print_local(&execute_local(run)?)
+}
+
+/// Who runs a `huddle local` run, which decides how it talks and where
+/// its random inputs come from.
+#[derive(Clone, Copy)]
+pub enum Caller {
+    /// The command: a warning for an insecure protocol and a progress bar
+    /// on the terminal, inputs drawn from the operating system.
+    Command,
+    /// A harness running many (`huddle bench soak`): nothing on the
+    /// terminal, inputs from this seed so that a run can be replayed (the
+    /// protocols' own randomness still comes from the operating system).
+    Harness { inputs: huddle_core::prg::Seed },
+}
+
+/// A `huddle local` run checked, its inputs read or drawn: ready to run.
+pub struct LocalRun {
+    args: LocalArgs,
+    caller: Caller,
+    request: RunRequest,
+    circuit: Circuit,
+    inputs: Vec<BitMatrix>,
+    batch: usize,
+    profile: NetProfile,
+    output_files: Vec<(usize, PathBuf)>,
+    warning: Option<&'static str>,
+}
+
+/// What a finished `huddle local` run shows: its outputs (instance 0),
+/// the traffic, the time.
+pub struct LocalReport {
+    json: bool,
+    check: bool,
+    outputs_to_stdout: bool,
+    protocol: Protocol,
+    parties: usize,
+    batch: usize,
+    gates: usize,
+    rendered: crate::data::Rendered,
+    linear: Option<&'static str>,
+    accounting: Accounting,
+    seconds: f64,
+    warning: Option<&'static str>,
+}
+
+/// Reads and checks everything a run needs (`m`: the command's matches,
+/// for telling given settings from defaults) and draws its inputs.
+pub fn prepare_local(
+    mut args: LocalArgs,
+    m: &clap::ArgMatches,
+    caller: Caller,
+) -> Result<LocalRun, Failure> {
     args.run.apply_job(m).map_err(Failure::input)?;
     let mut batch_given = m.value_source("batch") == Some(clap::parser::ValueSource::CommandLine);
     if let Some(job) = &args.run.loaded {
@@ -812,7 +867,10 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         .run
         .request(parties, parties, None)
         .map_err(Failure::input)?;
-    let warning = warn_if_insecure(&request);
+    let warning = match caller {
+        Caller::Command => warn_if_insecure(&request),
+        Caller::Harness { .. } => request.protocol().descriptor().security.warning(),
+    };
     let run = &args.run;
     // Read (and refused, line and column named) before anything else.
     let from_file = match &run.inputs_file {
@@ -907,7 +965,10 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         .sum::<u128>()
         * batch as u128;
     huddle_engine::check_memory(&format!("{batch} instances of the inputs"), 2 * input_bytes)?;
-    let mut prg = Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?;
+    let mut prg = match caller {
+        Caller::Command => Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))?,
+        Caller::Harness { inputs } => Prg::from_seed(inputs),
+    };
     let all: Vec<BitMatrix> = match from_file {
         Some(all) => all,
         None => from_job
@@ -923,8 +984,36 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
             .collect::<Result<_, _>>()
             .map_err(Failure::input)?,
     };
-    let n = parties;
-    let display = ProgressDisplay::start(run.json);
+    Ok(LocalRun {
+        args,
+        caller,
+        request,
+        circuit,
+        inputs: all,
+        batch,
+        profile,
+        output_files,
+        warning,
+    })
+}
+
+/// Runs every party, checks the outputs if asked and writes the output
+/// files; prints nothing.
+pub fn execute_local(run: LocalRun) -> Result<LocalReport, Failure> {
+    let LocalRun {
+        args,
+        caller,
+        request,
+        circuit,
+        inputs: all,
+        batch,
+        profile,
+        output_files,
+        warning,
+    } = run;
+    let run = &args.run;
+    let n = request.parties();
+    let display = ProgressDisplay::start(run.json || matches!(caller, Caller::Harness { .. }));
     let (outputs, accounting, seconds) = run_all(
         &request,
         &circuit,
@@ -963,24 +1052,57 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         }
         _ => "prss (pseudo-random secret sharing from a one-time key setup)",
     });
-    if run.json {
+    Ok(LocalReport {
+        json: run.json,
+        check: args.check,
+        // `--outputs -` already wrote every instance to stdout.
+        outputs_to_stdout: run.outputs_file.as_deref() == Some(Path::new("-")),
+        protocol: request.protocol(),
+        parties: n,
+        batch,
+        gates: circuit.gates().len(),
+        rendered,
+        linear,
+        accounting,
+        seconds,
+        warning,
+    })
+}
+
+/// The run's report on stdout (JSON or the outputs' lines) and stderr.
+pub fn print_local(report: &LocalReport) -> Result<(), Failure> {
+    let LocalReport {
+        json,
+        check,
+        outputs_to_stdout,
+        protocol,
+        parties: n,
+        batch,
+        gates,
+        rendered,
+        linear,
+        accounting,
+        seconds,
+        warning,
+    } = report;
+    let (n, batch, seconds) = (*n, *batch, *seconds);
+    if *json {
         let report = json!({
-            "outputs": rendered.json(), "protocol": request.protocol().name(), "parties": n, "batch": batch,
+            "outputs": rendered.json(), "protocol": protocol.name(), "parties": n, "batch": batch,
             "linear_preprocessing": linear,
-            "online_rounds": online_rounds(&accounting),
-            "bytes": links_json(&accounting), "seconds": seconds_json(&accounting),
+            "online_rounds": online_rounds(accounting),
+            "bytes": links_json(accounting), "seconds": seconds_json(accounting),
             "wall_seconds": seconds,
-            "gates_per_second": (circuit.gates().len() * batch) as f64 / seconds,
+            "gates_per_second": (gates * batch) as f64 / seconds,
             "vector_kernels": huddle_core::simd::kernels(),
-            "checked": args.check,
+            "checked": check,
             "warning": warning,
         });
         crate::stdout::output(
             serde_json::to_string_pretty(&report).map_err(|e| Failure::internal(e.to_string()))?,
         )?;
     } else {
-        // `--outputs -` already wrote every instance to stdout.
-        if run.outputs_file.as_deref() != Some(Path::new("-")) {
+        if !outputs_to_stdout {
             for line in rendered.lines() {
                 crate::stdout::output(line)?;
             }
@@ -988,11 +1110,11 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         eprintln!(
             "{} parties, protocol {}, {} instance(s), {:.3} ms, {} online rounds{}",
             n,
-            request.protocol(),
+            protocol,
             batch,
             seconds * 1e3,
-            online_rounds(&accounting),
-            if args.check {
+            online_rounds(accounting),
+            if *check {
                 ", checked against the plaintext evaluator"
             } else {
                 ""
@@ -1009,6 +1131,13 @@ pub fn local(mut args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+impl LocalReport {
+    /// The transport's traffic of the run.
+    pub fn accounting(&self) -> &Accounting {
+        &self.accounting
+    }
 }
 
 /// How far `huddle party` got: what its peers are told if it fails there.

@@ -368,7 +368,7 @@ fn local_refuses_bad_requests_before_communicating() {
                 "--input",
                 "1",
             ],
-            "unknown protocol `quad5`",
+            "invalid value 'quad5' for '--protocol <PROTOCOL>'",
         ),
         (
             vec![

@@ -92,7 +92,9 @@ const TABLE: [Row; 11] = [
         exit: Exit::Check,
         code: 9,
         name: "check",
-        meaning: "`--check`: the outputs differ from the plaintext evaluator's or from `--expect`",
+        meaning:
+            "`--check`: the outputs differ from the plaintext evaluator's or from `--expect`; \
+                  `huddle bench soak`: a run failed or a configuration's memory grew",
     },
     Row {
         exit: Exit::Interrupted,

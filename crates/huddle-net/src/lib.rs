@@ -91,6 +91,7 @@ pub use network::{
     Received, Traffic, TrafficLog, Transcript, FINISHED, PHASE_LOG, STAMP_BYTES,
 };
 pub use pool::recycle as recycle_buffer;
+pub use pool::release_kept as release_kept_buffers;
 pub use profile::{LinkShape, NetProfile};
 pub use refusal::refuse;
 pub use split::LaneNet;

@@ -66,6 +66,12 @@ impl Pool {
         self.bytes += capacity;
         self.buffers.push(buffer);
     }
+
+    /// Drops every kept buffer; the bytes they held.
+    fn release(&mut self) -> usize {
+        self.buffers.clear();
+        std::mem::take(&mut self.bytes)
+    }
 }
 
 static POOL: Mutex<Pool> = Mutex::new(Pool::new());
@@ -96,6 +102,14 @@ fn to_length(mut buffer: Vec<u8>, len: usize) -> Vec<u8> {
     buffer.truncate(len);
     buffer.resize(len, 0);
     buffer
+}
+
+/// Drops every kept buffer and returns the bytes they held. What the pool
+/// holds depends on the runs before (up to [`KEEP_BYTES`]), so a harness
+/// that compares a long-lived process's memory between runs (`huddle bench
+/// soak`) empties it first.
+pub fn release_kept() -> usize {
+    POOL.lock().map_or(0, |mut pool| pool.release())
 }
 
 /// Gives a message buffer back for later messages (its bytes are kept for
@@ -137,6 +151,9 @@ mod tests {
             pool.put(Vec::with_capacity(SMALLEST_KEPT));
         }
         assert_eq!(pool.buffers.len(), KEEP_BUFFERS);
+        assert_eq!(pool.release(), KEEP_BUFFERS * SMALLEST_KEPT);
+        assert!(pool.buffers.is_empty() && pool.bytes == 0);
+        assert!(pool.take(SMALLEST_KEPT).is_none());
         let mut pool = Pool::new();
         pool.put(Vec::with_capacity(KEEP_BYTES)); // never touched: no memory used
         pool.put(Vec::with_capacity(SMALLEST_KEPT));
