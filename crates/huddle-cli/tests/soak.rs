@@ -138,3 +138,50 @@ fn a_soak_without_a_bound_or_with_a_bad_one_is_refused() {
     assert_eq!(code, Some(INPUT), "{err}");
     assert!(err.contains("--seed"), "{err}");
 }
+
+/// `--processes`: every run deployed as `huddle party` processes over TLS
+/// with a job file and data files, every learner's output file compared
+/// with the plaintext evaluator; the memory judged is a party's peak
+/// resident set, so a configuration run often enough is judged.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_soak_with_a_process_per_party_runs_every_protocol_without_failure() {
+    let tmp = temp_dir("soak-processes");
+    let (_, v) = soak(
+        &tmp,
+        &[
+            "--processes",
+            "--seed",
+            "5",
+            "--runs",
+            "60",
+            "--configs",
+            "13",
+        ],
+    );
+    assert_eq!(v["runs"], 60);
+    assert_eq!(v["failures"], 0, "{}", v["failed_runs"]);
+    assert_eq!(v["passed"], true, "{v}");
+    let rows = v["rows"].as_array().expect("rows");
+    let protocols: BTreeSet<&str> = rows
+        .iter()
+        .map(|r| r["settings"]["protocol"].as_str().expect("named"))
+        .collect();
+    assert_eq!(protocols.len(), 13, "{protocols:?}");
+    for row in rows {
+        assert_eq!(row["settings"]["transport"], "tls", "{row}");
+        // The parties' peak resident sets: measured, and no heap (it is
+        // in their processes).
+        if row["measured_runs"].as_u64() > Some(0) {
+            assert!(
+                row["resident_first_bytes"].as_f64() > Some(1048576.0),
+                "{row}"
+            );
+            assert_eq!(row["heap_first_bytes"], Value::Null, "{row}");
+        }
+    }
+    assert!(
+        std::fs::read_dir(&*tmp).expect("tmp").next().is_none(),
+        "the soak left files in TMPDIR"
+    );
+}

@@ -129,7 +129,7 @@ impl Runner for InProcess {
             self.check_outputs(config.batch)?;
         }
         Ok(Ran {
-            online_rounds: online_rounds(report.accounting()),
+            online_rounds: Some(online_rounds(report.accounting())),
         })
     }
 

@@ -11,6 +11,8 @@
 mod in_process;
 mod memory;
 mod plan;
+#[cfg(target_os = "linux")]
+mod processes;
 mod report;
 mod series;
 
@@ -44,6 +46,12 @@ pub struct SoakArgs {
     /// configuration and inputs (a failure's replay).
     #[arg(long, value_name = "N", requires = "seed", conflicts_with_all = ["minutes", "runs"])]
     replay: Option<usize>,
+    /// A process per party: every run deployed as `huddle party`
+    /// processes over TLS on loopback with a job file and data files (its
+    /// configuration's transport is then always TLS); memory is the
+    /// largest party's peak resident set. Linux only.
+    #[arg(long)]
+    processes: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -51,7 +59,8 @@ pub struct SoakArgs {
 
 /// A run that went through.
 pub struct Ran {
-    pub online_rounds: u32,
+    /// Its online rounds, where the runner learns them.
+    pub online_rounds: Option<u32>,
 }
 
 /// What runs the configurations.
@@ -85,15 +94,24 @@ pub fn run(args: SoakArgs) -> Result<(), Failure> {
             .next_u64(),
     };
     let circuits = plan::circuits().map_err(Failure::internal)?;
-    let pool = plan::pool(seed, args.configs, &circuits);
+    let mut pool = plan::pool(seed, args.configs, &circuits);
+    if args.processes {
+        for config in &mut pool {
+            config.transport = crate::run_cmd::TransportArg::Tls;
+        }
+    }
     let rows: Vec<Row> = pool
         .iter()
         .map(|c| Row::new(c.label(&circuits), c.settings(&circuits)))
         .collect();
     if !args.json {
         eprintln!(
-            "soak: seed {seed}, {} configurations, every party in this process{}",
+            "soak: seed {seed}, {} configurations, {}{}",
             pool.len(),
+            match args.processes {
+                true => "a process per party (huddle party over TLS)",
+                false => "every party in this process",
+            },
             match args.minutes {
                 Some(m) => format!(", {m} minutes"),
                 None => String::new(),
@@ -105,8 +123,19 @@ pub fn run(args: SoakArgs) -> Result<(), Failure> {
         (None, Some(n)) => 0..n,
         (None, None) => 0..usize::MAX,
     };
-    let mut runner = in_process::InProcess::new(&circuits)?;
-    let summary = soak(&mut runner, &pool, rows, seed, runs, deadline);
+    let summary = match args.processes {
+        #[cfg(target_os = "linux")]
+        true => {
+            let mut runner = processes::Processes::new(&circuits)?;
+            soak(&mut runner, &pool, rows, seed, runs, deadline)
+        }
+        #[cfg(not(target_os = "linux"))]
+        true => return Err(Failure::input("--processes runs on Linux only")),
+        false => {
+            let mut runner = in_process::InProcess::new(&circuits)?;
+            soak(&mut runner, &pool, rows, seed, runs, deadline)
+        }
+    };
     if args.json {
         let text = serde_json::to_string_pretty(&summary.json())
             .map_err(|e| Failure::internal(e.to_string()))?;
@@ -163,7 +192,7 @@ fn soak(
         stats.seconds += began.elapsed().as_secs_f64();
         match result {
             Ok(ran) => {
-                stats.online_rounds = Some(ran.online_rounds);
+                stats.online_rounds = ran.online_rounds;
                 // The first runs, one per configuration, warm up (one-time
                 // allocations, caches): their memory is not compared.
                 if run >= pool.len() {

@@ -29,6 +29,7 @@ pub const TRANSPORTS: [TransportArg; 3] =
     [TransportArg::Memory, TransportArg::Tcp, TransportArg::Tls];
 
 /// A circuit of the soak, generated once.
+#[derive(Clone)]
 pub struct SoakCircuit {
     pub name: &'static str,
     pub circuit: Circuit,

@@ -19,7 +19,9 @@ impl Runner for Scripted {
         if draw.config == self.failing {
             return Err(Failure::check("outputs differ"));
         }
-        Ok(Ran { online_rounds: 3 })
+        Ok(Ran {
+            online_rounds: Some(3),
+        })
     }
     fn memory(&mut self) -> Memory {
         if self.last == self.growing {
@@ -142,6 +144,7 @@ fn small_share_memory_splits_the_sliced_batches() {
                 .map_err(|f| f.message)
                 .expect("runs")
                 .online_rounds
+                .expect("the in-process runner counts rounds")
         };
         let (one_rounds, sliced_rounds) = (rounds(&one), rounds(&sliced));
         assert!(

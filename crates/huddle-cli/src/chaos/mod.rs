@@ -302,6 +302,7 @@ fn configure(
                     threads: 1,
                     dealt: other && protocol == Protocol::Bgw2Mal,
                     separate_preprocessing: separate,
+                    share_memory_mib: None,
                     rtt_ms: args.rtt_ms,
                     idle_timeout: args.idle_timeout,
                 };
@@ -336,7 +337,7 @@ fn probe(
             continue;
         }
         tally.probes += 1;
-        if let Some(problem) = unclean(&job, &run) {
+        if let Some(problem) = cluster::problem(&job, &run) {
             return Ok(Err(format!("{} undisturbed: {problem}", describe(&job))));
         }
         let steps = (0..spec.parties)
@@ -376,23 +377,6 @@ fn clean_run(job: &Job, session: &str, tally: &mut Tally) -> Result<Running, Str
         tally.port_retries += 1;
     }
     Err("a port was taken by another program three times in a row".into())
-}
-
-/// What is wrong with a run nobody disturbed, if anything.
-fn unclean(job: &Job, run: &Running) -> Option<String> {
-    for p in 0..job.spec.parties {
-        if run.code(p) != Some(0) {
-            return Some(format!(
-                "party {p} ended with {:?}: {}",
-                run.ends[p].map(|(_, e)| e),
-                last_error(&run.stderr(p))
-            ));
-        }
-    }
-    job.learners
-        .iter()
-        .find(|&&p| job.output(p) != OutputFile::Right)
-        .map(|p| format!("party {p}'s outputs are not the plaintext evaluator's"))
 }
 
 /// The job in a report line.
@@ -504,7 +488,7 @@ fn chaos_run(
                 continue;
             }
             tally.missed += 1;
-            if let Some(problem) = unclean(job, &run) {
+            if let Some(problem) = cluster::problem(job, &run) {
                 tally
                     .problems
                     .push(format!("{what} (the moment never came): {problem}"));
@@ -722,7 +706,7 @@ fn judge(
 fn rerun(job: &Job, session: &str, what: &str, tally: &mut Tally) -> Result<(), String> {
     if !job.spec.dealt {
         let run = clean_run(job, &format!("{session}-again"), tally)?;
-        match unclean(job, &run) {
+        match cluster::problem(job, &run) {
             None => tally.reruns_ok += 1,
             Some(problem) => {
                 tally.reruns_failed += 1;

@@ -33,6 +33,8 @@ pub struct JobSpec {
     pub circuit: Circuit,
     pub batch: usize,
     pub threads: usize,
+    /// MiB of shares a party holds at once (None: the protocol's default).
+    pub share_memory_mib: Option<usize>,
     /// bgw2-mal: a trusted dealer's one-time material (`huddle deal`).
     pub dealt: bool,
     /// ASTRA and Trio: all preprocessing before the inputs.
@@ -118,6 +120,9 @@ impl Site {
             spec.threads,
             circuit = circuit_path.display().to_string(),
         );
+        if let Some(mib) = spec.share_memory_mib {
+            job += &format!("share_memory = {mib}\n");
+        }
         if spec.separate_preprocessing {
             job += "preprocess = \"separate\"\n";
         }
@@ -195,11 +200,16 @@ impl Job {
         }
     }
 
+    /// The job file.
+    pub fn file(&self) -> PathBuf {
+        self.dir.join("job.toml")
+    }
+
     /// Starts every party in session `session`, on ports the OS just
     /// picked, each logging the phases it enters (`huddle_net::PHASE_LOG`).
     pub fn start(&self, session: &str) -> Result<Running, String> {
         let config = self.parties_file(session)?;
-        let job = self.dir.join("job.toml");
+        let job = self.file();
         let (tx, events) = std::sync::mpsc::channel();
         let log = format!("warn,{}=debug", huddle_net::PHASE_LOG);
         let state = self.state_home.display().to_string();
@@ -372,6 +382,31 @@ impl Running {
     pub fn code(&self, p: usize) -> Option<i32> {
         self.ends[p].and_then(|(_, e)| e.code)
     }
+}
+
+/// What is wrong with a run nobody disturbed, if anything: a party that
+/// did not exit with 0, or a learner whose output file is not the plaintext
+/// evaluator's outputs.
+pub fn problem(job: &Job, run: &Running) -> Option<String> {
+    for p in 0..job.spec.parties {
+        if run.code(p) != Some(0) {
+            let stderr = run.stderr(p);
+            let error = stderr
+                .lines()
+                .rev()
+                .find(|l| l.starts_with("error"))
+                .or_else(|| stderr.lines().last())
+                .unwrap_or("");
+            return Some(format!(
+                "party {p} ended with {:?}: {error}",
+                run.ends[p].map(|(_, e)| e)
+            ));
+        }
+    }
+    job.learners
+        .iter()
+        .find(|&&p| job.output(p) != OutputFile::Right)
+        .map(|p| format!("party {p}'s outputs are not the plaintext evaluator's"))
 }
 
 /// The phase steps a party logs (`huddle_net::PHASE_LOG`) in its stderr,
