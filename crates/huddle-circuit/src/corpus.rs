@@ -47,15 +47,30 @@ pub fn locate(start: &Path) -> Option<PathBuf> {
         .find(|p| p.join("vectors.json").is_file())
 }
 
+/// Set (to anything but `0`) where the collection must be found: CI sets
+/// it, so that a test that would skip there fails instead.
+pub const REQUIRE: &str = "HUDDLE_REQUIRE_CIRCUITS";
+
 /// The collection's folder for a test, or `None` after telling the user the
-/// test is skipped. The note is written straight to the stderr handle because
-/// the test harness swallows `eprintln!` output of passing tests.
+/// test is skipped (a fresh clone has no collection); where [`REQUIRE`] is
+/// set, a missing collection fails the test. The note is written straight
+/// to the stderr handle because the test harness swallows `eprintln!`
+/// output of passing tests.
 pub fn locate_or_skip(start: &Path) -> Option<PathBuf> {
-    let found = locate(start);
+    let required = std::env::var_os(REQUIRE).is_some_and(|v| v != "0");
+    skip_unless_required(locate(start), required)
+}
+
+fn skip_unless_required(found: Option<PathBuf>, required: bool) -> Option<PathBuf> {
     if found.is_none() {
-        use std::io::Write;
         let test = std::thread::current().name().unwrap_or("a test").to_owned();
-        let note = format!("SKIPPED {test}: no shared/circuits found above the checkout and HUDDLE_CIRCUITS is unset\n");
+        let why = "no shared/circuits found above the checkout and HUDDLE_CIRCUITS is unset";
+        assert!(
+            !required,
+            "{test}: {why}, and {REQUIRE} says it must be there"
+        );
+        use std::io::Write;
+        let note = format!("SKIPPED {test}: {why}\n");
         let _ = std::io::stderr().write_all(note.as_bytes());
     }
     found
@@ -91,4 +106,23 @@ pub fn load(dir: &Path) -> Result<Vec<(PathBuf, CorpusCircuit)>, String> {
         }));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::skip_unless_required;
+    use std::path::PathBuf;
+
+    #[test]
+    fn a_missing_collection_skips_unless_required() {
+        assert_eq!(skip_unless_required(None, false), None);
+        let here = Some(PathBuf::from("/circuits"));
+        assert_eq!(skip_unless_required(here.clone(), true), here);
+    }
+
+    #[test]
+    #[should_panic(expected = "HUDDLE_REQUIRE_CIRCUITS says it must be there")]
+    fn a_missing_collection_fails_where_required() {
+        skip_unless_required(None, true);
+    }
 }
