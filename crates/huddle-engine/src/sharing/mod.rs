@@ -1280,9 +1280,8 @@ fn domain_range(lanes: usize, range: &std::ops::Range<usize>) -> std::ops::Range
 /// other's waits for messages, but doubles the memory a party touches,
 /// and every page of it costs a page fault in the run's first slice, a
 /// cost that only a batch of many slices amortizes. Measured with four Quad
-/// parties on 2 cores (docs/benchmarks.md, alternating): AES-128 at 102,400
-/// blocks (4 slices of two lanes) ran 3-7 % faster as one lane, at 204,800
-/// (8) alike, at 409,600 (16) 2.5 % and at 1,024,000 (40) 5 % slower.
+/// parties on 2 cores: one lane is faster below 8 slices, alike at 8 and
+/// slower above (docs/perf/2026-11-28-threads-auto-one-lane.md).
 pub const FILLER_MIN_SLICES: usize = 8;
 
 /// Lanes of `--threads auto` where each party has at most one core (see
