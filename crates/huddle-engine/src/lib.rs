@@ -1,9 +1,10 @@
 //! huddle's engine: runs a circuit under a protocol across a `Network`.
 //!
 //! It hosts the trusted-third-party protocol ([`ttp`], the baseline every
-//! secure protocol is measured against) and the secret-sharing engine
-//! ([`sharing`]) with its protocols. Message sizes follow from the circuit
-//! and the batch alone, so every receive is exact and every byte is accounted.
+//! secure protocol is measured against), the secret-sharing engine
+//! ([`sharing`]) with its protocols and multiparty garbling ([`garble`]).
+//! Message sizes follow from the circuit and the batch alone, so every
+//! receive is exact and every byte is accounted.
 
 pub mod exit;
 pub mod fault;

@@ -8,8 +8,10 @@
 //! A protocol supplies only what is its own: key setup, input sharing, one
 //! multiplication layer, reveal, and (optionally) function-dependent
 //! preprocessing. Protocols never touch sockets or threads: they talk to a
-//! [`Channel`], which wraps any [`Transport`] (a `huddle_net::Network`, or a
-//! recording fake in unit tests).
+//! [`Channel`], which wraps any [`Transport`]: a `huddle_net::Network`, a
+//! lane of one (`RoleNet`, under `--threads` and `--split-roles`), or in
+//! tests a wrapper around a `Network` that keeps or replaces messages
+//! (`subset_keys`'s unit tests).
 //!
 //! Every party holds two or three share components per wire (`Shares::c`;
 //! how many is the protocol's [`Sharing::components`]: two for the 3-party
