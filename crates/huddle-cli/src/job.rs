@@ -180,11 +180,10 @@ impl TryFrom<toml::Value> for InputFile {
 ///
 /// Lanes are independent runs on slices of the batch, so a lane waiting for
 /// a message leaves the core to another: on the 2-core machines measured,
-/// three Trio parties ran AES-128 at 1,024,000 blocks 1.20x faster with two
-/// lanes each than with one, 64-bit products 1.09x, ANDs alike; four Quad
-/// parties 1.16x (64-bit products) and 1.06x (ANDs); see docs/benchmarks.md.
-/// Batches of fewer than 8 slices ran 3-7 % faster as one lane of half the
-/// slice (four Quad parties, AES-128 at 102,400 blocks and 512e6 ANDs).
+/// three Trio and four Quad parties ran long batches faster with two lanes
+/// each than with one (docs/perf/2026-11-26-session-first.md), and batches
+/// of fewer than 8 slices faster as one lane of half the slice
+/// (docs/perf/2026-11-28-threads-auto-one-lane.md).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(untagged, try_from = "Setting")]
 pub enum Threads {

@@ -96,11 +96,10 @@ mod counting_alloc {
 
 /// Turns transparent huge pages off for this process. With them, every
 /// first touch of a large region zeroes 2 MiB and freed memory given back to
-/// the system is zeroed again when reused: a party's run of AES-128 on
-/// 102,400 blocks once spent more time in the kernel clearing pages (3.6 GB
-/// for 0.5 GB resident) than computing, and its time varied twofold from run
-/// to run. With 4 KiB pages it is steady and faster at the median (see the
-/// benchmarks in ARCHITECTURE.md).
+/// the system is zeroed again when reused: a large run spent more time in
+/// the kernel clearing pages than computing, and its time varied from run to
+/// run. With 4 KiB pages it is steady and faster at the median
+/// (docs/perf/2026-11-25-figures-from-doc-comments.md).
 fn no_transparent_huge_pages() {
     #[cfg(target_os = "linux")]
     // SAFETY: PR_SET_THP_DISABLE takes plain integer arguments and touches
@@ -190,14 +189,14 @@ enum NetCommand {
 /// up to 256 MiB come from its heaps instead, and up to 64 MiB (the default
 /// share memory) of free space stays at the heap's top. Against mimalloc
 /// (which huddle used before), measured alternately over loopback TCP: as
-/// fast or faster and a third less peak memory per party (ARCHITECTURE.md).
+/// fast or faster, with less peak memory per party on most workloads
+/// (docs/perf/2026-11-26-allocator-circuit-reader.md).
 ///
 /// One arena for all threads: a message buffer is often allocated on one
 /// thread (a link's reader) and freed on another (the protocol's), and with
-/// an arena per thread each kept its own free megabytes. Measured
-/// alternately (docs/benchmarks.md): Trio AES-128 at 1,024,000 blocks 158 ->
-/// 129 MB per party, garbling SHA-256 53 -> 47 MB, Quad 69 -> 63 MB, at the
-/// same speed; the malloc lock is not contended (buffers are pooled).
+/// an arena per thread each kept its own free megabytes. One arena lowered
+/// the peak memory at the same speed (docs/perf/2026-11-27-table-every-peer.md);
+/// the malloc lock is not contended (buffers are pooled).
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt takes two integers and changes only the allocator's

@@ -1,6 +1,9 @@
-//! `huddle local` and `huddle party` with the trusted-third-party protocol:
-//! correct outputs, exact bytes per link, every transport, errors before
-//! any communication.
+//! `huddle local` and `huddle party` end to end, under every protocol:
+//! outputs against the plaintext evaluator on every transport (exact bytes
+//! per link for the trusted third party), refusals before any
+//! communication, parties as processes over TLS, data and job files,
+//! batches and slices, threads, split roles, progress, logging and
+//! interrupts.
 
 mod common;
 

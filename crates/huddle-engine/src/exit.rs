@@ -1,6 +1,6 @@
 //! huddle's exit codes, in one table: every way a command can end, with its
 //! code and what it means. The CLI exits with these, [`RunError`] maps to
-//! them, and README.md shows [`Exit::markdown`] (a test keeps the two equal).
+//! them, and docs/cli.md shows [`Exit::markdown`] (a test keeps the two equal).
 //!
 //! [`RunError`]: crate::ttp::RunError
 
@@ -140,7 +140,7 @@ impl Exit {
         self.row().meaning
     }
 
-    /// The table as README.md shows it: a Markdown table, one row per code.
+    /// The table as docs/cli.md shows it: a Markdown table, one row per code.
     pub fn markdown() -> String {
         let mut out = String::from("| code | meaning |\n|---|---|\n");
         for e in Exit::ALL {
@@ -170,14 +170,14 @@ mod tests {
         assert_eq!(names.len(), Exit::ALL.len());
     }
 
-    /// README.md shows the table as the code has it, row for row.
+    /// docs/cli.md shows the table as the code has it, row for row.
     #[test]
-    fn the_readme_table_is_this_table() {
-        let readme = include_str!("../../../README.md");
-        let start = readme
+    fn the_documented_table_is_this_table() {
+        let doc = include_str!("../../../docs/cli.md");
+        let start = doc
             .find("| code | meaning |")
-            .expect("README.md has the exit-code table");
-        let shown: Vec<&str> = readme[start..]
+            .expect("docs/cli.md has the exit-code table");
+        let shown: Vec<&str> = doc[start..]
             .lines()
             .take_while(|l| l.starts_with('|'))
             .collect();

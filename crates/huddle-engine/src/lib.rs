@@ -1,9 +1,10 @@
 //! huddle's engine: runs a circuit under a protocol across a `Network`.
 //!
 //! It hosts the trusted-third-party protocol ([`ttp`], the baseline every
-//! secure protocol is measured against) and the secret-sharing engine
-//! ([`sharing`]) with its protocols. Message sizes follow from the circuit
-//! and the batch alone, so every receive is exact and every byte is accounted.
+//! secure protocol is measured against), the secret-sharing engine
+//! ([`sharing`]) with its protocols and multiparty garbling ([`garble`]).
+//! Message sizes follow from the circuit and the batch alone, so every
+//! receive is exact and every byte is accounted.
 
 pub mod exit;
 pub mod fault;
@@ -201,14 +202,12 @@ pub(crate) mod draws {
 /// Default bound on the shares a party of a secret-sharing protocol holds
 /// at once, in MiB. Each slice of a batch repeats the circuit's rounds, and
 /// a slice's arena and messages stay resident and recycled between them.
-/// Measured on loopback TCP (2 cores, 32 MiB L3; an AVX-512 machine first,
-/// then an AMD EPYC without it): 8 to 32 MiB ran 1.4–2.4× faster than 512
-/// MiB on AES-128 at 1,024,000 expanded-key blocks; 64 MiB then ran as fast
-/// as 32 or faster everywhere measured on the second machine (Quad AES at
-/// 1,024,000 blocks 11.0 → 8.2 s, Trio at 2,048,000 1.18×, Quad at 102,400
-/// 1.05×, Quad ANDs and 64-bit products alike), far below the peers'
-/// memory. Over a high-latency link a large batch wants a larger value
-/// (`--share-memory`).
+/// Measured on loopback TCP on 2 cores: slices of 8 to 32 MiB ran faster
+/// than one of 512 MiB, and 64 MiB as fast as 32 or faster on every
+/// workload measured, far below the peers' memory
+/// (docs/perf/2026-11-25-figures-from-doc-comments.md,
+/// docs/perf/2026-11-26-vaes-256.md). Over a high-latency link a large batch
+/// wants a larger value (`--share-memory`).
 pub const DEFAULT_SHARE_MEMORY_MIB: usize = 64;
 
 /// Garbling's default (garbled rows and keys at once): its instances are

@@ -260,8 +260,8 @@ impl Sharing for ClientAided {
     /// dealt and as many products computed: small batches take the fewest
     /// rounds (Ohata–Nuida's 2-round Equality and Overflow), large ones,
     /// where the dealer's traffic and the work dominate, fan-in 4 (64-bit
-    /// comparisons at a batch of 10^6 over loopback TCP: 5.1e4/s at fan-in
-    /// 9, 1.1e6/s at 4; `huddle bench functions`).
+    /// comparisons at a batch of 10^6, `huddle bench functions`: see
+    /// docs/client-aided.md).
     fn conversion_fan_in(&self, instances: usize) -> usize {
         if instances <= WIDE_CONVERSIONS_UP_TO {
             MAX_FAN_IN

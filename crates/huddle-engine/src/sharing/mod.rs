@@ -8,8 +8,10 @@
 //! A protocol supplies only what is its own: key setup, input sharing, one
 //! multiplication layer, reveal, and (optionally) function-dependent
 //! preprocessing. Protocols never touch sockets or threads: they talk to a
-//! [`Channel`], which wraps any [`Transport`] (a `huddle_net::Network`, or a
-//! recording fake in unit tests).
+//! [`Channel`], which wraps any [`Transport`]: a `huddle_net::Network`, a
+//! lane of one (`RoleNet`, under `--threads` and `--split-roles`), or in
+//! tests a wrapper around a `Network` that keeps or replaces messages
+//! (`subset_keys`'s unit tests).
 //!
 //! Every party holds two or three share components per wire (`Shares::c`;
 //! how many is the protocol's [`Sharing::components`]: two for the 3-party
@@ -1280,9 +1282,8 @@ fn domain_range(lanes: usize, range: &std::ops::Range<usize>) -> std::ops::Range
 /// other's waits for messages, but doubles the memory a party touches,
 /// and every page of it costs a page fault in the run's first slice, a
 /// cost that only a batch of many slices amortizes. Measured with four Quad
-/// parties on 2 cores (docs/benchmarks.md, alternating): AES-128 at 102,400
-/// blocks (4 slices of two lanes) ran 3-7 % faster as one lane, at 204,800
-/// (8) alike, at 409,600 (16) 2.5 % and at 1,024,000 (40) 5 % slower.
+/// parties on 2 cores: one lane is faster below 8 slices, alike at 8 and
+/// slower above (docs/perf/2026-11-28-threads-auto-one-lane.md).
 pub const FILLER_MIN_SLICES: usize = 8;
 
 /// Lanes of `--threads auto` where each party has at most one core (see

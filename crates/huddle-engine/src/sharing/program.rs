@@ -129,11 +129,10 @@ impl Layer {
 }
 
 /// Widest AND of a conversion's adder. MFI-3PC's 8-input ANDs cost 247
-/// elements each: measured with `huddle bench fixed-point --protocol mfi3
-/// --only convert` (64-bit A2B, in memory), fan-in 8 / 4 / 3 / 2 gave
-/// 0.96e5 / 7.2e5 / 1.1e6 / 1.8e6 conversions/s and an exact fixed-point
-/// truncation 7 / 8 / 9 / 11 rounds: 4 keeps all but one round of the
-/// saving at 7.5× the throughput.
+/// elements each: an exact fixed-point truncation takes 7 / 8 / 9 / 11
+/// rounds at fan-in 8 / 4 / 3 / 2, and 4 keeps all but one round of the
+/// saving at several times fan-in 8's throughput (`huddle bench fixed-point
+/// --protocol mfi3 --only convert`; docs/perf/2026-11-25-figures-from-doc-comments.md).
 pub const CONVERSION_FAN_IN: usize = 4;
 
 /// What a conversion computes.

@@ -56,8 +56,8 @@
 //! have dot products run that code (`each_word`'s `DOT`): three earlier
 //! forms with a run-time branch (in `each_word`, one call site of its
 //! closure, an out-of-line pass taking the closure by reference) each cost
-//! 5-15 % of Tetrad's AND throughput (`huddle bench protocols --protocol
-//! tetrad --batch 16384 --repeat 3`, alternating with the build without).
+//! Tetrad's AND throughput a measurable share
+//! (docs/perf/2026-11-25-figures-from-doc-comments.md).
 
 use super::arith::Arith;
 use super::convert::SplitJob;
@@ -455,8 +455,8 @@ fn products<R: Arith>(x: [&[u64]; 3], y: [&[u64]; 3], j: usize) -> Products {
 /// Calls `f(k, products)` for word k of the layer (gate k / w, word k % w).
 /// With `DOT` (a layer with dot products), a dot product's products are
 /// the sums over its pairs (each is bilinear). A layer without any runs the
-/// `DOT = false` instance, whose loop has no dot branch at all: Tetrad's
-/// AND throughput lost 5-15 % to every form with a run-time branch.
+/// `DOT = false` instance, whose loop has no dot branch at all: every form
+/// with a run-time branch cost Tetrad's AND throughput.
 #[inline(always)]
 fn each_word<R: Arith, const DOT: bool>(
     s: &Shares,

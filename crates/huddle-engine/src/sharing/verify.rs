@@ -262,7 +262,7 @@ impl Views {
 /// Why: the compare-view hash is a fifth of Quad's CPU, and one SHA-256
 /// stream runs at the latency of SHA-NI's round instruction; two independent
 /// lanes, one block each in turn through `sha2`'s block function, overlap
-/// in the CPU (1.15-1.3x the one-stream rate here). Collisions cost as much
+/// in the CPU (docs/perf/2026-11-27-two-lane-sha256.md). Collisions cost as much
 /// as SHA-256's: the split of a stream into its two lanes is injective
 /// (given the lanes, the stream is their blocks interleaved), and each lane
 /// is an ordinary SHA-256 with its own padding.
