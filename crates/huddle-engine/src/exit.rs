@@ -94,7 +94,7 @@ const TABLE: [Row; 11] = [
         name: "check",
         meaning:
             "`--check`: the outputs differ from the plaintext evaluator's or from `--expect`; \
-                  `huddle bench soak`: a run failed or a configuration's memory grew",
+                  `huddle bench soak` or `chaos`: a run failed, memory grew or a party was not stopped as it must be",
     },
     Row {
         exit: Exit::Interrupted,
