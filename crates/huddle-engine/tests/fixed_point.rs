@@ -15,21 +15,22 @@ use std::time::Duration;
 mod common;
 use common::{assert_looks_uniform, local, request};
 
-/// Every protocol with fused truncation, with each preprocessing schedule.
-const FUSED: [(&str, Preprocess); 12] = [
-    ("replicated", Preprocess::Interleaved),
-    ("ca2pc", Preprocess::Interleaved),
-    ("ca2pc", Preprocess::Separate),
-    ("astra", Preprocess::Interleaved),
-    ("astra", Preprocess::Separate),
-    ("trio", Preprocess::Interleaved),
-    ("trio", Preprocess::Separate),
-    ("mfi3", Preprocess::Interleaved),
-    ("quad", Preprocess::Interleaved),
-    ("quad-het", Preprocess::Interleaved),
-    ("fantastic4", Preprocess::Interleaved),
-    ("tetrad", Preprocess::Interleaved),
-];
+/// Every protocol whose row of the protocol table claims fused
+/// truncation, with each preprocessing schedule it has (the table says
+/// which: nothing here restates it).
+fn fused() -> Vec<(&'static str, Preprocess)> {
+    let mut out = Vec::new();
+    for protocol in huddle_engine::protocol::Protocol::ALL {
+        let d = protocol.descriptor();
+        if d.fused_truncation {
+            out.push((d.name, Preprocess::Interleaved));
+            if d.separate_preprocessing {
+                out.push((d.name, Preprocess::Separate));
+            }
+        }
+    }
+    out
+}
 
 fn parties(protocol: &str) -> usize {
     if ["quad", "quad-het", "fantastic4", "tetrad"].contains(&protocol) {
@@ -230,7 +231,7 @@ fn fused_truncation_is_off_by_at_most_one_away_from_the_wrap() {
     // 2^(3·bits − f + 2)): a wrap has probability below 2^-20 per gate, and
     // the seeded runs have none; both +0 and +1 occur (the low bits of the
     // mask carry), so the truncation is really probabilistic.
-    for (protocol, pre) in FUSED {
+    for (protocol, pre) in fused() {
         for (ring, bits) in [(RingWidth::W32, 5), (RingWidth::W64, 16)] {
             let e = truncation_errors(protocol, pre, ring, 700, bits, 5);
             assert_eq!(e.wrapped, 0, "{protocol} {ring}: {e:?}");
@@ -248,7 +249,7 @@ fn fused_truncation_wraps_as_often_as_the_stated_probability() {
     // |v| / 2^16 (about 1 % on average): the count over 3 × 3000 truncations stays
     // within a few standard deviations of its expectation, and every other
     // output is ⌊v / 2^f⌋ or one more.
-    for (protocol, pre) in FUSED {
+    for (protocol, pre) in fused() {
         let e = truncation_errors(protocol, pre, RingWidth::W16, 3000, 7, 9);
         let (seen, expected) = (e.wrapped as f64, e.expected_wraps);
         assert!(expected > 40.0, "{e:?}");
@@ -292,7 +293,7 @@ fn a_truncating_product_costs_a_plain_one_except_as_stated() {
     let x = values(&mut prg, instances, 4, 7);
     let y = values(&mut prg, instances, 4, 7);
     let inputs = [matrix(&x, ring), matrix(&y, ring)];
-    for (protocol, pre) in FUSED {
+    for (protocol, pre) in fused() {
         let (_, fused) = run(
             protocol,
             options(pre, Truncation::Probabilistic, 1),
@@ -420,7 +421,7 @@ fn outputs_under_other_masks_agree_within_one() {
     let y = values(&mut prg, 64, 4, 14);
     let inputs = [matrix(&x, ring), matrix(&y, ring)];
     let c = products(ring, false);
-    for (protocol, pre) in FUSED {
+    for (protocol, pre) in fused() {
         let (a, _) = run(
             protocol,
             options(pre, Truncation::Probabilistic, 1),
@@ -469,7 +470,7 @@ fn every_word_a_party_receives_around_truncating_products_looks_uniform() {
         matrix(&constant(3 << F), ring),
         matrix(&constant(-5 << F), ring),
     ];
-    for (protocol, pre) in FUSED {
+    for (protocol, pre) in fused() {
         // x and y from P1 and P2 (P0 and P1 on ca2pc, whose P2 deals).
         let owners = if protocol == "ca2pc" { [0, 1] } else { [1, 2] };
         let mut c = c.clone();

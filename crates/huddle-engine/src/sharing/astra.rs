@@ -21,12 +21,10 @@ pub struct AstraVariant;
 pub type Astra = Helper<AstraVariant>;
 
 impl Variant for AstraVariant {
-    const NAME: &'static str = "astra";
-    const MAX_FAN_IN: usize = 2;
+    const PROTOCOL: crate::protocol::Protocol = crate::protocol::Protocol::Astra;
     const PREPROCESSING: bool = true;
     const VALUE_MASKS: [[bool; 2]; 2] = [[true, true], [true, true]];
     const NATIVE_DOT: bool = true;
-    const FUSED_TRUNCATION: bool = true;
 
     #[inline(always)]
     fn multiply<R: Arith>(

@@ -61,6 +61,7 @@ use super::{
     agree_key, evaluate, learns, Arenas, Channel, ConstantRule, InputValues, Preprocess, Shares,
     Sharing,
 };
+use crate::protocol::Protocol;
 use crate::ttp::RunError;
 use huddle_circuit::Domain;
 use huddle_core::Prg;
@@ -244,16 +245,8 @@ fn groups(program: &Program, layer: &Layer) -> Vec<Group> {
 }
 
 impl Sharing for ClientAided {
-    fn name(&self) -> &'static str {
-        "ca2pc"
-    }
-
-    fn parties(&self) -> usize {
-        3
-    }
-
-    fn max_fan_in(&self) -> usize {
-        MAX_FAN_IN
+    fn protocol(&self) -> Protocol {
+        Protocol::Ca2pc
     }
 
     /// An l-input product costs l elements each way online but 2^l − l − 1
@@ -277,20 +270,6 @@ impl Sharing for ClientAided {
     /// A dot product's pairs are products of the layer (one correction
     /// each, every operand opened once), summed into one share.
     fn native_dot(&self) -> bool {
-        true
-    }
-
-    /// Dealer-assisted: c = z + r opened to one computing party, one
-    /// message (`truncation.rs`).
-    fn fused_truncation(&self) -> bool {
-        true
-    }
-
-    fn dealer(&self) -> Option<PartyId> {
-        Some(DEALER)
-    }
-
-    fn converts(&self) -> bool {
         true
     }
 

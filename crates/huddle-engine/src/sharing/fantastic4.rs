@@ -60,6 +60,7 @@ use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
+use crate::protocol::Protocol;
 use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
@@ -480,8 +481,8 @@ fn each_word<R: Arith>(s: &Shares, ops: &Operands, mut f: impl FnMut(usize, Term
 }
 
 impl Sharing for FantasticFour {
-    fn name(&self) -> &'static str {
-        "fantastic4"
+    fn protocol(&self) -> Protocol {
+        Protocol::FantasticFour
     }
 
     /// Products are sums of local bilinear terms, so a dot product sums
@@ -490,16 +491,8 @@ impl Sharing for FantasticFour {
         true
     }
 
-    fn parties(&self) -> usize {
-        4
-    }
-
     fn components(&self) -> usize {
         3
-    }
-
-    fn converts(&self) -> bool {
-        true
     }
 
     /// See `CONVERSION_TERMS`: each term is shared with its holders'
@@ -797,10 +790,6 @@ impl Sharing for FantasticFour {
             ch.recycle(v);
         }
         Ok(())
-    }
-
-    fn fused_truncation(&self) -> bool {
-        true
     }
 
     fn checkpoint(&mut self, ch: &mut Channel) -> Result<(), RunError> {

@@ -42,6 +42,7 @@ use super::{
     agree_key, draw, evaluate, learns, Arenas, Channel, ConstantRule, InputValues, Preprocess,
     Shares, Sharing,
 };
+use crate::protocol::Protocol;
 use crate::ttp::RunError;
 use huddle_circuit::Domain;
 use huddle_core::Prg;
@@ -53,9 +54,9 @@ pub const HELPER: PartyId = 0;
 
 /// What distinguishes one helper protocol from another.
 pub trait Variant {
-    const NAME: &'static str;
-    /// Native multiplication fan-in.
-    const MAX_FAN_IN: usize;
+    /// The protocol (its name, fan-in and fused truncation are in its row
+    /// of the protocol table).
+    const PROTOCOL: crate::protocol::Protocol;
     /// Whether multiplications need a message P0 -> P2 ahead of the online round.
     const PREPROCESSING: bool;
     /// Whether P1's (index 0) and P2's (index 1) masked values contain [mu1, mu2].
@@ -64,11 +65,6 @@ pub trait Variant {
     const VALUE_MASKS: [[bool; 2]; 2];
     /// Whether `multiply` takes dot products (`MulGate::dot`).
     const NATIVE_DOT: bool;
-    /// Whether `multiply` takes truncating dot products (`MulGate::trunc`):
-    /// P1 and P2 learn u = v + e for a mask e that P0 knows, both shift u
-    /// and P0 shares ⌊e/2^f⌋ with one element, the one its plain
-    /// multiplication sends.
-    const FUSED_TRUNCATION: bool;
     fn multiply<R: Arith>(
         core: &mut Core,
         ch: &mut Channel,
@@ -306,16 +302,8 @@ impl<V: Variant> Helper<V> {
 }
 
 impl<V: Variant> Sharing for Helper<V> {
-    fn name(&self) -> &'static str {
-        V::NAME
-    }
-
-    fn parties(&self) -> usize {
-        3
-    }
-
-    fn max_fan_in(&self) -> usize {
-        V::MAX_FAN_IN
+    fn protocol(&self) -> Protocol {
+        V::PROTOCOL
     }
 
     fn constant_rule(&self) -> ConstantRule {
@@ -393,16 +381,8 @@ impl<V: Variant> Sharing for Helper<V> {
         }
     }
 
-    fn converts(&self) -> bool {
-        true
-    }
-
     fn native_dot(&self) -> bool {
         V::NATIVE_DOT
-    }
-
-    fn fused_truncation(&self) -> bool {
-        V::FUSED_TRUNCATION
     }
 
     fn split<F: Arith, T: Arith>(

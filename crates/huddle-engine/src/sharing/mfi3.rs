@@ -56,14 +56,12 @@ pub fn elements_per_party(l: usize) -> usize {
 }
 
 impl Variant for MfiVariant {
-    const NAME: &'static str = "mfi3";
-    const MAX_FAN_IN: usize = MAX_FAN_IN;
+    const PROTOCOL: crate::protocol::Protocol = crate::protocol::Protocol::Mfi3;
     const PREPROCESSING: bool = false;
     const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
     /// A dot product is a 2-input gate whose three terms are summed over
     /// its pairs (the l-input products are not sums of 2-input terms).
     const NATIVE_DOT: bool = true;
-    const FUSED_TRUNCATION: bool = true;
 
     fn multiply<R: Arith>(
         core: &mut Core,

@@ -662,17 +662,54 @@ pub fn learns(p: PartyId, to: Option<PartyId>) -> bool {
     to.is_none_or(|t| t == p)
 }
 
+/// What a secret-sharing protocol can do, read from its row of the
+/// protocol table. Not methods of [`Sharing`], so that no implementation
+/// can state them a second time (and disagree with the table).
+pub trait Capabilities {
+    /// The protocol's row of the table.
+    fn descriptor(&self) -> &'static crate::protocol::Descriptor;
+    /// The protocol's name in messages.
+    fn name(&self) -> &'static str {
+        self.descriptor().name
+    }
+    /// Parties the protocol needs.
+    fn parties(&self) -> usize {
+        self.descriptor().parties.default_count()
+    }
+    /// Widest multiplication done natively in one round; wider ones are split.
+    fn max_fan_in(&self) -> usize {
+        self.descriptor().max_fan_in.unwrap_or(2)
+    }
+    /// Whether `multiply` takes products truncated by [`program::MulGate::trunc`]
+    /// bits (probabilistic truncation fused into the multiplication).
+    fn fused_truncation(&self) -> bool {
+        self.descriptor().fused_truncation
+    }
+    /// Whether the protocol implements [`Sharing::split`], so it runs
+    /// mixed circuits (share conversions).
+    fn converts(&self) -> bool {
+        self.descriptor().conversions
+    }
+    /// A party that only deals correlated randomness (the last one): it
+    /// owns no input and learns no output.
+    fn dealer(&self) -> Option<PartyId> {
+        self.descriptor().dealer
+    }
+}
+
+impl<S: Sharing + ?Sized> Capabilities for S {
+    fn descriptor(&self) -> &'static crate::protocol::Descriptor {
+        self.protocol().descriptor()
+    }
+}
+
 /// A secret-sharing protocol, free of I/O: everything it says goes through
 /// the [`Channel`].
 pub trait Sharing {
-    /// The protocol's name in messages.
-    fn name(&self) -> &'static str;
-    /// Parties the protocol needs.
-    fn parties(&self) -> usize;
-    /// Widest multiplication done natively in one round; wider ones are split.
-    fn max_fan_in(&self) -> usize {
-        2
-    }
+    /// The protocol this is. Its row of the protocol table
+    /// ([`crate::protocol::Descriptor`]) states what it can do, and
+    /// [`Capabilities`] reads it from there: no implementation restates it.
+    fn protocol(&self) -> crate::protocol::Protocol;
     /// Widest product in the circuits that recombine conversion terms
     /// ([`program::ConversionKind`]) for a batch of `instances`: narrower
     /// than `max_fan_in` where a wide product costs much more than a round
@@ -706,16 +743,6 @@ pub trait Sharing {
     fn native_dot(&self) -> bool {
         false
     }
-    /// Whether `multiply` takes products truncated by [`program::MulGate::trunc`]
-    /// bits (probabilistic truncation fused into the multiplication).
-    fn fused_truncation(&self) -> bool {
-        false
-    }
-    /// Whether the protocol implements [`split`](Self::split), so it runs
-    /// mixed circuits (share conversions).
-    fn converts(&self) -> bool {
-        false
-    }
     /// A conversion step (see [`convert`]): for every source slot in `src`
     /// (domain `F`), shares in `dst` (domain `T`) of two terms t0, t1 with
     /// value = t0 + t1 in `F`, at the slots `job.terms` (conversion g at
@@ -743,11 +770,6 @@ pub trait Sharing {
     /// that they wait in a peer's inbox and count in the slice's memory.
     fn may_run_ahead(&self, _program: &Program) -> bool {
         true
-    }
-    /// A party that only deals correlated randomness (the last one): it
-    /// owns no input and learns no output (see `Descriptor::dealer`).
-    fn dealer(&self) -> Option<PartyId> {
-        None
     }
     fn share_inputs<R: Arith>(
         &mut self,

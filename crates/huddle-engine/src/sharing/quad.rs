@@ -95,6 +95,7 @@ use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{draw, Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
+use crate::protocol::Protocol;
 use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
@@ -390,30 +391,17 @@ impl Quad {
 }
 
 impl Sharing for Quad {
-    fn name(&self) -> &'static str {
+    fn protocol(&self) -> Protocol {
         if self.het {
-            "quad-het"
+            Protocol::QuadHet
         } else {
-            "quad"
+            Protocol::Quad
         }
-    }
-
-    fn parties(&self) -> usize {
-        4
     }
 
     /// Products are sums of local bilinear terms, so a dot product sums
     /// them over its pairs and pays for one multiplication (HK-C).
     fn native_dot(&self) -> bool {
-        true
-    }
-
-    /// HK-C Figures 12 and 13 (see the module documentation).
-    fn fused_truncation(&self) -> bool {
-        true
-    }
-
-    fn converts(&self) -> bool {
         true
     }
 

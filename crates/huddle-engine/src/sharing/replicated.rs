@@ -34,6 +34,7 @@ use super::arith::Arith;
 use super::convert::SplitJob;
 use super::program::{Layer, Program};
 use super::{agree_key, draw, learns, Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::protocol::Protocol;
 use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::PartyId;
@@ -179,12 +180,8 @@ fn reshared<R: Arith>(prev: u64, mine: u64) -> (u64, u64) {
 }
 
 impl Sharing for Replicated {
-    fn name(&self) -> &'static str {
-        "replicated"
-    }
-
-    fn parties(&self) -> usize {
-        3
+    fn protocol(&self) -> Protocol {
+        Protocol::Replicated
     }
 
     /// Every party receives in every plain multiplication layer, so none gets
@@ -329,16 +326,6 @@ impl Sharing for Replicated {
         ch.recycle(from_next);
         ch.recycle(theirs);
         Ok(())
-    }
-
-    fn converts(&self) -> bool {
-        true
-    }
-
-    /// ABY3's idea in this sharing (see the module documentation): the same
-    /// three elements as a plain product, one more round.
-    fn fused_truncation(&self) -> bool {
-        true
     }
 
     fn native_dot(&self) -> bool {

@@ -68,6 +68,7 @@ use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::fault::MessageType;
+use crate::protocol::Protocol;
 use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
@@ -500,12 +501,8 @@ fn each_word<R: Arith, const DOT: bool>(
 }
 
 impl Sharing for Tetrad {
-    fn name(&self) -> &'static str {
-        "tetrad"
-    }
-
-    fn parties(&self) -> usize {
-        4
+    fn protocol(&self) -> Protocol {
+        Protocol::Tetrad
     }
 
     fn components(&self) -> usize {
@@ -513,15 +510,6 @@ impl Sharing for Tetrad {
     }
 
     fn native_dot(&self) -> bool {
-        true
-    }
-
-    fn converts(&self) -> bool {
-        true
-    }
-
-    /// See the module documentation: the same messages as a plain product.
-    fn fused_truncation(&self) -> bool {
         true
     }
 

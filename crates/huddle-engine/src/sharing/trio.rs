@@ -29,12 +29,10 @@ pub struct TrioVariant;
 pub type Trio = Helper<TrioVariant>;
 
 impl Variant for TrioVariant {
-    const NAME: &'static str = "trio";
-    const MAX_FAN_IN: usize = 2;
+    const PROTOCOL: crate::protocol::Protocol = crate::protocol::Protocol::Trio;
     const PREPROCESSING: bool = true;
     const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
     const NATIVE_DOT: bool = true;
-    const FUSED_TRUNCATION: bool = true;
 
     #[inline(always)]
     fn multiply<R: Arith>(
