@@ -4,47 +4,12 @@
 
 mod common;
 
-use common::{bin, finish_parties, huddle, state_home, temp_dir, with_os_ports};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-/// A 2-bit adder without carry out, with three 2-bit inputs: out = a + b + c mod 4.
-fn adder(dir: &std::path::Path) -> PathBuf {
-    let text = "9 15\n3 2 2 2\n1 2\n\n\
-        2 1 0 2 6 XOR\n2 1 0 2 7 AND\n2 1 1 3 8 XOR\n2 1 8 7 9 XOR\n\
-        2 1 6 4 10 XOR\n2 1 6 4 11 AND\n2 1 9 5 12 XOR\n1 1 10 13 EQW\n2 1 12 11 14 XOR\n";
-    let p = dir.join("adder.txt");
-    std::fs::write(&p, text).expect("write");
-    p
-}
-
-/// `huddle certs` for `n` parties into `out`: its parties file.
-fn certs(out: &std::path::Path, n: usize) -> PathBuf {
-    let o = run(&[
-        "certs",
-        "--parties",
-        &n.to_string(),
-        "--out",
-        out.to_str().expect("utf8"),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    out.join("parties.toml")
-}
-
-/// The JSON report of a command that must have succeeded (`what` names
-/// the run in a failure).
-fn json_of(o: &Output, what: &str) -> serde_json::Value {
-    assert!(
-        o.status.success(),
-        "{what}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).expect("json")
-}
-
-fn run(args: &[&str]) -> Output {
-    huddle().args(args).output().expect("run huddle")
-}
+use common::circuits::{adder, write_circuit};
+use common::parties::{adder_parties_agree, certs, parties_run, spawn_parties};
+use common::run::{json_of, local, party, run, Run};
+use common::{bin, finish_parties, state_home, temp_dir, with_os_ports};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 #[test]
 fn local_runs_agree_with_the_plaintext_evaluator_on_every_transport() {
@@ -60,25 +25,14 @@ fn local_runs_agree_with_the_plaintext_evaluator_on_every_transport() {
         "2"
     );
     for transport in ["memory", "tcp", "tls"] {
-        let o = run(&[
-            "local",
-            "--protocol",
-            "ttp",
-            "--circuit",
-            c,
-            "--input",
-            "1",
-            "--input",
-            "2",
-            "--input",
-            "3",
-            "--transport",
-            transport,
-            "--batch",
-            "100",
-            "--check",
-            "--json",
-        ]);
+        let o = local("ttp")
+            .circuit(c)
+            .input(&["1", "2", "3"])
+            .args(["--transport", transport])
+            .batch(100)
+            .check()
+            .json()
+            .output();
         let v = json_of(&o, transport);
         assert_eq!(v["outputs"], serde_json::json!([["2"]]), "{transport}");
         // 100 instances of one word each way: inputs of parties 1 and 2 to party 0, outputs back.
@@ -98,25 +52,14 @@ fn secret_sharing_protocols_run_locally_on_every_transport() {
     let c = c.to_str().expect("utf8");
     for protocol in ["replicated", "astra", "trio", "mfi3"] {
         for transport in ["memory", "tcp", "tls"] {
-            let o = run(&[
-                "local",
-                "--protocol",
-                protocol,
-                "--circuit",
-                c,
-                "--input",
-                "1",
-                "--input",
-                "2",
-                "--input",
-                "3",
-                "--transport",
-                transport,
-                "--batch",
-                "500",
-                "--check",
-                "--json",
-            ]);
+            let o = local(protocol)
+                .circuit(c)
+                .input(&["1", "2", "3"])
+                .args(["--transport", transport])
+                .batch(500)
+                .check()
+                .json()
+                .output();
             let v = json_of(&o, &format!("{protocol} {transport}"));
             assert_eq!(
                 v["outputs"],
@@ -140,61 +83,30 @@ fn secret_sharing_protocols_run_locally_on_every_transport() {
         }
     }
     // Trio with all preprocessing ahead: P0 -> P2 traffic is offline, and the answer is the same.
-    let o = run(&[
-        "local",
-        "--protocol",
-        "trio",
-        "--preprocess",
-        "separate",
-        "--circuit",
-        c,
-        "--input",
-        "1",
-        "--input",
-        "2",
-        "--input",
-        "0",
-        "--batch",
-        "100",
-        "--check",
-        "--json",
-    ]);
+    let o = local("trio")
+        .args(["--preprocess", "separate"])
+        .circuit(c)
+        .input(&["1", "2", "0"])
+        .batch(100)
+        .check()
+        .json()
+        .output();
     let v = json_of(&o, "local");
     assert_eq!(v["outputs"], serde_json::json!([["3"]]));
     assert!(v["bytes"]["offline"]["0->2"]
         .as_u64()
         .is_some_and(|b| b > 0));
-    let o = run(&[
-        "local",
-        "--protocol",
-        "mfi3",
-        "--preprocess",
-        "separate",
-        "--circuit",
-        c,
-        "--input",
-        "1",
-        "--input",
-        "2",
-        "--input",
-        "3",
-    ]);
+    let o = local("mfi3")
+        .args(["--preprocess", "separate"])
+        .circuit(c)
+        .input(&["1", "2", "3"])
+        .output();
     assert!(String::from_utf8_lossy(&o.stderr).contains("mfi3 has no separate preprocessing phase"));
-    let o = run(&[
-        "local",
-        "--protocol",
-        "replicated",
-        "--parties",
-        "4",
-        "--circuit",
-        c,
-        "--input",
-        "1",
-        "--input",
-        "2",
-        "--input",
-        "3",
-    ]);
+    let o = local("replicated")
+        .parties(4)
+        .circuit(c)
+        .input(&["1", "2", "3"])
+        .output();
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("replicated is a 3-party protocol, but the run has 4 parties"));
 }
@@ -210,34 +122,16 @@ fn circuits_a_protocol_cannot_run_are_refused_before_connecting() {
         &mut prg,
     );
     let path = dir.join("mixed.txt");
-    let mut text = Vec::new();
-    huddle_circuit::write_circuit(&c, &mut text).expect("write");
-    std::fs::write(&path, text).expect("write file");
-    let o = run(&[
-        "certs",
-        "--parties",
-        "4",
-        "--out",
-        dir.to_str().expect("utf8"),
-    ]);
-    assert!(o.status.success());
+    write_circuit(&path, &c);
+    let cfg = certs(&dir, 4);
     // Party 0 alone: had it got as far as connecting it would fail waiting for
     // its peers, with another message.
-    let o = run(&[
-        "party",
-        "--config",
-        dir.join("parties.toml").to_str().expect("utf8"),
-        "--id",
-        "0",
-        "--protocol",
-        "bgw2",
-        "--circuit",
-        path.to_str().expect("utf8"),
-        "--input",
-        "0",
-        "--timeout",
-        "30",
-    ]);
+    let o = party(&cfg, 0)
+        .protocol("bgw2")
+        .circuit(&path)
+        .input(&["0"])
+        .args(["--timeout", "30"])
+        .output();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
     assert!(err.contains("bgw2 garbles Boolean circuits only"), "{err}");
@@ -255,29 +149,19 @@ fn arithmetic_circuits_run_under_every_protocol() {
             &mut prg,
         );
         let path = dir.join(format!("arith{}.txt", ring.bits()));
-        let mut text = Vec::new();
-        huddle_circuit::write_circuit(&c, &mut text).expect("write");
-        std::fs::write(&path, text).expect("write file");
+        write_circuit(&path, &c);
         let digits = ring.bits() as usize / 4;
         let inputs: Vec<String> = (0..3)
             .map(|i| "7".repeat(digits * c.inputs()[i].wires as usize))
             .collect();
+        let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
         for protocol in ["ttp", "replicated", "astra", "trio", "mfi3"] {
-            let mut args = vec![
-                "local",
-                "--protocol",
-                protocol,
-                "--circuit",
-                path.to_str().expect("utf8"),
-                "--batch",
-                "300",
-                "--check",
-            ];
-            for h in &inputs {
-                args.push("--input");
-                args.push(h);
-            }
-            let o = run(&args);
+            let o = local(protocol)
+                .circuit(&path)
+                .batch(300)
+                .check()
+                .input(&inputs)
+                .output();
             assert!(
                 o.status.success(),
                 "{protocol} over {ring}: {}",
@@ -306,9 +190,7 @@ fn both_builds_of_the_kernels_compute_what_the_plaintext_evaluator_does() {
         &mut Prg::from_seed([11; 16]),
     );
     let ring_path = dir.join("ring32.txt");
-    let mut text = Vec::new();
-    huddle_circuit::write_circuit(&ring, &mut text).expect("write");
-    std::fs::write(&ring_path, text).expect("write ring");
+    write_circuit(&ring_path, &ring);
     let cpu_avx2 = huddle_core::simd::cpu_has_avx2();
     let protocols = huddle_engine::Protocol::ALL.into_iter().filter(|p| {
         matches!(
@@ -319,21 +201,13 @@ fn both_builds_of_the_kernels_compute_what_the_plaintext_evaluator_does() {
     for circuit in [&aes, &ring_path] {
         for protocol in protocols.clone().map(|p| p.name()) {
             for baseline in [false, true] {
-                let o = huddle()
+                let o = local(protocol)
                     .env("HUDDLE_NO_AVX2", if baseline { "1" } else { "" })
-                    .args([
-                        "local",
-                        "--protocol",
-                        protocol,
-                        "--circuit",
-                        circuit.to_str().expect("utf8"),
-                        "--batch",
-                        "200",
-                        "--check",
-                        "--json",
-                    ])
-                    .output()
-                    .expect("run huddle");
+                    .circuit(circuit)
+                    .batch(200)
+                    .check()
+                    .json()
+                    .output();
                 let what = format!("{protocol} on {} (baseline {baseline})", circuit.display());
                 let v = json_of(&o, &what);
                 assert_eq!(v["checked"], true, "{what}");
@@ -352,161 +226,58 @@ fn both_builds_of_the_kernels_compute_what_the_plaintext_evaluator_does() {
 fn local_refuses_bad_requests_before_communicating() {
     let dir = temp_dir("bad");
     let c = adder(&dir);
-    let c = c.to_str().expect("utf8");
-    let cases: Vec<(Vec<&str>, &str)> = vec![
+    let on_adder = |protocol| local(protocol).circuit(&c);
+    let cases = [
         (
-            vec![
-                "local",
-                "--protocol",
-                "quad5",
-                "--circuit",
-                c,
-                "--input",
-                "1",
-                "--input",
-                "1",
-                "--input",
-                "1",
-            ],
+            on_adder("quad5").input(&["1", "1", "1"]),
             "invalid value 'quad5' for '--protocol <PROTOCOL>'",
         ),
         (
-            vec![
-                "local",
-                "--protocol",
-                "quad",
-                "--parties",
-                "3",
-                "--circuit",
-                c,
-                "--input",
-                "1",
-                "--input",
-                "1",
-                "--input",
-                "1",
-            ],
+            on_adder("quad").parties(3).input(&["1", "1", "1"]),
             "quad is a 4-party protocol, but the run has 3 parties",
         ),
         (
-            vec!["local", "--protocol", "ttp", "--circuit", c, "--input", "1"],
+            on_adder("ttp").input(&["1"]),
             "takes 3 input values, but 1 --input given",
         ),
         (
-            vec![
-                "local",
-                "--protocol",
-                "ttp",
-                "--circuit",
-                c,
-                "--input",
-                "1",
-                "--input",
-                "1",
-                "--input",
-                "7",
-            ],
+            on_adder("ttp").input(&["1", "1", "7"]),
             "input value 2: `7` does not fit in 2 bits",
         ),
         (
-            vec![
-                "local",
-                "--protocol",
-                "ttp",
-                "--circuit",
-                c,
-                "--input",
-                "1",
-                "--input",
-                "1",
-                "--input",
-                "1",
-                "--parties",
-                "1",
-            ],
+            on_adder("ttp").input(&["1", "1", "1"]).parties(1),
             "--parties must be 2",
         ),
         (
-            vec![
-                "local",
-                "--protocol",
-                "ttp",
-                "--circuit",
-                c,
-                "--input",
-                "1",
-                "--input",
-                "1",
-                "--input",
-                "1",
-                "--net",
-                "moon",
-            ],
+            on_adder("ttp")
+                .input(&["1", "1", "1"])
+                .args(["--net", "moon"]),
             "unknown network profile `moon`",
         ),
         (
-            vec![
-                "local",
-                "--protocol",
-                "bgw2-mal",
-                "--parties",
-                "31",
-                "--linear",
-                "prss",
-                "--circuit",
-                c,
-                "--input",
-                "1",
-                "--input",
-                "1",
-                "--input",
-                "1",
-            ],
+            on_adder("bgw2-mal")
+                .parties(31)
+                .args(["--linear", "prss"])
+                .input(&["1", "1", "1"]),
             "use the trusted dealer",
         ),
         (
-            vec![
-                "local",
-                "--protocol",
-                "bgw2-mal",
-                "--parties",
-                "4",
-                "--opt",
-                "short",
-                "--circuit",
-                c,
-                "--input",
-                "1",
-                "--input",
-                "1",
-                "--input",
-                "1",
-            ],
+            on_adder("bgw2-mal")
+                .parties(4)
+                .args(["--opt", "short"])
+                .input(&["1", "1", "1"]),
             "must include `reduced`",
         ),
         (
-            vec![
-                "local",
-                "--protocol",
-                "bgw2-mal",
-                "--parties",
-                "4",
-                "--linear",
-                "oracle",
-                "--circuit",
-                c,
-                "--input",
-                "1",
-                "--input",
-                "1",
-                "--input",
-                "1",
-            ],
+            on_adder("bgw2-mal")
+                .parties(4)
+                .args(["--linear", "oracle"])
+                .input(&["1", "1", "1"]),
             "unknown linear preprocessing `oracle`",
         ),
     ];
     for (args, needle) in cases {
-        let o = run(&args);
+        let o = args.output();
         assert_eq!(o.status.code(), Some(2), "{args:?}: bad input exits with 2");
         assert!(
             String::from_utf8_lossy(&o.stderr).contains(needle),
@@ -523,27 +294,15 @@ fn local_refuses_bad_requests_before_communicating() {
 fn no_protocol_is_refused_and_a_named_ttp_warns_every_party() {
     let dir = temp_dir("no-protocol");
     let c = adder(&dir);
-    let cs = c.to_str().expect("utf8");
     let job = dir.join("job.toml");
     std::fs::write(&job, "circuit = \"adder.txt\"\n").expect("write");
     let cfg = certs(&dir.join("n3"), 3);
-    let cfgs = cfg.to_str().expect("utf8");
     for args in [
-        vec!["local", "--circuit", cs],
-        vec!["local", "--job", job.to_str().expect("utf8")],
-        vec![
-            "party",
-            "--config",
-            cfgs,
-            "--id",
-            "0",
-            "--circuit",
-            cs,
-            "--input",
-            "1",
-        ],
+        Run::new(["local", "--circuit"]).arg(&c),
+        Run::new(["local", "--job"]).arg(&job),
+        party(&cfg, 0).circuit(&c).input(&["1"]),
     ] {
-        let o = run(&args);
+        let o = args.output();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(
@@ -553,7 +312,7 @@ fn no_protocol_is_refused_and_a_named_ttp_warns_every_party() {
         assert!(o.stdout.is_empty(), "{args:?}: nothing runs");
     }
     let warning = "ttp is not secure: party 0 sees every party's inputs in the clear";
-    let o = run(&["local", "--protocol", "ttp", "--circuit", cs, "--json"]);
+    let o = local("ttp").circuit(&c).json().output();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(&format!("warning: {warning}")), "{err}");
     let v = json_of(&o, "local ttp");
@@ -562,13 +321,10 @@ fn no_protocol_is_refused_and_a_named_ttp_warns_every_party() {
         "{v}"
     );
     // A secure protocol carries no warning.
-    let v = json_of(
-        &run(&["local", "--protocol", "trio", "--circuit", cs, "--json"]),
-        "trio",
-    );
+    let v = json_of(&local("trio").circuit(&c).json().output(), "trio");
     assert!(v["warning"].is_null(), "{v}");
     let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
-    for (i, o) in parties_run(&cfg, 3, "ttp", &c, &inputs, |_| Vec::new())
+    for (i, o) in parties_run(&cfg, 3, "ttp", &c, &inputs, |_, p| p)
         .into_iter()
         .enumerate()
     {
@@ -578,89 +334,6 @@ fn no_protocol_is_refused_and_a_named_ttp_warns_every_party() {
         assert!(
             v["warning"].as_str().is_some_and(|w| w.contains(warning)),
             "party {i}: {v}"
-        );
-    }
-}
-
-/// Runs `huddle party --json` for every id of `cfg` at once (retrying
-/// where the OS gave a port away), party i with the `--input` values
-/// `inputs[i]` (none past the list) and the arguments `extra(i)`; returns
-/// each party's output.
-fn parties_run(
-    cfg: &std::path::Path,
-    n: usize,
-    protocol: &str,
-    circuit: &std::path::Path,
-    inputs: &[&[&str]],
-    extra: impl Fn(usize) -> Vec<String>,
-) -> Vec<Output> {
-    spawn_parties(cfg, n, |i| {
-        let mut args = vec![
-            "--protocol".to_string(),
-            protocol.to_string(),
-            "--circuit".into(),
-            circuit.to_str().expect("utf8").into(),
-            "--json".into(),
-        ];
-        for v in inputs.get(i).copied().unwrap_or_default() {
-            args.extend(["--input".to_string(), v.to_string()]);
-        }
-        args.extend(extra(i));
-        args
-    })
-}
-
-/// `huddle party --config cfg --id i --timeout 30` plus `args(i)` for every
-/// party of `cfg` at once (on fresh OS-assigned ports): their outputs.
-fn spawn_parties(
-    cfg: &std::path::Path,
-    n: usize,
-    args: impl Fn(usize) -> Vec<String>,
-) -> Vec<Output> {
-    let spawn_all = || -> Vec<Output> {
-        let children: Vec<_> = (0..n)
-            .map(|i| {
-                let mut all = vec![
-                    "party".to_string(),
-                    "--config".into(),
-                    cfg.to_str().expect("utf8").into(),
-                    "--id".into(),
-                    i.to_string(),
-                    "--timeout".into(),
-                    "30".into(),
-                ];
-                all.extend(args(i));
-                huddle()
-                    .args(&all)
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .expect("spawn")
-            })
-            .collect();
-        finish_parties(children)
-    };
-    with_os_ports(cfg, spawn_all)
-}
-
-/// Runs `huddle party` for all `n` ids of `cfg` at once on the adder, whose
-/// three inputs 1, 2, 3 belong to parties 0, 1 and 2 (plus `extra(i)`
-/// arguments), and asserts that every party prints their sum mod 4, 2.
-fn adder_parties_agree(
-    cfg: &std::path::Path,
-    n: usize,
-    protocol: &str,
-    adder: &std::path::Path,
-    extra: impl Fn(usize) -> Vec<String>,
-) {
-    let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
-    let outputs = parties_run(cfg, n, protocol, adder, &inputs, extra);
-    for (i, o) in outputs.into_iter().enumerate() {
-        let v = json_of(&o, &format!("{protocol} ({n} parties) party {i}"));
-        assert_eq!(
-            v["outputs"],
-            serde_json::json!([["2"]]),
-            "{protocol} ({n} parties) party {i}"
         );
     }
 }
@@ -690,22 +363,12 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
     ] {
         cfg = certs(&dir.join(format!("n{n}")), n);
         for protocol in protocols {
-            adder_parties_agree(&cfg, n, protocol, &c, |_| Vec::new());
+            adder_parties_agree(&cfg, n, protocol, &c, |_, p| p);
         }
     }
     // bgw2-mal across hosts beyond PRSS's reach is refused before connecting.
     let cfg16 = certs(&dir.join("n16"), 16);
-    let o = run(&[
-        "party",
-        "--config",
-        cfg16.to_str().expect("utf8"),
-        "--id",
-        "5",
-        "--protocol",
-        "bgw2-mal",
-        "--circuit",
-        c.to_str().expect("utf8"),
-    ]);
+    let o = party(&cfg16, 5).protocol("bgw2-mal").circuit(&c).output();
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("run `huddle deal`"),
         "{}",
@@ -724,9 +387,8 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("trusted dealer"));
-    adder_parties_agree(&cfg16, 16, "bgw2-mal", &c, |i| {
-        let file = dealt.join(format!("party-{i}.dealt"));
-        vec!["--dealt".into(), file.to_str().expect("utf8").into()]
+    adder_parties_agree(&cfg16, 16, "bgw2-mal", &c, |i, p| {
+        p.arg("--dealt").arg(dealt.join(format!("party-{i}.dealt")))
     });
     // Dealt files are owner-only, and one-time: a second run is refused
     // before connecting (it would reuse every wire mask).
@@ -739,19 +401,12 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
             .mode();
         assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
     }
-    let o = run(&[
-        "party",
-        "--config",
-        cfg16.to_str().expect("utf8"),
-        "--id",
-        "3",
-        "--protocol",
-        "bgw2-mal",
-        "--circuit",
-        c.to_str().expect("utf8"),
-        "--dealt",
-        dealt.join("party-3.dealt").to_str().expect("utf8"),
-    ]);
+    let third = party(&cfg16, 3).protocol("bgw2-mal").circuit(&c);
+    let o = third
+        .clone()
+        .arg("--dealt")
+        .arg(dealt.join("party-3.dealt"))
+        .output();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         !o.status.success() && err.contains("was used before"),
@@ -765,40 +420,18 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
     std::fs::create_dir_all(&elsewhere).expect("folder");
     let copy = elsewhere.join("party-3.dealt");
     std::fs::copy(dealt.join("party-3.dealt"), &copy).expect("copy");
-    let o = run(&[
-        "party",
-        "--config",
-        cfg16.to_str().expect("utf8"),
-        "--id",
-        "3",
-        "--protocol",
-        "bgw2-mal",
-        "--circuit",
-        c.to_str().expect("utf8"),
-        "--dealt",
-        copy.to_str().expect("utf8"),
-    ]);
+    let o = third.arg("--dealt").arg(&copy).output();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         !o.status.success() && err.contains("was used before"),
         "{err}"
     );
     // A party given inputs it does not own is stopped before connecting.
-    let o = run(&[
-        "party",
-        "--config",
-        cfg.to_str().expect("utf8"),
-        "--id",
-        "0",
-        "--protocol",
-        "ttp",
-        "--circuit",
-        c.to_str().expect("utf8"),
-        "--input",
-        "1",
-        "--input",
-        "2",
-    ]);
+    let o = party(&cfg, 0)
+        .protocol("ttp")
+        .circuit(&c)
+        .input(&["1", "2"])
+        .output();
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("party 0 owns input values [0]"),
         "{}",
@@ -816,9 +449,7 @@ fn client_aided_parties_compute_across_processes_and_the_dealer_learns_nothing()
     let cfg = certs(&dir.join("n3"), 3);
     for extra in [&[][..], &["--preprocess", "separate", "--threads", "2"][..]] {
         let inputs: [&[&str]; 2] = [&["1", "3"], &["2"]];
-        let outputs = parties_run(&cfg, 3, "ca2pc", &c, &inputs, |_| {
-            extra.iter().map(|s| s.to_string()).collect()
-        });
+        let outputs = parties_run(&cfg, 3, "ca2pc", &c, &inputs, |_, p| p.args(extra));
         for (i, o) in outputs.into_iter().enumerate() {
             let v = json_of(&o, &format!("party {i} {extra:?}"));
             let want = if i == 2 {
@@ -838,22 +469,12 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
     let cfg = certs(&dir.join("n3"), 3);
     let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
     // What `huddle local` computes for instance 0.
-    let local = run(&[
-        "local",
-        "--protocol",
-        "trio",
-        "--circuit",
-        c.to_str().expect("utf8"),
-        "--input",
-        "1",
-        "--input",
-        "2",
-        "--input",
-        "3",
-        "--batch",
-        "300",
-        "--json",
-    ]);
+    let local = local("trio")
+        .circuit(&c)
+        .input(&["1", "2", "3"])
+        .batch(300)
+        .json()
+        .output();
     assert!(
         local.status.success(),
         "{}",
@@ -863,16 +484,8 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
     let expect = dir.join("expect.txt");
     std::fs::write(&expect, "2\n").expect("write");
     for protocol in ["trio", "bgw3"] {
-        let outputs = parties_run(&cfg, 3, protocol, &c, &inputs, |_| {
-            [
-                "--batch",
-                "300",
-                "--check",
-                "--expect",
-                expect.to_str().expect("utf8"),
-            ]
-            .map(String::from)
-            .to_vec()
+        let outputs = parties_run(&cfg, 3, protocol, &c, &inputs, |_, p| {
+            p.batch(300).check().arg("--expect").arg(&expect)
         });
         for (i, o) in outputs.into_iter().enumerate() {
             let v = json_of(&o, &format!("{protocol} party {i}"));
@@ -893,10 +506,8 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
     }
     // A wrong expectation fails the check, naming the value.
     std::fs::write(&expect, "3\n").expect("write");
-    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_| {
-        ["--check", "--expect", expect.to_str().expect("utf8")]
-            .map(String::from)
-            .to_vec()
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_, p| {
+        p.check().arg("--expect").arg(&expect)
     });
     for o in outputs {
         assert!(!o.status.success());
@@ -908,30 +519,22 @@ fn parties_run_batches_over_tls_agree_with_local_and_check_an_expect_file() {
     }
     // An expect file of the wrong shape is refused before connecting.
     std::fs::write(&expect, "2,1\n").expect("write");
-    let o = run(&[
-        "party",
-        "--config",
-        cfg.to_str().expect("utf8"),
-        "--id",
-        "0",
-        "--protocol",
-        "trio",
-        "--circuit",
-        c.to_str().expect("utf8"),
-        "--input",
-        "1",
-        "--check",
-        "--expect",
-        expect.to_str().expect("utf8"),
-    ]);
+    let o = party(&cfg, 0)
+        .protocol("trio")
+        .circuit(&c)
+        .input(&["1"])
+        .check()
+        .arg("--expect")
+        .arg(&expect)
+        .output();
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
         e.contains("--expect") && e.contains("line 1 has 2 fields, but 1 is expected"),
         "{e}"
     );
     // Parties given different batch sizes stop at the hello, naming it.
-    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |i| {
-        vec!["--batch".into(), if i == 0 { "10" } else { "20" }.into()]
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |i, p| {
+        p.batch(if i == 0 { 10 } else { 20 })
     });
     let named = outputs.iter().any(|o| {
         let e = String::from_utf8_lossy(&o.stderr);
@@ -957,7 +560,7 @@ fn verbose_parties_log_every_link_and_quiet_ones_nothing() {
     let c = adder(&dir);
     let cfg = certs(&dir.join("n3"), 3);
     let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
-    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_| vec!["-v".into()]);
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_, p| p.arg("-v"));
     for (i, o) in outputs.iter().enumerate() {
         assert!(
             o.status.success(),
@@ -979,7 +582,7 @@ fn verbose_parties_log_every_link_and_quiet_ones_nothing() {
         // stdout stays the JSON report.
         serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("json");
     }
-    let quiet = parties_run(&cfg, 3, "trio", &c, &inputs, |_| Vec::new());
+    let quiet = parties_run(&cfg, 3, "trio", &c, &inputs, |_, p| p);
     for o in quiet {
         assert!(o.status.success());
         assert!(!String::from_utf8_lossy(&o.stderr).contains("hello agreed"));
@@ -1029,15 +632,7 @@ fn a_long_run_on_a_terminal_shows_progress_and_json_runs_do_not() {
     );
     assert!(!on_terminal("--json").contains("evaluating ["));
     // Not a terminal: nothing either.
-    let o = run(&[
-        "local",
-        "--protocol",
-        "ca2pc",
-        "--circuit",
-        c.to_str().expect("utf8"),
-        "--net",
-        "wan",
-    ]);
+    let o = local("ca2pc").circuit(&c).args(["--net", "wan"]).output();
     assert!(o.status.success());
     assert!(!String::from_utf8_lossy(&o.stderr).contains("evaluating ["));
 }
@@ -1064,25 +659,19 @@ fn input_and_output_files_work_locally_and_across_processes() {
         .iter()
         .map(|r| format!("{}\n", (r[0] + r[1] + r[2]) % 4))
         .collect();
-    let local = run(&[
-        "local",
-        "--protocol",
-        "trio",
-        "--circuit",
-        c.to_str().expect("utf8"),
-        "--inputs",
-        &path("all.csv"),
-        "--outputs",
-        &path("local.out"),
-        "--check",
-        "--json",
-    ]);
-    assert!(
-        local.status.success(),
-        "{}",
-        String::from_utf8_lossy(&local.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&local.stdout).expect("json");
+    let o = local("trio")
+        .circuit(&c)
+        .args([
+            "--inputs",
+            &path("all.csv"),
+            "--outputs",
+            &path("local.out"),
+        ])
+        .check()
+        .json()
+        .output();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["batch"], 50);
     assert_eq!(
         std::fs::read_to_string(path("local.out")).expect("read"),
@@ -1092,16 +681,11 @@ fn input_and_output_files_work_locally_and_across_processes() {
     // Every instance checked against an expected-outputs file.
     std::fs::write(path("want.txt"), &want).expect("write");
     for protocol in ["trio", "bgw3"] {
-        let outputs = parties_run(&cfg, 3, protocol, &c, &[], |i| {
-            vec![
-                "--inputs".into(),
-                path(&format!("p{i}.txt")),
-                "--outputs".into(),
-                path(&format!("{protocol}{i}.out")),
-                "--check".into(),
-                "--expect".into(),
-                path("want.txt"),
-            ]
+        let outputs = parties_run(&cfg, 3, protocol, &c, &[], |i, p| {
+            p.args(["--inputs", &path(&format!("p{i}.txt"))])
+                .args(["--outputs", &path(&format!("{protocol}{i}.out"))])
+                .check()
+                .args(["--expect", &path("want.txt")])
         });
         for (i, o) in outputs.iter().enumerate() {
             assert!(
@@ -1117,14 +701,10 @@ fn input_and_output_files_work_locally_and_across_processes() {
     let mut wrong: Vec<String> = want.lines().map(String::from).collect();
     wrong[17] = ((wrong[17].parse::<u32>().expect("digit") + 1) % 4).to_string();
     std::fs::write(path("want.txt"), wrong.join("\n") + "\n").expect("write");
-    let outputs = parties_run(&cfg, 3, "trio", &c, &[], |i| {
-        vec![
-            "--inputs".into(),
-            path(&format!("p{i}.txt")),
-            "--check".into(),
-            "--expect".into(),
-            path("want.txt"),
-        ]
+    let outputs = parties_run(&cfg, 3, "trio", &c, &[], |i, p| {
+        p.args(["--inputs", &path(&format!("p{i}.txt"))])
+            .check()
+            .args(["--expect", &path("want.txt")])
     });
     for o in &outputs {
         let e = String::from_utf8_lossy(&o.stderr);
@@ -1144,15 +724,10 @@ fn input_and_output_files_work_locally_and_across_processes() {
         ("# only a comment\n", "no instances"),
     ] {
         std::fs::write(path("bad.csv"), text).expect("write");
-        let o = run(&[
-            "local",
-            "--protocol",
-            "trio",
-            "--circuit",
-            c.to_str().expect("utf8"),
-            "--inputs",
-            &path("bad.csv"),
-        ]);
+        let o = local("trio")
+            .circuit(&c)
+            .args(["--inputs", &path("bad.csv")])
+            .output();
         assert!(!o.status.success());
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(e.contains(error) && e.contains("bad.csv"), "{text:?}: {e}");
@@ -1173,34 +748,19 @@ fn input_and_output_files_work_locally_and_across_processes() {
     assert!(o.status.success());
     std::fs::write(path("vm.csv"), "1 2 3 4 5 6\n65535 0 1 1 1 1\n").expect("write");
     std::fs::write(path("vm-signed.csv"), "1 2 3 4 5 6\n-1 0 1 1 1 1\n").expect("write");
-    let o = run(&[
-        "local",
-        "--protocol",
-        "mfi3",
-        "--circuit",
-        vm.to_str().expect("utf8"),
-        "--inputs",
-        &path("vm.csv"),
-        "--format",
-        "dec",
-        "--outputs",
-        "-",
-        "--check",
-    ]);
+    let o = local("mfi3")
+        .circuit(&vm)
+        .args(["--inputs", &path("vm.csv"), "--format", "dec"])
+        .args(["--outputs", "-"])
+        .check()
+        .output();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "13,16\n65535,65535\n");
     // A negative number is read only with --signed.
-    let o = run(&[
-        "local",
-        "--protocol",
-        "mfi3",
-        "--circuit",
-        vm.to_str().expect("utf8"),
-        "--inputs",
-        &path("vm-signed.csv"),
-        "--format",
-        "dec",
-    ]);
+    let o = local("mfi3")
+        .circuit(&vm)
+        .args(["--inputs", &path("vm-signed.csv"), "--format", "dec"])
+        .output();
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(
@@ -1209,37 +769,18 @@ fn input_and_output_files_work_locally_and_across_processes() {
     );
     // Signed output, and fixed-point fields (4 fractional bits): x·I with
     // x = (−0.5, 0.25) is (−8, 4) in units of 2^−8, read back as 2^−4.
-    let vm = vm.to_str().expect("utf8");
-    let signed = run(&[
-        "local",
-        "--protocol",
-        "trio",
-        "--circuit",
-        vm,
-        "--inputs",
-        &path("vm-signed.csv"),
-        "--format",
-        "dec",
-        "--signed",
-        "--outputs",
-        "-",
-    ]);
+    let signed = local("trio")
+        .circuit(&vm)
+        .args(["--inputs", &path("vm-signed.csv"), "--format", "dec"])
+        .args(["--signed", "--outputs", "-"])
+        .output();
     assert_eq!(String::from_utf8_lossy(&signed.stdout), "13,16\n-1,-1\n");
     std::fs::write(path("fx.csv"), "-0.5,0.25,1,0,0,1\n").expect("write");
-    let fixed = run(&[
-        "local",
-        "--protocol",
-        "trio",
-        "--circuit",
-        vm,
-        "--inputs",
-        &path("fx.csv"),
-        "--frac",
-        "4",
-        "--outputs",
-        "-",
-        "--check",
-    ]);
+    let fixed = local("trio")
+        .circuit(&vm)
+        .args(["--inputs", &path("fx.csv"), "--frac", "4", "--outputs", "-"])
+        .check()
+        .output();
     assert!(
         fixed.status.success(),
         "{}",
@@ -1247,17 +788,10 @@ fn input_and_output_files_work_locally_and_across_processes() {
     );
     assert_eq!(String::from_utf8_lossy(&fixed.stdout), "-8,4\n");
     std::fs::write(path("fx.csv"), "-0.5,0.25,1,0,0,5000\n").expect("write");
-    let out_of_range = run(&[
-        "local",
-        "--protocol",
-        "trio",
-        "--circuit",
-        vm,
-        "--inputs",
-        &path("fx.csv"),
-        "--frac",
-        "4",
-    ]);
+    let out_of_range = local("trio")
+        .circuit(&vm)
+        .args(["--inputs", &path("fx.csv"), "--frac", "4"])
+        .output();
     let e = String::from_utf8_lossy(&out_of_range.stderr);
     assert!(
         e.contains("line 1 column 6") && e.contains("fixed-point range"),
@@ -1299,7 +833,10 @@ fn a_job_file_runs_the_same_job_locally_and_across_processes() {
     };
     for protocol in ["trio", "bgw3"] {
         std::fs::write(path("job.toml"), job(protocol, "local.csv")).expect("write");
-        let local = run(&["local", "--job", &path("job.toml"), "--check", "--json"]);
+        let local = Run::new(["local", "--job", &path("job.toml")])
+            .check()
+            .json()
+            .output();
         assert!(
             local.status.success(),
             "{protocol}: {}",
@@ -1318,7 +855,7 @@ fn a_job_file_runs_the_same_job_locally_and_across_processes() {
         );
         std::fs::write(path("job.toml"), job(protocol, "party.csv")).expect("write");
         let cfg = certs(&dir.join(format!("certs-{protocol}")), 3);
-        let outputs = spawn_parties(&cfg, 3, |_| vec!["--job".into(), path("job.toml")]);
+        let outputs = spawn_parties(&cfg, 3, |_, p| p.args(["--job", &path("job.toml")]));
         for (i, o) in outputs.iter().enumerate() {
             assert!(
                 o.status.success(),
@@ -1340,10 +877,10 @@ fn a_job_file_runs_the_same_job_locally_and_across_processes() {
         job("trio", "x.csv").replace("owners = [1, 2, 1]", "owners = [1, 2, 2]"),
     )
     .expect("write");
-    let outputs = spawn_parties(&cfg, 3, |i| {
+    let outputs = spawn_parties(&cfg, 3, |i, p| {
         // Party 0 owns no input either way: it reaches the hello.
         let file = if i == 0 { "other.toml" } else { "job.toml" };
-        vec!["--job".into(), path(file)]
+        p.args(["--job", &path(file)])
     });
     let errors: Vec<String> = outputs
         .iter()
@@ -1364,17 +901,10 @@ fn a_job_file_runs_the_same_job_locally_and_across_processes() {
         "no output after a refused hello"
     );
     // A party whose job names its inputs file takes no --input as well.
-    let o = run(&[
-        "party",
-        "--job",
-        &path("job.toml"),
-        "--config",
-        cfg.to_str().expect("utf8"),
-        "--id",
-        "1",
-        "--input",
-        "1",
-    ]);
+    let o = party(&cfg, 1)
+        .args(["--job", &path("job.toml")])
+        .input(&["1"])
+        .output();
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("p1.csv gives this party's inputs"), "{e}");
     // Settings in two places, unknown keys, a batch the files contradict.
@@ -1411,11 +941,9 @@ fn a_job_file_runs_the_same_job_locally_and_across_processes() {
         ),
     ] {
         std::fs::write(path("bad.toml"), job_text).expect("write");
-        let mut args = vec!["local", "--job"];
-        let bad = path("bad.toml");
-        args.push(&bad);
-        args.extend(extra);
-        let o = run(&args);
+        let o = Run::new(["local", "--job", &path("bad.toml")])
+            .args(extra)
+            .output();
         assert!(!o.status.success());
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(e.contains(error), "{error}: {e}");
@@ -1429,13 +957,9 @@ fn inputs_from_stdin_and_outputs_to_stdout() {
     use std::io::Write;
     let dir = temp_dir("pipe");
     let c = adder(&dir);
-    let mut child = huddle()
+    let mut child = local("trio")
+        .circuit(&c)
         .args([
-            "local",
-            "--protocol",
-            "trio",
-            "--circuit",
-            c.to_str().expect("utf8"),
             "--inputs",
             "-",
             "--outputs",
@@ -1443,8 +967,9 @@ fn inputs_from_stdin_and_outputs_to_stdout() {
             "--format",
             "dec",
             "--header",
-            "--check",
         ])
+        .check()
+        .command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1506,20 +1031,12 @@ fn the_parties_script_runs_every_party_with_random_inputs() {
         assert_eq!(r["outputs"], reports[0]["outputs"]);
     }
     // --random and --input exclude each other.
-    let e = run(&[
-        "party",
-        "--config",
-        cfg.to_str().expect("utf8"),
-        "--id",
-        "0",
-        "--protocol",
-        "trio",
-        "--circuit",
-        c.to_str().expect("utf8"),
-        "--random",
-        "--input",
-        "1",
-    ]);
+    let e = party(&cfg, 0)
+        .protocol("trio")
+        .circuit(&c)
+        .arg("--random")
+        .input(&["1"])
+        .output();
     assert!(String::from_utf8_lossy(&e.stderr).contains("cannot be used with"));
 }
 
@@ -1532,22 +1049,13 @@ fn sliced_random_run(
     batch: u64,
 ) -> Vec<(u64, serde_json::Value)> {
     let cfg = certs(&dir.join("n3"), 3);
-    let outputs = spawn_parties(&cfg, 3, |_| {
-        [
-            "--insecure",
-            "--random",
-            "--protocol",
-            protocol,
-            "--circuit",
-            circuit.to_str().expect("utf8"),
-            "--batch",
-            &batch.to_string(),
-            "--share-memory",
-            "1",
-            "--json",
-        ]
-        .map(String::from)
-        .to_vec()
+    let outputs = spawn_parties(&cfg, 3, |_, p| {
+        p.args(["--insecure", "--random"])
+            .protocol(protocol)
+            .circuit(circuit)
+            .batch(batch)
+            .args(["--share-memory", "1"])
+            .json()
     });
     outputs
         .into_iter()
@@ -1636,9 +1144,7 @@ fn threads_auto_shares_the_hosts_cores_and_every_party_must_offer_it() {
     let want = (cores / 3).max(1) as u64;
     let lanes = want.min(3);
     let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
-    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_| {
-        vec!["--batch".into(), "130".into()]
-    });
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_, p| p.batch(130));
     for (i, o) in outputs.into_iter().enumerate() {
         let v = json_of(&o, &format!("party {i}"));
         assert_eq!(v["threads"].as_u64(), Some(lanes), "party {i}");
@@ -1646,11 +1152,11 @@ fn threads_auto_shares_the_hosts_cores_and_every_party_must_offer_it() {
     }
     // A party given a count while the others offer auto's stops them all at
     // connect: the setting named where it was seen, the odd party elsewhere.
-    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |i| {
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |i, p| {
         if i == 1 {
-            vec!["--threads".into(), "2".into()]
+            p.args(["--threads", "2"])
         } else {
-            Vec::new()
+            p
         }
     });
     let mut named = false;
@@ -1675,8 +1181,8 @@ fn split_roles_run_across_processes_and_every_party_must_split() {
     let c = adder(&dir);
     let cfg = certs(&dir.join("n3"), 3);
     let inputs: [&[&str]; 3] = [&["1"], &["2"], &["3"]];
-    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_| {
-        vec!["--batch".into(), "1000".into(), "--split-roles".into()]
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |_, p| {
+        p.batch(1000).arg("--split-roles")
     });
     for (i, o) in outputs.into_iter().enumerate() {
         let v = json_of(&o, &format!("party {i}"));
@@ -1684,11 +1190,11 @@ fn split_roles_run_across_processes_and_every_party_must_split() {
         assert_eq!(v["split_roles"], serde_json::json!(true), "party {i}");
     }
     // One party without it: every party stops at connect, the setting named.
-    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |i| {
+    let outputs = parties_run(&cfg, 3, "trio", &c, &inputs, |i, p| {
         if i == 2 {
-            Vec::new()
+            p
         } else {
-            vec!["--split-roles".into()]
+            p.arg("--split-roles")
         }
     });
     let mut named = false;
@@ -1699,21 +1205,12 @@ fn split_roles_run_across_processes_and_every_party_must_split() {
     }
     assert!(named, "some party names the setting");
     // Protocols without roles to split refuse it before connecting.
-    let o = huddle()
-        .args([
-            "local",
-            "--protocol",
-            "ttp",
-            "--parties",
-            "3",
-            "--batch",
-            "4",
-        ])
-        .arg("--circuit")
-        .arg(&c)
+    let o = local("ttp")
+        .parties(3)
+        .batch(4)
+        .circuit(&c)
         .arg("--split-roles")
-        .output()
-        .expect("run");
+        .output();
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no roles to split"), "{err}");
@@ -1740,17 +1237,12 @@ fn an_interrupted_party_stops_and_tells_its_peers() {
     // stops at the signal, so the length costs nothing).
     let mut children: Vec<_> = (0..3)
         .map(|i| {
-            Command::new(bin())
-                .args(["-v", "party", "--config"])
-                .arg(&cfg)
-                .args(["--id", &i.to_string(), "--timeout", "60"])
-                .args(["--protocol", "trio", "--circuit"])
-                .arg(&aes)
+            party(&cfg, i)
+                .args(["-v", "--timeout", "60"])
+                .protocol("trio")
+                .circuit(&aes)
                 .args(["--random", "--batch", "2000000"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
                 .spawn()
-                .expect("spawn")
         })
         .collect();
     // Party 1's log says when it has connected to everyone and runs.
