@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::circuits::adder;
+use common::circuits::{adder, generate};
 use common::parties::{certs, parties_run, spawn_parties};
-use common::run::{local, party, run, Run};
+use common::run::{local, party, Run};
 use common::temp_dir;
 use std::process::Stdio;
 
@@ -107,18 +107,7 @@ fn input_and_output_files_work_locally_and_across_processes() {
     }
     // Decimal fields over a ring, negative numbers as two's complement.
     let vm = dir.join("vm.txt");
-    let o = run(&[
-        "circuit",
-        "gen",
-        "vecmat",
-        "--size",
-        "2",
-        "--bits",
-        "16",
-        "-o",
-        vm.to_str().expect("utf8"),
-    ]);
-    assert!(o.status.success());
+    generate(&vm, &["vecmat", "--size", "2", "--bits", "16"]);
     std::fs::write(path("vm.csv"), "1 2 3 4 5 6\n65535 0 1 1 1 1\n").expect("write");
     std::fs::write(path("vm-signed.csv"), "1 2 3 4 5 6\n-1 0 1 1 1 1\n").expect("write");
     let o = local("mfi3")

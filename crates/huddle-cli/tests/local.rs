@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::circuits::{adder, write_circuit};
+use common::circuits::{adder, generate, write_circuit};
 use common::run::{json_of, local, run};
 use common::temp_dir;
 
@@ -154,9 +154,7 @@ fn both_builds_of_the_kernels_compute_what_the_plaintext_evaluator_does() {
     use huddle_core::{Prg, RingWidth};
     let dir = temp_dir("kernels");
     let aes = dir.join("aes.txt");
-    let o = run(&["circuit", "gen", "aes128-expanded", "--fanin", "2"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    std::fs::write(&aes, &o.stdout).expect("write aes");
+    generate(&aes, &["aes128-expanded", "--fanin", "2"]);
     let ring = random_circuit(
         &RandomCircuitSpec::arithmetic(RingWidth::W32, &[2, 2, 1], 80, 5),
         &mut Prg::from_seed([11; 16]),

@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::circuits::adder;
+use common::circuits::{adder, generate};
 use common::parties::{certs, parties_run};
-use common::run::{local, party, run};
+use common::run::{local, party};
 use common::{bin, finish_parties, state_home, temp_dir};
 use std::process::Command;
 
@@ -56,18 +56,7 @@ fn a_long_run_on_a_terminal_shows_progress_and_json_runs_do_not() {
     }
     let dir = temp_dir("progress");
     let c = dir.join("ed8.txt");
-    let o = run(&[
-        "circuit",
-        "gen",
-        "edit-distance",
-        "--bits",
-        "16",
-        "--size",
-        "8",
-        "-o",
-        c.to_str().expect("utf8"),
-    ]);
-    assert!(o.status.success());
+    generate(&c, &["edit-distance", "--bits", "16", "--size", "8"]);
     let on_terminal = |extra: &str| {
         let cmd = format!(
             "{} local --protocol ca2pc --circuit {} --net wan {extra}",
@@ -103,14 +92,7 @@ fn an_interrupted_party_stops_and_tells_its_peers() {
     let cfg = certs(&dir.join("n3"), 3);
     common::assign_os_ports(&cfg);
     let aes = dir.join("aes.txt");
-    let o = run(&[
-        "circuit",
-        "gen",
-        "aes128",
-        "-o",
-        aes.to_str().expect("utf8"),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    generate(&aes, &["aes128"]);
     // Long enough that it is still running when the signal arrives (it
     // stops at the signal, so the length costs nothing).
     let mut children: Vec<_> = (0..3)

@@ -19,3 +19,15 @@ pub fn write_circuit(path: &Path, c: &huddle_circuit::Circuit) {
     huddle_circuit::write_circuit(c, &mut text).expect("write");
     std::fs::write(path, text).expect("write file");
 }
+
+/// `huddle circuit gen ARGS -o PATH`, which must succeed.
+pub fn generate(path: &Path, args: &[&str]) {
+    let o = super::huddle()
+        .args(["circuit", "gen"])
+        .args(args)
+        .arg("-o")
+        .arg(path)
+        .output()
+        .expect("run huddle circuit gen");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
