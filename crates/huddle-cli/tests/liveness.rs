@@ -10,6 +10,7 @@
 
 mod common;
 
+use common::circuits::adder;
 use common::{assign_os_ports, bin, temp_dir};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -21,26 +22,10 @@ const NETWORK: i32 = 4;
 /// Exit code of bad input (`huddle_engine::ttp::exit::INPUT`).
 const INPUT: i32 = 2;
 
-/// A 2-bit adder of three 2-bit inputs, one per party: out = a + b + c mod 4.
-fn adder(dir: &Path) -> PathBuf {
-    let text = "9 15\n3 2 2 2\n1 2\n\n\
-        2 1 0 2 6 XOR\n2 1 0 2 7 AND\n2 1 1 3 8 XOR\n2 1 8 7 9 XOR\n\
-        2 1 6 4 10 XOR\n2 1 6 4 11 AND\n2 1 9 5 12 XOR\n1 1 10 13 EQW\n2 1 12 11 14 XOR\n";
-    let p = dir.join("adder.txt");
-    std::fs::write(&p, text).expect("write");
-    p
-}
-
 /// `huddle certs` for three parties into `dir` (OS-assigned ports); its
 /// parties file.
 fn certs(dir: &Path) -> PathBuf {
-    let o = Command::new(bin())
-        .args(["certs", "--parties", "3", "--out"])
-        .arg(dir)
-        .output()
-        .expect("run huddle certs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let cfg = dir.join("parties.toml");
+    let cfg = common::parties::certs(dir, 3);
     assign_os_ports(&cfg);
     cfg
 }

@@ -5,9 +5,10 @@
 
 mod common;
 
-use common::{bin, deploy_example, finish_parties, temp_dir, with_os_ports};
+use common::parties::{certs, spawn_parties};
+use common::{bin, deploy_example, temp_dir};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
     Command::new(bin()).args(args).output().expect("run huddle")
@@ -23,39 +24,6 @@ fn stderr(o: &Output) -> String {
 
 fn ok(o: &Output, what: &str) {
     assert!(o.status.success(), "{what}: {}", stderr(o));
-}
-
-/// `huddle party` for every id of a fresh 3-party `huddle certs` folder
-/// under `dir`, party i with `args(i)`: their outputs.
-fn parties(dir: &Path, args: impl Fn(usize) -> Vec<String>) -> Vec<Output> {
-    let out = dir.join("certs");
-    ok(
-        &run(&[
-            "certs",
-            "--parties",
-            "3",
-            "--out",
-            out.to_str().expect("utf8"),
-        ]),
-        "certs",
-    );
-    let cfg = out.join("parties.toml");
-    with_os_ports(&cfg, || {
-        let children = (0..3)
-            .map(|i| {
-                Command::new(bin())
-                    .args(["party", "--config", cfg.to_str().expect("utf8"), "--id"])
-                    .arg(i.to_string())
-                    .args(["--timeout", "30"])
-                    .args(args(i))
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .expect("spawn")
-            })
-            .collect();
-        finish_parties(children)
-    })
 }
 
 /// The vector-matrix product y = x·M for x = (1, 0, 0, 0) and M's first
@@ -124,26 +92,18 @@ fn ring_outputs_are_one_field_per_element_locally_and_across_processes() {
     // The same from each of three processes: party 0 owns x, party 1 M.
     std::fs::write(dir.join("p0.csv"), format!("{x}\n")).expect("write");
     std::fs::write(dir.join("p1.csv"), format!("{m}\n")).expect("write");
-    let outputs = parties(&dir, |i| {
-        let mut a: Vec<String> = [
-            "--protocol",
-            "trio",
-            "--circuit",
-            c,
-            "--format",
-            "dec",
-            "--json",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let cfg = certs(&dir.join("certs"), 3);
+    let outputs = spawn_parties(&cfg, 3, |i, p| {
+        let p = p
+            .protocol("trio")
+            .circuit(c)
+            .args(["--format", "dec"])
+            .json();
         if i < 2 {
-            a.extend([
-                "--inputs".into(),
-                dir.join(format!("p{i}.csv")).display().to_string(),
-            ]);
+            p.arg("--inputs").arg(dir.join(format!("p{i}.csv")))
+        } else {
+            p
         }
-        a
     });
     for (i, o) in outputs.iter().enumerate() {
         ok(o, &format!("party {i}"));

@@ -83,13 +83,17 @@ mod tests {
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     #[test]
-    fn a_held_allocation_counts_in_the_heap() {
+    fn held_allocations_count_in_the_heap_and_touched_ones_are_resident() {
         // Untouched, so it costs no resident memory; whatever other tests
         // allocate or free meanwhile, the count includes this block.
         let held: Vec<u8> = Vec::with_capacity(64 << 20);
+        // Written, so its pages are resident: this process's reading
+        // includes them (one that was not this process's, or in kB, would
+        // not).
+        let touched = std::hint::black_box(vec![1u8; 16 << 20]);
         let now = this_process();
         assert!(now.heap.expect("glibc counts") >= 64 << 20, "{now:?}");
-        assert!(now.resident.expect("Linux tells") > 0);
-        drop(held);
+        assert!(now.resident.expect("Linux tells") >= 16 << 20, "{now:?}");
+        drop((held, touched));
     }
 }

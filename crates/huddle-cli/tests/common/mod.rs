@@ -1,8 +1,15 @@
 //! Helpers shared by the process tests: the binary, scratch folders, and
 //! listening ports that the OS assigns (no fixed port, so a test never
-//! collides with whatever else runs on the machine).
+//! collides with whatever else runs on the machine); in submodules, a
+//! builder of `huddle local` / `huddle party` command lines ([`run`]), all
+//! parties of a run as processes at once ([`parties`]) and circuit files
+//! ([`circuits`]).
 
 #![allow(dead_code)] // each test binary uses its own subset
+
+pub mod circuits;
+pub mod parties;
+pub mod run;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
