@@ -5,10 +5,10 @@
 //! connection hello and the engine alike. Adding a protocol adds one
 //! variant and one row here, and its own module.
 
+use crate::error::RunError;
 use crate::garble::linear::LinearChoice;
 use crate::garble::Variant;
 use crate::sharing::{self, Preprocess};
-use crate::ttp::RunError;
 use crate::RunOptions;
 use huddle_circuit::{Circuit, InputOwners};
 

@@ -9,12 +9,12 @@
 use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
 use huddle_circuit::{gen, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::{Prg, RingWidth};
+use huddle_engine::error::RunError;
 use huddle_engine::garble::linear::LinearChoice;
 use huddle_engine::garble::{
     buffer_gate_bytes, garbled_circuit_bytes, malicious_gate_counts, Optimizations, Variant,
 };
 use huddle_engine::inputs::OwnValue;
-use huddle_engine::ttp::RunError;
 use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;

@@ -50,8 +50,8 @@
 pub mod field;
 pub mod linear;
 
+use crate::error::RunError;
 use crate::sharing::Transport;
-use crate::ttp::RunError;
 use field::{reconstruction, share_batch, share_each, DoubleKeyPrf};
 use huddle_circuit::{BitMatrix, Circuit, Domain, Op, Schedule, ScheduleOptions, Storage};
 use huddle_core::{Gf128, Prg};

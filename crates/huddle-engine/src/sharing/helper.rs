@@ -42,7 +42,7 @@ use super::{
     agree_key, draw, evaluate, learns, Arenas, Channel, ConstantRule, InputValues, Preprocess,
     Shares, Sharing,
 };
-use crate::ttp::RunError;
+use crate::error::RunError;
 use huddle_circuit::Domain;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};

@@ -5,8 +5,8 @@
 
 use super::verify::{self, Views};
 use super::{learns, recv_raw, send_raw_tagged, Channel, Shares};
+use crate::error::RunError;
 use crate::fault::MessageType;
-use crate::ttp::RunError;
 use huddle_net::{PartyId, Phase};
 
 /// The four parties of every protocol here.

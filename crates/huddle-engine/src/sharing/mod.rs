@@ -62,8 +62,8 @@ macro_rules! with_ring {
 }
 pub(crate) use with_ring;
 
+use crate::error::RunError;
 use crate::inputs::OwnValue;
-use crate::ttp::RunError;
 use arith::{Arith, Bits};
 use convert::SplitJob;
 use huddle_circuit::{BitMatrix, Circuit, Domain};

@@ -34,7 +34,7 @@ use super::arith::Arith;
 use super::convert::SplitJob;
 use super::program::{Layer, Program};
 use super::{agree_key, draw, learns, Channel, ConstantRule, InputValues, Shares, Sharing};
-use crate::ttp::RunError;
+use crate::error::RunError;
 use huddle_core::Prg;
 use huddle_net::PartyId;
 

@@ -33,7 +33,7 @@ use super::malicious::{Tags, PARTIES};
 use super::verify::{self, DigestWords, ViewSpec, Views};
 use super::wire::Encoding;
 use super::{recv_raw, send_raw_tagged, Channel};
-use crate::ttp::RunError;
+use crate::error::RunError;
 use huddle_core::Prg;
 use huddle_net::PartyId;
 use sha2::{Digest, Sha256};
