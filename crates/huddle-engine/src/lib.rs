@@ -286,17 +286,6 @@ pub fn check_request(
     Ok(request)
 }
 
-/// Refuses outputs for a party that is not in the run.
-pub(crate) fn check_reveal_to(to: Option<usize>, parties: usize) -> Result<(), RunError> {
-    match to.filter(|&t| t >= parties) {
-        Some(t) => Err(RunError::Input(format!(
-            "outputs cannot go to party {t}: the run has parties 0..{}",
-            parties - 1
-        ))),
-        None => Ok(()),
-    }
-}
-
 /// Runs one party of `request`; `own_inputs` as in [`ttp::run`].
 pub fn run(
     request: &RunRequest,

@@ -474,7 +474,7 @@ impl RunRequest {
                 with.join(", ")
             ));
         }
-        crate::check_reveal_to(options.reveal_to, parties)?;
+        crate::inputs::check_reveal_to(options.reveal_to, parties)?;
         if let (Some(to), Some(dealer)) = (options.reveal_to, d.dealer) {
             if to == dealer {
                 return err(format!(

@@ -6,6 +6,7 @@
 //! the plaintext evaluator and sends every other party all output values.
 
 use crate::error::RunError;
+use crate::inputs;
 use huddle_circuit::eval::EvalOptions;
 use huddle_circuit::{BitMatrix, Circuit, PlainEvaluator};
 use huddle_net::{Network, PartyId, Phase};
@@ -25,9 +26,9 @@ pub fn run(
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, parties) = (net.party(), net.parties());
     let (threads, to) = (options.worker_threads(), options.reveal_to);
-    crate::check_reveal_to(to, parties)?;
-    let learns = |p: PartyId| crate::sharing::learns(p, to);
-    check_own_inputs(me, parties, circuit, instances, own_inputs)?;
+    inputs::check_reveal_to(to, parties)?;
+    let learns = |p: PartyId| inputs::learns(p, to);
+    inputs::check_own_inputs(me, parties, circuit, instances, own_inputs)?;
     let io_bits: usize = (0..circuit.inputs().len())
         .map(|i| circuit.input_bits(i))
         .chain((0..circuit.outputs().len()).map(|o| circuit.output_bits(o)))
@@ -113,62 +114,6 @@ pub fn run(
     } else {
         Vec::new()
     })
-}
-
-/// Checks that `own_inputs` are exactly the input values party `me` owns, in
-/// order, each with `instances` rows of the right width.
-pub(crate) fn check_own_inputs(
-    me: PartyId,
-    parties: usize,
-    circuit: &Circuit,
-    instances: usize,
-    own_inputs: &[(usize, BitMatrix)],
-) -> Result<(), RunError> {
-    let shapes = own_inputs
-        .iter()
-        .map(|(i, m)| (*i, m.cols(), Some(m.rows())));
-    check_shapes(me, parties, circuit, instances, shapes.collect())
-}
-
-/// [`check_own_inputs`] for values that may be drawn where needed.
-pub(crate) fn check_own_values(
-    me: PartyId,
-    parties: usize,
-    circuit: &Circuit,
-    instances: usize,
-    own_inputs: &[(usize, crate::inputs::OwnValue)],
-) -> Result<(), RunError> {
-    let shapes = own_inputs.iter().map(|(i, v)| (*i, v.bits(), v.rows()));
-    check_shapes(me, parties, circuit, instances, shapes.collect())
-}
-
-/// Per value given: its index, bits and instances (`None`: any number).
-fn check_shapes(
-    me: PartyId,
-    parties: usize,
-    circuit: &Circuit,
-    instances: usize,
-    shapes: Vec<(usize, usize, Option<usize>)>,
-) -> Result<(), RunError> {
-    let owned: Vec<usize> = (0..circuit.inputs().len())
-        .filter(|&i| circuit.owner(i, parties) == me)
-        .collect();
-    let given: Vec<usize> = shapes.iter().map(|(i, ..)| *i).collect();
-    if given != owned {
-        return Err(RunError::Input(format!(
-            "party {me} owns input values {owned:?} but was given {given:?}"
-        )));
-    }
-    for (i, bits, rows) in shapes {
-        let rows = rows.unwrap_or(instances);
-        if rows != instances || bits != circuit.input_bits(i) {
-            return Err(RunError::Input(format!(
-                "input value {i} must be {instances} instances of {} bits, got {rows} of {bits}",
-                circuit.input_bits(i),
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// Cuts a byte string into `count` matrices of `instances` rows and `bits(k)` columns.

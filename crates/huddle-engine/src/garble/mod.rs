@@ -617,7 +617,7 @@ pub fn run_with_supply<T: Transport>(
     let (me, n) = (net.party(), net.parties());
     let malicious = variant.is_malicious();
     variant.check_run(n, &options)?;
-    crate::ttp::check_own_inputs(me, n, circuit, instances, own_inputs)?;
+    crate::inputs::check_own_inputs(me, n, circuit, instances, own_inputs)?;
     let plan = Plan::new(circuit, n, malicious)?;
     let t = variant.threshold(n);
     let linear_choice = options.linear.resolve(n, t);

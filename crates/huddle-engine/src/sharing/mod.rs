@@ -63,6 +63,7 @@ macro_rules! with_ring {
 pub(crate) use with_ring;
 
 use crate::error::RunError;
+use crate::inputs::learns;
 use crate::inputs::OwnValue;
 use arith::{Arith, Bits};
 use convert::SplitJob;
@@ -655,11 +656,6 @@ impl InputValues<'_> {
     }
 }
 
-/// Whether party `p` learns the outputs when they go to `to`.
-pub fn learns(p: PartyId, to: Option<PartyId>) -> bool {
-    to.is_none_or(|t| t == p)
-}
-
 /// A secret-sharing protocol, free of I/O: everything it says goes through
 /// the [`Channel`].
 pub trait Sharing {
@@ -980,7 +976,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     let parties = probe.parties();
     // Round-robin owners skip a dealer (the last party).
     let input_parties = parties - usize::from(probe.dealer().is_some());
-    crate::ttp::check_own_values(net.party(), input_parties, &circuit, instances, &own_inputs)?;
+    crate::inputs::check_own_values(net.party(), input_parties, &circuit, instances, &own_inputs)?;
     // --max-fan-in caps the circuit's products and sets the conversions'.
     let cap = options.max_fan_in.unwrap_or(usize::MAX);
     let conversion_fan_in = options
@@ -1164,7 +1160,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         hold_outputs,
         reveal_gate: gate.as_ref(),
     };
-    crate::check_reveal_to(options.reveal_to, parties)?;
+    crate::inputs::check_reveal_to(options.reveal_to, parties)?;
     let malicious = hold_outputs;
     drop(probe);
     crate::progress::progress().start(
