@@ -14,6 +14,7 @@ pub mod progress;
 pub mod protocol;
 pub mod settings;
 pub mod sharing;
+pub mod transport;
 pub mod ttp;
 
 use error::RunError;

@@ -465,7 +465,7 @@ impl Tamper {
     }
 }
 
-impl huddle_engine::sharing::Transport for Tamper {
+impl huddle_engine::transport::Transport for Tamper {
     fn party(&self) -> usize {
         self.net.party()
     }
@@ -483,10 +483,10 @@ impl huddle_engine::sharing::Transport for Tamper {
                 self.nth -= 1;
             }
         }
-        huddle_engine::sharing::Transport::send(&mut self.net, to, data)
+        huddle_engine::transport::Transport::send(&mut self.net, to, data)
     }
     fn recv(&mut self, from: usize, len: usize) -> Result<Vec<u8>, huddle_net::NetError> {
-        huddle_engine::sharing::Transport::recv(&mut self.net, from, len)
+        huddle_engine::transport::Transport::recv(&mut self.net, from, len)
     }
     fn set_phase(&mut self, phase: Phase) {
         self.net.set_phase(phase)

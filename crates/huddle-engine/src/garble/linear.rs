@@ -30,7 +30,7 @@
 //! realizes the ideal functionality.
 
 use crate::error::RunError;
-use crate::sharing::Transport;
+use crate::transport::Transport;
 use aes::cipher::{BlockEncrypt, KeyInit};
 use huddle_core::{Gf128, Prg};
 use huddle_net::PartyId;

@@ -51,7 +51,7 @@ pub mod field;
 pub mod linear;
 
 use crate::error::RunError;
-use crate::sharing::Transport;
+use crate::transport::Transport;
 use field::{reconstruction, share_batch, share_each, DoubleKeyPrf};
 use huddle_circuit::{BitMatrix, Circuit, Domain, Op, Schedule, ScheduleOptions, Storage};
 use huddle_core::{Gf128, Prg};
@@ -1851,7 +1851,7 @@ fn open_outputs<T: Transport>(
     let (plan, me, instances, contributors) = (run.plan, run.me, run.instances, run.contributors);
     let malicious = run.variant.is_malicious();
     net.set_phase(Phase::Online);
-    net.announce(crate::sharing::REVEAL);
+    net.announce(crate::transport::REVEAL);
     if me >= contributors {
         if malicious {
             return confirm_outputs(net, plan, instances, contributors, None).map(Online::Known);

@@ -65,64 +65,13 @@ pub(crate) use with_ring;
 use crate::error::RunError;
 use crate::inputs::learns;
 use crate::inputs::OwnValue;
+use crate::transport::{Transport, REVEAL};
 use arith::{Arith, Bits};
 use convert::SplitJob;
 use huddle_circuit::{BitMatrix, Circuit, Domain};
 use huddle_core::arena::{binary, fill, fold, unary};
 use huddle_net::{NetError, Network, PartyId, Phase};
 use program::{Layer, Linear, Program, Step, Target};
-
-/// What protocols need from a network.
-pub trait Transport {
-    fn party(&self) -> PartyId;
-    fn parties(&self) -> usize;
-    fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError>;
-    fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError>;
-    fn set_phase(&mut self, phase: Phase);
-    fn phase(&self) -> Phase;
-    /// Ends the current phase's time.
-    fn stop_clock(&mut self) {}
-    /// Logs that this party enters `step` of its run (`reveal`), a part
-    /// the phases do not separate ([`huddle_net::PHASE_LOG`]).
-    fn announce(&self, _step: &str) {}
-}
-
-/// The step [`Transport::announce`]s when a party starts opening outputs.
-pub const REVEAL: &str = "reveal";
-
-impl Transport for Network {
-    fn party(&self) -> PartyId {
-        Network::party(self)
-    }
-    fn parties(&self) -> usize {
-        Network::parties(self)
-    }
-    /// An empty message is not sent at all: both sides know its size.
-    fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError> {
-        if data.is_empty() {
-            return Ok(());
-        }
-        Network::send(self, to, data)
-    }
-    fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
-        if len == 0 {
-            return Ok(Vec::new());
-        }
-        Network::recv(self, from, len)
-    }
-    fn set_phase(&mut self, phase: Phase) {
-        Network::set_phase(self, phase)
-    }
-    fn phase(&self) -> Phase {
-        Network::phase(self)
-    }
-    fn stop_clock(&mut self) {
-        Network::stop_clock(self)
-    }
-    fn announce(&self, step: &str) {
-        Network::announce(self, step)
-    }
-}
 
 /// Messages of share words: each word travels as `word_bytes` little-endian
 /// bytes (8 for bitsliced Boolean words, k/8 for elements of Z_2^k).

@@ -193,7 +193,7 @@ mod tests {
     use super::*;
     use crate::fault::{ActiveFault, Fault, FaultKind, MessageType};
     use crate::sharing::malicious::message;
-    use crate::sharing::Transport;
+    use crate::transport::Transport;
     use crate::Randomness;
     use huddle_net::{NetError, Network, Phase};
     use std::time::Duration;
