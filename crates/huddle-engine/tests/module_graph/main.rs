@@ -82,25 +82,6 @@ const KNOWN_CYCLES: &[(&str, &[&str])] = &[
             "ttp",
         ],
     ),
-    (
-        "huddle-net",
-        &[
-            "accounting",
-            "certs",
-            "config",
-            "connect",
-            "crate",
-            "frame",
-            "halt",
-            "hello",
-            "network",
-            "profile",
-            "refusal",
-            "sightings",
-            "tls",
-            "waits",
-        ],
-    ),
 ];
 
 /// A crate of the workspace: its name and the root files of its targets
