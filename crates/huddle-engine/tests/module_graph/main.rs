@@ -40,16 +40,6 @@ const KNOWN_CYCLES: &[(&str, &[&str])] = &[
     (
         "huddle-cli",
         &[
-            "bench",
-            "bench_compare",
-            "bench_fixed",
-            "bench_garble",
-            "bench_protocols",
-        ],
-    ),
-    (
-        "huddle-cli",
-        &[
             "bench_soak",
             "bench_soak::in_process",
             "bench_soak::processes",
