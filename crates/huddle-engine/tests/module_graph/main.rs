@@ -45,7 +45,6 @@ const KNOWN_CYCLES: &[(&str, &[&str])] = &[
             "bench_soak::processes",
         ],
     ),
-    ("huddle-cli", &["chaos", "chaos::report"]),
     ("huddle-cli", &["data", "data::field", "data::table"]),
     (
         "huddle-engine",
