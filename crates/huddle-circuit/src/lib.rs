@@ -33,6 +33,7 @@ pub mod aes;
 pub mod aggregates;
 pub mod apps;
 pub mod builder;
+mod carry;
 pub mod gen;
 pub mod optimize;
 pub mod rewrite;

@@ -10,7 +10,7 @@
 //! words left go through one prefix adder of the circuit's fan-in budget.
 
 use crate::builder::Builder;
-use crate::gen::{add_rows, full_adder_carry, wires, xor_bits, Bit};
+use crate::carry::{add_rows, full_adder_carry, wires, xor_bits, Bit};
 use crate::model::Circuit;
 
 type Word = [Bit; 32];

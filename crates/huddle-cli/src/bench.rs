@@ -636,28 +636,7 @@ fn ttp(
         "huddle bench ttp (AVX2 kernel: {})",
         if avx2 { "yes" } else { "no" }
     );
-    print_report(as_json, &header, report, &lines)
-}
-
-/// Prints a benchmark's results: the JSON report, or a header and one line per result.
-pub fn print_report(
-    as_json: bool,
-    header: &str,
-    report: serde_json::Map<String, Value>,
-    lines: &[String],
-) -> Result<(), String> {
-    if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&Value::Object(report)).map_err(|e| e.to_string())?
-        );
-    } else {
-        println!("{header}");
-        for l in lines {
-            println!("  {l}");
-        }
-    }
-    Ok(())
+    crate::stdout::print_report(as_json, &header, report, &lines)
 }
 
 /// A valid Bristol Fashion file of about `bytes` bytes: chains of XOR and AND gates.

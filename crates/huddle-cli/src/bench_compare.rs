@@ -189,7 +189,7 @@ pub fn run(c: Compare) -> Result<(), String> {
         contenders.len(),
         c.runs
     );
-    crate::bench::print_report(c.json, &header, report, &lines)
+    crate::stdout::print_report(c.json, &header, report, &lines)
 }
 
 /// `LABEL=COMMAND` into its parts.

@@ -285,5 +285,5 @@ pub fn run(as_json: bool, mut setup: Setup, options: Options) -> Result<(), Stri
         options.batch,
         options.perceptron_batch
     );
-    crate::bench::print_report(as_json, &header, report, &lines)
+    crate::stdout::print_report(as_json, &header, report, &lines)
 }

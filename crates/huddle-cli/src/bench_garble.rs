@@ -148,5 +148,5 @@ pub fn run(as_json: bool, plot: Option<&std::path::Path>, s: Setup) -> Result<()
     if let Some(path) = plot {
         crate::plot::garble(path, &header, &report)?;
     }
-    crate::bench::print_report(as_json, &header, report, &lines)
+    crate::stdout::print_report(as_json, &header, report, &lines)
 }

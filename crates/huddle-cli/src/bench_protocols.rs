@@ -313,5 +313,5 @@ pub fn run(
     if let Some(path) = plot {
         crate::plot::protocols(path, &header, &report)?;
     }
-    crate::bench::print_report(as_json, &header, report, &lines)
+    crate::stdout::print_report(as_json, &header, report, &lines)
 }

@@ -3,8 +3,8 @@
 //! react without parsing messages. Every error names its kind where it is
 //! made: a string error is not bad input by default.
 
+use huddle_engine::error::RunError;
 use huddle_engine::exit::Exit;
-use huddle_engine::ttp::RunError;
 use huddle_engine::LocalError;
 use huddle_net::NetError;
 

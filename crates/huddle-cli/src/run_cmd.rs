@@ -6,9 +6,9 @@ use crate::hello::BATCH;
 use clap::{Args, ValueEnum};
 use huddle_circuit::{hex, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::Prg;
+use huddle_engine::error::RunError;
 use huddle_engine::exit::Exit;
 use huddle_engine::inputs::{OwnValue, RandomRows};
-use huddle_engine::ttp::RunError;
 use huddle_engine::{circuit_hash, Preprocess, Protocol, RunOptions, RunRequest};
 use huddle_net::{
     connect, local_networks, memory_networks, Accounting, ConnectOptions, Form, Handshake,

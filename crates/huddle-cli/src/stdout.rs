@@ -2,7 +2,7 @@
 //! eval`, ...) whose reader went away (`huddle circuit gen aes128 | head -1`)
 //! ends quietly and successfully; a run's outputs that cannot be written are
 //! a failure of their own kind ([`Exit::Output`]), since the run itself
-//! succeeded.
+//! succeeded. Every benchmark prints its report here ([`print_report`]).
 
 use crate::failure::Failure;
 use huddle_engine::exit::Exit;
@@ -32,4 +32,26 @@ pub fn listing(text: impl Display) -> Result<(), Failure> {
 /// A line of a run's outputs (or its report).
 pub fn output(text: impl Display) -> Result<(), Failure> {
     writeln!(io::stdout().lock(), "{text}").map_err(output_error)
+}
+
+/// Prints a benchmark's results: the JSON report, or a header and one line per result.
+pub fn print_report(
+    as_json: bool,
+    header: &str,
+    report: serde_json::Map<String, serde_json::Value>,
+    lines: &[String],
+) -> Result<(), String> {
+    if as_json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::Value::Object(report))
+                .map_err(|e| e.to_string())?
+        );
+    } else {
+        println!("{header}");
+        for l in lines {
+            println!("  {l}");
+        }
+    }
+    Ok(())
 }

@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::Receiver;
 
-/// Exit code of a network failure (`huddle_engine::ttp::exit::NETWORK`).
+/// Exit code of a network failure (`huddle_engine::exit::Exit::Network`).
 const NETWORK: i32 = 4;
-/// Exit code of bad input (`huddle_engine::ttp::exit::INPUT`).
+/// Exit code of bad input (`huddle_engine::exit::Exit::Input`).
 const INPUT: i32 = 2;
 
 /// `huddle certs` for three parties into `dir` (OS-assigned ports); its

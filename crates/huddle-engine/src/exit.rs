@@ -2,7 +2,7 @@
 //! code and what it means. The CLI exits with these, [`RunError`] maps to
 //! them, and docs/cli.md shows [`Exit::markdown`] (a test keeps the two equal).
 //!
-//! [`RunError`]: crate::ttp::RunError
+//! [`RunError`]: crate::error::RunError
 
 /// How a command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! listed per protocol with the parties that send it); a fault hits the
 //! messages of one type, or of every type.
 
-use crate::ttp::RunError;
+use crate::error::RunError;
 use huddle_core::Prg;
 use huddle_net::PartyId;
 

@@ -1,10 +1,18 @@
+//! What a party brings to a run, and the checks of it before anything is
+//! sent.
+//!
 //! A party's own input values: rows it was given, or random rows drawn
 //! where they are needed. A batch evaluated slice by slice (`--share-memory`)
 //! then holds only the slice's random rows, so the party's memory is bounded
-//! however large the batch of random instances.
+//! however large the batch of random instances. Every protocol checks them
+//! against the circuit first (`check_own_inputs`, `check_own_values`),
+//! and the party the outputs go to (`--reveal-to`) against the run's parties
+//! (`check_reveal_to`; [`learns`] says who gets them).
 
-use huddle_circuit::BitMatrix;
+use crate::error::RunError;
+use huddle_circuit::{BitMatrix, Circuit};
 use huddle_core::prg::{Prg, Seed};
+use huddle_net::PartyId;
 use std::ops::Range;
 
 /// One input value of this party, for every instance of the batch.
@@ -121,6 +129,78 @@ impl OwnValue {
             OwnValue::Random(r) => r.rows(0..instances),
         }
     }
+}
+
+/// Checks that `own_inputs` are exactly the input values party `me` owns, in
+/// order, each with `instances` rows of the right width.
+pub(crate) fn check_own_inputs(
+    me: PartyId,
+    parties: usize,
+    circuit: &Circuit,
+    instances: usize,
+    own_inputs: &[(usize, BitMatrix)],
+) -> Result<(), RunError> {
+    let shapes = own_inputs
+        .iter()
+        .map(|(i, m)| (*i, m.cols(), Some(m.rows())));
+    check_shapes(me, parties, circuit, instances, shapes.collect())
+}
+
+/// [`check_own_inputs`] for values that may be drawn where needed.
+pub(crate) fn check_own_values(
+    me: PartyId,
+    parties: usize,
+    circuit: &Circuit,
+    instances: usize,
+    own_inputs: &[(usize, OwnValue)],
+) -> Result<(), RunError> {
+    let shapes = own_inputs.iter().map(|(i, v)| (*i, v.bits(), v.rows()));
+    check_shapes(me, parties, circuit, instances, shapes.collect())
+}
+
+/// Per value given: its index, bits and instances (`None`: any number).
+fn check_shapes(
+    me: PartyId,
+    parties: usize,
+    circuit: &Circuit,
+    instances: usize,
+    shapes: Vec<(usize, usize, Option<usize>)>,
+) -> Result<(), RunError> {
+    let owned: Vec<usize> = (0..circuit.inputs().len())
+        .filter(|&i| circuit.owner(i, parties) == me)
+        .collect();
+    let given: Vec<usize> = shapes.iter().map(|(i, ..)| *i).collect();
+    if given != owned {
+        return Err(RunError::Input(format!(
+            "party {me} owns input values {owned:?} but was given {given:?}"
+        )));
+    }
+    for (i, bits, rows) in shapes {
+        let rows = rows.unwrap_or(instances);
+        if rows != instances || bits != circuit.input_bits(i) {
+            return Err(RunError::Input(format!(
+                "input value {i} must be {instances} instances of {} bits, got {rows} of {bits}",
+                circuit.input_bits(i),
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses outputs for a party that is not in the run.
+pub(crate) fn check_reveal_to(to: Option<usize>, parties: usize) -> Result<(), RunError> {
+    match to.filter(|&t| t >= parties) {
+        Some(t) => Err(RunError::Input(format!(
+            "outputs cannot go to party {t}: the run has parties 0..{}",
+            parties - 1
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Whether party `p` learns the outputs when they go to `to`.
+pub fn learns(p: PartyId, to: Option<PartyId>) -> bool {
+    to.is_none_or(|t| t == p)
 }
 
 #[cfg(test)]

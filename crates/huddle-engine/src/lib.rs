@@ -6,6 +6,7 @@
 //! Message sizes follow from the circuit and the batch alone, so every
 //! receive is exact and every byte is accounted.
 
+pub mod error;
 pub mod exit;
 pub mod fault;
 pub mod garble;
@@ -14,8 +15,10 @@ pub mod progress;
 pub mod protocol;
 pub mod settings;
 pub mod sharing;
+pub mod transport;
 pub mod ttp;
 
+use error::RunError;
 use garble::Variant;
 pub use protocol::{Protocol, RunRequest, MAX_PARTIES};
 pub use sharing::Preprocess;
@@ -38,13 +41,13 @@ use std::borrow::Cow;
 
 /// Fails before any communication if a run would need more memory than the
 /// machine has available (from /proc/meminfo; no check where that is unknown).
-pub fn check_memory(what: &str, bytes: u128) -> Result<(), ttp::RunError> {
+pub fn check_memory(what: &str, bytes: u128) -> Result<(), RunError> {
     let Some(available) = available_memory() else {
         return Ok(());
     };
     if bytes > u128::from(available) {
         let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
-        return Err(ttp::RunError::Resource(format!(
+        return Err(RunError::Resource(format!(
             "{what} needs {:.1} GiB but {:.1} GiB are available; lower --batch",
             gib(bytes),
             gib(u128::from(available))
@@ -159,14 +162,10 @@ pub enum Randomness {
 impl Randomness {
     /// A fresh generator for `party`'s draw number `draw` (draws of one
     /// party must differ in `draw`; with `Os` they are independent anyway).
-    pub fn draw(
-        self,
-        party: huddle_net::PartyId,
-        draw: u64,
-    ) -> Result<huddle_core::Prg, ttp::RunError> {
+    pub fn draw(self, party: huddle_net::PartyId, draw: u64) -> Result<huddle_core::Prg, RunError> {
         match self {
             Randomness::Os => {
-                huddle_core::Prg::from_entropy().map_err(|e| ttp::RunError::Entropy(e.to_string()))
+                huddle_core::Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))
             }
             Randomness::Seeded(seed) => {
                 let mut key = seed;
@@ -281,21 +280,10 @@ pub fn check_request(
     parties: usize,
     circuit: &Circuit,
     options: RunOptions,
-) -> Result<RunRequest, ttp::RunError> {
+) -> Result<RunRequest, RunError> {
     let request = RunRequest::new(protocol, parties, options)?;
     request.check_circuit(circuit)?;
     Ok(request)
-}
-
-/// Refuses outputs for a party that is not in the run.
-pub(crate) fn check_reveal_to(to: Option<usize>, parties: usize) -> Result<(), ttp::RunError> {
-    match to.filter(|&t| t >= parties) {
-        Some(t) => Err(ttp::RunError::Input(format!(
-            "outputs cannot go to party {t}: the run has parties 0..{}",
-            parties - 1
-        ))),
-        None => Ok(()),
-    }
 }
 
 /// Runs one party of `request`; `own_inputs` as in [`ttp::run`].
@@ -305,7 +293,7 @@ pub fn run(
     circuit: &Circuit,
     instances: usize,
     own_inputs: &[(usize, BitMatrix)],
-) -> Result<Vec<BitMatrix>, ttp::RunError> {
+) -> Result<Vec<BitMatrix>, RunError> {
     let own = own_inputs
         .iter()
         .map(|(i, m)| (*i, inputs::OwnValue::Rows(m.clone())))
@@ -324,13 +312,13 @@ pub fn run_party(
     instances: usize,
     own_inputs: Vec<(usize, inputs::OwnValue)>,
     supply: Option<garble::LinearSupply>,
-) -> Result<Vec<BitMatrix>, ttp::RunError> {
+) -> Result<Vec<BitMatrix>, RunError> {
     use sharing::{
         astra::Astra, client_aided::ClientAided, fantastic4::FantasticFour, mfi3::Mfi3, quad::Quad,
         replicated::Replicated, tetrad::Tetrad, trio::Trio,
     };
     if net.parties() != request.parties() {
-        return Err(ttp::RunError::Input(format!(
+        return Err(RunError::Input(format!(
             "the request is for {} parties, the network has {}",
             request.parties(),
             net.parties()
@@ -374,7 +362,7 @@ pub fn run_party(
 #[error("party {party}: {error}")]
 pub struct LocalError {
     pub party: usize,
-    pub error: ttp::RunError,
+    pub error: RunError,
 }
 
 impl LocalError {
@@ -383,11 +371,11 @@ impl LocalError {
     /// their consequence.
     fn weight(&self) -> u8 {
         match self.error {
-            ttp::RunError::Abort { .. } => 5,
-            ttp::RunError::Input(_) | ttp::RunError::Net(huddle_net::NetError::Mismatch(_)) => 4,
-            ttp::RunError::Resource(_) | ttp::RunError::Entropy(_) => 3,
-            ttp::RunError::Internal(_) => 2,
-            ttp::RunError::Net(_) => 1,
+            RunError::Abort { .. } => 5,
+            RunError::Input(_) | RunError::Net(huddle_net::NetError::Mismatch(_)) => 4,
+            RunError::Resource(_) | RunError::Entropy(_) => 3,
+            RunError::Internal(_) => 2,
+            RunError::Net(_) => 1,
         }
     }
 }
@@ -456,7 +444,7 @@ pub fn run_local(
                 h.join().unwrap_or_else(|_| {
                     Err(LocalError {
                         party,
-                        error: ttp::RunError::Internal("the party's thread panicked".into()),
+                        error: RunError::Internal("the party's thread panicked".into()),
                     })
                 })
             })

@@ -5,10 +5,10 @@
 //! connection hello and the engine alike. Adding a protocol adds one
 //! variant and one row here, and its own module.
 
+use crate::error::RunError;
 use crate::garble::linear::LinearChoice;
 use crate::garble::Variant;
 use crate::sharing::{self, Preprocess};
-use crate::ttp::RunError;
 use crate::RunOptions;
 use huddle_circuit::{Circuit, InputOwners};
 
@@ -474,7 +474,7 @@ impl RunRequest {
                 with.join(", ")
             ));
         }
-        crate::check_reveal_to(options.reveal_to, parties)?;
+        crate::inputs::check_reveal_to(options.reveal_to, parties)?;
         if let (Some(to), Some(dealer)) = (options.reveal_to, d.dealer) {
             if to == dealer {
                 return err(format!(

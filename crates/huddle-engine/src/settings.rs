@@ -19,8 +19,8 @@
 //! | `opt`          | the optimizations' list                | garbling       |
 //! | `linear`       | `auto` / `prss` / `dealer`             | garbling       |
 
+use crate::error::RunError;
 use crate::protocol::{Family, RunRequest};
-use crate::ttp::RunError;
 use crate::RunOptions;
 use huddle_net::{Network, Settings, Value};
 

@@ -5,80 +5,14 @@
 //! input values (all instances, instance-major words); party 0 evaluates with
 //! the plaintext evaluator and sends every other party all output values.
 
-use crate::exit::Exit;
+use crate::error::RunError;
+use crate::inputs;
 use huddle_circuit::eval::EvalOptions;
 use huddle_circuit::{BitMatrix, Circuit, PlainEvaluator};
-use huddle_net::{NetError, Network, PartyId, Phase};
+use huddle_net::{Network, PartyId, Phase};
 
 /// The party that evaluates.
 pub const EVALUATOR: PartyId = 0;
-
-/// Why a run failed. The kinds are distinct so that callers and tests can
-/// tell a typo from a cheating peer, and the CLI exits with a code per kind
-/// ([`RunError::exit`]).
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// Bad input from the user or a file: request, options, circuit, input
-    /// values, dealt material. Nothing was sent, or the run stopped before
-    /// anything secret was.
-    #[error("{0}")]
-    Input(String),
-    /// A check of the protocol failed: a peer deviated (or a message was
-    /// tampered with). Every honest party that sees it stops without output.
-    #[error("abort: {check}")]
-    Abort {
-        check: String,
-        /// The party the failed check points at, where one does.
-        culprit: Option<PartyId>,
-    },
-    /// The network failed or a peer broke the transport's rules (names the peer).
-    #[error(transparent)]
-    Net(#[from] NetError),
-    /// The run would exceed a resource of this machine (memory).
-    #[error("{0}")]
-    Resource(String),
-    /// The operating system gave no randomness.
-    #[error("no randomness from the operating system: {0}")]
-    Entropy(String),
-    /// A bug in huddle: an invariant did not hold.
-    #[error("internal error (a bug in huddle): {0}")]
-    Internal(String),
-}
-
-impl RunError {
-    /// A failed check that points at `culprit`.
-    pub fn abort(check: impl Into<String>, culprit: Option<PartyId>) -> RunError {
-        RunError::Abort {
-            check: check.into(),
-            culprit,
-        }
-    }
-
-    /// How the command ends ([`Exit`]: the exit-code table).
-    pub fn exit(&self) -> Exit {
-        match self {
-            RunError::Input(_) => Exit::Input,
-            RunError::Abort { .. } => Exit::Abort,
-            // A peer that sends what the protocol never sends broke its rules.
-            RunError::Net(
-                NetError::UnexpectedLength { .. }
-                | NetError::Oversized { .. }
-                | NetError::Link { .. },
-            ) => Exit::Abort,
-            RunError::Net(NetError::Mismatch(_)) => Exit::Mismatch,
-            RunError::Net(NetError::Interrupted(_)) => Exit::Interrupted,
-            // A peer stopped the run (what it saw is in its own exit code).
-            RunError::Net(_) => Exit::Network,
-            RunError::Resource(_) => Exit::Resource,
-            RunError::Entropy(_) | RunError::Internal(_) => Exit::Internal,
-        }
-    }
-
-    /// The process exit code of [`RunError::exit`].
-    pub fn exit_code(&self) -> u8 {
-        self.exit().code()
-    }
-}
 
 /// Runs one party of the TTP protocol for `instances` instances.
 /// `own_inputs` holds a matrix (rows = instances) for every input value this
@@ -92,9 +26,9 @@ pub fn run(
 ) -> Result<Vec<BitMatrix>, RunError> {
     let (me, parties) = (net.party(), net.parties());
     let (threads, to) = (options.worker_threads(), options.reveal_to);
-    crate::check_reveal_to(to, parties)?;
-    let learns = |p: PartyId| crate::sharing::learns(p, to);
-    check_own_inputs(me, parties, circuit, instances, own_inputs)?;
+    inputs::check_reveal_to(to, parties)?;
+    let learns = |p: PartyId| inputs::learns(p, to);
+    inputs::check_own_inputs(me, parties, circuit, instances, own_inputs)?;
     let io_bits: usize = (0..circuit.inputs().len())
         .map(|i| circuit.input_bits(i))
         .chain((0..circuit.outputs().len()).map(|o| circuit.output_bits(o)))
@@ -180,62 +114,6 @@ pub fn run(
     } else {
         Vec::new()
     })
-}
-
-/// Checks that `own_inputs` are exactly the input values party `me` owns, in
-/// order, each with `instances` rows of the right width.
-pub(crate) fn check_own_inputs(
-    me: PartyId,
-    parties: usize,
-    circuit: &Circuit,
-    instances: usize,
-    own_inputs: &[(usize, BitMatrix)],
-) -> Result<(), RunError> {
-    let shapes = own_inputs
-        .iter()
-        .map(|(i, m)| (*i, m.cols(), Some(m.rows())));
-    check_shapes(me, parties, circuit, instances, shapes.collect())
-}
-
-/// [`check_own_inputs`] for values that may be drawn where needed.
-pub(crate) fn check_own_values(
-    me: PartyId,
-    parties: usize,
-    circuit: &Circuit,
-    instances: usize,
-    own_inputs: &[(usize, crate::inputs::OwnValue)],
-) -> Result<(), RunError> {
-    let shapes = own_inputs.iter().map(|(i, v)| (*i, v.bits(), v.rows()));
-    check_shapes(me, parties, circuit, instances, shapes.collect())
-}
-
-/// Per value given: its index, bits and instances (`None`: any number).
-fn check_shapes(
-    me: PartyId,
-    parties: usize,
-    circuit: &Circuit,
-    instances: usize,
-    shapes: Vec<(usize, usize, Option<usize>)>,
-) -> Result<(), RunError> {
-    let owned: Vec<usize> = (0..circuit.inputs().len())
-        .filter(|&i| circuit.owner(i, parties) == me)
-        .collect();
-    let given: Vec<usize> = shapes.iter().map(|(i, ..)| *i).collect();
-    if given != owned {
-        return Err(RunError::Input(format!(
-            "party {me} owns input values {owned:?} but was given {given:?}"
-        )));
-    }
-    for (i, bits, rows) in shapes {
-        let rows = rows.unwrap_or(instances);
-        if rows != instances || bits != circuit.input_bits(i) {
-            return Err(RunError::Input(format!(
-                "input value {i} must be {instances} instances of {} bits, got {rows} of {bits}",
-                circuit.input_bits(i),
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// Cuts a byte string into `count` matrices of `instances` rows and `bits(k)` columns.

@@ -12,8 +12,8 @@
 use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
 use huddle_circuit::{BitMatrix, Circuit, Op, PlainEvaluator, Schedule, ScheduleOptions};
 use huddle_core::{Prg, RingWidth};
+use huddle_engine::error::RunError;
 use huddle_engine::fault::{Fault, FaultKind, MessageType};
-use huddle_engine::ttp::RunError;
 use huddle_engine::{Protocol, RunOptions};
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;

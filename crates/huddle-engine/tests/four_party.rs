@@ -442,7 +442,7 @@ fn verify_every_is_refused_where_it_means_nothing() {
     ] {
         let e = common::request(protocol, parties, &c, every(n)).expect_err("refused");
         assert!(
-            matches!(e, huddle_engine::ttp::RunError::Input(_)),
+            matches!(e, huddle_engine::error::RunError::Input(_)),
             "{protocol} every {n}: {e}"
         );
     }

@@ -9,12 +9,12 @@
 use huddle_circuit::random::{random_circuit, random_inputs, RandomCircuitSpec};
 use huddle_circuit::{gen, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::{Prg, RingWidth};
+use huddle_engine::error::RunError;
 use huddle_engine::garble::linear::LinearChoice;
 use huddle_engine::garble::{
     buffer_gate_bytes, garbled_circuit_bytes, malicious_gate_counts, Optimizations, Variant,
 };
 use huddle_engine::inputs::OwnValue;
-use huddle_engine::ttp::RunError;
 use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
@@ -465,7 +465,7 @@ impl Tamper {
     }
 }
 
-impl huddle_engine::sharing::Transport for Tamper {
+impl huddle_engine::transport::Transport for Tamper {
     fn party(&self) -> usize {
         self.net.party()
     }
@@ -483,10 +483,10 @@ impl huddle_engine::sharing::Transport for Tamper {
                 self.nth -= 1;
             }
         }
-        huddle_engine::sharing::Transport::send(&mut self.net, to, data)
+        huddle_engine::transport::Transport::send(&mut self.net, to, data)
     }
     fn recv(&mut self, from: usize, len: usize) -> Result<Vec<u8>, huddle_net::NetError> {
-        huddle_engine::sharing::Transport::recv(&mut self.net, from, len)
+        huddle_engine::transport::Transport::recv(&mut self.net, from, len)
     }
     fn set_phase(&mut self, phase: Phase) {
         self.net.set_phase(phase)

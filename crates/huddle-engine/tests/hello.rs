@@ -2,9 +2,9 @@
 //! told which setting differs in the user's terms (the option's name, in a
 //! line), with the mismatch's exit code; settings left to the peers settle.
 
+use huddle_engine::error::RunError;
 use huddle_engine::exit::Exit;
 use huddle_engine::fault::{Fault, FaultKind};
-use huddle_engine::ttp::RunError;
 use huddle_engine::{Preprocess, Protocol, RunOptions, RunRequest, Truncation};
 use huddle_net::{local_networks_each, Handshake, NetError, NetProfile, Network};
 use std::time::Duration;

@@ -16,7 +16,7 @@ use crate::config::{NetworkConfig, PartyConfig};
 use crate::frame::{read_frame, write_abort, write_frame, FrameError};
 use crate::halt::{give_up, passed_on, told_during_connect, Halt};
 use crate::hello::{check_hello, settle, Hello, Settings, VERSION};
-use crate::network::{stream_link, Alarm, LinkLimits, LinkParts, NetError, Network};
+use crate::network::{stream_link, Alarm, LinkLimits, LinkParts, NetError, Network, Shared};
 use crate::profile::NetProfile;
 use crate::refusal::{round, Note, Sniffed, REFUSAL_GRACE};
 use crate::sightings::Sightings;
@@ -330,7 +330,7 @@ pub(crate) fn connect_with_listener(
             links,
             listener.as_ref(),
             shared,
-            options,
+            (&options.profile, options.idle_timeout),
         ));
     }
     if let Some((_, error)) = stopped {
@@ -348,9 +348,6 @@ pub(crate) fn connect_with_listener(
     net.set_settled(settled);
     Ok(net)
 }
-
-/// What every link of a party shares: its alarm and its board of waits.
-pub(crate) type Shared = (Arc<Alarm>, Arc<Board>);
 
 fn remaining(deadline: Instant) -> Duration {
     deadline

@@ -5,12 +5,12 @@
 //! so that nobody waits out its connect deadline.
 
 use crate::config::NetworkConfig;
-use crate::connect::{ConnectOptions, Shared};
-use crate::network::{Alarm, LinkParts, NetError, Network};
+use crate::network::{Alarm, LinkParts, NetError, Network, Shared};
+use crate::profile::NetProfile;
 use crate::refusal::{round, Note, REFUSAL_GRACE};
 use crate::PartyId;
 use std::net::TcpListener;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Why a connect ends without a network, and what the others are told.
 pub(crate) struct Halt {
@@ -22,6 +22,7 @@ pub(crate) struct Halt {
 /// Ends a connect that `halt` stopped: the peers already met learn it
 /// through their link (an abort naming the party that cannot run, with the
 /// reason), the others in a refusal round; returns the error to report.
+/// The links met run with the connect's profile and idle timeout.
 pub(crate) fn give_up(
     config: &NetworkConfig,
     me: PartyId,
@@ -29,7 +30,7 @@ pub(crate) fn give_up(
     links: Vec<Option<LinkParts>>,
     listener: Option<&TcpListener>,
     (alarm, board): Shared,
-    options: &ConnectOptions,
+    (profile, idle_timeout): (&NetProfile, Duration),
 ) -> NetError {
     let Halt { error, tell } = halt;
     let Some(note) = tell else {
@@ -41,13 +42,7 @@ pub(crate) fn give_up(
         .collect();
     let lower: Vec<PartyId> = unmet.iter().copied().filter(|&p| p < me).collect();
     let higher = unmet.len() - lower.len();
-    let mut met = Network::from_links(
-        me,
-        links,
-        &options.profile,
-        options.idle_timeout,
-        (alarm, Some(board)),
-    );
+    let mut met = Network::from_links(me, links, profile, idle_timeout, (alarm, Some(board)));
     if note.party == me && note.reporter == me {
         met.stop(&note.reason);
     } else if error.culprit() == Some(note.party) {

@@ -205,6 +205,9 @@ impl Outbound {
     }
 }
 
+/// What every link of a party shares: its alarm and its board of waits.
+pub(crate) type Shared = (Arc<Alarm>, Arc<Board>);
+
 /// The first failure seen on any link of a party: every wait checks it, so
 /// one crashed peer stops the whole run rather than only its own link.
 #[derive(Default)]

@@ -4,7 +4,7 @@
 
 use super::memory::Memory;
 use super::plan::{Config, Draw, SoakCircuit};
-use super::{Ran, Runner};
+use super::runner::{Ran, Runner};
 use crate::failure::Failure;
 use crate::run_cmd::{execute_local, online_rounds, prepare_local, Caller, LocalArgs};
 use std::path::{Path, PathBuf};

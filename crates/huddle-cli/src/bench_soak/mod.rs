@@ -4,7 +4,7 @@
 //! its runs, failures and memory after each run. It passes with no failed
 //! run and no configuration whose resident set grew (report.rs).
 //!
-//! Runs go through a [`Runner`]: [`in_process::InProcess`] runs every
+//! Runs go through a [`Runner`] (`runner.rs`): [`in_process::InProcess`] runs every
 //! party in this process, as `huddle local` does; a runner with a process
 //! per party plugs in beside it.
 
@@ -14,12 +14,13 @@ mod plan;
 #[cfg(target_os = "linux")]
 mod processes;
 mod report;
+mod runner;
 mod series;
 
 use crate::failure::Failure;
-use memory::Memory;
-use plan::{Config, Draw};
+use plan::Config;
 use report::{FailedRun, Row, Summary};
+use runner::Runner;
 use std::time::{Duration, Instant};
 
 /// How often a long soak says how far it got (on stderr).
@@ -55,22 +56,6 @@ pub struct SoakArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
-}
-
-/// A run that went through.
-pub struct Ran {
-    /// Its online rounds, where the runner learns them.
-    pub online_rounds: Option<u32>,
-}
-
-/// What runs the configurations.
-pub trait Runner {
-    /// Runs `config` as `draw` says, checked against the plaintext evaluator.
-    fn run(&mut self, config: &Config, draw: &Draw) -> Result<Ran, Failure>;
-    /// The memory now held by what runs the configurations.
-    fn memory(&mut self) -> Memory;
-    /// The command line that makes the same run by hand.
-    fn command(&self, config: &Config, draw: &Draw) -> String;
 }
 
 pub fn run(args: SoakArgs) -> Result<(), Failure> {

@@ -7,7 +7,7 @@
 
 use super::memory::Memory;
 use super::plan::{Config, Draw, SoakCircuit};
-use super::{Ran, Runner};
+use super::runner::{Ran, Runner};
 use crate::cluster::{self, Job, JobSpec, Site};
 use crate::failure::Failure;
 use std::time::{Duration, Instant};

@@ -1,4 +1,6 @@
-use super::plan::{self, Config, SMALL_SHARE_MEMORY_MIB};
+use super::memory::Memory;
+use super::plan::{self, Config, Draw, SMALL_SHARE_MEMORY_MIB};
+use super::runner::Ran;
 use super::*;
 use crate::run_cmd::TransportArg;
 use huddle_engine::exit::Exit;

@@ -1,7 +1,7 @@
 //! What `huddle bench chaos` counts, per stage of the run the signal hit
 //! and per signal, and how it is shown.
 
-use super::{Signal, Stage};
+use super::aim::{Signal, Stage};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;

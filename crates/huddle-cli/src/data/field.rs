@@ -1,9 +1,12 @@
 //! One field of a data file or of `--input`: a number of a given width as
 //! text and back. Decimal numbers of any width go through `num-bigint`;
 //! a field's bits are little-endian 64-bit words (bit j of the value is
-//! bit j % 64 of word j / 64, as in a row of a `BitMatrix`).
+//! bit j % 64 of word j / 64, as in a row of a `BitMatrix`). [`codec`]
+//! gives the codec of a value's elements in a style; [`put_bits`] and
+//! [`get_bits`] place a field's bits in a row and take them out.
 
-use super::DataFormat;
+use super::style::{DataFormat, Style};
+use huddle_circuit::{Circuit, Domain};
 use num_bigint::{BigInt, BigUint, Sign};
 
 /// What a field holds and how it is written.
@@ -332,6 +335,58 @@ fn words_of(value: &BigUint, bits: usize) -> Vec<u64> {
     let mut words = value.to_u64_digits();
     words.resize(bits.div_ceil(64), 0);
     words
+}
+
+/// The codec of one element of a value of `domain`: a Boolean value is
+/// one field of all its `bits`, a ring value one field per element.
+pub(super) fn codec(circuit: &Circuit, domain: Domain, bits: usize, style: Style) -> Codec {
+    let ring = circuit.ring().map(|r| r.bits() as usize);
+    match (domain, ring) {
+        (Domain::Ring, Some(k)) => Codec {
+            bits: k,
+            format: style.format,
+            signed: style.signed,
+            frac: style.frac,
+        },
+        _ => Codec {
+            bits,
+            format: style.format,
+            signed: style.signed,
+            frac: None,
+        },
+    }
+}
+
+/// ORs the low `bits` bits of `words` into `row` from bit `at`.
+pub(super) fn put_bits(row: &mut [u64], at: usize, words: &[u64], bits: usize) {
+    for (i, &w) in words.iter().enumerate().take(bits.div_ceil(64)) {
+        let len = (bits - i * 64).min(64);
+        let w = if len < 64 { w & ((1u64 << len) - 1) } else { w };
+        let (word, shift) = ((at + i * 64) / 64, (at + i * 64) % 64);
+        row[word] |= w << shift;
+        if shift != 0 && shift + len > 64 {
+            row[word + 1] |= w >> (64 - shift);
+        }
+    }
+}
+
+/// The `bits` bits of `row` from bit `at`, as words.
+pub(super) fn get_bits(row: &[u64], at: usize, bits: usize) -> Vec<u64> {
+    (0..bits.div_ceil(64))
+        .map(|i| {
+            let len = (bits - i * 64).min(64);
+            let (word, shift) = ((at + i * 64) / 64, (at + i * 64) % 64);
+            let mut w = row[word] >> shift;
+            if shift != 0 && shift + len > 64 {
+                w |= row[word + 1] << (64 - shift);
+            }
+            if len < 64 {
+                w & ((1u64 << len) - 1)
+            } else {
+                w
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

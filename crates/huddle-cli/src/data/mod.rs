@@ -12,41 +12,23 @@
 mod atomic;
 mod field;
 mod records;
+mod style;
 mod table;
 #[cfg(test)]
 mod tests;
 
 pub use atomic::abandon_pending;
 pub use records::{parse_delimiter, Delimiter};
+pub use style::{DataFormat, Shape, Style};
 
 use crate::failure::Failure;
-use clap::{Args, ValueEnum};
-use field::Codec;
+use clap::Args;
+use field::{codec, get_bits, put_bits, Codec};
 use huddle_circuit::{BitMatrix, Circuit, Domain};
 use huddle_engine::exit::Exit;
 use records::Records;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DataFormat {
-    /// Hexadecimal: as many digits as the field's width when written; fewer
-    /// are read as zero-extended.
-    Hex,
-    /// Decimal integers (two's complement with --signed).
-    Dec,
-}
-
-/// How an input file maps onto the circuit's input values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Shape {
-    /// One instance per line.
-    Rows,
-    /// The whole file is one instance: a table whose columns fill the
-    /// circuit's table input, padded to its maximum rows with validity bits
-    /// (docs/circuit-format.md).
-    Vector,
-}
 
 /// The data flags of `local`, `party` and `circuit eval`.
 #[derive(Args, Clone)]
@@ -80,18 +62,6 @@ pub struct DataArgs {
     pub shape: Shape,
 }
 
-impl Style {
-    /// The style of every data flag left at its default.
-    pub const DEFAULT: Style = Style {
-        format: DataFormat::Hex,
-        frac: None,
-        signed: false,
-        header: false,
-        delimiter: None,
-        shape: Shape::Rows,
-    };
-}
-
 impl DataArgs {
     pub fn style(&self) -> Style {
         Style {
@@ -103,24 +73,6 @@ impl DataArgs {
             shape: self.shape,
         }
     }
-}
-
-/// How fields are written and read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Style {
-    pub format: DataFormat,
-    /// Ring elements as fixed-point decimals with this many fractional
-    /// bits (x·2^f rounded; `--frac`), signed.
-    pub frac: Option<u8>,
-    /// Decimal fields as two's complement numbers.
-    pub signed: bool,
-    /// A header line: skipped in --inputs, the output values' names in
-    /// --outputs.
-    pub header: bool,
-    /// The separator of files read; None: detected.
-    pub delimiter: Option<Delimiter>,
-    /// How --inputs maps onto the input values (--expect: always rows).
-    pub shape: Shape,
 }
 
 /// Why data could not be read or written. Every reading error is bad input
@@ -176,26 +128,6 @@ struct Field {
     codec: Codec,
 }
 
-/// The codec of one element of a value of `domain`: a Boolean value is
-/// one field of all its `bits`, a ring value one field per element.
-fn codec(circuit: &Circuit, domain: Domain, bits: usize, style: Style) -> Codec {
-    let ring = circuit.ring().map(|r| r.bits() as usize);
-    match (domain, ring) {
-        (Domain::Ring, Some(k)) => Codec {
-            bits: k,
-            format: style.format,
-            signed: style.signed,
-            frac: style.frac,
-        },
-        _ => Codec {
-            bits,
-            format: style.format,
-            signed: style.signed,
-            frac: None,
-        },
-    }
-}
-
 /// The fields of `values` (input or output values of `circuit` as
 /// (domain, bits)), in order.
 fn fields(circuit: &Circuit, values: &[(Domain, usize)], style: Style) -> Vec<Field> {
@@ -226,38 +158,6 @@ fn check_frac(style: Style, circuit: &Circuit) -> Result<(), String> {
         )),
         _ => Ok(()),
     }
-}
-
-/// ORs the low `bits` bits of `words` into `row` from bit `at`.
-fn put_bits(row: &mut [u64], at: usize, words: &[u64], bits: usize) {
-    for (i, &w) in words.iter().enumerate().take(bits.div_ceil(64)) {
-        let len = (bits - i * 64).min(64);
-        let w = if len < 64 { w & ((1u64 << len) - 1) } else { w };
-        let (word, shift) = ((at + i * 64) / 64, (at + i * 64) % 64);
-        row[word] |= w << shift;
-        if shift != 0 && shift + len > 64 {
-            row[word + 1] |= w >> (64 - shift);
-        }
-    }
-}
-
-/// The `bits` bits of `row` from bit `at`, as words.
-fn get_bits(row: &[u64], at: usize, bits: usize) -> Vec<u64> {
-    (0..bits.div_ceil(64))
-        .map(|i| {
-            let len = (bits - i * 64).min(64);
-            let (word, shift) = ((at + i * 64) / 64, (at + i * 64) % 64);
-            let mut w = row[word] >> shift;
-            if shift != 0 && shift + len > 64 {
-                w |= row[word + 1] << (64 - shift);
-            }
-            if len < 64 {
-                w & ((1u64 << len) - 1)
-            } else {
-                w
-            }
-        })
-        .collect()
 }
 
 /// Rows of one value collected line by line in fixed-size chunks, so that

@@ -7,8 +7,9 @@
 //! every column; the rows after the file's last are zeros with validity 0,
 //! so the circuit learns nothing of the row count but what it computes.
 
+use super::field::{codec, put_bits, Codec};
 use super::records::Records;
-use super::{codec, put_bits, Codec, Style};
+use super::style::Style;
 use huddle_circuit::{BitMatrix, Circuit, Domain};
 use std::io::BufRead;
 

@@ -29,8 +29,8 @@
 //! uses those shares masked by the additive zero sharing; the dealer
 //! realizes the ideal functionality.
 
-use crate::sharing::Transport;
-use crate::ttp::RunError;
+use crate::error::RunError;
+use crate::transport::Transport;
 use aes::cipher::{BlockEncrypt, KeyInit};
 use huddle_core::{Gf128, Prg};
 use huddle_net::PartyId;

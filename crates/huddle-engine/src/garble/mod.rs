@@ -50,8 +50,8 @@
 pub mod field;
 pub mod linear;
 
-use crate::sharing::Transport;
-use crate::ttp::RunError;
+use crate::error::RunError;
+use crate::transport::Transport;
 use field::{reconstruction, share_batch, share_each, DoubleKeyPrf};
 use huddle_circuit::{BitMatrix, Circuit, Domain, Op, Schedule, ScheduleOptions, Storage};
 use huddle_core::{Gf128, Prg};
@@ -617,7 +617,7 @@ pub fn run_with_supply<T: Transport>(
     let (me, n) = (net.party(), net.parties());
     let malicious = variant.is_malicious();
     variant.check_run(n, &options)?;
-    crate::ttp::check_own_inputs(me, n, circuit, instances, own_inputs)?;
+    crate::inputs::check_own_inputs(me, n, circuit, instances, own_inputs)?;
     let plan = Plan::new(circuit, n, malicious)?;
     let t = variant.threshold(n);
     let linear_choice = options.linear.resolve(n, t);
@@ -1851,7 +1851,7 @@ fn open_outputs<T: Transport>(
     let (plan, me, instances, contributors) = (run.plan, run.me, run.instances, run.contributors);
     let malicious = run.variant.is_malicious();
     net.set_phase(Phase::Online);
-    net.announce(crate::sharing::REVEAL);
+    net.announce(crate::transport::REVEAL);
     if me >= contributors {
         if malicious {
             return confirm_outputs(net, plan, instances, contributors, None).map(Online::Known);

@@ -14,7 +14,7 @@ use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, Program};
 use super::{Channel, Shares};
-use crate::ttp::RunError;
+use crate::error::RunError;
 
 pub struct AstraVariant;
 

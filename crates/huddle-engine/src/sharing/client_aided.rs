@@ -58,11 +58,11 @@ use super::arith::{subset_products, Arith};
 use super::convert::SplitJob;
 use super::program::{Layer, Program, Step};
 use super::{
-    agree_key, evaluate, learns, Arenas, Channel, ConstantRule, InputValues, Preprocess, Shares,
-    Sharing,
+    agree_key, evaluate, Arenas, Channel, ConstantRule, InputValues, Preprocess, Shares, Sharing,
 };
+use crate::error::RunError;
+use crate::inputs::learns;
 use crate::protocol::Protocol;
-use crate::ttp::RunError;
 use huddle_circuit::Domain;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};

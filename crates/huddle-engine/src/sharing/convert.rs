@@ -14,7 +14,7 @@
 use super::arith::{Arith, Bits, Ring};
 use super::program::{Conversion, ConversionKind, Program};
 use super::{evaluate, Arenas, Channel, Sharing};
-use crate::ttp::RunError;
+use crate::error::RunError;
 use huddle_circuit::Domain;
 use huddle_core::bits::transpose_64x64;
 use huddle_core::RingWidth;

@@ -4,9 +4,10 @@
 //! from a second holder, the checkpoints, and values vouched for on the way.
 
 use super::verify::{self, Views};
-use super::{learns, recv_raw, send_raw_tagged, Channel, Shares};
+use super::{recv_raw, send_raw_tagged, Channel, Shares};
+use crate::error::RunError;
 use crate::fault::MessageType;
-use crate::ttp::RunError;
+use crate::inputs::learns;
 use huddle_net::{PartyId, Phase};
 
 /// The four parties of every protocol here.

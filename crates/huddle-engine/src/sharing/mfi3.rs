@@ -37,7 +37,7 @@ use super::arith::{subset_products, Arith};
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, MulGate, Program};
 use super::{Channel, Shares};
-use crate::ttp::RunError;
+use crate::error::RunError;
 
 pub struct MfiVariant;
 

@@ -64,66 +64,16 @@ macro_rules! with_ring {
 }
 pub(crate) use with_ring;
 
+use crate::error::RunError;
+use crate::inputs::learns;
 use crate::inputs::OwnValue;
-use crate::ttp::RunError;
+use crate::transport::{Transport, REVEAL};
 use arith::{Arith, Bits};
 use convert::SplitJob;
 use huddle_circuit::{BitMatrix, Circuit, Domain};
 use huddle_core::arena::{binary, fill, fold, unary};
 use huddle_net::{NetError, Network, PartyId, Phase};
 use program::{Layer, Linear, Program, Step, Target};
-
-/// What protocols need from a network.
-pub trait Transport {
-    fn party(&self) -> PartyId;
-    fn parties(&self) -> usize;
-    fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError>;
-    fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError>;
-    fn set_phase(&mut self, phase: Phase);
-    fn phase(&self) -> Phase;
-    /// Ends the current phase's time.
-    fn stop_clock(&mut self) {}
-    /// Logs that this party enters `step` of its run (`reveal`), a part
-    /// the phases do not separate ([`huddle_net::PHASE_LOG`]).
-    fn announce(&self, _step: &str) {}
-}
-
-/// The step [`Transport::announce`]s when a party starts opening outputs.
-pub const REVEAL: &str = "reveal";
-
-impl Transport for Network {
-    fn party(&self) -> PartyId {
-        Network::party(self)
-    }
-    fn parties(&self) -> usize {
-        Network::parties(self)
-    }
-    /// An empty message is not sent at all: both sides know its size.
-    fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError> {
-        if data.is_empty() {
-            return Ok(());
-        }
-        Network::send(self, to, data)
-    }
-    fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
-        if len == 0 {
-            return Ok(Vec::new());
-        }
-        Network::recv(self, from, len)
-    }
-    fn set_phase(&mut self, phase: Phase) {
-        Network::set_phase(self, phase)
-    }
-    fn phase(&self) -> Phase {
-        Network::phase(self)
-    }
-    fn stop_clock(&mut self) {
-        Network::stop_clock(self)
-    }
-    fn announce(&self, step: &str) {
-        Network::announce(self, step)
-    }
-}
 
 /// Messages of share words: each word travels as `word_bytes` little-endian
 /// bytes (8 for bitsliced Boolean words, k/8 for elements of Z_2^k).
@@ -657,11 +607,6 @@ impl InputValues<'_> {
     }
 }
 
-/// Whether party `p` learns the outputs when they go to `to`.
-pub fn learns(p: PartyId, to: Option<PartyId>) -> bool {
-    to.is_none_or(|t| t == p)
-}
-
 /// What a secret-sharing protocol can do, read from its row of the
 /// protocol table. Not methods of [`Sharing`], so that no implementation
 /// can state them a second time (and disagree with the table).
@@ -1004,7 +949,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     let parties = probe.parties();
     // Round-robin owners skip a dealer (the last party).
     let input_parties = parties - usize::from(probe.dealer().is_some());
-    crate::ttp::check_own_values(net.party(), input_parties, &circuit, instances, &own_inputs)?;
+    crate::inputs::check_own_values(net.party(), input_parties, &circuit, instances, &own_inputs)?;
     // --max-fan-in caps the circuit's products and sets the conversions'.
     let cap = options.max_fan_in.unwrap_or(usize::MAX);
     let conversion_fan_in = options
@@ -1188,7 +1133,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         hold_outputs,
         reveal_gate: gate.as_ref(),
     };
-    crate::check_reveal_to(options.reveal_to, parties)?;
+    crate::inputs::check_reveal_to(options.reveal_to, parties)?;
     let malicious = hold_outputs;
     drop(probe);
     crate::progress::progress().start(

@@ -19,7 +19,7 @@
 //! first (`huddle_circuit::rewrite::lower_products`): multiplications and
 //! sums, and an exact truncation through A2B and B2A.
 
-use crate::ttp::RunError;
+use crate::error::RunError;
 use huddle_circuit::builder::Builder;
 use huddle_circuit::rewrite::{lower_products, NativeProducts};
 use huddle_circuit::{Circuit, Domain, Op, Schedule, ScheduleOptions, SlotGate, WireId};

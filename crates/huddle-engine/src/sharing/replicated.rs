@@ -33,9 +33,10 @@
 use super::arith::Arith;
 use super::convert::SplitJob;
 use super::program::{Layer, Program};
-use super::{agree_key, draw, learns, Channel, ConstantRule, InputValues, Shares, Sharing};
+use super::{agree_key, draw, Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::error::RunError;
+use crate::inputs::learns;
 use crate::protocol::Protocol;
-use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::PartyId;
 

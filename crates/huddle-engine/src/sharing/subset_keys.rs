@@ -33,7 +33,7 @@ use super::malicious::{Tags, PARTIES};
 use super::verify::{self, DigestWords, ViewSpec, Views};
 use super::wire::Encoding;
 use super::{recv_raw, send_raw_tagged, Channel};
-use crate::ttp::RunError;
+use crate::error::RunError;
 use huddle_core::Prg;
 use huddle_net::PartyId;
 use sha2::{Digest, Sha256};
@@ -193,7 +193,7 @@ mod tests {
     use super::*;
     use crate::fault::{ActiveFault, Fault, FaultKind, MessageType};
     use crate::sharing::malicious::message;
-    use crate::sharing::Transport;
+    use crate::transport::Transport;
     use crate::Randomness;
     use huddle_net::{NetError, Network, Phase};
     use std::time::Duration;

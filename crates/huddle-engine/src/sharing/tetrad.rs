@@ -67,9 +67,9 @@ use super::program::{Layer, Program};
 use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::error::RunError;
 use crate::fault::MessageType;
 use crate::protocol::Protocol;
-use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 

@@ -20,7 +20,7 @@
 
 use super::wire::Encoding;
 use super::{recv_raw, send_raw_tagged, Channel};
-use crate::ttp::RunError;
+use crate::error::RunError;
 use huddle_net::{PartyId, Phase};
 use sha2::digest::generic_array::GenericArray;
 use sha2::{Digest, Sha256};

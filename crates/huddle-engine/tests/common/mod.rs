@@ -23,7 +23,7 @@ pub fn request(
     parties: usize,
     circuit: &huddle_circuit::Circuit,
     options: huddle_engine::RunOptions,
-) -> Result<huddle_engine::RunRequest, huddle_engine::ttp::RunError> {
+) -> Result<huddle_engine::RunRequest, huddle_engine::error::RunError> {
     huddle_engine::check_request(protocol.parse()?, parties, circuit, options)
 }
 

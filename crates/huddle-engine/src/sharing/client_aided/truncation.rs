@@ -47,9 +47,9 @@
 //! bits with a value it knows (and so of any output that depends on u).
 //! This happens with outputs to both parties, at O.
 
+use crate::error::RunError;
 use crate::sharing::arith::Arith;
 use crate::sharing::Channel;
-use crate::ttp::RunError;
 use huddle_core::Prg;
 use huddle_net::PartyId;
 

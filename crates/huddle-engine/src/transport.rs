@@ -1,0 +1,57 @@
+//! The network as both engines see it: what a protocol may ask of a
+//! network ([`Transport`]), implemented by [`Network`] and, in the
+//! secret-sharing engine, by each lane of a run split by roles.
+
+use huddle_net::{NetError, Network, PartyId, Phase};
+
+/// What protocols need from a network.
+pub trait Transport {
+    fn party(&self) -> PartyId;
+    fn parties(&self) -> usize;
+    fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError>;
+    fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError>;
+    fn set_phase(&mut self, phase: Phase);
+    fn phase(&self) -> Phase;
+    /// Ends the current phase's time.
+    fn stop_clock(&mut self) {}
+    /// Logs that this party enters `step` of its run (`reveal`), a part
+    /// the phases do not separate ([`huddle_net::PHASE_LOG`]).
+    fn announce(&self, _step: &str) {}
+}
+
+/// The step [`Transport::announce`]s when a party starts opening outputs.
+pub const REVEAL: &str = "reveal";
+
+impl Transport for Network {
+    fn party(&self) -> PartyId {
+        Network::party(self)
+    }
+    fn parties(&self) -> usize {
+        Network::parties(self)
+    }
+    /// An empty message is not sent at all: both sides know its size.
+    fn send(&mut self, to: PartyId, data: Vec<u8>) -> Result<(), NetError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        Network::send(self, to, data)
+    }
+    fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        Network::recv(self, from, len)
+    }
+    fn set_phase(&mut self, phase: Phase) {
+        Network::set_phase(self, phase)
+    }
+    fn phase(&self) -> Phase {
+        Network::phase(self)
+    }
+    fn stop_clock(&mut self) {
+        Network::stop_clock(self)
+    }
+    fn announce(&self, step: &str) {
+        Network::announce(self, step)
+    }
+}
