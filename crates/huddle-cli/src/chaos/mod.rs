@@ -540,7 +540,7 @@ fn judge(
             tally.unnamed += 1;
             tally.problems.push(format!(
                 "{what}: party {p} panicked: {}",
-                last_error(&stderr)
+                cluster::last_error(&stderr)
             ));
         } else if end.code == Some(0) {
             if learner && output != OutputFile::Right {
@@ -553,7 +553,7 @@ fn judge(
             }
             continue;
         } else {
-            let error = last_error(&stderr);
+            let error = cluster::last_error(&stderr);
             let stopping = [Exit::Abort.code(), Exit::Network.code()].map(i32::from);
             if end.code.is_some_and(|c| stopping.contains(&c)) && names_party(&error, victim) {
                 cell.stopped_named += 1;
@@ -597,7 +597,7 @@ fn judge(
             tally.unnamed += 1;
             tally.problems.push(format!(
                 "{what}: the signalled party, continued, ended with {code}: {}",
-                last_error(&run.stderr(victim))
+                cluster::last_error(&run.stderr(victim))
             ));
         }
     }
@@ -672,22 +672,11 @@ fn rerun(job: &Job, session: &str, what: &str, tally: &mut Tally) -> Result<(), 
             tally.reruns_failed += 1;
             tally.problems.push(format!(
                 "{what}, run again with the spent deal: not refused as spent by every party ({})",
-                last_error(&run.stderr(0))
+                cluster::last_error(&run.stderr(0))
             ));
         }
     }
     Ok(())
-}
-
-/// The last `error:` line of a party's stderr (else its last line).
-fn last_error(stderr: &str) -> String {
-    stderr
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("error"))
-        .or_else(|| stderr.lines().last())
-        .unwrap_or("")
-        .to_string()
 }
 
 /// Whether `text` names party `p` ("party 1", not "party 12").

@@ -390,13 +390,7 @@ impl Running {
 pub fn problem(job: &Job, run: &Running) -> Option<String> {
     for p in 0..job.spec.parties {
         if run.code(p) != Some(0) {
-            let stderr = run.stderr(p);
-            let error = stderr
-                .lines()
-                .rev()
-                .find(|l| l.starts_with("error"))
-                .or_else(|| stderr.lines().last())
-                .unwrap_or("");
+            let error = last_error(&run.stderr(p));
             return Some(format!(
                 "party {p} ended with {:?}: {error}",
                 run.ends[p].map(|(_, e)| e)
@@ -407,6 +401,17 @@ pub fn problem(job: &Job, run: &Running) -> Option<String> {
         .iter()
         .find(|&&p| job.output(p) != OutputFile::Right)
         .map(|p| format!("party {p}'s outputs are not the plaintext evaluator's"))
+}
+
+/// The last `error:` line of a party's stderr (else its last line).
+pub fn last_error(stderr: &str) -> String {
+    stderr
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("error"))
+        .or_else(|| stderr.lines().last())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// The phase steps a party logs (`huddle_net::PHASE_LOG`) in its stderr,
