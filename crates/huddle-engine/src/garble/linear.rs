@@ -505,7 +505,7 @@ pub struct TrustedDealer {
 
 impl TrustedDealer {
     pub fn new(t: usize, randomness: crate::Randomness) -> Result<Arc<TrustedDealer>, RunError> {
-        let mut prg = randomness.draw(0, crate::draws::DEALER)?;
+        let mut prg = randomness.draw(0, crate::options::draws::DEALER)?;
         Ok(Arc::new(TrustedDealer {
             cipher: aes::Aes128::new(&prg.next_seed().into()),
             t,

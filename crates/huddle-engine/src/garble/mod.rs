@@ -576,7 +576,7 @@ pub fn deal(
     let mut deal = [0u8; 16];
     options
         .randomness
-        .draw(0, crate::draws::DEAL_ID)?
+        .draw(0, crate::options::draws::DEAL_ID)?
         .fill_bytes(&mut deal);
     (0..parties)
         .map(|p| {
@@ -635,7 +635,9 @@ pub fn run_with_supply<T: Transport>(
         constants: reconstruction(n),
         prf: DoubleKeyPrf::new(),
     };
-    let mut prg = options.randomness.draw(me, crate::draws::GARBLING)?;
+    let mut prg = options
+        .randomness
+        .draw(me, crate::options::draws::GARBLING)?;
     let (mut zero, mut source) = setup(&run, net, &mut prg, linear_choice, supply, circuit)?;
     // A batch larger than the share memory is garbled and evaluated chunk
     // by chunk (same setup, the rounds once per chunk), so a party holds
