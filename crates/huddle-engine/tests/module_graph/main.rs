@@ -249,3 +249,18 @@ fn deeper_files_and_inline_modules_count_with_their_node() {
     );
     assert_eq!(graph::knots(&g).len(), 1);
 }
+
+#[test]
+fn a_module_bound_by_use_is_no_edge_the_paths_through_it_are() {
+    let g = graph_of(&[
+        ("lib.rs", "mod a; mod hub;"),
+        (
+            "hub/mod.rs",
+            "mod inner; pub use inner::X; fn f() { crate::a::g(); }",
+        ),
+        ("hub/inner.rs", "pub struct X;"),
+        ("a.rs", "use crate::hub; pub fn g() -> hub::X { todo!() }"),
+    ]);
+    assert_eq!(edges(&g), ["a → hub::inner", "hub → a"]);
+    assert!(graph::knots(&g).is_empty());
+}
