@@ -17,14 +17,18 @@
 //! hub-file knot this test is there to prevent (`sharing/mod.rs` holding
 //! `Channel` for its protocols and running them). What does not count: a
 //! `mod` declaration, a `pub use` that only re-exports (the module's own
-//! code does not use the name), and test-only code (`#[cfg(test)]` modules
-//! and items: nothing outside the tests names them, so they close no cycle).
+//! code does not use the name), a `use` that binds a module (`use
+//! crate::garble;`: each path through it counts, to where it leads), and
+//! test-only code (`#[cfg(test)]` modules and items: nothing outside the
+//! tests names them, so they close no cycle). `--nocapture` prints every
+//! crate's graph.
 //!
 //! A knot (a set of nodes each reachable from every other) fails the test
 //! with one of its cycles and the reference behind each edge, unless it is
-//! listed, exactly, in [`KNOWN_CYCLES`]: a listed knot that grows, shrinks
-//! or goes away fails too, so the list stays the truth and a new cycle is
-//! never hidden by an old one.
+//! listed, exactly, in [`KNOWN_CYCLES`]. A listed knot that a module joins,
+//! or that shrinks or goes away, fails too, so the list stays true; what it
+//! cannot catch is a new edge between two modules already in one listed
+//! knot.
 
 mod graph;
 mod lex;
@@ -37,8 +41,10 @@ use std::path::{Path, PathBuf};
 /// (issue 49: the hub files split along their seams): the crate, then the
 /// nodes of the knot.
 const KNOWN_CYCLES: &[(&str, &[&str])] = &[
-    // sharing/mod.rs runs the conversions; convert.rs uses its Channel,
-    // Arenas, Sharing and evaluate.
+    // `evaluate` (sharing/mod.rs) runs each conversion (`convert::run`),
+    // which runs its recombining sub-program through `evaluate` again and
+    // uses mod.rs's Channel, Arenas and Sharing, whose `split` takes
+    // convert's SplitJob: mutual recursion, broken by splitting mod.rs.
     ("huddle-engine", &["sharing", "sharing::convert"]),
 ];
 
