@@ -210,10 +210,10 @@ pub fn knots(g: &Graph) -> Vec<BTreeSet<String>> {
     s.out
 }
 
-/// A shortest cycle through the first node of `knot`, within it, as the
-/// lines that show it: each edge with the reference that makes it.
-pub fn show_cycle(g: &Graph, knot: &BTreeSet<String>) -> String {
-    let Some(start) = knot.iter().next() else {
+/// A shortest cycle through `start`, within `knot`, as the lines that show
+/// it: each edge with the reference that makes it.
+pub fn show_cycle(g: &Graph, knot: &BTreeSet<String>, start: &str) -> String {
+    let Some(start) = knot.get(start) else {
         return String::new();
     };
     // Breadth-first from `start` back to it, through the knot only.

@@ -134,12 +134,22 @@ fn no_crate_has_an_import_cycle_between_its_modules_beyond_the_known_ones() {
                     Some(k) => {
                         known_seen.insert(k);
                     }
-                    None => problems.push(format!(
-                        "{}: import cycle among {{{}}}:\n    {}",
-                        krate.name,
-                        knot.iter().cloned().collect::<Vec<_>>().join(", "),
-                        graph::show_cycle(&g, &knot)
-                    )),
+                    None => {
+                        // Through a module no listed knot has, if there is one:
+                        // the new part of a knot that grew.
+                        let listed = |n: &String| {
+                            KNOWN_CYCLES.iter().any(|(name, nodes)| {
+                                *name == krate.name && nodes.contains(&n.as_str())
+                            })
+                        };
+                        let start = knot.iter().find(|n| !listed(n)).or(knot.iter().next());
+                        problems.push(format!(
+                            "{}: import cycle among {{{}}}:\n    {}",
+                            krate.name,
+                            knot.iter().cloned().collect::<Vec<_>>().join(", "),
+                            graph::show_cycle(&g, &knot, start.map_or("", String::as_str))
+                        ))
+                    }
                 }
             }
         }
@@ -198,7 +208,7 @@ fn a_cycle_through_super_a_child_path_and_a_use_is_found() {
     let knots = graph::knots(&g);
     assert_eq!(knots.len(), 1);
     assert_eq!(knots[0].iter().collect::<Vec<_>>(), ["hub", "hub::part"]);
-    let shown = graph::show_cycle(&g, &knots[0]);
+    let shown = graph::show_cycle(&g, &knots[0], "hub");
     assert!(
         shown.starts_with("hub → hub::part → hub")
             && shown.contains("hub/part.rs:1 names `super::Channel`"),
