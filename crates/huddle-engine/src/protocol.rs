@@ -8,8 +8,8 @@
 use crate::error::RunError;
 use crate::garble::linear::LinearChoice;
 use crate::garble::Variant;
-use crate::sharing::{self, Preprocess};
-use crate::RunOptions;
+use crate::options::{Preprocess, RunOptions, DEFAULT_GARBLE_MEMORY_MIB, DEFAULT_SHARE_MEMORY_MIB};
+use crate::sharing;
 use huddle_circuit::{Circuit, InputOwners};
 
 /// The most parties a run may have: far beyond what the protocols are used
@@ -623,6 +623,26 @@ impl RunRequest {
     }
 }
 
+/// The default of `--share-memory` for `protocol`, in MiB.
+pub fn default_share_memory_mib(protocol: Protocol) -> usize {
+    if protocol.garbling().is_some() {
+        DEFAULT_GARBLE_MEMORY_MIB
+    } else {
+        DEFAULT_SHARE_MEMORY_MIB
+    }
+}
+
+impl RunOptions {
+    /// The defaults for a run of `protocol`: [`RunOptions::default`] with
+    /// its family's share memory ([`default_share_memory_mib`]).
+    pub fn for_protocol(protocol: Protocol) -> RunOptions {
+        RunOptions {
+            share_memory: default_share_memory_mib(protocol) << 20,
+            ..RunOptions::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -647,5 +667,19 @@ mod tests {
         assert!(RunRequest::new(Protocol::Ttp, 0, o).is_err());
         let zero_threads = RunOptions { threads: 0, ..o };
         assert!(RunRequest::new(Protocol::Trio, 3, zero_threads).is_err());
+    }
+
+    /// Garbling's instances are large and its memory is held against the
+    /// peer's: it keeps the smaller default; every other protocol the larger.
+    #[test]
+    fn share_memory_defaults_by_family() {
+        for p in Protocol::ALL {
+            let want = match p {
+                Protocol::Bgw3 | Protocol::Bgw2 | Protocol::Bgw2Mal => DEFAULT_GARBLE_MEMORY_MIB,
+                _ => DEFAULT_SHARE_MEMORY_MIB,
+            };
+            assert_eq!(default_share_memory_mib(p), want, "{}", p.name());
+            assert_eq!(RunOptions::for_protocol(p).share_memory, want << 20);
+        }
     }
 }

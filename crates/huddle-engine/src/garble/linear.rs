@@ -29,6 +29,7 @@
 //! uses those shares masked by the additive zero sharing; the dealer
 //! realizes the ideal functionality.
 
+pub use super::options::{binomial, prss_feasible, LinearChoice, PRSS_MAX_SETS};
 use crate::error::RunError;
 use crate::transport::Transport;
 use aes::cipher::{BlockEncrypt, KeyInit};
@@ -38,71 +39,6 @@ use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
 use super::field::point;
-
-/// Which realization of the linear preprocessing a malicious run uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum LinearChoice {
-    /// PRSS where it is feasible (at most [`PRSS_MAX_SETS`] t-sets), else
-    /// the trusted dealer.
-    #[default]
-    Auto,
-    Prss,
-    TrustedDealer,
-}
-
-impl LinearChoice {
-    pub fn parse(text: &str) -> Result<LinearChoice, String> {
-        match text {
-            "auto" => Ok(LinearChoice::Auto),
-            "prss" => Ok(LinearChoice::Prss),
-            "dealer" => Ok(LinearChoice::TrustedDealer),
-            other => Err(format!(
-                "unknown linear preprocessing `{other}` (known: auto, prss, dealer)"
-            )),
-        }
-    }
-
-    /// The `--linear` spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            LinearChoice::Auto => "auto",
-            LinearChoice::Prss => "prss",
-            LinearChoice::TrustedDealer => "dealer",
-        }
-    }
-
-    /// Auto resolved for n parties and threshold t.
-    pub fn resolve(self, n: usize, t: usize) -> LinearChoice {
-        match self {
-            LinearChoice::Auto if prss_feasible(n, t) => LinearChoice::Prss,
-            LinearChoice::Auto => LinearChoice::TrustedDealer,
-            other => other,
-        }
-    }
-}
-
-/// PRSS keys grow as C(n, t); beyond this many t-sets the setup and the
-/// per-secret work are too large and the dealer takes over.
-pub const PRSS_MAX_SETS: u128 = 1024;
-
-/// C(n, k), saturating at `u128::MAX` (callers compare it with a limit).
-pub fn binomial(n: usize, k: usize) -> u128 {
-    if k > n {
-        return 0;
-    }
-    let k = k.min(n - k);
-    // acc = C(n, i) after step i; C(n, i+1) = C(n, i) (n - i) / (i + 1) exactly.
-    (0..k)
-        .try_fold(1u128, |acc, i| {
-            acc.checked_mul((n - i) as u128)
-                .map(|x| x / (i as u128 + 1))
-        })
-        .unwrap_or(u128::MAX)
-}
-
-pub fn prss_feasible(n: usize, t: usize) -> bool {
-    n <= 64 && binomial(n, t) <= PRSS_MAX_SETS
-}
 
 /// Refuses PRSS where it is infeasible, naming the way out.
 pub fn check_choice(choice: LinearChoice, n: usize, t: usize) -> Result<(), RunError> {
@@ -505,7 +441,7 @@ pub struct TrustedDealer {
 
 impl TrustedDealer {
     pub fn new(t: usize, randomness: crate::Randomness) -> Result<Arc<TrustedDealer>, RunError> {
-        let mut prg = randomness.draw(0, crate::draws::DEALER)?;
+        let mut prg = randomness.draw(0, crate::options::draws::DEALER)?;
         Ok(Arc::new(TrustedDealer {
             cipher: aes::Aes128::new(&prg.next_seed().into()),
             t,

@@ -57,11 +57,10 @@
 use super::arith::{subset_products, Arith};
 use super::convert::SplitJob;
 use super::program::{Layer, Program, Step};
-use super::{
-    agree_key, evaluate, Arenas, Channel, ConstantRule, InputValues, Preprocess, Shares, Sharing,
-};
+use super::{agree_key, evaluate, Arenas, Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::error::RunError;
 use crate::inputs::learns;
+use crate::options::Preprocess;
 use crate::protocol::Protocol;
 use huddle_circuit::Domain;
 use huddle_core::Prg;

@@ -39,11 +39,11 @@ use super::arith::Bits;
 use super::convert::SplitJob;
 use super::program::{Layer, Program, Step};
 use super::{
-    agree_key, draw, evaluate, Arenas, Channel, ConstantRule, InputValues, Preprocess, Shares,
-    Sharing,
+    agree_key, draw, evaluate, Arenas, Channel, ConstantRule, InputValues, Shares, Sharing,
 };
 use crate::error::RunError;
 use crate::inputs::learns;
+use crate::options::Preprocess;
 use crate::protocol::Protocol;
 use huddle_circuit::Domain;
 use huddle_core::Prg;

@@ -67,6 +67,7 @@ pub(crate) use with_ring;
 use crate::error::RunError;
 use crate::inputs::learns;
 use crate::inputs::OwnValue;
+pub use crate::options::{FILLER_LANES, FILLER_MIN_SLICES};
 use crate::transport::{Transport, REVEAL};
 use arith::{Arith, Bits};
 use convert::SplitJob;
@@ -534,34 +535,6 @@ impl Shares {
 /// Words of each slot per pass of a run of linear steps: 2 KiB per slot, so
 /// the slots a run touches (hundreds) stay in L2 between its steps.
 const LINEAR_WINDOW: usize = 256;
-
-/// How the function-dependent preprocessing of ASTRA and Trio is scheduled.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Preprocess {
-    /// All preprocessing messages are sent and received before the inputs.
-    Separate,
-    /// Each layer's preprocessing goes out with that layer.
-    #[default]
-    Interleaved,
-}
-
-impl Preprocess {
-    pub fn parse(s: &str) -> Option<Preprocess> {
-        match s {
-            "separate" => Some(Preprocess::Separate),
-            "interleaved" => Some(Preprocess::Interleaved),
-            _ => None,
-        }
-    }
-
-    /// The `--preprocess` spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Preprocess::Separate => "separate",
-            Preprocess::Interleaved => "interleaved",
-        }
-    }
-}
 
 /// Input sharing request: for every input value its owner, its slots and (at
 /// the owner) its clear words per wire; and who receives the outputs.
@@ -1243,20 +1216,6 @@ fn domain_range(lanes: usize, range: &std::ops::Range<usize>) -> std::ops::Range
     range.start / lanes..range.end.div_ceil(lanes)
 }
 
-/// `--threads auto` on a host with at most one core per party
-/// ([`crate::RunOptions::one_core_auto`]) runs [`FILLER_LANES`] lanes only
-/// for a batch of at least this many slices. The second lane fills the
-/// other's waits for messages, but doubles the memory a party touches,
-/// and every page of it costs a page fault in the run's first slice, a
-/// cost that only a batch of many slices amortizes. Measured with four Quad
-/// parties on 2 cores: one lane is faster below 8 slices, alike at 8 and
-/// slower above (docs/perf/2026-11-28-threads-auto-one-lane.md).
-pub const FILLER_MIN_SLICES: usize = 8;
-
-/// Lanes of `--threads auto` where each party has at most one core (see
-/// [`FILLER_MIN_SLICES`]).
-pub const FILLER_LANES: usize = 2;
-
 /// The lane count and the slice (in units of the batch, all lanes
 /// together) for a batch of `units` units whose share memory holds `slice`
 /// units at once. Only auto's one core per party chooses: a short batch
@@ -1513,7 +1472,7 @@ impl Lane<'_> {
         ranges: &[std::ops::Range<usize>],
         roles: &[PartyId],
     ) -> Result<(), RunError> {
-        let first_draw = crate::draws::SHARING_KEYS + ((lane as u64) << 16);
+        let first_draw = crate::options::draws::SHARING_KEYS + ((lane as u64) << 16);
         let me = net.party();
         let main = self.program.main_domain();
         let mut ch = Channel::new(

@@ -102,6 +102,9 @@ pub type Graph = BTreeMap<String, BTreeMap<String, Evidence>>;
 /// nothing outside the tests names them, so they close no cycle. A `pub
 /// use` whose name the module's own code does not use is naming, not a
 /// dependency: it only makes paths through the module lead on (resolved).
+/// Nor is a `use` that binds a module (`use crate::a;`): the paths through
+/// the binding make the edges, to wherever each leads. A glob (`use a::*`)
+/// names what it cannot tell apart, so it is an edge to the module.
 pub fn graph(tree: &Tree) -> Graph {
     let mut g = Graph::new();
     for (m, module) in tree.modules.iter().enumerate() {
@@ -114,12 +117,17 @@ pub fn graph(tree: &Tree) -> Graph {
             .imports
             .iter()
             .filter(|i| !i.public || i.name.as_ref().is_none_or(|n| module.idents.contains(n)))
-            .map(|i| (&i.path, i.line));
-        let named = module.named.iter().map(|n| (&n.path, n.line));
-        for (path, line) in uses.chain(named) {
+            .map(|i| (&i.path, i.line, i.name.is_some()));
+        let named = module.named.iter().map(|n| (&n.path, n.line, false));
+        for (path, line, binds_name) in uses.chain(named) {
             let Some(target) = resolve(tree, m, path, 32) else {
                 continue;
             };
+            if binds_name && target.is_module {
+                // `use crate::garble;` names no item: the paths through it
+                // (`garble::Optimizations`) are resolved one by one.
+                continue;
+            }
             if tree.modules[target.module].test_only {
                 continue;
             }
@@ -202,10 +210,10 @@ pub fn knots(g: &Graph) -> Vec<BTreeSet<String>> {
     s.out
 }
 
-/// A shortest cycle through the first node of `knot`, within it, as the
-/// lines that show it: each edge with the reference that makes it.
-pub fn show_cycle(g: &Graph, knot: &BTreeSet<String>) -> String {
-    let Some(start) = knot.iter().next() else {
+/// A shortest cycle through `start`, within `knot`, as the lines that show
+/// it: each edge with the reference that makes it.
+pub fn show_cycle(g: &Graph, knot: &BTreeSet<String>, start: &str) -> String {
+    let Some(start) = knot.get(start) else {
         return String::new();
     };
     // Breadth-first from `start` back to it, through the knot only.

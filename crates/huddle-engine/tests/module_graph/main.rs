@@ -17,14 +17,18 @@
 //! hub-file knot this test is there to prevent (`sharing/mod.rs` holding
 //! `Channel` for its protocols and running them). What does not count: a
 //! `mod` declaration, a `pub use` that only re-exports (the module's own
-//! code does not use the name), and test-only code (`#[cfg(test)]` modules
-//! and items: nothing outside the tests names them, so they close no cycle).
+//! code does not use the name), a `use` that binds a module (`use
+//! crate::garble;`: each path through it counts, to where it leads), and
+//! test-only code (`#[cfg(test)]` modules and items: nothing outside the
+//! tests names them, so they close no cycle). `--nocapture` prints every
+//! crate's graph.
 //!
 //! A knot (a set of nodes each reachable from every other) fails the test
 //! with one of its cycles and the reference behind each edge, unless it is
-//! listed, exactly, in [`KNOWN_CYCLES`]: a listed knot that grows, shrinks
-//! or goes away fails too, so the list stays the truth and a new cycle is
-//! never hidden by an old one.
+//! listed, exactly, in [`KNOWN_CYCLES`]. A listed knot that a module joins,
+//! or that shrinks or goes away, fails too, so the list stays true; what it
+//! cannot catch is a new edge between two modules already in one listed
+//! knot.
 
 mod graph;
 mod lex;
@@ -36,31 +40,13 @@ use std::path::{Path, PathBuf};
 /// Import cycles that are known and not yet broken, each a knot to break
 /// (issue 49: the hub files split along their seams): the crate, then the
 /// nodes of the knot.
-const KNOWN_CYCLES: &[(&str, &[&str])] = &[(
-    "huddle-engine",
-    &[
-        "crate",
-        "garble",
-        "garble::linear",
-        "protocol",
-        "sharing",
-        "sharing::astra",
-        "sharing::client_aided",
-        "sharing::convert",
-        "sharing::fantastic4",
-        "sharing::helper",
-        "sharing::malicious",
-        "sharing::mfi3",
-        "sharing::pieces",
-        "sharing::quad",
-        "sharing::replicated",
-        "sharing::subset_keys",
-        "sharing::tetrad",
-        "sharing::trio",
-        "sharing::verify",
-        "ttp",
-    ],
-)];
+const KNOWN_CYCLES: &[(&str, &[&str])] = &[
+    // `evaluate` (sharing/mod.rs) runs each conversion (`convert::run`),
+    // which runs its recombining sub-program through `evaluate` again and
+    // uses mod.rs's Channel, Arenas and Sharing, whose `split` takes
+    // convert's SplitJob: mutual recursion, broken by splitting mod.rs.
+    ("huddle-engine", &["sharing", "sharing::convert"]),
+];
 
 /// A crate of the workspace: its name and the root files of its targets
 /// under `src/` (a library and a binary are separate crates to rustc).
@@ -148,12 +134,22 @@ fn no_crate_has_an_import_cycle_between_its_modules_beyond_the_known_ones() {
                     Some(k) => {
                         known_seen.insert(k);
                     }
-                    None => problems.push(format!(
-                        "{}: import cycle among {{{}}}:\n    {}",
-                        krate.name,
-                        knot.iter().cloned().collect::<Vec<_>>().join(", "),
-                        graph::show_cycle(&g, &knot)
-                    )),
+                    None => {
+                        // Through a module no listed knot has, if there is one:
+                        // the new part of a knot that grew.
+                        let listed = |n: &String| {
+                            KNOWN_CYCLES.iter().any(|(name, nodes)| {
+                                *name == krate.name && nodes.contains(&n.as_str())
+                            })
+                        };
+                        let start = knot.iter().find(|n| !listed(n)).or(knot.iter().next());
+                        problems.push(format!(
+                            "{}: import cycle among {{{}}}:\n    {}",
+                            krate.name,
+                            knot.iter().cloned().collect::<Vec<_>>().join(", "),
+                            graph::show_cycle(&g, &knot, start.map_or("", String::as_str))
+                        ))
+                    }
                 }
             }
         }
@@ -212,7 +208,7 @@ fn a_cycle_through_super_a_child_path_and_a_use_is_found() {
     let knots = graph::knots(&g);
     assert_eq!(knots.len(), 1);
     assert_eq!(knots[0].iter().collect::<Vec<_>>(), ["hub", "hub::part"]);
-    let shown = graph::show_cycle(&g, &knots[0]);
+    let shown = graph::show_cycle(&g, &knots[0], "hub");
     assert!(
         shown.starts_with("hub → hub::part → hub")
             && shown.contains("hub/part.rs:1 names `super::Channel`"),
@@ -266,4 +262,19 @@ fn deeper_files_and_inline_modules_count_with_their_node() {
         ["crate → top::inner", "top → crate", "top::inner → top"]
     );
     assert_eq!(graph::knots(&g).len(), 1);
+}
+
+#[test]
+fn a_module_bound_by_use_is_no_edge_the_paths_through_it_are() {
+    let g = graph_of(&[
+        ("lib.rs", "mod a; mod hub;"),
+        (
+            "hub/mod.rs",
+            "mod inner; pub use inner::X; fn f() { crate::a::g(); }",
+        ),
+        ("hub/inner.rs", "pub struct X;"),
+        ("a.rs", "use crate::hub; pub fn g() -> hub::X { todo!() }"),
+    ]);
+    assert_eq!(edges(&g), ["a → hub::inner", "hub → a"]);
+    assert!(graph::knots(&g).is_empty());
 }

@@ -1,0 +1,206 @@
+//! The one way into a run: a request checked before connecting
+//! ([`check_request`]), one party over its network ([`run`],
+//! [`run_party`]), or every party on its own thread of this process
+//! ([`run_local`]), dispatched on the protocol.
+
+use crate::error::RunError;
+use crate::garble::{self, Variant};
+use crate::options::RunOptions;
+use crate::protocol::{Protocol, RunRequest};
+use crate::{inputs, sharing, ttp};
+use huddle_circuit::{BitMatrix, Circuit};
+use huddle_net::Network;
+use std::borrow::Cow;
+
+/// Everything about a request that can be refused before connecting: the
+/// protocol, its party count, the options, and whether the protocol can run
+/// the circuit. `huddle local` and `huddle party` call it first.
+pub fn check_request(
+    protocol: Protocol,
+    parties: usize,
+    circuit: &Circuit,
+    options: RunOptions,
+) -> Result<RunRequest, RunError> {
+    let request = RunRequest::new(protocol, parties, options)?;
+    request.check_circuit(circuit)?;
+    Ok(request)
+}
+
+/// Runs one party of `request`; `own_inputs` as in [`ttp::run`].
+pub fn run(
+    request: &RunRequest,
+    net: &mut Network,
+    circuit: &Circuit,
+    instances: usize,
+    own_inputs: &[(usize, BitMatrix)],
+) -> Result<Vec<BitMatrix>, RunError> {
+    let own = own_inputs
+        .iter()
+        .map(|(i, m)| (*i, inputs::OwnValue::Rows(m.clone())))
+        .collect();
+    run_party(request, net, Cow::Borrowed(circuit), instances, own, None)
+}
+
+/// [`run`] with bgw2-mal's linear preprocessing from a trusted dealer: the
+/// process's own (`huddle local`) or a dealt file (`huddle party --dealt`).
+/// Given the circuit to own, the secret-sharing protocols drop its gates
+/// once compiled (see [`Circuit::interface`]).
+pub fn run_party(
+    request: &RunRequest,
+    net: &mut Network,
+    circuit: Cow<'_, Circuit>,
+    instances: usize,
+    own_inputs: Vec<(usize, inputs::OwnValue)>,
+    supply: Option<garble::LinearSupply>,
+) -> Result<Vec<BitMatrix>, RunError> {
+    use sharing::{
+        astra::Astra, client_aided::ClientAided, fantastic4::FantasticFour, mfi3::Mfi3, quad::Quad,
+        replicated::Replicated, tetrad::Tetrad, trio::Trio,
+    };
+    if net.parties() != request.parties() {
+        return Err(RunError::Input(format!(
+            "the request is for {} parties, the network has {}",
+            request.parties(),
+            net.parties()
+        )));
+    }
+    request.check_owners_and_domain(&circuit)?;
+    let options = request.options();
+    let pre = options.preprocess;
+    let (c, i, o) = (circuit, instances, own_inputs);
+    // Garbling and the TTP take whole matrices; the secret-sharing engine
+    // takes the values, to drop each once it is converted and to draw
+    // random ones slice by slice.
+    let whole = |o: Vec<(usize, inputs::OwnValue)>| -> Vec<(usize, BitMatrix)> {
+        o.into_iter().map(|(k, v)| (k, v.into_matrix(i))).collect()
+    };
+    match request.protocol() {
+        Protocol::Ttp => ttp::run(net, &c, i, &whole(o), options),
+        Protocol::Replicated => sharing::run(Replicated::new, net, c, i, o, options),
+        Protocol::Astra => sharing::run(|me| Astra::new(me, pre), net, c, i, o, options),
+        Protocol::Trio => sharing::run(|me| Trio::new(me, pre), net, c, i, o, options),
+        Protocol::Mfi3 => sharing::run(|me| Mfi3::new(me, pre), net, c, i, o, options),
+        Protocol::Quad => sharing::run(|me| Quad::new(me, false), net, c, i, o, options),
+        Protocol::QuadHet => sharing::run(|me| Quad::new(me, true), net, c, i, o, options),
+        Protocol::FantasticFour => sharing::run(FantasticFour::new, net, c, i, o, options),
+        Protocol::Tetrad => sharing::run(Tetrad::new, net, c, i, o, options),
+        Protocol::Ca2pc => sharing::run(|me| ClientAided::new(me, pre), net, c, i, o, options),
+        Protocol::Bgw3 => {
+            garble::run_with_supply(net, Variant::Bgw3, &c, i, &whole(o), options, supply)
+        }
+        Protocol::Bgw2 => {
+            garble::run_with_supply(net, Variant::Bgw2, &c, i, &whole(o), options, supply)
+        }
+        Protocol::Bgw2Mal => {
+            garble::run_with_supply(net, Variant::Bgw2Mal, &c, i, &whole(o), options, supply)
+        }
+    }
+}
+
+/// Why a local run failed: the party whose error tells the root cause.
+#[derive(Debug, thiserror::Error)]
+#[error("party {party}: {error}")]
+pub struct LocalError {
+    pub party: usize,
+    pub error: RunError,
+}
+
+impl LocalError {
+    /// How much an error says about the root cause: a failed check or bad
+    /// input explains a run; the network errors of the other parties are
+    /// their consequence.
+    fn weight(&self) -> u8 {
+        match self.error {
+            RunError::Abort { .. } => 5,
+            RunError::Input(_) | RunError::Net(huddle_net::NetError::Mismatch(_)) => 4,
+            RunError::Resource(_) | RunError::Entropy(_) => 3,
+            RunError::Internal(_) => 2,
+            RunError::Net(_) => 1,
+        }
+    }
+}
+
+/// What one party of a local run ends with.
+pub struct PartyResult {
+    pub outputs: Vec<BitMatrix>,
+    pub accounting: huddle_net::Accounting,
+}
+
+/// Runs every party of protocol `name` on its own thread of this process,
+/// each over its endpoint in `nets` (party order). Party p is given the input
+/// values it owns from `inputs` (one matrix per input value, rows = instances).
+/// Returns every party's outputs and counters, or the error that best
+/// explains the failure (see [`LocalError`]).
+pub fn run_local(
+    request: &RunRequest,
+    nets: Vec<Network>,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+) -> Result<Vec<PartyResult>, LocalError> {
+    let parties = nets.len();
+    let instances = inputs.first().map_or(1, BitMatrix::rows);
+    // bgw2-mal beyond PRSS's reach: a trusted dealer in this process.
+    let dealer = match request.linear_preprocessing() {
+        Some(garble::linear::LinearChoice::TrustedDealer) => {
+            let t = garble::Variant::Bgw2Mal.threshold(parties);
+            Some(
+                garble::linear::TrustedDealer::new(t, request.options().randomness)
+                    .map_err(|error| LocalError { party: 0, error })?,
+            )
+        }
+        _ => None,
+    };
+    let dealer = dealer.as_ref();
+    let results: Vec<Result<PartyResult, LocalError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = nets
+            .into_iter()
+            .map(|mut net| {
+                s.spawn(move || {
+                    let me = net.party();
+                    let own: Vec<(usize, crate::inputs::OwnValue)> = (0..circuit.inputs().len())
+                        .filter(|&i| request.owner(circuit, i) == me)
+                        .map(|i| (i, crate::inputs::OwnValue::Rows(inputs[i].clone())))
+                        .collect();
+                    let outputs = run_party(
+                        request,
+                        &mut net,
+                        Cow::Borrowed(circuit),
+                        instances,
+                        own,
+                        dealer.map(garble::LinearSupply::Dealer),
+                    )
+                    .map_err(|error| LocalError { party: me, error })?;
+                    Ok(PartyResult {
+                        outputs,
+                        accounting: net.accounting().clone(),
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .enumerate()
+            .map(|(party, h)| {
+                h.join().unwrap_or_else(|_| {
+                    Err(LocalError {
+                        party,
+                        error: RunError::Internal("the party's thread panicked".into()),
+                    })
+                })
+            })
+            .collect()
+    });
+    let mut worst: Option<LocalError> = None;
+    let mut ok = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(r) => ok.push(r),
+            Err(e) if worst.as_ref().is_none_or(|w| e.weight() > w.weight()) => worst = Some(e),
+            Err(_) => {}
+        }
+    }
+    match worst {
+        Some(e) => Err(e),
+        None => Ok(ok),
+    }
+}
