@@ -72,6 +72,15 @@ pub struct MessageType {
     pub digest: bool,
 }
 
+/// A row of a protocol's message-type list ([`crate::sharing::messages`]).
+pub const fn message(name: &'static str, senders: &'static [PartyId], digest: bool) -> MessageType {
+    MessageType {
+        name,
+        senders,
+        digest,
+    }
+}
+
 /// One party's deviation in a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fault {

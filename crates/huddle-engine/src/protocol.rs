@@ -206,7 +206,8 @@ const DESCRIPTORS: [Descriptor; 13] = [
         name: "mfi3",
         summary: "MFI-3PC (Faraji-Kerschbaum), one-round multiplications of up to 8 inputs",
         parties: PartyRule::Exactly(3),
-        max_fan_in: Some(sharing::mfi3::MAX_FAN_IN),
+        // The paper's bound.
+        max_fan_in: Some(8),
         separate_preprocessing: false,
         preprocessing: false,
         security: Security::SemiHonest,
@@ -230,7 +231,7 @@ const DESCRIPTORS: [Descriptor; 13] = [
         conversions: true,
         fused_truncation: true,
         family: Family::Sharing,
-        messages: &sharing::quad::QUAD_MESSAGES,
+        messages: &sharing::messages::quad::QUAD,
         dealer: None,
     },
     Descriptor {
@@ -246,7 +247,7 @@ const DESCRIPTORS: [Descriptor; 13] = [
         conversions: true,
         fused_truncation: true,
         family: Family::Sharing,
-        messages: &sharing::quad::HET_MESSAGES,
+        messages: &sharing::messages::quad::HET,
         dealer: None,
     },
     Descriptor {
@@ -262,7 +263,7 @@ const DESCRIPTORS: [Descriptor; 13] = [
         conversions: true,
         fused_truncation: true,
         family: Family::Sharing,
-        messages: &sharing::fantastic4::MESSAGES,
+        messages: &sharing::messages::fantastic4::ALL,
         dealer: None,
     },
     Descriptor {
@@ -278,7 +279,7 @@ const DESCRIPTORS: [Descriptor; 13] = [
         conversions: true,
         fused_truncation: true,
         family: Family::Sharing,
-        messages: &sharing::tetrad::MESSAGES,
+        messages: &sharing::messages::tetrad::ALL,
         dealer: None,
     },
     Descriptor {
@@ -286,7 +287,8 @@ const DESCRIPTORS: [Descriptor; 13] = [
         name: "ca2pc",
         summary: "client-aided 2PC (Ohata-Nuida): parties 0 and 1 compute, party 2 deals extended Beaver triples; one-round multiplications of up to 9 inputs",
         parties: PartyRule::Exactly(3),
-        max_fan_in: Some(sharing::client_aided::MAX_FAN_IN),
+        // The paper's bound (2^9 − 10 = 502 dealt elements per gate and word).
+        max_fan_in: Some(9),
         separate_preprocessing: true,
         preprocessing: true,
         security: Security::SemiHonest,
@@ -295,7 +297,7 @@ const DESCRIPTORS: [Descriptor; 13] = [
         fused_truncation: true,
         family: Family::Sharing,
         messages: &[],
-        dealer: Some(sharing::client_aided::DEALER),
+        dealer: Some(2),
     },
     Descriptor {
         protocol: Protocol::Bgw3,
@@ -364,9 +366,19 @@ impl Protocol {
         Protocol::Bgw2Mal,
     ];
 
-    pub fn descriptor(self) -> &'static Descriptor {
+    pub const fn descriptor(self) -> &'static Descriptor {
         // The table lists the protocols in `ALL` order (tested).
         &DESCRIPTORS[self as usize]
+    }
+
+    /// The widest product the protocol multiplies in one round, for the
+    /// protocols that state one: a constant, so that a protocol's module
+    /// can size arrays by its row of the table.
+    pub const fn stated_fan_in(self) -> usize {
+        match self.descriptor().max_fan_in {
+            Some(f) => f,
+            None => panic!("the protocol takes any fan-in"),
+        }
     }
 
     pub fn name(self) -> &'static str {

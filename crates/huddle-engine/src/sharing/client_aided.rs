@@ -69,8 +69,11 @@ use std::collections::{HashMap, VecDeque};
 
 mod truncation;
 
-/// The client that deals correlated randomness.
-pub const DEALER: PartyId = 2;
+/// The client that deals correlated randomness (the protocol table's).
+pub const DEALER: PartyId = match Protocol::Ca2pc.descriptor().dealer {
+    Some(d) => d,
+    None => panic!("ca2pc has a dealer"),
+};
 
 /// Batches up to this many instances get conversions of the fewest rounds
 /// (see `conversion_fan_in`): at 100 ms RTT and 160 Mbit/s a 64-bit
@@ -78,9 +81,8 @@ pub const DEALER: PartyId = 2;
 /// as the round it saves at a few hundred instances.
 pub const WIDE_CONVERSIONS_UP_TO: usize = 1024;
 
-/// Widest native multiplication: the paper's bound (2^9 − 10 = 502 dealt
-/// elements per gate and word).
-pub const MAX_FAN_IN: usize = 9;
+/// Widest native multiplication (the protocol table's).
+pub const MAX_FAN_IN: usize = Protocol::Ca2pc.stated_fan_in();
 
 pub struct ClientAided {
     me: PartyId,

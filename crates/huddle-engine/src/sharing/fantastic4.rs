@@ -53,14 +53,14 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::malicious::{self, message, write3, Route, Tags, Vouched};
+use super::malicious::{self, write3, Route, Tags, Vouched};
+use super::messages::fantastic4 as msg;
 use super::pieces::{dot_terms, operands, Operands};
 use super::program::{Layer, Program};
 use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::error::RunError;
-use crate::fault::MessageType;
 use crate::protocol::Protocol;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
@@ -188,22 +188,6 @@ const fn route(receiver: usize, sender: PartyId, verifier: PartyId) -> Route {
     }
 }
 
-mod msg {
-    pub const KEY_COMMITMENT: usize = 0;
-    pub const KEY_OPENING: usize = 1;
-    pub const INPUT: usize = 2;
-    /// m1..m6 are M + 0..M + 5.
-    pub const M: usize = 3;
-    pub const DIGEST: usize = 9;
-    pub const REVEAL: usize = 10;
-    pub const REVEAL_DIGEST: usize = 11;
-    pub const VERDICT: usize = 12;
-    /// The conversion terms' shares, t0 then t1.
-    pub const CONVERT: usize = 13;
-    /// A truncated product's terms' shares, t0 then t1.
-    pub const TRUNCATE: usize = 15;
-}
-
 const TAGS: Tags = Tags {
     key_commitment: msg::KEY_COMMITMENT,
     key_opening: msg::KEY_OPENING,
@@ -212,26 +196,6 @@ const TAGS: Tags = Tags {
     reveal_digest: msg::REVEAL_DIGEST,
     verdict: msg::VERDICT,
 };
-
-pub static MESSAGES: [MessageType; 17] = [
-    message("key-commitment", &[0, 1, 2, 3], false),
-    message("key-opening", &[0, 1, 2, 3], false),
-    message("input", &[0, 1, 2, 3], false),
-    message("m1", &[0], false),
-    message("m2", &[1], false),
-    message("m3", &[2], false),
-    message("m4", &[3], false),
-    message("m5", &[0], false),
-    message("m6", &[1], false),
-    message("digest", &[0, 1, 2, 3], true),
-    message("reveal", &[0, 1, 2, 3], false),
-    message("reveal-digest", &[0, 1, 2, 3], true),
-    message("verdict", &[0, 1, 2, 3], false),
-    message("conversion-t0", &[2], false),
-    message("conversion-t1", &[0], false),
-    message("truncation-t0", &[2], false),
-    message("truncation-t1", &[0], false),
-];
 
 pub struct FantasticFour {
     me: PartyId,
@@ -795,10 +759,6 @@ impl Sharing for FantasticFour {
     fn checkpoint(&mut self, ch: &mut Channel) -> Result<(), RunError> {
         let views = self.views.as_mut().expect("setup runs first");
         malicious::checkpoint(ch, views, &TAGS)
-    }
-
-    fn messages(&self) -> &'static [MessageType] {
-        &MESSAGES
     }
 
     fn verify(&mut self, ch: &mut Channel) -> Result<(), RunError> {

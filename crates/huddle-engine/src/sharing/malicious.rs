@@ -6,7 +6,6 @@
 use super::verify::{self, Views};
 use super::{recv_raw, send_raw_tagged, Channel, Shares};
 use crate::error::RunError;
-use crate::fault::MessageType;
 use crate::inputs::learns;
 use huddle_net::{PartyId, Phase};
 
@@ -142,15 +141,6 @@ impl Vouched {
         let value = ch.recv(self.sender, n)?;
         views.absorb(self.view, &value);
         Ok(value.into_vec())
-    }
-}
-
-/// A row of a protocol's message-type list (see [`crate::fault`]).
-pub const fn message(name: &'static str, senders: &'static [PartyId], digest: bool) -> MessageType {
-    MessageType {
-        name,
-        senders,
-        digest,
     }
 }
 

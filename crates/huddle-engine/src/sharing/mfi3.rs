@@ -38,13 +38,14 @@ use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, MulGate, Program};
 use super::{Channel, Shares};
 use crate::error::RunError;
+use crate::protocol::Protocol;
 
 pub struct MfiVariant;
 
 pub type Mfi3 = Helper<MfiVariant>;
 
-/// Largest native fan-in (the paper's bound).
-pub const MAX_FAN_IN: usize = 8;
+/// Largest native fan-in (the protocol table's).
+pub const MAX_FAN_IN: usize = Protocol::Mfi3.stated_fan_in();
 
 /// Elements P1 and P2 each send for one l-input multiplication.
 pub fn elements_per_party(l: usize) -> usize {
@@ -56,7 +57,7 @@ pub fn elements_per_party(l: usize) -> usize {
 }
 
 impl Variant for MfiVariant {
-    const PROTOCOL: crate::protocol::Protocol = crate::protocol::Protocol::Mfi3;
+    const PROTOCOL: Protocol = Protocol::Mfi3;
     const PREPROCESSING: bool = false;
     const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
     /// A dot product is a 2-input gate whose three terms are summed over

@@ -26,6 +26,7 @@ pub mod convert;
 pub mod fantastic4;
 pub mod helper;
 pub mod malicious;
+pub mod messages;
 pub mod mfi3;
 pub mod pieces;
 pub mod program;
@@ -613,6 +614,11 @@ pub trait Capabilities {
     fn dealer(&self) -> Option<PartyId> {
         self.descriptor().dealer
     }
+    /// For the malicious protocols: the types of message they send, which
+    /// fault injection can target (see [`crate::fault`]).
+    fn messages(&self) -> &'static [crate::fault::MessageType] {
+        self.descriptor().messages
+    }
 }
 
 impl<S: Sharing + ?Sized> Capabilities for S {
@@ -721,11 +727,6 @@ pub trait Sharing {
     /// a deviation stops the run here.
     fn checkpoint(&mut self, _ch: &mut Channel) -> Result<(), RunError> {
         Ok(())
-    }
-    /// For the malicious protocols: the types of message they send, which
-    /// fault injection can target (see [`crate::fault`]).
-    fn messages(&self) -> &'static [crate::fault::MessageType] {
-        &[]
     }
 }
 

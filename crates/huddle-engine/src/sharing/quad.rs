@@ -88,14 +88,14 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::malicious::{self, message, Route, Tags, Vouched};
+use super::malicious::{self, Route, Tags, Vouched};
+use super::messages::quad as msg;
 use super::pieces::{dot_terms, pieces, LayerDraws, LayerGates, PIECE_WORDS};
 use super::program::{Layer, Program};
 use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{draw, Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::error::RunError;
-use crate::fault::MessageType;
 use crate::protocol::Protocol;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
@@ -256,62 +256,6 @@ const fn route(receiver: usize, sender: PartyId, verifier: PartyId, component: u
         check: V_REVEAL[receiver],
     }
 }
-
-/// Message types, for fault injection (indices into [`QUAD_MESSAGES`] and
-/// [`HET_MESSAGES`], the same in both).
-mod msg {
-    pub const KEY_COMMITMENT: usize = 0;
-    pub const KEY_OPENING: usize = 1;
-    pub const INPUT: usize = 2;
-    pub const M0: usize = 3;
-    pub const M3: usize = 4;
-    pub const M1: usize = 5;
-    pub const M20: usize = 6;
-    pub const M21: usize = 7;
-    pub const M22: usize = 8;
-    pub const DIGEST: usize = 9;
-    pub const REVEAL: usize = 10;
-    pub const REVEAL_DIGEST: usize = 11;
-    pub const VERDICT: usize = 12;
-    pub const CONVERT_M0: usize = 13;
-    pub const CONVERT_M2: usize = 14;
-}
-
-pub static QUAD_MESSAGES: [MessageType; 15] = [
-    message("key-commitment", &[0, 1, 2, 3], false),
-    message("key-opening", &[0, 1, 2, 3], false),
-    message("input", &[0, 1, 2, 3], false),
-    message("m0", &[0], false),
-    message("m3", &[3], false),
-    message("m1", &[1], false),
-    message("m20", &[2], false),
-    message("m21", &[2], false),
-    message("m22", &[], false),
-    message("digest", &[0, 1, 2, 3], true),
-    message("reveal", &[0, 1, 2, 3], false),
-    message("reveal-digest", &[0, 1, 2, 3], true),
-    message("verdict", &[0, 1, 2, 3], false),
-    message("conversion-m0", &[0], false),
-    message("conversion-m2", &[2], false),
-];
-
-pub static HET_MESSAGES: [MessageType; 15] = [
-    message("key-commitment", &[0, 1, 2, 3], false),
-    message("key-opening", &[0, 1, 2, 3], false),
-    message("input", &[0, 1, 2, 3], false),
-    message("m0", &[0], false),
-    message("m3", &[], false),
-    message("m1", &[1], false),
-    message("m20", &[2], false),
-    message("m21", &[2], false),
-    message("m22", &[2], false),
-    message("digest", &[0, 1, 2, 3], true),
-    message("reveal", &[0, 1, 2, 3], false),
-    message("reveal-digest", &[0, 1, 2, 3], true),
-    message("verdict", &[0, 1, 2, 3], false),
-    message("conversion-m0", &[0], false),
-    message("conversion-m2", &[2], false),
-];
 
 const TAGS: Tags = Tags {
     key_commitment: msg::KEY_COMMITMENT,
@@ -658,14 +602,6 @@ impl Sharing for Quad {
     fn checkpoint(&mut self, ch: &mut Channel) -> Result<(), RunError> {
         let views = self.views();
         malicious::checkpoint(ch, views, &TAGS)
-    }
-
-    fn messages(&self) -> &'static [MessageType] {
-        if self.het {
-            &HET_MESSAGES
-        } else {
-            &QUAD_MESSAGES
-        }
     }
 
     fn verify(&mut self, ch: &mut Channel) -> Result<(), RunError> {

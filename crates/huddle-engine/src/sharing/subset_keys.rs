@@ -191,8 +191,8 @@ fn derive_key(key: usize, holders: &[PartyId], contributions: &[Contribution; PA
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fault::message;
     use crate::fault::{ActiveFault, Fault, FaultKind, MessageType};
-    use crate::sharing::malicious::message;
     use crate::transport::Transport;
     use crate::Randomness;
     use huddle_net::{NetError, Network, Phase};

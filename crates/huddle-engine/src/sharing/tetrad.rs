@@ -61,14 +61,14 @@
 
 use super::arith::Arith;
 use super::convert::SplitJob;
-use super::malicious::{self, message, write3, Route, Tags, Vouched};
+use super::malicious::{self, write3, Route, Tags, Vouched};
+use super::messages::tetrad as msg;
 use super::pieces::{dot_terms, operands, Operands};
 use super::program::{Layer, Program};
 use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
 use crate::error::RunError;
-use crate::fault::MessageType;
 use crate::protocol::Protocol;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
@@ -179,23 +179,6 @@ const fn route(
     }
 }
 
-mod msg {
-    pub const KEY_COMMITMENT: usize = 0;
-    pub const KEY_OPENING: usize = 1;
-    pub const INPUT: usize = 2;
-    pub const T1: usize = 3;
-    pub const T2: usize = 4;
-    pub const T3: usize = 5;
-    pub const T4: usize = 6;
-    pub const T5: usize = 7;
-    pub const DIGEST: usize = 8;
-    pub const REVEAL: usize = 9;
-    pub const REVEAL_DIGEST: usize = 10;
-    pub const VERDICT: usize = 11;
-    pub const CONVERT_M: usize = 12;
-    pub const CONVERT_MASK: usize = 13;
-}
-
 const TAGS: Tags = Tags {
     key_commitment: msg::KEY_COMMITMENT,
     key_opening: msg::KEY_OPENING,
@@ -204,23 +187,6 @@ const TAGS: Tags = Tags {
     reveal_digest: msg::REVEAL_DIGEST,
     verdict: msg::VERDICT,
 };
-
-pub static MESSAGES: [MessageType; 14] = [
-    message("key-commitment", &[0, 1, 2, 3], false),
-    message("key-opening", &[0, 1, 2, 3], false),
-    message("input", &[0, 1, 2, 3], false),
-    message("t1", &[3], false),
-    message("t2", &[3], false),
-    message("t3", &[1], false),
-    message("t4", &[2], false),
-    message("t5", &[2], false),
-    message("digest", &[0, 1, 2, 3], true),
-    message("reveal", &[0, 3], false),
-    message("reveal-digest", &[0, 1], true),
-    message("verdict", &[0, 1, 2, 3], false),
-    message("conversion-m", &[0], false),
-    message("conversion-mask", &[3], false),
-];
 
 pub struct Tetrad {
     me: PartyId,
@@ -711,10 +677,6 @@ impl Sharing for Tetrad {
     fn checkpoint(&mut self, ch: &mut Channel) -> Result<(), RunError> {
         let views = self.views.as_mut().expect("setup runs first");
         malicious::checkpoint(ch, views, &TAGS)
-    }
-
-    fn messages(&self) -> &'static [MessageType] {
-        &MESSAGES
     }
 
     fn verify(&mut self, ch: &mut Channel) -> Result<(), RunError> {
