@@ -3,6 +3,12 @@
 //! borrows safely by splitting the arena around the output slot, so loops
 //! stay plain slices the compiler vectorizes. Callers guarantee that an
 //! operation never reads its own output slot (checked in debug builds).
+//!
+//! Slots are numbered from 0 (`u32`, as circuits number wires), each `len`
+//! words long. The operations work on the words `span` of every slot (a
+//! window of each slot, `0..len` for whole slots): a run of operations
+//! applied window by window keeps its slots in cache however long the slots
+//! are.
 
 use std::ops::Range;
 
@@ -15,7 +21,7 @@ pub fn split_out(arena: &mut [u64], len: usize, o: u32) -> (&[u64], &mut [u64], 
     (before, out, after)
 }
 
-/// Slot `s` (never the output slot `o`) from the halves `split_out` returned.
+/// Slot `s` (never the output slot `o`) from the halves [`split_out`] returned.
 #[inline(always)]
 pub fn src<'a>(before: &'a [u64], after: &'a [u64], len: usize, o: u32, s: u32) -> &'a [u64] {
     debug_assert_ne!(s, o, "an instruction reads its own output slot");
@@ -26,9 +32,7 @@ pub fn src<'a>(before: &'a [u64], after: &'a [u64], len: usize, o: u32, s: u32) 
     }
 }
 
-/// The operations below work on the words `span` of every slot (a window
-/// of each slot, `0..len` for whole slots): a run of operations applied
-/// window by window keeps its slots in cache however long the slots are.
+/// Slot `o` = `f`(slot `a`), word by word, within `span`.
 #[inline(always)]
 pub fn unary(
     arena: &mut [u64],
@@ -45,6 +49,7 @@ pub fn unary(
     }
 }
 
+/// Slot `o` = `f`(slot `a`, slot `b`), word by word, within `span`.
 #[inline(always)]
 pub fn binary(
     arena: &mut [u64],
@@ -63,6 +68,11 @@ pub fn binary(
     }
 }
 
+/// Slot `o` = `f(…f(f(s0, s1), s2)…)`, word by word, within `span`, for the
+/// slots s0, s1, … that `operands` names (at least one).
+///
+/// # Panics
+/// If `operands` is empty.
 #[inline(always)]
 pub fn fold(
     arena: &mut [u64],
@@ -85,6 +95,7 @@ pub fn fold(
     }
 }
 
+/// Sets the words `span` of slot `o` to `value`.
 #[inline(always)]
 pub fn fill(arena: &mut [u64], len: usize, span: Range<usize>, o: u32, value: u64) {
     arena[o as usize * len..][..len][span].fill(value);

@@ -41,14 +41,17 @@ impl BitMatrix {
         })
     }
 
+    /// The number of rows.
     pub fn rows(&self) -> usize {
         self.rows
     }
 
+    /// The number of columns (bits per row, without padding).
     pub fn cols(&self) -> usize {
         self.cols
     }
 
+    /// The 64-bit words each row occupies: `cols` rounded up to a whole word.
     pub fn words_per_row(&self) -> usize {
         self.words_per_row
     }
@@ -63,6 +66,10 @@ impl BitMatrix {
         &mut self.data[r * self.words_per_row..(r + 1) * self.words_per_row]
     }
 
+    /// The bit at row `r`, column `c`.
+    ///
+    /// # Panics
+    /// If `(r, c)` lies outside the matrix.
     pub fn get(&self, r: usize, c: usize) -> bool {
         assert!(
             r < self.rows && c < self.cols,
@@ -73,6 +80,10 @@ impl BitMatrix {
         (self.data[r * self.words_per_row + c / 64] >> (c % 64)) & 1 == 1
     }
 
+    /// Sets the bit at row `r`, column `c` to `bit`.
+    ///
+    /// # Panics
+    /// If `(r, c)` lies outside the matrix.
     pub fn set(&mut self, r: usize, c: usize, bit: bool) {
         assert!(
             r < self.rows && c < self.cols,

@@ -1,20 +1,26 @@
-//! GF(2^128) = GF(2)[x]/(x^128 + x^7 + x^2 + x + 1), elements as `u128`
-//! with bit i the coefficient of x^i. Addition is XOR. Multiplication uses
-//! PCLMULQDQ when the CPU has it (detected at run time) and a portable
-//! shift-and-add loop otherwise; tests check the two against each other.
-//! Multiparty garbling uses this field for Shamir sharing of 128-bit
-//! offsets and permutation bits.
+//! The field GF(2^128), with a portable and a carry-less-multiply path.
 
 use std::ops::{Add, AddAssign, Mul, MulAssign};
 
+/// An element of GF(2^128) = `GF(2)[x]/(x^128 + x^7 + x^2 + x + 1)`: bit i of
+/// the `u128` is the coefficient of x^i.
+///
+/// Addition is XOR. Multiplication uses PCLMULQDQ when the CPU has it
+/// (detected at run time) and a portable shift-and-add loop otherwise
+/// ([`Gf128::mul_portable`]); tests check the two against each other.
+/// Multiparty garbling uses this field for Shamir sharing of 128-bit offsets
+/// and permutation bits.
+///
 /// Transparent, so that slices of elements load straight into vector
-/// registers (see `hardware::scale`).
+/// registers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(transparent)]
 pub struct Gf128(pub u128);
 
 impl Gf128 {
+    /// The additive identity, the zero polynomial.
     pub const ZERO: Gf128 = Gf128(0);
+    /// The multiplicative identity, the polynomial 1.
     pub const ONE: Gf128 = Gf128(1);
 
     /// The field element for a small integer (its bits as a polynomial).
@@ -22,10 +28,14 @@ impl Gf128 {
         Gf128(u128::from(v))
     }
 
+    /// The element whose `u128` is `b` read little-endian (byte 0 holds the
+    /// coefficients of x^0 … x^7).
     pub fn from_bytes(b: [u8; 16]) -> Gf128 {
         Gf128(u128::from_le_bytes(b))
     }
 
+    /// The 16 little-endian bytes of the element, inverse of
+    /// [`Gf128::from_bytes`].
     pub fn to_bytes(self) -> [u8; 16] {
         self.0.to_le_bytes()
     }
@@ -44,8 +54,11 @@ impl Gf128 {
         Gf128((self.0 << 1) ^ (carry * 0x87))
     }
 
-    /// out[i] = k · xs[i], for whole slices under one feature check (the
+    /// `out[i] = k · xs[i]`, for whole slices under one feature check (the
     /// carry-less multiply is inlined into the loop).
+    ///
+    /// # Panics
+    /// If the slices' lengths differ.
     pub fn scale(out: &mut [Gf128], xs: &[Gf128], k: Gf128) {
         assert_eq!(out.len(), xs.len(), "Gf128::scale: slice lengths differ");
         #[cfg(target_arch = "x86_64")]
@@ -59,7 +72,10 @@ impl Gf128 {
         }
     }
 
-    /// acc[i] += k · xs[i] (see [`Gf128::scale`]).
+    /// `acc[i] += k · xs[i]` (see [`Gf128::scale`]).
+    ///
+    /// # Panics
+    /// If the slices' lengths differ.
     pub fn scale_add(acc: &mut [Gf128], xs: &[Gf128], k: Gf128) {
         assert_eq!(
             acc.len(),
@@ -129,8 +145,10 @@ mod hardware {
     use std::arch::x86_64::*;
     use std::sync::OnceLock;
 
+    /// Whether this CPU has PCLMULQDQ and SSE2, the hardware path's
+    /// features. Decided once per process.
     #[inline]
-    pub fn available() -> bool {
+    pub(crate) fn available() -> bool {
         static HAS: OnceLock<bool> = OnceLock::new();
         *HAS.get_or_init(|| {
             std::arch::is_x86_feature_detected!("pclmulqdq")
@@ -143,7 +161,7 @@ mod hardware {
     /// # Safety
     /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
     #[target_feature(enable = "pclmulqdq,sse2")]
-    pub unsafe fn mul(a: u128, b: u128) -> u128 {
+    pub(crate) unsafe fn mul(a: u128, b: u128) -> u128 {
         // SAFETY: the caller guarantees the target features.
         unsafe {
             let (lo, hi) = clmul(a, b);
@@ -159,7 +177,7 @@ mod hardware {
     /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
     #[target_feature(enable = "pclmulqdq,sse2")]
     #[inline]
-    pub unsafe fn reduce(lo: u128, hi: u128) -> u128 {
+    pub(crate) unsafe fn reduce(lo: u128, hi: u128) -> u128 {
         // SAFETY: u128 and __m128i have the same size; the caller
         // guarantees the target features.
         unsafe {
@@ -173,16 +191,16 @@ mod hardware {
         }
     }
 
-    pub use crate::simd::Width;
+    pub(crate) use crate::simd::Width;
 
     /// Whether this CPU can run [`scale_wide`] at `width`.
-    pub fn supports(width: Width) -> bool {
+    pub(crate) fn supports(width: Width) -> bool {
         std::arch::is_x86_feature_detected!("vpclmulqdq") && available() && width.has_vectors()
     }
 
     /// The widest registers [`supports`] allows, if any.
     #[inline]
-    pub fn wide_width() -> Option<Width> {
+    pub(crate) fn wide_width() -> Option<Width> {
         static HAS: OnceLock<Option<Width>> = OnceLock::new();
         *HAS.get_or_init(|| Width::widest(supports))
     }
@@ -194,7 +212,12 @@ mod hardware {
     /// # Safety
     /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
     #[target_feature(enable = "pclmulqdq,sse2")]
-    pub unsafe fn scale(out: &mut [super::Gf128], xs: &[super::Gf128], k: super::Gf128, add: bool) {
+    pub(crate) unsafe fn scale(
+        out: &mut [super::Gf128],
+        xs: &[super::Gf128],
+        k: super::Gf128,
+        add: bool,
+    ) {
         let n = out.len().min(xs.len());
         let mut done = 0;
         if let Some(width) = wide_width() {
@@ -211,7 +234,7 @@ mod hardware {
     /// # Safety
     /// The CPU must support PCLMULQDQ and SSE2.
     #[target_feature(enable = "pclmulqdq,sse2")]
-    pub unsafe fn scale_narrow(
+    pub(crate) unsafe fn scale_narrow(
         out: &mut [super::Gf128],
         xs: &[super::Gf128],
         k: super::Gf128,
@@ -256,7 +279,7 @@ mod hardware {
     ///
     /// # Safety
     /// The CPU must support `width` ([`supports`]).
-    pub unsafe fn scale_wide(
+    pub(crate) unsafe fn scale_wide(
         width: Width,
         out: &mut [super::Gf128],
         xs: &[super::Gf128],
@@ -327,7 +350,7 @@ mod hardware {
     /// The CPU must support PCLMULQDQ and SSE2 (checked by `available`).
     #[target_feature(enable = "pclmulqdq,sse2")]
     #[inline]
-    pub unsafe fn clmul(a: u128, b: u128) -> (u128, u128) {
+    pub(crate) unsafe fn clmul(a: u128, b: u128) -> (u128, u128) {
         // SAFETY: u128 and __m128i have the same size; the caller
         // guarantees the target features.
         unsafe {

@@ -1,7 +1,7 @@
 //! AES-128 in counter mode as a pseudorandom generator.
 //!
 //! Output block i is AES_seed(i) with the counter i encoded as a 128-bit
-//! little-endian integer. `WideAes` picks VAES, else the `aes` crate's
+//! little-endian integer. [`WideAes`] picks VAES, else the `aes` crate's
 //! AES-NI, at run time, so one binary is fast everywhere. Output is produced in large
 //! batches so that the cipher pipelines blocks and callers stay off the
 //! per-block path.
@@ -17,6 +17,10 @@ const BUFFER_BLOCKS: usize = 256;
 pub type Seed = [u8; 16];
 
 /// Deterministic AES-CTR stream from a 16-byte seed.
+///
+/// Every read (bytes, words, XOR into values) continues the one byte stream
+/// where the last stopped, so the stream does not depend on how a caller
+/// slices its requests.
 #[derive(Clone)]
 pub struct Prg {
     cipher: WideAes,
@@ -27,6 +31,8 @@ pub struct Prg {
 }
 
 impl Prg {
+    /// The generator whose stream is AES-128 under `seed` of the counters
+    /// 0, 1, 2, …: equal seeds give equal streams, on every machine.
     pub fn from_seed(seed: Seed) -> Self {
         Prg {
             cipher: WideAes::new(seed),
@@ -72,6 +78,7 @@ impl Prg {
         }
     }
 
+    /// The next 8 bytes of the stream as a little-endian word.
     pub fn next_u64(&mut self) -> u64 {
         let mut b = [0u8; 8];
         self.fill_bytes(&mut b);
@@ -79,7 +86,7 @@ impl Prg {
     }
 
     /// Fills `out` with little-endian words of the stream (the same bytes as
-    /// `fill_bytes`): what the buffer holds, then whole blocks encrypted
+    /// [`fill_bytes`](Self::fill_bytes)): what the buffer holds, then whole blocks encrypted
     /// straight into `out` (no copy), then the buffer again for a last half block.
     pub fn fill_u64(&mut self, mut out: &mut [u64]) {
         out = self.words_from_buffer(out);
@@ -109,7 +116,7 @@ impl Prg {
     }
 
     /// The little-endian words of the stream from byte `position` on, as
-    /// `fill_u64` would give them there, without moving this generator:
+    /// [`fill_u64`](Self::fill_u64) would give them there, without moving this generator:
     /// lets a caller read a long draw piece by piece, in any order.
     pub fn words_at(&self, position: u128, mut out: &mut [u64]) {
         if out.is_empty() {
@@ -187,7 +194,7 @@ impl Prg {
     }
 
     /// XORs the next 16·`values.len()` bytes of the stream into `values`
-    /// (each read as a little-endian u128): the same bytes as `fill_bytes`,
+    /// (each read as a little-endian u128): the same bytes as [`fill_bytes`](Self::fill_bytes),
     /// without an intermediate buffer.
     pub fn xor_into(&mut self, mut values: &mut [u128]) {
         while !values.is_empty() {

@@ -1,22 +1,28 @@
 //! The rings Z_2^k that arithmetic circuits compute in.
-//!
-//! Every ring element is held in a `u64`: arithmetic modulo 2^64 agrees with
-//! arithmetic modulo 2^k on the low k bits for addition, subtraction,
-//! negation and multiplication, so one code path serves all widths and values
-//! are reduced (masked) only where they leave the evaluator.
 
 use std::fmt;
 
-/// A supported ring Z_2^k.
+/// A supported ring Z_2^k, the k-bit integers with wrapping arithmetic.
+///
+/// Every ring element is held in a `u64`: arithmetic modulo 2^64 agrees with
+/// arithmetic modulo 2^k on the low k bits for addition, subtraction,
+/// negation and multiplication, so one code path serves all widths and values
+/// are reduced (masked, [`RingWidth::reduce`]) only where they leave the
+/// evaluator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RingWidth {
+    /// Z_2^8.
     W8,
+    /// Z_2^16.
     W16,
+    /// Z_2^32.
     W32,
+    /// Z_2^64.
     W64,
 }
 
 impl RingWidth {
+    /// Every supported ring, narrowest first.
     pub const ALL: [RingWidth; 4] = [
         RingWidth::W8,
         RingWidth::W16,

@@ -1,9 +1,12 @@
-//! The register widths of the x86 kernels that work on 128-bit blocks
-//! (VAES in `wide_aes`, VPCLMULQDQ in `gf128`), picked at run time.
+//! Which vector kernels this process runs, picked at run time: the AVX2 or
+//! baseline build of the kernels compiled twice (the evaluators' word loops),
+//! and, inside this crate, the register width of the x86 kernels that work
+//! on 128-bit blocks (VAES in [`wide_aes`](crate::wide_aes), VPCLMULQDQ in
+//! [`Gf128`](crate::Gf128)).
 
 /// A width of vector register holding whole 128-bit lanes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Width {
+pub(crate) enum Width {
     /// AVX-512 (F and BW): four lanes per register.
     Zmm,
     /// AVX2 (e.g. AMD Zen 3, which has VAES and VPCLMULQDQ but no
@@ -13,10 +16,10 @@ pub enum Width {
 
 impl Width {
     /// Every width, widest first.
-    pub const ALL: [Width; 2] = [Width::Zmm, Width::Ymm];
+    pub(crate) const ALL: [Width; 2] = [Width::Zmm, Width::Ymm];
 
     /// 128-bit lanes per register.
-    pub fn lanes(self) -> usize {
+    pub(crate) fn lanes(self) -> usize {
         match self {
             Width::Zmm => 4,
             Width::Ymm => 2,
@@ -26,7 +29,7 @@ impl Width {
     /// Whether this CPU has the vector instructions of this width (the
     /// block instruction itself, VAES or VPCLMULQDQ, is the caller's check).
     #[cfg(target_arch = "x86_64")]
-    pub fn has_vectors(self) -> bool {
+    pub(crate) fn has_vectors(self) -> bool {
         match self {
             Width::Zmm => {
                 std::arch::is_x86_feature_detected!("avx512f")
@@ -37,7 +40,7 @@ impl Width {
     }
 
     /// The widest width `supports` allows, if any.
-    pub fn widest(supports: impl Fn(Width) -> bool) -> Option<Width> {
+    pub(crate) fn widest(supports: impl Fn(Width) -> bool) -> Option<Width> {
         Width::ALL.into_iter().find(|&w| supports(w))
     }
 }

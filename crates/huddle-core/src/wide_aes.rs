@@ -9,6 +9,9 @@
 use aes::cipher::{BlockEncrypt, KeyInit};
 use aes::Block;
 
+/// AES-128 under one key, for many blocks per call: sixteen blocks at a time
+/// with VAES where the CPU has it, the `aes` crate's AES-NI (or software)
+/// otherwise. Both paths give the same bytes.
 #[derive(Clone)]
 pub struct WideAes {
     cipher: aes::Aes128,
@@ -19,6 +22,8 @@ pub struct WideAes {
 }
 
 impl WideAes {
+    /// The cipher under `key` (an AES-128 key), with the VAES path's round
+    /// keys expanded where this CPU takes it.
     pub fn new(key: [u8; 16]) -> WideAes {
         WideAes {
             cipher: aes::Aes128::new(&key.into()),
@@ -40,6 +45,9 @@ impl WideAes {
     /// Counter mode: block i of `out` (a multiple of 16 bytes) becomes
     /// AES(first + i), the counter a little-endian 128-bit integer. With
     /// VAES the counters are made in registers, not written out first.
+    ///
+    /// # Panics
+    /// If `out` is not a whole number of 16-byte blocks.
     pub fn counter_blocks(&self, first: u128, out: &mut [u8]) {
         assert!(out.len().is_multiple_of(16), "whole 16-byte blocks");
         let blocks = out.len() / 16;
@@ -62,7 +70,8 @@ impl WideAes {
         self.blocks_narrow(&mut out[16 * done..], false);
     }
 
-    /// Replaces every value K (a little-endian block) by π(K) ⊕ K.
+    /// Replaces every value K (a little-endian block) by π(K) ⊕ K, π being
+    /// AES-128 under this key (multiparty garbling's fixed-key PRF).
     pub fn permute_xor(&self, values: &mut [u128]) {
         // SAFETY: a u128 slice is 16 initialized bytes per element, any byte
         // pattern is a u128, and the view ends with this call.
@@ -129,12 +138,12 @@ mod wide {
 
     /// Blocks per loop iteration: enough independent rounds in flight to
     /// hide AESENC's latency (four 512-bit or eight 256-bit registers).
-    pub const BLOCKS: usize = 16;
+    pub(crate) const BLOCKS: usize = 16;
 
-    pub use crate::simd::Width;
+    pub(crate) use crate::simd::Width;
 
     /// Whether this CPU can run the kernels of `width`.
-    pub fn supports(width: Width) -> bool {
+    pub(crate) fn supports(width: Width) -> bool {
         is_x86_feature_detected!("aes")
             && is_x86_feature_detected!("sse2")
             && is_x86_feature_detected!("vaes")
@@ -142,7 +151,7 @@ mod wide {
     }
 
     /// The widest registers [`supports`] allows, if any.
-    pub fn available() -> Option<Width> {
+    pub(crate) fn available() -> Option<Width> {
         static HAS: OnceLock<Option<Width>> = OnceLock::new();
         *HAS.get_or_init(|| Width::widest(supports))
     }
@@ -164,7 +173,7 @@ mod wide {
     /// # Safety
     /// The CPU must support AES-NI and SSE2.
     #[target_feature(enable = "aes,sse2")]
-    pub unsafe fn expand(key: u128) -> [u128; 11] {
+    pub(crate) unsafe fn expand(key: u128) -> [u128; 11] {
         // SAFETY: u128 and __m128i have the same size.
         let mut k: __m128i = unsafe { std::mem::transmute(key) };
         let mut out = [0u128; 11];
@@ -196,7 +205,7 @@ mod wide {
         ($width:ident, $features:literal, $reg:ty, $lanes:literal,
          load: $load:ident, store: $store:ident, xor: $xor:ident, add64: $add:ident,
          enc: $enc:ident, last: $last:ident) => {
-            pub mod $width {
+            pub(crate) mod $width {
                 use super::BLOCKS;
                 use std::arch::x86_64::*;
 
@@ -229,7 +238,11 @@ mod wide {
                 /// # Safety
                 /// The CPU must support `$features`.
                 #[target_feature(enable = $features)]
-                pub unsafe fn counter_blocks(keys: &[u128; 11], first: u128, out: &mut [u8]) {
+                pub(crate) unsafe fn counter_blocks(
+                    keys: &[u128; 11],
+                    first: u128,
+                    out: &mut [u8],
+                ) {
                     debug_assert!(out.len().is_multiple_of(16 * BLOCKS));
                     let rk = keys.map(|k| lanes([k; $lanes]));
                     // Adding to the low 64-bit halves never carries (the
@@ -257,7 +270,11 @@ mod wide {
                 /// # Safety
                 /// The CPU must support `$features`.
                 #[target_feature(enable = $features)]
-                pub unsafe fn encrypt(keys: &[u128; 11], data: &mut [u8], feed_forward: bool) {
+                pub(crate) unsafe fn encrypt(
+                    keys: &[u128; 11],
+                    data: &mut [u8],
+                    feed_forward: bool,
+                ) {
                     debug_assert!(data.len().is_multiple_of(16 * BLOCKS));
                     let rk = keys.map(|k| lanes([k; $lanes]));
                     for chunk in data.chunks_exact_mut(16 * BLOCKS) {
@@ -292,7 +309,12 @@ mod wide {
     ///
     /// # Safety
     /// The CPU must have `width` (`available`).
-    pub unsafe fn counter_blocks(width: Width, keys: &[u128; 11], first: u128, out: &mut [u8]) {
+    pub(crate) unsafe fn counter_blocks(
+        width: Width,
+        keys: &[u128; 11],
+        first: u128,
+        out: &mut [u8],
+    ) {
         // SAFETY: the caller's guarantee.
         unsafe {
             match width {
@@ -306,7 +328,12 @@ mod wide {
     ///
     /// # Safety
     /// The CPU must have `width` (`available`).
-    pub unsafe fn encrypt(width: Width, keys: &[u128; 11], data: &mut [u8], feed_forward: bool) {
+    pub(crate) unsafe fn encrypt(
+        width: Width,
+        keys: &[u128; 11],
+        data: &mut [u8],
+        feed_forward: bool,
+    ) {
         // SAFETY: the caller's guarantee.
         unsafe {
             match width {
