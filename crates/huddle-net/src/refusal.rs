@@ -411,25 +411,7 @@ mod tests {
 
     #[test]
     fn a_round_tells_the_lower_parties_and_answers_the_higher_ones() {
-        let listeners: Vec<TcpListener> = (0..3)
-            .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind"))
-            .collect();
-        let parties = listeners
-            .iter()
-            .enumerate()
-            .map(|(id, l)| crate::PartyConfig {
-                id,
-                host: "127.0.0.1".into(),
-                port: l.local_addr().expect("addr").port(),
-                cert: None,
-                key: None,
-            })
-            .collect();
-        let config = NetworkConfig {
-            session: "s".into(),
-            ca: None,
-            parties,
-        };
+        let (config, listeners) = crate::connect::loopback_parties("s", 3).expect("loopback");
         let mut ls = listeners.into_iter();
         let (l0, l1, _) = (
             ls.next().expect("l0"),
