@@ -48,8 +48,8 @@
 //! `dependent` (rounds 2 and 3, with the rows of `rows`) and `online` (with
 //! `evaluator` and `outputs`) are the phases in order, over the values of
 //! `field`, `gate_prf` and `encoding`; `party` drives them for one party,
-//! and `deal` is the trusted dealer's side. Each depends only on the ones
-//! before it (no module calls `party`).
+//! and `deal` is the trusted dealer's side. No module imports one that
+//! imports it, and only `party` calls the rounds.
 
 // Loops run over party ids and contributor indices that index several
 // tables at once; index loops say that more plainly than zipped iterators.
