@@ -63,7 +63,7 @@ impl SplitJob<'_> {
     }
 
     /// Term `t` (0 or 1) in the target layout of its slots, slot after
-    /// slot (as [`Shares::set_slots`] takes them), computed source by
+    /// slot (as [`Shares::set_slots`](super::Shares::set_slots) takes them), computed source by
     /// source: `combine(slot, out)` writes the term's words of source slot
     /// `slot` in the source layout ([`source_words`](Self::source_words) of
     /// them, e.g. a sum of two components). Term 1 comes negated where the
