@@ -1,20 +1,21 @@
 //! Share conversions between the Boolean and the ring arena (see
 //! [`super::program`] for how a circuit's A2B, LTZ and B2A gates become
-//! [`Conversion`] steps).
+//! [`Conversion`](super::program::Conversion) steps): a step as a protocol
+//! sees it ([`SplitJob`]) and the layouts of its terms.
 //!
 //! A protocol's part is [`super::Sharing::split`]: for each source value v
 //! it names two terms with v = t0 + t1 (t0 ⊕ t1 for bits), each known in
 //! the clear to some parties, and shares them in the target domain; the
 //! engine moves each term between layouts ([`SplitJob::relayout`]:
 //! bitsliced words ↔ one ring element per instance) and then runs the
-//! recombining program on the terms. How each protocol splits is in its
-//! module documentation; that t0 + t1 really is v is what the conformance
-//! suite checks.
+//! recombining program on the terms (the step is the evaluator's, in
+//! `evaluate.rs`). How each protocol splits is in its module
+//! documentation; that t0 + t1 really is v is what the conformance suite
+//! checks.
 
-use super::arith::{Arith, Bits, Ring};
-use super::program::{Conversion, ConversionKind, Program};
-use super::{evaluate, Arenas, Channel, Sharing};
-use crate::error::RunError;
+use super::arith::{Arith, Ring};
+use super::channel::Channel;
+use super::program::ConversionKind;
 use huddle_circuit::Domain;
 use huddle_core::bits::transpose_64x64;
 use huddle_core::RingWidth;
@@ -62,7 +63,7 @@ impl SplitJob<'_> {
     }
 
     /// Term `t` (0 or 1) in the target layout of its slots, slot after
-    /// slot (as [`Shares::set_slots`] takes them), computed source by
+    /// slot (as [`Shares::set_slots`](super::Shares::set_slots) takes them), computed source by
     /// source: `combine(slot, out)` writes the term's words of source slot
     /// `slot` in the source layout ([`source_words`](Self::source_words) of
     /// them, e.g. a sum of two components). Term 1 comes negated where the
@@ -164,7 +165,7 @@ fn put_bits(dst: &mut [u64], at: usize, word: u64, len: usize) {
 
 /// Bits `from..from + len` of the bit string `src` into `dst` from bit 0
 /// (bits beyond `len` in its last word cleared).
-fn get_bits(src: &[u64], from: usize, len: usize, dst: &mut [u64]) {
+pub(super) fn get_bits(src: &[u64], from: usize, len: usize, dst: &mut [u64]) {
     let (w, off) = (from / 64, from % 64);
     for (q, d) in dst.iter_mut().enumerate() {
         let lo = src[w + q] >> off;
@@ -187,67 +188,6 @@ pub fn words(domain: Domain, instances: usize) -> usize {
         Domain::Bit => instances.div_ceil(64),
         Domain::Ring => instances,
     }
-}
-
-/// Runs one conversion step: the protocol's split into an arena of the
-/// target domain holding every conversion of the step side by side, the
-/// recombining program on it, and its outputs into the gates' slots.
-pub(crate) fn run<P: Sharing>(
-    protocol: &mut P,
-    ch: &mut Channel,
-    program: &Program,
-    conversion: &Conversion,
-    arenas: &mut Arenas,
-) -> Result<(), RunError> {
-    let kind = conversion.kind;
-    let sub = program.recombining(kind);
-    let ring = program
-        .ring
-        .ok_or_else(|| RunError::Internal("a conversion in a Boolean circuit".into()))?;
-    let (from, to) = (kind.source(), kind.target());
-    let m = conversion.gates();
-    let n = arenas.instances;
-    let wt = words(to, n);
-    let mut side = arenas.take_side(sub.slots, to, side_instances(m, n));
-    let job = SplitJob {
-        kind,
-        sources: &conversion.sources,
-        terms: [&sub.inputs[0].1, &sub.inputs[1].1],
-        instances: n,
-        ring,
-    };
-    ch.set_encoding(program.encoding(to, side.instances));
-    match from {
-        Domain::Ring => protocol.split::<Ring, Bits>(ch, &job, &arenas.ring, &mut side.bits)?,
-        Domain::Bit => protocol.split::<Bits, Ring>(ch, &job, &arenas.bits, &mut side.ring)?,
-    }
-    // BX2A's factors are inputs of the sub-program as they are.
-    if let Some((_, factor)) = sub.inputs.get(2) {
-        let (from, to) = (&arenas.ring, &mut side.ring);
-        let (w, side_w) = (from.w, to.w);
-        for c in 0..to.components() {
-            for (g, &slot) in conversion.factors.iter().enumerate() {
-                let words = &from.c[c][slot as usize * w..][..w];
-                to.c[c][factor[0] as usize * side_w + g * n..][..n].copy_from_slice(words);
-            }
-        }
-    }
-    evaluate(protocol, ch, sub, &mut side, None)?;
-    let results = &sub.outputs[0].1;
-    let (dst, got) = (arenas.domain_mut(to), side.domain(to));
-    for c in 0..dst.components() {
-        for g in 0..m {
-            for (&out, &result) in conversion.outputs(g).iter().zip(results) {
-                let into = &mut dst.c[c][out as usize * wt..][..wt];
-                match to {
-                    Domain::Bit => get_bits(got.get(c, result), g * n, n, into),
-                    Domain::Ring => into.copy_from_slice(&got.get(c, result)[g * n..][..n]),
-                }
-            }
-        }
-    }
-    arenas.put_side(side);
-    Ok(())
 }
 
 #[cfg(test)]

@@ -175,7 +175,7 @@ impl ConversionKind {
     }
 
     /// Whether the terms' sum is the value with term 1 negated, t0 − t1':
-    /// the protocol's holders of t1 share −t1 ([`super::SplitJob::term`]),
+    /// the protocol's holders of t1 share −t1 ([`super::convert::SplitJob::term`]),
     /// so that equality of the terms, bit by bit, is the value being 0.
     pub fn negates_term1(self) -> bool {
         self == ConversionKind::Zero
