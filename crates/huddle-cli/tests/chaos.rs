@@ -43,10 +43,6 @@ fn killed_and_stalled_parties_are_named_and_nothing_is_lost() {
     for cell in cells {
         assert!(cell["runs"].as_u64() >= Some(1), "{cell}");
         named += cell["others_stopped_naming_it"].as_u64().expect("count");
-        // A stalled party is noticed only after the idle timeout (2 s).
-        if cell["signal"] == "SIGSTOP" && cell["others_stopped_naming_it"].as_u64() > Some(0) {
-            assert!(cell["worst_stop_ms"].as_f64() >= Some(2000.0), "{cell}");
-        }
     }
     assert!(named > 0, "{report:#}");
     let runs: u64 = cells.iter().map(|c| c["runs"].as_u64().unwrap_or(0)).sum();
