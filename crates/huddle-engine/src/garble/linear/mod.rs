@@ -1,6 +1,6 @@
 //! The linear-preprocessing functionalities of BGW2_opt^mal (Ben-Efraim and
 //! Omri, Section 4, after Damgård and Ishai), over GF(2^128) with party p at
-//! [`point`]`(p)` and degree t:
+//! [`point`](crate::garble::field::point)`(p)` and degree t:
 //! - RandSS_bin(t): shares of a random bit;
 //! - RandSS_bin^{P_i}(t): the same, and P_i learns the bit;
 //! - RandSS^{P_i}(t): shares of a random element that P_i learns;
