@@ -10,10 +10,15 @@ use std::time::Instant;
 /// The phases a protocol run goes through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Phase {
+    /// Everything before preprocessing: key agreement, seeds, the first
+    /// messages of a run. A fresh endpoint starts in this phase.
     Setup,
     /// Preprocessing (for garbling: the function-independent part).
     Offline,
+    /// Evaluation once the inputs are known, up to the outputs.
     Online,
+    /// Checks that a malicious party did not cheat (MAC and consistency
+    /// checks) before outputs are released.
     Verify,
     /// Function-dependent preprocessing (garbling: building the garbled
     /// circuit once the function is known).
@@ -21,6 +26,7 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// Every phase, in the order reports list them.
     pub const ALL: [Phase; 5] = [
         Phase::Setup,
         Phase::Offline,
@@ -29,6 +35,7 @@ impl Phase {
         Phase::Dependent,
     ];
 
+    /// The phase's lower-case name, as reports and logs print it.
     pub fn name(self) -> &'static str {
         match self {
             Phase::Setup => "setup",
@@ -49,7 +56,9 @@ impl fmt::Display for Phase {
 /// Traffic on one directed link in one phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkStats {
+    /// Protocol payload bytes sent on the link (no framing, no handshake).
     pub bytes: u64,
+    /// Protocol messages sent on the link.
     pub messages: u64,
     /// Bursts of sends on the link, each ended by a receive of the sender:
     /// the link's communication rounds.

@@ -15,21 +15,30 @@ pub fn party_name(id: PartyId) -> String {
     format!("party-{id}.huddle")
 }
 
-/// DER-encoded credentials of a development PKI.
+/// A development PKI: one CA and, signed by it, one certificate and key per
+/// party (DER for rustls, PEM for the files parties read).
 #[derive(Clone)]
 pub struct DevPki {
+    /// The CA certificate, DER-encoded.
     pub ca_cert_der: Vec<u8>,
+    /// The CA certificate, PEM-encoded (`ca.pem`).
     pub ca_cert_pem: String,
     ca_key_pem: String,
-    /// Per party: (certificate DER, private key DER, certificate PEM, key PEM).
+    /// Each party's credentials, indexed by party id.
     pub parties: Vec<PartyCredentials>,
 }
 
+/// One party's certificate (naming it as [`party_name`] says) and private
+/// key, in both encodings.
 #[derive(Clone)]
 pub struct PartyCredentials {
+    /// The certificate, DER-encoded.
     pub cert_der: Vec<u8>,
+    /// The private key, PKCS#8 DER-encoded.
     pub key_der: Vec<u8>,
+    /// The certificate, PEM-encoded (`party<id>.pem`).
     pub cert_pem: String,
+    /// The private key, PEM-encoded (`party<id>.key`); never handed out.
     pub key_pem: String,
 }
 
@@ -132,7 +141,7 @@ pub fn write_own(
 /// party on a host, one more for each further party on the same host (so
 /// parties on different hosts share one port, and parties on one host
 /// differ).
-pub fn ports(parties: usize, base_port: u16, hosts: &[String]) -> Vec<u16> {
+pub(crate) fn ports(parties: usize, base_port: u16, hosts: &[String]) -> Vec<u16> {
     let host = |i: usize| hosts.get(i).map_or("127.0.0.1", String::as_str);
     (0..parties)
         .map(|i| {
@@ -181,8 +190,8 @@ impl DevPki {
     }
 
     /// [`write_to`](Self::write_to) with party i at `hosts[i]` (localhost
-    /// where `hosts` is empty) in session `session`, on the port [`ports`]
-    /// gives it.
+    /// where `hosts` is empty) in session `session`: the first party on a
+    /// host gets `base_port`, each further party on the same host one more.
     pub fn write_for(
         &self,
         dir: &Path,

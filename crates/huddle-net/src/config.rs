@@ -25,28 +25,50 @@ use std::path::{Path, PathBuf};
 /// One party's address and (own) credentials.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartyConfig {
+    /// The party's id; equals its index in [`NetworkConfig::parties`].
     pub id: PartyId,
+    /// Host name or IP address the party listens on.
     pub host: String,
+    /// TCP port the party listens on (never 0).
     pub port: u16,
+    /// The party's certificate (PEM), absolute; every party's is needed
+    /// when there is no CA (they are pinned).
     pub cert: Option<PathBuf>,
+    /// The party's private key (PEM), absolute; needed by that party only.
     pub key: Option<PathBuf>,
 }
 
 /// A validated configuration: parties 0..n-1, each once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NetworkConfig {
+    /// The session id every party must agree on (1 to 200 characters).
     pub session: String,
+    /// The CA certificate (PEM) that signed every party's certificate,
+    /// absolute; without one, peers' certificates are pinned.
     pub ca: Option<PathBuf>,
+    /// Every party, at least 2, indexed by id.
     pub parties: Vec<PartyConfig>,
 }
 
 /// Why a configuration is unusable.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The file could not be read.
     #[error("{path}: {cause}")]
-    Read { path: String, cause: String },
+    Read {
+        /// The configuration file.
+        path: String,
+        /// The I/O error.
+        cause: String,
+    },
+    /// The file was read but is not a valid configuration.
     #[error("{path}: {cause}")]
-    Invalid { path: String, cause: String },
+    Invalid {
+        /// The configuration file.
+        path: String,
+        /// What is wrong with it.
+        cause: String,
+    },
 }
 
 #[derive(Deserialize)]
@@ -75,6 +97,8 @@ struct RawConfig {
 }
 
 impl NetworkConfig {
+    /// Reads, parses and validates the file at `path`; relative paths in it
+    /// are taken from its folder.
     pub fn from_file(path: &Path) -> Result<NetworkConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
             path: path.display().to_string(),
@@ -142,6 +166,7 @@ impl NetworkConfig {
         })
     }
 
+    /// The number of parties in the run.
     pub fn parties(&self) -> usize {
         self.parties.len()
     }

@@ -1,30 +1,41 @@
-//! huddle's transport layer: party-to-party channels that carry protocol
-//! messages, and nothing that knows about protocols.
+//! huddle's transport layer: the channels between parties, and nothing
+//! that knows about protocols. It knows bytes, peers and phases: what a
+//! protocol sends and receives is an opaque payload of an expected length,
+//! counted per directed link and [`Phase`].
 //!
-//! A party talks to its peers through a [`Network`]: it queues outbound
-//! messages per peer during a round (`send`) and receives messages of the
-//! exact sizes it expects (`recv`). Sending and receiving run on their own
-//! threads per link, so two parties can send each other large buffers at
-//! once; messages that arrive early wait in a queue. Three transports sit
-//! behind the same `Network`: in-memory (parties as threads), TCP and
-//! TLS 1.3 with mutual certificate authentication. Every byte of protocol
-//! payload is counted per directed link and phase, and links can emulate
-//! latency and bandwidth (WAN and heterogeneous settings) on one machine.
+//! It holds:
+//! - [`Network`], a party's endpoint: it queues outbound messages per peer
+//!   during a round ([`Network::send`]) and receives messages of the exact
+//!   sizes it expects ([`Network::recv`]); each link sends and receives on
+//!   its own threads, so two parties can send each other large buffers at
+//!   once. [`LaneNet`] splits one endpoint into lanes for as many threads.
+//! - Three transports behind it: in memory ([`memory_networks`], parties as
+//!   threads), TCP and TLS 1.3 with mutual certificate authentication
+//!   ([`connect`], configured by [`NetworkConfig`] and [`ConnectOptions`]).
+//! - The hello every connect begins with: the [`Settings`] the parties must
+//!   agree on before the first protocol message.
+//! - [`Accounting`] of every payload byte, message and round; link
+//!   emulation of latency and bandwidth ([`NetProfile`]); failures that
+//!   name the peer ([`NetError`]), with liveness frames that tell a stalled
+//!   peer from a busy one ([`liveness`]).
+//! - Development certificates ([`certs`]) and TLS credentials ([`tls`]).
 
-pub mod accounting;
+#![warn(missing_docs, unreachable_pub)]
+
+mod accounting;
 pub mod certs;
-pub mod config;
+mod config;
 mod connect;
 mod frame;
 mod halt;
 mod hello;
 pub mod liveness;
-pub mod network;
+mod network;
 mod pool;
-pub mod profile;
-pub mod refusal;
+mod profile;
+mod refusal;
 mod sightings;
-pub mod split;
+mod split;
 pub mod tls;
 mod waits;
 
@@ -32,7 +43,7 @@ mod waits;
 pub mod fuzzing;
 
 pub use accounting::{Accounting, LinkStats, Phase};
-pub use config::{NetworkConfig, PartyConfig};
+pub use config::{ConfigError, NetworkConfig, PartyConfig};
 pub use connect::{
     connect, local_networks, local_networks_each, ConnectOptions, Handshake, Transport,
 };
@@ -43,7 +54,7 @@ pub use network::{
 };
 pub use pool::recycle as recycle_buffer;
 pub use pool::release_kept as release_kept_buffers;
-pub use profile::{LinkShape, NetProfile};
+pub use profile::{LinkShape, NetProfile, ProfileError};
 pub use refusal::refuse;
 pub use split::LaneNet;
 

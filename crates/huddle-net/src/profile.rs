@@ -21,6 +21,7 @@ pub struct LinkShape {
 }
 
 impl LinkShape {
+    /// No added latency, unlimited bandwidth: the link as the machine has it.
     pub const UNSHAPED: LinkShape = LinkShape {
         latency: Duration::ZERO,
         bandwidth_bps: None,
@@ -34,6 +35,8 @@ impl LinkShape {
         }
     }
 
+    /// Whether the link is left as it is ([`LinkShape::UNSHAPED`]), so
+    /// emulation can be skipped.
     pub fn is_unshaped(&self) -> bool {
         self.latency.is_zero() && self.bandwidth_bps.is_none()
     }
@@ -42,18 +45,28 @@ impl LinkShape {
 /// Shapes for all links: a default plus per-pair overrides (applied to both directions).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetProfile {
+    /// The preset's name or the profile file's path, as reports print it.
     pub name: String,
+    /// The shape of every link not listed in `links`.
     pub default: LinkShape,
+    /// Per-pair shapes, keyed by (lower id, higher id).
     pub links: BTreeMap<(PartyId, PartyId), LinkShape>,
 }
 
 /// Why a profile cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
+    /// Neither a preset's name nor a `.toml` file; the name given.
     #[error("unknown network profile `{0}` (presets: lan, wan, aws3, hetero4; or a .toml file)")]
     Unknown(String),
+    /// The profile file cannot be read or is not a valid profile.
     #[error("{path}: {cause}")]
-    File { path: String, cause: String },
+    File {
+        /// The profile file.
+        path: String,
+        /// What went wrong.
+        cause: String,
+    },
 }
 
 impl NetProfile {
@@ -132,6 +145,8 @@ impl NetProfile {
         }
     }
 
+    /// Reads a TOML profile file (see [`NetProfile::named`]); its name is
+    /// `path`.
     pub fn from_file(path: &str) -> Result<NetProfile, ProfileError> {
         let text = std::fs::read_to_string(path).map_err(|e| ProfileError::File {
             path: path.into(),
@@ -143,6 +158,9 @@ impl NetProfile {
         })
     }
 
+    /// Parses a TOML profile (see [`NetProfile::named`]) and calls it
+    /// `name`. RTTs must lie in 0 to 3,600,000 ms and bandwidths in 1 kbit/s
+    /// to 10 Tbit/s; pairs are unordered and may not join a party to itself.
     pub fn from_toml(name: &str, text: &str) -> Result<NetProfile, String> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]

@@ -211,10 +211,12 @@ impl Network {
 }
 
 impl LaneNet {
+    /// This party's id.
     pub fn party(&self) -> PartyId {
         self.me
     }
 
+    /// The number of parties in the run, this one included.
     pub fn parties(&self) -> usize {
         self.links.len()
     }
@@ -224,6 +226,7 @@ impl LaneNet {
         usize::from(self.lane)
     }
 
+    /// The phase this lane's traffic is counted under now.
     pub fn phase(&self) -> Phase {
         self.books.phase
     }

@@ -24,8 +24,12 @@ use std::sync::{Arc, Mutex};
 /// A party's TLS credentials: what to trust, its certificate and key (DER).
 #[derive(Clone)]
 pub struct TlsIdentity {
+    /// How this party judges its peers' certificates.
     pub trust: Trust,
+    /// This party's certificate, DER-encoded; it must name the party as
+    /// [`party_name`] says.
     pub cert_der: Vec<u8>,
+    /// This party's private key, PKCS#8 DER-encoded.
     pub key_der: Vec<u8>,
 }
 
@@ -39,7 +43,8 @@ pub enum Trust {
 }
 
 impl TlsIdentity {
-    /// Loads PEM files.
+    /// Loads the CA certificate (`ca`), this party's certificate and its
+    /// PKCS#8 key from PEM files; peers are trusted if the CA signed them.
     pub fn from_pem_files(
         ca: &std::path::Path,
         cert: &std::path::Path,

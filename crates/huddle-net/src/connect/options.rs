@@ -20,6 +20,8 @@ pub enum Transport {
 /// What every party of a run must agree on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handshake {
+    /// The session id (the configuration file's `session`): a peer of
+    /// another session is refused, so two runs on the same hosts cannot mix.
     pub session: String,
     /// The protocol and its settings (see [`Settings`]): a setting left
     /// [`Value::Open`](crate::Value::Open) matches any value, and
@@ -29,9 +31,13 @@ pub struct Handshake {
     pub circuit: [u8; 32],
 }
 
+/// Everything [`connect`](super::connect) needs besides the party
+/// configuration; [`ConnectOptions::new`] fills in the defaults.
 #[derive(Clone)]
 pub struct ConnectOptions {
+    /// How the parties talk.
     pub transport: Transport,
+    /// What the parties must agree on before the first protocol message.
     pub handshake: Handshake,
     /// How long to keep trying to reach and hear from every peer (the
     /// connect deadline; it bounds nothing after).
@@ -41,12 +47,16 @@ pub struct ConnectOptions {
     /// to send (see [`crate::liveness`]): only a stalled peer runs into it,
     /// never a busy one.
     pub idle_timeout: Duration,
+    /// The link emulation (latency, bandwidth) applied to every link.
     pub profile: NetProfile,
     /// Message size limit and buffer sizes of every link.
     pub limits: LinkLimits,
 }
 
 impl ConnectOptions {
+    /// Options with the defaults: a 60 s setup timeout, a 10 s idle
+    /// timeout, no link emulation ([`NetProfile::lan`]) and the default
+    /// [`LinkLimits`].
     pub fn new(transport: Transport, handshake: Handshake) -> ConnectOptions {
         ConnectOptions {
             transport,

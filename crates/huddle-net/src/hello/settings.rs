@@ -24,8 +24,11 @@ impl Form {
 pub enum Value {
     /// Not given (e.g. no `--verify-every`).
     Absent,
+    /// A flag; matches only the same flag.
     Bool(bool),
+    /// A count or size; matches only the same number.
     Number(u64),
+    /// A word or name (e.g. a protocol's); matches only the same text.
     Text(String),
     /// Left open: matches any value, and [`Network::settled`] gives the one
     /// the peers set (e.g. the batch of a party that owns no input).
@@ -42,7 +45,9 @@ pub enum Value {
 pub struct Setting {
     /// The wire name: stable, chosen once where the setting is made.
     pub name: String,
+    /// How the user gave it, so a mismatch names it as the user knows it.
     pub form: Form,
+    /// What this party offers.
     pub value: Value,
 }
 
@@ -52,6 +57,7 @@ pub struct Setting {
 pub struct Settings(pub(super) Vec<Setting>);
 
 impl Settings {
+    /// No settings yet.
     pub fn new() -> Settings {
         Settings::default()
     }
@@ -79,10 +85,12 @@ impl Settings {
         self
     }
 
+    /// The setting called `name`, if there is one.
     pub fn get(&self, name: &str) -> Option<&Setting> {
         self.0.iter().find(|s| s.name == name)
     }
 
+    /// Every setting, in the order they were first set.
     pub fn iter(&self) -> impl Iterator<Item = &Setting> {
         self.0.iter()
     }

@@ -63,10 +63,12 @@ impl Network {
         t
     }
 
+    /// This party's id.
     pub fn party(&self) -> PartyId {
         self.me
     }
 
+    /// The number of parties in the run, this one included.
     pub fn parties(&self) -> usize {
         self.links.len()
     }
@@ -90,6 +92,7 @@ impl Network {
         self.books.stop_clock();
     }
 
+    /// The phase traffic is counted under now (see [`Network::set_phase`]).
     pub fn phase(&self) -> Phase {
         self.books.phase
     }
@@ -244,7 +247,7 @@ impl Network {
     }
 
     /// Receives the next message from `from`, whatever its length.
-    pub fn recv_any(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
+    pub(crate) fn recv_any(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
         let result = self.recv_inner(from).and_then(|mut data| {
             let Stamp { phase, lane, .. } = self.books.received(from, &mut data)?;
             if lane != 0 {

@@ -27,8 +27,11 @@ pub(crate) fn announce(me: PartyId, lane: u16, step: &str) {
 /// One received message: its sender, the phase it was sent in, its payload.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Received {
+    /// The sender.
     pub from: PartyId,
+    /// The phase the sender counted the message under.
     pub phase: Phase,
+    /// The protocol payload, without the transport's trailer.
     pub payload: Vec<u8>,
 }
 
@@ -43,6 +46,7 @@ pub struct Traffic {
     pub sent: bool,
     /// The receiver of a sent message, the sender of a received one.
     pub peer: PartyId,
+    /// The phase the message is counted under.
     pub phase: Phase,
     /// The lane of a run split into lanes (0 otherwise).
     pub lane: usize,

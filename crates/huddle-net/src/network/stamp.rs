@@ -7,7 +7,7 @@ use crate::accounting::Phase;
 /// Every message carries a 7-byte trailer (not counted as payload): the phase
 /// it was sent in, its round stamp, one more than the deepest stamp of that
 /// phase its sender had received, and its lane (0 except in a run split into
-/// concurrent lanes, see [`crate::split`]). The largest stamp of a phase is
+/// concurrent lanes, see [`Network::split`](crate::Network::split)). The largest stamp of a phase is
 /// the length of the phase's longest chain of dependent messages: the rounds
 /// a WAN pays latency for, whichever links they take.
 pub const STAMP_BYTES: usize = 7;
