@@ -161,10 +161,7 @@ fn table_2_rounds_and_bits_of_equality_comparison_and_3_max_over_z_2_32() {
     ];
     let instances = 64; // one bitsliced word
     for (name, c, max_fan_in, rounds, bits, output_bits) in cases {
-        let options = RunOptions {
-            max_fan_in,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default().with_max_fan_in(max_fan_in);
         let (_, acc) = run_with(&c, instances, 9, options);
         let what = format!("{name} at fan-in {max_fan_in:?}");
         // The function's rounds, then the output's.
@@ -208,10 +205,7 @@ fn the_dealer_owns_no_input_and_learns_no_output() {
         "ca2pc",
         3,
         &c,
-        RunOptions {
-            reveal_to: Some(2),
-            ..RunOptions::default()
-        },
+        RunOptions::default().with_reveal_to(Some(2)),
     )
     .expect_err("outputs to the dealer")
     .to_string();
@@ -221,10 +215,7 @@ fn the_dealer_owns_no_input_and_learns_no_output() {
     let inputs = random_inputs(&c, &mut prg, 100);
     let want = PlainEvaluator::new(&c).evaluate(&inputs).expect("plain");
     let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-    let options = RunOptions {
-        reveal_to: Some(1),
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_reveal_to(Some(1));
     let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
     assert!(results[0].outputs.is_empty() && results[2].outputs.is_empty());
     assert_eq!(results[1].outputs, want);
@@ -259,10 +250,8 @@ fn every_word_a_computing_party_receives_looks_uniform() {
             .collect();
         let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
         let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
-        let options = RunOptions {
-            truncation: huddle_engine::Truncation::Probabilistic,
-            ..RunOptions::default()
-        };
+        let options =
+            RunOptions::default().with_truncation(huddle_engine::Truncation::Probabilistic);
         local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
         for (party, view) in views.iter().enumerate() {
             let view = view.lock().expect("transcript");
@@ -303,10 +292,7 @@ fn separate_preprocessing_deals_every_layer_before_the_inputs() {
     ] {
         let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
         let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
-        let options = RunOptions {
-            preprocess,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default().with_preprocess(preprocess);
         let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
         assert_eq!(results[0].outputs, want);
         assert_eq!(results[1].outputs, want);
@@ -494,12 +480,10 @@ impl ViewRun {
         let inputs = [constant_column(x, instances), constant_column(y, instances)];
         let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
         let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
-        let options = RunOptions {
-            reveal_to,
-            truncation: huddle_engine::Truncation::Probabilistic,
-            randomness: huddle_engine::Randomness::Seeded([seed; 16]),
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default()
+            .with_reveal_to(reveal_to)
+            .with_truncation(huddle_engine::Truncation::Probabilistic)
+            .with_randomness(huddle_engine::Randomness::Seeded([seed; 16]));
         let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
         let learner = reveal_to.unwrap_or(0);
         let out = &results[learner].outputs[0];
@@ -921,12 +905,10 @@ fn truncation_is_the_plaintext_result_or_one_more_except_a_wrap_in_every_setting
             ] {
                 for reveal_to in [Some(0), Some(1), None] {
                     let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-                    let options = RunOptions {
-                        preprocess,
-                        reveal_to,
-                        truncation: huddle_engine::Truncation::Probabilistic,
-                        ..RunOptions::default()
-                    };
+                    let options = RunOptions::default()
+                        .with_preprocess(preprocess)
+                        .with_reveal_to(reveal_to)
+                        .with_truncation(huddle_engine::Truncation::Probabilistic);
                     let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
                     let what = format!("{ring} f {f} {preprocess:?} to {reveal_to:?}");
                     if reveal_to.is_none() {
@@ -992,11 +974,9 @@ fn the_truncation_rounds_up_and_wraps_as_often_as_stated() {
     ];
     for reveal_to in [None, Some(1)] {
         let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-        let options = RunOptions {
-            reveal_to,
-            truncation: huddle_engine::Truncation::Probabilistic,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default()
+            .with_reveal_to(reveal_to)
+            .with_truncation(huddle_engine::Truncation::Probabilistic);
         let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
         let got = ring_elements(&results[reveal_to.unwrap_or(0)].outputs[0], ring);
         for (g, &z) in zs.iter().enumerate() {

@@ -52,10 +52,7 @@ fn run_with(
     inputs: &[BitMatrix],
     garble: Optimizations,
 ) -> (Vec<Vec<BitMatrix>>, Accounting) {
-    let options = RunOptions {
-        garble,
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_garble(garble);
     run_options(protocol, n, circuit, inputs, options)
 }
 
@@ -220,10 +217,7 @@ fn a_batch_beyond_the_share_memory_is_garbled_chunk_by_chunk() {
         .map(|&(p, _)| (p, LinearChoice::Auto))
         .chain([("bgw2-mal", LinearChoice::TrustedDealer)]);
     for (protocol, linear) in runs {
-        let options = RunOptions {
-            linear,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default().with_linear(linear);
         let (outs, whole) = run_options(protocol, n, &c, &inputs, options);
         for (p, a) in outs.iter().enumerate() {
             assert!(a == &want, "{protocol}: party {p}, in one piece");
@@ -231,11 +225,7 @@ fn a_batch_beyond_the_share_memory_is_garbled_chunk_by_chunk() {
         // With two threads the semi-honest evaluator evaluates each chunk
         // beside the next one's garbling: nothing on the wire changes.
         for threads in [1, 2] {
-            let chunked_options = RunOptions {
-                share_memory: 1,
-                threads,
-                ..options
-            };
+            let chunked_options = options.with_share_memory(1).with_threads(threads);
             let (chunked_outs, chunked) = run_options(protocol, n, &c, &inputs, chunked_options);
             for (p, b) in chunked_outs.iter().enumerate() {
                 assert!(
@@ -389,10 +379,7 @@ fn bad_requests_are_refused_before_any_communication() {
             "{e}"
         );
         assert!(request(protocol, smallest, &c, opts).is_ok());
-        let to1 = RunOptions {
-            reveal_to: Some(1),
-            ..opts
-        };
+        let to1 = opts.with_reveal_to(Some(1));
         let e = request(protocol, 4, &c, to1).expect_err("reveal to 1");
         assert!(
             e.to_string().contains("evaluator") || e.to_string().contains("contributors"),
@@ -407,17 +394,11 @@ fn bad_requests_are_refused_before_any_communication() {
         assert!(e.to_string().contains("Boolean"), "{e}");
         assert!(request(protocol, 31, &c, opts).is_ok());
     }
-    let plain = RunOptions {
-        garble: Optimizations::NONE,
-        ..opts
-    };
+    let plain = opts.with_garble(Optimizations::NONE);
     let e = request("bgw2-mal", 4, &c, plain).expect_err("no reduced");
     assert!(e.to_string().contains("reduced"), "{e}");
     // PRSS for 31 parties (C(31, 10) sets) is refused with the way out named.
-    let prss = RunOptions {
-        linear: LinearChoice::Prss,
-        ..opts
-    };
+    let prss = opts.with_linear(LinearChoice::Prss);
     let e = request("bgw2-mal", 31, &c, prss).expect_err("PRSS at 31");
     assert!(e.to_string().contains("trusted dealer"), "{e}");
     let mut prg = Prg::from_seed([2; 16]);
@@ -586,10 +567,7 @@ fn malicious_communication_is_exact() {
     assert_eq!(contributors, 2);
     for linear in [LinearChoice::Prss, LinearChoice::TrustedDealer] {
         let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
-        let options = RunOptions {
-            linear,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default().with_linear(linear);
         let results = local("bgw2-mal", nets, &c, &inputs, options)
             .unwrap_or_else(|e| panic!("{linear:?}: {e}"));
         let mut acc = Accounting::default();
@@ -667,10 +645,7 @@ fn tampered_run(
     // trial hits or misses the same way on every run of the suite.
     let mut seed = [0x5a; 16];
     seed[..8].copy_from_slice(&(trial as u64).to_le_bytes());
-    let options = RunOptions {
-        randomness: huddle_engine::Randomness::Seeded(seed),
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_randomness(huddle_engine::Randomness::Seeded(seed));
     let n = 4;
     let instances = inputs.first().map_or(1, BitMatrix::rows);
     let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(20));
@@ -850,10 +825,7 @@ fn dealt_material_runs_parties_on_other_hosts() {
     let want = PlainEvaluator::new(&c)
         .evaluate(&inputs)
         .expect("plaintext");
-    let options = RunOptions {
-        linear: LinearChoice::TrustedDealer,
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_linear(LinearChoice::TrustedDealer);
     let files = huddle_engine::garble::deal(&c, n, 1, options).expect("deal");
     let run_with =
         |files: Vec<Vec<u8>>, circuit: &Circuit| -> Vec<Result<Vec<BitMatrix>, String>> {
@@ -977,10 +949,7 @@ fn reveal_to_the_evaluator_keeps_outputs_from_everyone_else() {
         let mut per_reveal = Vec::new();
         for reveal_to in [None, Some(0)] {
             let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
-            let options = RunOptions {
-                reveal_to,
-                ..RunOptions::default()
-            };
+            let options = RunOptions::default().with_reveal_to(reveal_to);
             let results = local(protocol, nets, &c, &inputs, options).expect("run");
             assert_eq!(results[0].outputs, want, "{protocol} {reveal_to:?}");
             for r in &results[1..] {
@@ -997,10 +966,7 @@ fn reveal_to_the_evaluator_keeps_outputs_from_everyone_else() {
             assert_eq!(all - only0, out_bytes, "{protocol}: evaluator to party {p}");
         }
     }
-    let opts = RunOptions {
-        reveal_to: Some(0),
-        ..RunOptions::default()
-    };
+    let opts = RunOptions::default().with_reveal_to(Some(0));
     let e = request("bgw2-mal", 4, &c, opts).expect_err("refused");
     assert!(e.to_string().contains("contributors decode"), "{e}");
 }
@@ -1026,13 +992,10 @@ fn every_share_a_party_receives_before_the_online_phase_looks_uniform() {
         .expect("plaintext");
     for (protocol, n) in [("bgw3", 3), ("bgw3", 5), ("bgw2", 4)] {
         for small_field in [true, false] {
-            let options = RunOptions {
-                garble: Optimizations {
-                    small_field,
-                    ..Optimizations::default()
-                },
-                ..RunOptions::default()
-            };
+            let options = RunOptions::default().with_garble(Optimizations {
+                small_field,
+                ..Optimizations::default()
+            });
             let mut nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
             let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
             let outs = local(protocol, nets, &c, &inputs, options)

@@ -96,6 +96,8 @@ pub struct Channel<'a> {
     /// Whether `evaluate` counts its steps for the progress display (the
     /// main program's, not a conversion's recombining program).
     counts_progress: bool,
+    /// The run's progress counters, where the steps are counted.
+    progress: Option<crate::progress::Progress>,
 }
 
 /// Word buffers kept.
@@ -118,6 +120,7 @@ impl<'a> Channel<'a> {
             spare_words: Vec::new(),
             fault: None,
             counts_progress: false,
+            progress: None,
         }
     }
 
@@ -854,8 +857,8 @@ pub fn evaluate<P: Sharing>(
                 ch.counts_progress = counts;
             }
         }
-        if ch.counts_progress {
-            crate::progress::progress().step(ch.party());
+        if let (true, Some(p)) = (ch.counts_progress, &ch.progress) {
+            p.step(ch.party());
         }
     }
     Ok(())
@@ -909,6 +912,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     instances: usize,
     own_inputs: Vec<(usize, OwnValue)>,
     options: crate::RunOptions,
+    progress: &crate::progress::Progress,
 ) -> Result<Vec<BitMatrix>, RunError> {
     let probe = make(net.party());
     if net.parties() != probe.parties() {
@@ -1105,16 +1109,17 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         share_memory: options.share_memory,
         hold_outputs,
         reveal_gate: gate.as_ref(),
+        progress,
     };
     crate::inputs::check_reveal_to(options.reveal_to, parties)?;
     let malicious = hold_outputs;
     drop(probe);
-    crate::progress::progress().start(
+    progress.start(
         net.party(),
         instances as u64,
         (slices.len() * lanes * program.steps.len()) as u64,
     );
-    crate::progress::progress().set_lanes(lanes);
+    progress.set_lanes(lanes);
     if let Err(e) = run_lanes(&job, &make, net, &roles, &lane_ranges) {
         if let RunError::Abort {
             culprit: Some(c), ..
@@ -1457,6 +1462,7 @@ struct Lane<'a> {
     /// Where this party's lanes meet before opening held outputs (more
     /// than one lane).
     reveal_gate: Option<&'a RevealGate>,
+    progress: &'a crate::progress::Progress,
 }
 
 impl Lane<'_> {
@@ -1482,6 +1488,7 @@ impl Lane<'_> {
             self.randomness,
             first_draw,
         );
+        ch.progress = Some(self.progress.clone());
         if let Some(fault) = self.fault.filter(|f| f.party == me) {
             ch.set_fault(crate::fault::ActiveFault::new(
                 fault,
