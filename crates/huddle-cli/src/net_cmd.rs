@@ -11,6 +11,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Generate a development CA and one certificate per party, plus a parties.toml for localhost.
+// The doc comments of clap's arguments are --help text, printed as
+// written (`party<I>.pem`), not rustdoc.
+#[allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 #[derive(Args)]
 pub struct CertsArgs {
     /// Number of parties.

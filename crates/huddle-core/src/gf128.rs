@@ -1,4 +1,4 @@
-//! GF(2^128) = GF(2)[x]/(x^128 + x^7 + x^2 + x + 1), elements as `u128`
+//! GF(2^128) = GF(2)\[x\]/(x^128 + x^7 + x^2 + x + 1), elements as `u128`
 //! with bit i the coefficient of x^i. Addition is XOR. Multiplication uses
 //! PCLMULQDQ when the CPU has it (detected at run time) and a portable
 //! shift-and-add loop otherwise; tests check the two against each other.
@@ -44,7 +44,7 @@ impl Gf128 {
         Gf128((self.0 << 1) ^ (carry * 0x87))
     }
 
-    /// out[i] = k · xs[i], for whole slices under one feature check (the
+    /// `out[i] = k · xs[i]`, for whole slices under one feature check (the
     /// carry-less multiply is inlined into the loop).
     pub fn scale(out: &mut [Gf128], xs: &[Gf128], k: Gf128) {
         assert_eq!(out.len(), xs.len(), "Gf128::scale: slice lengths differ");
@@ -59,7 +59,7 @@ impl Gf128 {
         }
     }
 
-    /// acc[i] += k · xs[i] (see [`Gf128::scale`]).
+    /// `acc[i] += k · xs[i]` (see [`Gf128::scale`]).
     pub fn scale_add(acc: &mut [Gf128], xs: &[Gf128], k: Gf128) {
         assert_eq!(
             acc.len(),

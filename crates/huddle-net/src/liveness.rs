@@ -5,12 +5,12 @@
 //! peer that computes for a long time before its next message. To tell them
 //! apart, every link's writer thread, which never waits on the protocol,
 //! sends a liveness frame whenever it has had nothing to write for
-//! [`LIVENESS_EVERY`] (also while link emulation holds a message back), and
-//! every link's reader notes when the last byte arrived ([`Heard`]): bytes
+//! `LIVENESS_EVERY` (also while link emulation holds a message back), and
+//! every link's reader notes when the last byte arrived (`Heard`): bytes
 //! count as they arrive, so a large frame on a slow link is never silence.
 //! A receive that has waited on a peer that sent nothing for the idle
 //! timeout ends with [`NetError::Silent`](crate::NetError::Silent). (The
-//! frames also say what the sender waits on: see [`crate::waits`].)
+//! frames also say what the sender waits on: see `waits.rs`.)
 //!
 //! The clock of a wait starts no earlier than the wait itself: while the
 //! protocol has not taken the messages already queued (the reader then

@@ -105,7 +105,7 @@ fn to_length(mut buffer: Vec<u8>, len: usize) -> Vec<u8> {
 }
 
 /// Drops every kept buffer and returns the bytes they held. What the pool
-/// holds depends on the runs before (up to [`KEEP_BYTES`]), so a harness
+/// holds depends on the runs before (up to `KEEP_BYTES`), so a harness
 /// that compares a long-lived process's memory between runs (`huddle bench
 /// soak`) empties it first.
 pub fn release_kept() -> usize {

@@ -252,7 +252,7 @@ impl RunArgs {
     }
 
     /// The job's data files for `parties` parties: party id -> file, for
-    /// [inputs] (`outputs` false) or [outputs]; ids beyond the run refused.
+    /// `[inputs]` (`outputs` false) or `[outputs]`; ids beyond the run refused.
     pub(super) fn job_files(
         &self,
         outputs: bool,

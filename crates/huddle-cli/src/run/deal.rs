@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 /// Act as the trusted dealer of a bgw2-mal run across hosts: write each
 /// party's linear-preprocessing material to its own file.
+// The doc comments of clap's arguments are --help text, printed as
+// written (`party<I>.pem`), not rustdoc.
+#[allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 #[derive(Args)]
 pub struct DealArgs {
     /// Number of parties.

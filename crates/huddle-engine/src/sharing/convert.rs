@@ -5,7 +5,7 @@
 //! A protocol's part is [`super::Sharing::split`]: for each source value v
 //! it names two terms with v = t0 + t1 (t0 ⊕ t1 for bits), each known in
 //! the clear to some parties, and shares them in the target domain; the
-//! engine moves each term between layouts ([`SplitJob::relayout`]:
+//! engine moves each term between layouts (`SplitJob::relayout`:
 //! bitsliced words ↔ one ring element per instance) and then runs the
 //! recombining program on the terms. How each protocol splits is in its
 //! module documentation; that t0 + t1 really is v is what the conformance
@@ -62,7 +62,7 @@ impl SplitJob<'_> {
     }
 
     /// Term `t` (0 or 1) in the target layout of its slots, slot after
-    /// slot (as [`Shares::set_slots`] takes them), computed source by
+    /// slot (as [`super::Shares::set_slots`] takes them), computed source by
     /// source: `combine(slot, out)` writes the term's words of source slot
     /// `slot` in the source layout ([`source_words`](Self::source_words) of
     /// them, e.g. a sum of two components). Term 1 comes negated where the
