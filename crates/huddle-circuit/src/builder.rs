@@ -365,7 +365,7 @@ impl Builder {
     }
 
     /// [`Builder::extreme`] the classic way (the baseline of Ohata–Nuida,
-    /// their reference [4]): one pair at a time, the running winner x'
+    /// their reference \[4\]): one pair at a time, the running winner x'
     /// replaced by the next value y if x' < y (x' + [x' < y]·(y − x')), so
     /// the comparisons run one after another.
     pub fn extreme_pairwise(

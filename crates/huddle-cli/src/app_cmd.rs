@@ -2,14 +2,15 @@
 //! every party on this machine and checked against plain Rust.
 
 use crate::failure::Failure;
-use crate::run_cmd::{links_json, online_rounds, run_all, TransportArg};
+use crate::run::{run_all, TransportArg};
 use clap::{Args, Subcommand};
 use huddle_circuit::apps::{dna_codes, edit_distance, edit_distance_plain, DNA};
 use huddle_circuit::BitMatrix;
 use huddle_core::{Prg, RingWidth};
-use huddle_engine::{Protocol, RunOptions};
-use huddle_net::{Accounting, NetProfile, Phase};
+use huddle_engine::{Protocol, Run, RunOptions};
+use huddle_net::{NetProfile, Phase};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 #[derive(Subcommand)]
 pub enum AppCommand {
@@ -89,7 +90,8 @@ pub struct EditDistanceRow {
     pub online_bytes: u64,
     pub ahead_bytes: u64,
     pub seconds: f64,
-    pub accounting: Accounting,
+    /// Bytes per phase and link (as `huddle local --json` reports them).
+    pub bytes: huddle_engine::PerPhase<BTreeMap<String, u64>>,
 }
 
 impl EditDistanceRow {
@@ -98,7 +100,7 @@ impl EditDistanceRow {
             "protocol": self.protocol, "lengths": [self.lengths.0, self.lengths.1],
             "distance": self.distance, "online_rounds": self.rounds,
             "online_bytes": self.online_bytes, "ahead_bytes": self.ahead_bytes,
-            "wall_seconds": self.seconds, "bytes": links_json(&self.accounting),
+            "wall_seconds": self.seconds, "bytes": self.bytes,
         })
     }
 
@@ -140,11 +142,12 @@ pub fn edit_distance_run(
     let protocol = Protocol::parse(&run.protocol).map_err(|e| Failure::input(e.to_string()))?;
     let circuit = edit_distance(a.len() as u32, b.len() as u32, ring);
     let parties = protocol.descriptor().parties.default_count();
-    let options = RunOptions {
-        max_fan_in: run.max_fan_in,
-        ..RunOptions::default()
-    };
-    let request = huddle_engine::check_request(protocol, parties, &circuit, options)
+    let options = RunOptions::default().with_max_fan_in(run.max_fan_in);
+    let built = Run::builder(protocol)
+        .parties(parties)
+        .options(options)
+        .circuit(circuit)
+        .build()
         .map_err(|e| Failure::input(e.to_string()))?;
     let k = ring.bits() as usize;
     let letters = |codes: &[u64]| {
@@ -157,9 +160,8 @@ pub fn edit_distance_run(
     let inputs = [letters(a), letters(b)];
     let profile = NetProfile::named(&run.net).map_err(|e| Failure::input(e.to_string()))?;
     let timeout = std::time::Duration::from_secs(run.timeout.max(1));
-    let (outputs, accounting, seconds) =
-        run_all(&request, &circuit, &inputs, run.transport, profile, timeout)?;
-    let distance = outputs[0][0].row(0)[0] & ring.mask();
+    let report = run_all(&built, &inputs, run.transport, profile, timeout)?;
+    let distance = report.outputs[0].row(0)[0] & ring.mask();
     let want = edit_distance_plain(a, b);
     if distance != want {
         return Err(Failure::other(format!(
@@ -169,18 +171,18 @@ pub fn edit_distance_run(
     let total = |phases: &[Phase]| -> u64 {
         phases
             .iter()
-            .map(|&p| accounting.phase_total(p).bytes)
+            .map(|&p| report.accounting.phase_total(p).bytes)
             .sum()
     };
     Ok(EditDistanceRow {
         protocol: run.protocol.clone(),
         lengths: (a.len(), b.len()),
         distance,
-        rounds: online_rounds(&accounting),
+        rounds: report.online_rounds,
         online_bytes: total(&[Phase::Online]),
         ahead_bytes: total(&[Phase::Offline, Phase::Dependent]),
-        seconds,
-        accounting,
+        seconds: report.wall_seconds,
+        bytes: report.bytes.clone(),
     })
 }
 
@@ -298,18 +300,19 @@ pub fn bench_functions(
         for p in ["ttp", protocol] {
             let protocol = Protocol::parse(p).map_err(|e| Failure::input(e.to_string()))?;
             let parties = protocol.descriptor().parties.default_count();
-            let options = RunOptions {
-                max_fan_in: max_fan_in.filter(|_| p != "ttp"),
-                ..RunOptions::default()
-            };
-            let request = huddle_engine::check_request(protocol, parties, circuit, options)
+            let options = RunOptions::default().with_max_fan_in(max_fan_in.filter(|_| p != "ttp"));
+            let built = Run::builder(protocol)
+                .parties(parties)
+                .options(options)
+                .circuit(circuit.clone())
+                .build()
                 .map_err(|e| Failure::input(e.to_string()))?;
             let mut times = Vec::new();
             for _ in 0..repeat.max(1) {
                 let lan = NetProfile::lan();
                 let wait = std::time::Duration::from_secs(600);
-                let (_, _, seconds) = run_all(&request, circuit, &inputs, transport, lan, wait)?;
-                times.push(seconds);
+                let report = run_all(&built, &inputs, transport, lan, wait)?;
+                times.push(report.wall_seconds);
             }
             times.sort_by(f64::total_cmp);
             let median = times[times.len() / 2];

@@ -105,8 +105,8 @@ pub enum BenchCommand {
         /// Rounds of multiplications (one product per instance each).
         #[arg(long, default_value_t = 20)]
         layers: u32,
-        #[arg(long, value_enum, default_value_t = crate::run_cmd::TransportArg::Tcp)]
-        transport: crate::run_cmd::TransportArg,
+        #[arg(long, value_enum, default_value_t = crate::run::TransportArg::Tcp)]
+        transport: crate::run::TransportArg,
         /// Runs per measurement; the median is reported.
         #[arg(long, default_value_t = 3)]
         repeat: usize,

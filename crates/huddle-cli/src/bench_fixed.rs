@@ -72,10 +72,7 @@ fn contenders(circuit: &Circuit, only: Option<Protocol>, fused: bool) -> Vec<Con
             if truncation == Truncation::Probabilistic && !(fused && d.fused_truncation) {
                 continue;
             }
-            let options = huddle_engine::RunOptions {
-                truncation,
-                ..Default::default()
-            };
+            let options = huddle_engine::RunOptions::default().with_truncation(truncation);
             if huddle_engine::check_request(protocol, parties, circuit, options).is_ok() {
                 all.push(Contender {
                     protocol,

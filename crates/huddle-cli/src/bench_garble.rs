@@ -42,10 +42,7 @@ fn one_run(
     let mut prg = Prg::from_seed([42; 16]);
     let inputs = random_inputs(c, &mut prg, batch);
     let nets = memory_networks(n, &s.net, Duration::from_secs(600));
-    let options = RunOptions {
-        garble: opt,
-        ..RunOptions::for_protocol(protocol)
-    };
+    let options = RunOptions::for_protocol(protocol).with_garble(opt);
     let request =
         huddle_engine::check_request(protocol, n, c, options).map_err(|e| e.to_string())?;
     let results =

@@ -86,12 +86,10 @@ pub fn time_run(
     } else {
         memory_networks(parties, &setup.net, timeout)
     };
-    let options = huddle_engine::RunOptions {
-        threads,
-        share_memory: setup.share_memory,
-        truncation: setup.truncation,
-        ..Default::default()
-    };
+    let options = huddle_engine::RunOptions::default()
+        .with_threads(threads)
+        .with_share_memory(setup.share_memory)
+        .with_truncation(setup.truncation);
     // Checked before the clock starts: the check compiles the circuit once
     // more, which the run does not need.
     let request = huddle_engine::check_request(protocol, parties, circuit, options)

@@ -1,39 +1,25 @@
-//! What `huddle party` says in its hello: whether it runs a job file, the
-//! job's settings, the engine's settings of its request
-//! ([`RunRequest::settings`]), the batch and where it came from, the deal it
-//! replays, and the job's hash. In this order, which is the order in which a
-//! difference is found: a job's key is named before the option it set.
+//! What `huddle party` adds to the hello the engine builds
+//! ([`huddle_engine::Run::handshake`]): whether it runs a job file and the
+//! job's settings first, the job's hash last. The engine's settings of the
+//! request, the batch and the deal come between, so a difference is found
+//! in this order: a job's key is named before the option it set.
 
 use crate::job::LoadedJob;
-use huddle_engine::RunRequest;
 use huddle_net::{Form, Settings, Value};
 
-/// The wire name of the batch (instances evaluated at once).
-pub const BATCH: &str = "batch";
-
-/// The hello's settings; `batch`: how this party has it (given, counted in
-/// its input file, or left open for the others to set).
-pub fn settings(
-    request: &RunRequest,
-    job: Option<&LoadedJob>,
-    batch: (Form, Value),
-    deal: Option<&str>,
-) -> Settings {
-    let mut s = Settings::new();
-    s.option("job", Value::Bool(job.is_some()));
+/// The hello's settings before and after the engine's, for `job` (None:
+/// a run without a job file).
+pub fn job_settings(job: Option<&LoadedJob>) -> (Settings, Settings) {
+    let mut first = Settings::new();
+    first.option("job", Value::Bool(job.is_some()));
     let (keys, hash) = job.map(LoadedJob::hello_settings).unzip();
-    s.extend(keys.unwrap_or_default());
-    s.extend(request.settings());
-    s.set(BATCH, batch.0, batch.1);
-    s.option(
-        "dealt",
-        deal.map_or(Value::Absent, |d| Value::Text(d.into())),
-    );
+    first.extend(keys.unwrap_or_default());
+    let mut last = Settings::new();
     // Last: it differs whenever a key does, and the key is named first.
-    s.set(
+    last.set(
         "job.hash",
         Form::Job,
         hash.map_or(Value::Absent, Value::Text),
     );
-    s
+    (first, last)
 }

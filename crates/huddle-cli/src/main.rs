@@ -25,7 +25,7 @@ mod job;
 mod net_cmd;
 mod plot;
 mod protocols_cmd;
-mod run_cmd;
+mod run;
 mod signals;
 mod spent_deals;
 mod stdout;
@@ -162,14 +162,14 @@ enum Command {
     /// List the protocols this build runs: parties, security, rings.
     Protocols(protocols_cmd::ProtocolsArgs),
     /// Run every party of a computation on this machine.
-    Local(run_cmd::LocalArgs),
+    Local(run::LocalArgs),
     /// Applications with their own inputs (every party on this machine).
     #[command(subcommand)]
     App(app_cmd::AppCommand),
     /// Run one party of a computation across machines (TLS by default).
-    Party(run_cmd::PartyArgs),
+    Party(run::PartyArgs),
     /// Be the trusted dealer of a bgw2-mal run across hosts (one file per party).
-    Deal(run_cmd::DealArgs),
+    Deal(run::DealArgs),
     /// Generate a development CA and per-party certificates.
     Certs(net_cmd::CertsArgs),
     /// Test the network between the parties of a configuration.
@@ -230,10 +230,10 @@ fn main() -> ExitCode {
         Command::Bench(cmd) => bench::run(cmd),
         Command::Demo => demo::run().map_err(Failure::other),
         Command::Protocols(args) => protocols_cmd::run(args),
-        Command::Local(args) => run_cmd::local(args, &sub("local")),
+        Command::Local(args) => run::local(args, &sub("local")),
         Command::App(cmd) => app_cmd::run(cmd),
-        Command::Party(args) => run_cmd::party(args, &sub("party")),
-        Command::Deal(args) => run_cmd::deal(args),
+        Command::Party(args) => run::party(args, &sub("party")),
+        Command::Deal(args) => run::deal(args),
         Command::Certs(args) => net_cmd::certs(args),
         Command::Net(NetCommand::Check(args)) => net_cmd::check(args),
     };

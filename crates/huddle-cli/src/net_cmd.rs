@@ -4,7 +4,6 @@
 use crate::failure::Failure;
 use clap::Args;
 use huddle_net::certs::DevPki;
-use huddle_net::tls::TlsIdentity;
 use huddle_net::{
     connect, ConnectOptions, Handshake, LinkLimits, NetProfile, NetworkConfig, Phase, Transport,
 };
@@ -12,6 +11,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Generate a development CA and one certificate per party, plus a parties.toml for localhost.
+// The doc comments of clap's arguments are --help text, printed as
+// written (`party<I>.pem`), not rustdoc.
+#[allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 #[derive(Args)]
 pub struct CertsArgs {
     /// Number of parties.
@@ -332,27 +334,12 @@ pub fn transport_for(
             config.parties() - 1
         )
     })?;
-    let cert = own
-        .cert
-        .as_ref()
-        .ok_or_else(|| format!("{}: party {id} has no cert", path.display()))?;
-    let key = own
-        .key
-        .as_ref()
-        .ok_or_else(|| format!("{}: party {id} has no key", path.display()))?;
-    if !key.exists() {
+    // A missing key file is named with the ids this host has keys for.
+    if let (Some(_), Some(key)) = (&own.cert, own.key.as_ref().filter(|k| !k.exists())) {
         return Err(missing_key(key, id));
     }
-    Ok(match &config.ca {
-        Some(ca) => Transport::Tls(TlsIdentity::from_pem_files(ca, cert, key)?),
-        // Without a CA, every party's certificate is pinned.
-        None => {
-            let certs = config
-                .parties
-                .iter()
-                .map(|p| p.cert.clone().ok_or_else(|| format!("{}: no [tls] ca, so every party needs a cert to pin; party {} has none", path.display(), p.id)))
-                .collect::<Result<Vec<_>, _>>()?;
-            Transport::Tls(TlsIdentity::pinned_from_pem_files(&certs, cert, key)?)
-        }
-    })
+    let name = path.display().to_string();
+    huddle_engine::PartyLinks::tls_from_config(config, &name, id)
+        .map(|links| links.transport)
+        .map_err(|e| e.to_string())
 }

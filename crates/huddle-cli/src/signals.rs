@@ -1,6 +1,6 @@
 //! SIGINT and SIGTERM. During a run of `huddle party`, a signal stops the
-//! run: its network is interrupted ([`huddle_net::Interrupter`]), so every
-//! wait ends at once, the peers are sent the abort frame and stop naming this
+//! run: it cancels the run's [`CancelToken`], which interrupts its network
+//! ([`huddle_net::Interrupter`]), so every wait ends at once, the peers are sent the abort frame and stop naming this
 //! party (exit code 4), and this party exits with [`Exit::Interrupted`]. Any
 //! other time (reading files, connecting, a local run whose parties are all
 //! in this process), the process exits at once with that code.
@@ -12,11 +12,12 @@
 //! goodbye and stop with exit code 4, naming the party as disconnected.
 
 use huddle_engine::exit::Exit;
+use huddle_engine::CancelToken;
 use std::sync::Mutex;
 use std::time::Duration;
 
 /// The run a signal stops, while there is one.
-static RUN: Mutex<Option<huddle_net::Interrupter>> = Mutex::new(None);
+static RUN: Mutex<Option<CancelToken>> = Mutex::new(None);
 
 /// How long the run gets to stop by itself (its protocol notices the
 /// interrupt at its next wait) before the process ends regardless.
@@ -54,7 +55,7 @@ fn stop(signal: &str) {
     crate::data::abandon_pending();
     let run = RUN.lock().ok().and_then(|mut r| r.take());
     if let Some(run) = run {
-        run.interrupt(&format!("interrupted by {signal}"));
+        run.cancel(&format!("interrupted by {signal}"));
         // The run's own error (this same code) normally ends the process
         // first, once its peers have been told.
         std::thread::sleep(GRACE);
@@ -68,9 +69,9 @@ fn stop(signal: &str) {
 pub struct Interruptible(());
 
 impl Interruptible {
-    pub fn run(net: &huddle_net::Network) -> Interruptible {
+    pub fn run(token: &CancelToken) -> Interruptible {
         if let Ok(mut r) = RUN.lock() {
-            *r = Some(net.interrupter());
+            *r = Some(token.clone());
         }
         Interruptible(())
     }

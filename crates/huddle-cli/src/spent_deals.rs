@@ -119,10 +119,8 @@ mod tests {
     fn deal() -> Vec<Vec<u8>> {
         let text = "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n";
         let circuit = huddle_circuit::format::read_circuit(text.as_bytes()).expect("circuit");
-        let options = RunOptions {
-            linear: huddle_engine::garble::linear::LinearChoice::TrustedDealer,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default()
+            .with_linear(huddle_engine::garble::linear::LinearChoice::TrustedDealer);
         huddle_engine::garble::deal(&circuit, 4, 1, options).expect("deal")
     }
 

@@ -140,6 +140,21 @@ impl Exit {
         self.row().meaning
     }
 
+    /// What a party that stops after connecting, for a failure of this
+    /// kind, tells its peers (in an authenticated abort): the kind, never
+    /// its own error's text, which may name input values.
+    pub fn told_to_peers(self) -> &'static str {
+        match self {
+            Exit::Input => "bad input or settings of its own; its own error says why",
+            Exit::Abort => "a check of the protocol failed",
+            Exit::Resource => "a resource of its host ran out (memory)",
+            Exit::Internal => "an internal error (a bug in huddle)",
+            Exit::Mismatch => "the parties disagree on the run",
+            Exit::Interrupted => "it was interrupted",
+            _ => "an error of its own",
+        }
+    }
+
     /// The table as docs/cli.md shows it: a Markdown table, one row per code.
     pub fn markdown() -> String {
         let mut out = String::from("| code | meaning |\n|---|---|\n");

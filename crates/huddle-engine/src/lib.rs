@@ -5,28 +5,74 @@
 //! ([`sharing`]) with its protocols and multiparty garbling ([`garble`]).
 //! Message sizes follow from the circuit and the batch alone, so every
 //! receive is exact and every byte is accounted.
+//!
+//! # Running a circuit from a program
+//!
+//! Build a [`Run`] ([`Run::builder`]: protocol, parties, circuit,
+//! [`RunOptions`], and optionally a [`Progress`] to watch and a
+//! [`CancelToken`] to stop it), then run every party in this process
+//! ([`Run::local`]) or one party over links to the others ([`Run::connect`]
+//! and [`Run::party`]). Either gives a [`RunReport`]: the outputs, bytes
+//! per link and phase, rounds, seconds, lanes.
+//!
+//! ```
+//! use huddle_circuit::{builder::Builder, BitMatrix, PlainEvaluator};
+//! use huddle_engine::{LocalNet, Protocol, Run};
+//!
+//! // x AND y, x owned by party 0 and y by party 1.
+//! let mut b = Builder::boolean(2);
+//! let x = b.input("x", 1);
+//! let y = b.input("y", 1);
+//! let z = b.and(x[0], y[0]);
+//! b.output("z", vec![z]);
+//! let circuit = b.finish();
+//!
+//! let run = Run::builder(Protocol::Trio).parties(3).circuit(circuit).build()?;
+//! let one = |bit| {
+//!     let mut m = BitMatrix::zeros(1, 1);
+//!     m.set(0, 0, bit);
+//!     m
+//! };
+//! let inputs = [one(true), one(true)];
+//! let report = run.local(&inputs, &LocalNet::memory())?;
+//! let want = PlainEvaluator::new(run.circuit()).evaluate(&inputs)?;
+//! assert_eq!(report.outputs, want);
+//! println!("{} online rounds", report.online_rounds);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+mod builder;
+pub mod cancel;
 pub mod error;
 pub mod exit;
 pub mod fault;
 pub mod garble;
 pub mod inputs;
+mod local;
 mod memory;
 mod options;
+mod party;
 pub mod progress;
 pub mod protocol;
+mod report;
 mod run;
 pub mod settings;
 pub mod sharing;
 pub mod transport;
 pub mod ttp;
 
+pub use builder::{Run, RunBuilder, MAX_BATCH};
+pub use cancel::CancelToken;
+pub use local::{Links, LocalNet};
 pub use memory::check_memory;
 pub use options::{
     Preprocess, Randomness, RunOptions, Truncation, DEFAULT_GARBLE_MEMORY_MIB,
     DEFAULT_SHARE_MEMORY_MIB,
 };
+pub use party::{Batch, PartyLinks, PartyPlan, BATCH};
+pub use progress::Progress;
 pub use protocol::{default_share_memory_mib, Protocol, RunRequest, MAX_PARTIES};
+pub use report::{PerPhase, RunReport};
 pub use run::{check_request, run, run_local, run_party, LocalError, PartyResult};
 
 use huddle_circuit::Circuit;

@@ -1,5 +1,5 @@
 //! Whether a run fits this machine's memory, checked before anything is
-//! sent.
+//! sent, and how much the process took (for the run's report).
 
 use crate::error::RunError;
 
@@ -23,6 +23,15 @@ pub fn check_memory(what: &str, bytes: u128) -> Result<(), RunError> {
 fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// This process's peak resident memory so far (`VmHWM` of
+/// /proc/self/status; None where the system does not tell).
+pub(crate) fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }

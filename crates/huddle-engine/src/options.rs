@@ -5,10 +5,16 @@
 
 use crate::error::RunError;
 use crate::{fault, garble};
+#[cfg(any(test, feature = "testing"))]
 use huddle_core::prg::Seed;
 
-/// Choices of a run beyond protocol and circuit.
+/// Choices of a run beyond protocol and circuit. Built from
+/// [`RunOptions::default`] (or [`RunOptions::for_protocol`]) with the
+/// `with_*` setters, so that a field added later breaks no caller; the
+/// fields are public to read. [`RunRequest::new`](crate::RunRequest::new)
+/// checks them against the protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RunOptions {
     /// Worker threads for local computation.
     pub threads: usize,
@@ -94,23 +100,29 @@ impl Truncation {
 /// from. Every draw goes through [`Randomness::draw`], so a test can make a
 /// whole run, masks included, replay exactly.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Randomness {
     /// The operating system's entropy source: every real run.
     #[default]
     Os,
     /// Everything follows from this seed. No security at all (anyone with
-    /// the seed knows every mask); for tests only, and the CLI never sets it.
+    /// the seed knows every mask): it exists only in builds with the
+    /// `testing` feature, which tests enable and the CLI never does.
+    #[cfg(any(test, feature = "testing"))]
     Seeded(Seed),
 }
 
 impl Randomness {
     /// A fresh generator for `party`'s draw number `draw` (draws of one
     /// party must differ in `draw`; with `Os` they are independent anyway).
+    // Only the seeded source reads `party` and `draw`.
+    #[cfg_attr(not(any(test, feature = "testing")), allow(unused_variables))]
     pub fn draw(self, party: huddle_net::PartyId, draw: u64) -> Result<huddle_core::Prg, RunError> {
         match self {
             Randomness::Os => {
                 huddle_core::Prg::from_entropy().map_err(|e| RunError::Entropy(e.to_string()))
             }
+            #[cfg(any(test, feature = "testing"))]
             Randomness::Seeded(seed) => {
                 let mut key = seed;
                 for (k, b) in key.iter_mut().zip(
@@ -175,6 +187,100 @@ impl RunOptions {
         } else {
             self.threads
         }
+    }
+}
+
+/// Setters, one per field: each returns the options with that field set
+/// (see the field for what it means).
+impl RunOptions {
+    /// Worker threads for local computation (at least 1).
+    #[must_use]
+    pub fn with_threads(self, threads: usize) -> RunOptions {
+        RunOptions { threads, ..self }
+    }
+
+    /// Whether `threads` is this host's `auto` choice (see the field).
+    #[must_use]
+    pub fn with_threads_auto(self, threads_auto: bool) -> RunOptions {
+        RunOptions {
+            threads_auto,
+            ..self
+        }
+    }
+
+    /// Runs every assignment of roles at once (secret-sharing protocols; see the field).
+    #[must_use]
+    pub fn with_split_roles(self, split_roles: bool) -> RunOptions {
+        RunOptions {
+            split_roles,
+            ..self
+        }
+    }
+
+    /// When the preprocessing of the protocols that have a separate one runs.
+    #[must_use]
+    pub fn with_preprocess(self, preprocess: Preprocess) -> RunOptions {
+        RunOptions { preprocess, ..self }
+    }
+
+    /// Bytes of shares a party may hold at once.
+    #[must_use]
+    pub fn with_share_memory(self, share_memory: usize) -> RunOptions {
+        RunOptions {
+            share_memory,
+            ..self
+        }
+    }
+
+    /// The one party that learns the outputs (None: every party).
+    #[must_use]
+    pub fn with_reveal_to(self, reveal_to: Option<usize>) -> RunOptions {
+        RunOptions { reveal_to, ..self }
+    }
+
+    /// The garbling optimizations (bgw3, bgw2, bgw2-mal).
+    #[must_use]
+    pub fn with_garble(self, garble: garble::Optimizations) -> RunOptions {
+        RunOptions { garble, ..self }
+    }
+
+    /// Where bgw2-mal's linear preprocessing comes from.
+    #[must_use]
+    pub fn with_linear(self, linear: garble::linear::LinearChoice) -> RunOptions {
+        RunOptions { linear, ..self }
+    }
+
+    /// Where fresh keys and masks come from.
+    #[must_use]
+    pub fn with_randomness(self, randomness: Randomness) -> RunOptions {
+        RunOptions { randomness, ..self }
+    }
+
+    /// A party that deviates on purpose (malicious secret-sharing protocols).
+    #[must_use]
+    pub fn with_fault(self, fault: Option<fault::Fault>) -> RunOptions {
+        RunOptions { fault, ..self }
+    }
+
+    /// Compare views after every this many multiplication layers (malicious secret-sharing protocols).
+    #[must_use]
+    pub fn with_verify_every(self, verify_every: Option<usize>) -> RunOptions {
+        RunOptions {
+            verify_every,
+            ..self
+        }
+    }
+
+    /// How `DOTTR` truncates.
+    #[must_use]
+    pub fn with_truncation(self, truncation: Truncation) -> RunOptions {
+        RunOptions { truncation, ..self }
+    }
+
+    /// At most this many operands per product in one round (secret-sharing protocols).
+    #[must_use]
+    pub fn with_max_fan_in(self, max_fan_in: Option<usize>) -> RunOptions {
+        RunOptions { max_fan_in, ..self }
     }
 }
 

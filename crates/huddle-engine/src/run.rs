@@ -1,11 +1,13 @@
-//! The one way into a run: a request checked before connecting
-//! ([`check_request`]), one party over its network ([`run`],
+//! The dispatch under [`Run`](crate::Run): a request checked before
+//! connecting ([`check_request`]), one party over its network ([`run`],
 //! [`run_party`]), or every party on its own thread of this process
-//! ([`run_local`]), dispatched on the protocol.
+//! ([`run_local`]), dispatched on the protocol. A program uses
+//! [`Run`](crate::Run), which adds the report, progress and cancellation.
 
 use crate::error::RunError;
 use crate::garble::{self, Variant};
 use crate::options::RunOptions;
+use crate::progress::Progress;
 use crate::protocol::{Protocol, RunRequest};
 use crate::{inputs, sharing, ttp};
 use huddle_circuit::{BitMatrix, Circuit};
@@ -53,6 +55,22 @@ pub fn run_party(
     own_inputs: Vec<(usize, inputs::OwnValue)>,
     supply: Option<garble::LinearSupply>,
 ) -> Result<Vec<BitMatrix>, RunError> {
+    let progress = Progress::new();
+    run_party_with(
+        request, net, circuit, instances, own_inputs, supply, &progress,
+    )
+}
+
+/// [`run_party`] counting into `progress`.
+pub(crate) fn run_party_with(
+    request: &RunRequest,
+    net: &mut Network,
+    circuit: Cow<'_, Circuit>,
+    instances: usize,
+    own_inputs: Vec<(usize, inputs::OwnValue)>,
+    supply: Option<garble::LinearSupply>,
+    progress: &Progress,
+) -> Result<Vec<BitMatrix>, RunError> {
     use sharing::{
         astra::Astra, client_aided::ClientAided, fantastic4::FantasticFour, mfi3::Mfi3, quad::Quad,
         replicated::Replicated, tetrad::Tetrad, trio::Trio,
@@ -67,7 +85,7 @@ pub fn run_party(
     request.check_owners_and_domain(&circuit)?;
     let options = request.options();
     let pre = options.preprocess;
-    let (c, i, o) = (circuit, instances, own_inputs);
+    let (c, i, o, p) = (circuit, instances, own_inputs, progress);
     // Garbling and the TTP take whole matrices; the secret-sharing engine
     // takes the values, to drop each once it is converted and to draw
     // random ones slice by slice.
@@ -76,15 +94,15 @@ pub fn run_party(
     };
     match request.protocol() {
         Protocol::Ttp => ttp::run(net, &c, i, &whole(o), options),
-        Protocol::Replicated => sharing::run(Replicated::new, net, c, i, o, options),
-        Protocol::Astra => sharing::run(|me| Astra::new(me, pre), net, c, i, o, options),
-        Protocol::Trio => sharing::run(|me| Trio::new(me, pre), net, c, i, o, options),
-        Protocol::Mfi3 => sharing::run(|me| Mfi3::new(me, pre), net, c, i, o, options),
-        Protocol::Quad => sharing::run(|me| Quad::new(me, false), net, c, i, o, options),
-        Protocol::QuadHet => sharing::run(|me| Quad::new(me, true), net, c, i, o, options),
-        Protocol::FantasticFour => sharing::run(FantasticFour::new, net, c, i, o, options),
-        Protocol::Tetrad => sharing::run(Tetrad::new, net, c, i, o, options),
-        Protocol::Ca2pc => sharing::run(|me| ClientAided::new(me, pre), net, c, i, o, options),
+        Protocol::Replicated => sharing::run(Replicated::new, net, c, i, o, options, p),
+        Protocol::Astra => sharing::run(|me| Astra::new(me, pre), net, c, i, o, options, p),
+        Protocol::Trio => sharing::run(|me| Trio::new(me, pre), net, c, i, o, options, p),
+        Protocol::Mfi3 => sharing::run(|me| Mfi3::new(me, pre), net, c, i, o, options, p),
+        Protocol::Quad => sharing::run(|me| Quad::new(me, false), net, c, i, o, options, p),
+        Protocol::QuadHet => sharing::run(|me| Quad::new(me, true), net, c, i, o, options, p),
+        Protocol::FantasticFour => sharing::run(FantasticFour::new, net, c, i, o, options, p),
+        Protocol::Tetrad => sharing::run(Tetrad::new, net, c, i, o, options, p),
+        Protocol::Ca2pc => sharing::run(|me| ClientAided::new(me, pre), net, c, i, o, options, p),
         Protocol::Bgw3 => {
             garble::run_with_supply(net, Variant::Bgw3, &c, i, &whole(o), options, supply)
         }
@@ -137,6 +155,17 @@ pub fn run_local(
     circuit: &Circuit,
     inputs: &[BitMatrix],
 ) -> Result<Vec<PartyResult>, LocalError> {
+    run_local_with(request, nets, circuit, inputs, &Progress::new())
+}
+
+/// [`run_local`] counting into `progress`.
+pub(crate) fn run_local_with(
+    request: &RunRequest,
+    nets: Vec<Network>,
+    circuit: &Circuit,
+    inputs: &[BitMatrix],
+    progress: &Progress,
+) -> Result<Vec<PartyResult>, LocalError> {
     let parties = nets.len();
     let instances = inputs.first().map_or(1, BitMatrix::rows);
     // bgw2-mal beyond PRSS's reach: a trusted dealer in this process.
@@ -161,13 +190,14 @@ pub fn run_local(
                         .filter(|&i| request.owner(circuit, i) == me)
                         .map(|i| (i, crate::inputs::OwnValue::Rows(inputs[i].clone())))
                         .collect();
-                    let outputs = run_party(
+                    let outputs = run_party_with(
                         request,
                         &mut net,
                         Cow::Borrowed(circuit),
                         instances,
                         own,
                         dealer.map(garble::LinearSupply::Dealer),
+                        progress,
                     )
                     .map_err(|error| LocalError { party: me, error })?;
                     Ok(PartyResult {

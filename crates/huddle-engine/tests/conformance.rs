@@ -96,10 +96,7 @@ fn assert_conforms_with(
     let want = PlainEvaluator::new(circuit)
         .evaluate(inputs)
         .expect("plaintext");
-    let options = RunOptions {
-        preprocess: setting.preprocess,
-        ..options
-    };
+    let options = options.with_preprocess(setting.preprocess);
     let request = huddle_engine::check_request(setting.protocol, setting.parties, circuit, options)
         .unwrap_or_else(|e| panic!("{setting:?} refuses {name}: {e}"));
     let nets = memory_networks(
@@ -216,11 +213,9 @@ fn every_ring_protocol_on_packed_words_across_lanes_and_slices() {
             let inputs = random_inputs(&c, &mut prg, 1001);
             // 4 KiB of shares: slices of a few dozen instances.
             let name = format!("random circuit over {ring}, 3 lanes, small slices");
-            let options = RunOptions {
-                threads: 3,
-                share_memory: 4096,
-                ..RunOptions::default()
-            };
+            let options = RunOptions::default()
+                .with_threads(3)
+                .with_share_memory(4096);
             assert_conforms_with(setting, &name, &c, &inputs, options);
         }
     }
@@ -256,10 +251,10 @@ fn every_role_splitting_protocol_with_split_roles() {
         &RandomCircuitSpec::mixed(RingWidth::W16, 13, 4, 120, 4),
         &mut prg,
     );
-    let split = |share_memory: usize| RunOptions {
-        split_roles: true,
-        share_memory,
-        ..RunOptions::default()
+    let split = |share_memory: usize| {
+        RunOptions::default()
+            .with_split_roles(true)
+            .with_share_memory(share_memory)
     };
     for &setting in &splitting {
         let d = setting.protocol.descriptor();
@@ -444,11 +439,9 @@ fn seeded_randomness_replays_and_the_os_never_does() {
     use huddle_engine::Randomness;
     let c = huddle_circuit::gen::cmp_gt(8, 2);
     let deal = |randomness: Randomness| {
-        let options = RunOptions {
-            linear: LinearChoice::TrustedDealer,
-            randomness,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default()
+            .with_linear(LinearChoice::TrustedDealer)
+            .with_randomness(randomness);
         huddle_engine::garble::deal(&c, 4, 2, options).expect("deal")
     };
     let a = deal(Randomness::Seeded([1; 16]));

@@ -212,17 +212,15 @@ impl Trial {
         let want = PlainEvaluator::new(&self.circuit)
             .evaluate(&self.inputs)
             .expect("plain");
-        let options = RunOptions {
-            fault: Some(Fault {
+        let options = RunOptions::default()
+            .with_fault(Some(Fault {
                 party: self.corrupt,
                 kind: self.kind,
                 message: Some(self.tag),
                 seed: self.seed,
-            }),
-            truncation: self.truncation,
-            threads: self.threads,
-            ..RunOptions::default()
-        };
+            }))
+            .with_truncation(self.truncation)
+            .with_threads(self.threads);
         // A dropped message is noticed by a timeout only; short here, since
         // any error (none is an output) is what the test expects then.
         let timeout = if self.kind == FaultKind::Drop {
@@ -487,15 +485,12 @@ fn faulted(
 ) -> Vec<(Result<Vec<BitMatrix>, RunError>, Accounting)> {
     let circuit = circuit_for(corrupt, prg);
     let inputs = random_inputs(&circuit, prg, 71);
-    let options = RunOptions {
-        fault: Some(Fault {
-            party: corrupt,
-            kind,
-            message: Some(tag_of(protocol, name)),
-            seed: prg.next_u64(),
-        }),
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_fault(Some(Fault {
+        party: corrupt,
+        kind,
+        message: Some(tag_of(protocol, name)),
+        seed: prg.next_u64(),
+    }));
     let timeout = if kind == FaultKind::Drop {
         Duration::from_secs(1)
     } else {
@@ -620,14 +615,13 @@ fn without_a_fault_every_party_outputs_the_right_value() {
 #[test]
 fn faults_are_refused_where_they_cannot_apply() {
     let c = circuit_for(0, &mut Prg::from_seed([23; 16]));
-    let fault = |party, message| RunOptions {
-        fault: Some(Fault {
+    let fault = |party, message| {
+        RunOptions::default().with_fault(Some(Fault {
             party,
             kind: FaultKind::AddError,
             message,
             seed: 0,
-        }),
-        ..RunOptions::default()
+        }))
     };
     let m3 = Some(4); // "m3": only Quad's P3 sends it
     assert!(huddle_engine::check_request(Protocol::Quad, 4, &c, fault(3, m3)).is_ok());

@@ -114,12 +114,10 @@ fn elements(m: &BitMatrix, ring: RingWidth) -> Vec<Vec<u64>> {
 }
 
 fn options(pre: Preprocess, truncation: Truncation, seed: u8) -> RunOptions {
-    RunOptions {
-        preprocess: pre,
-        truncation,
-        randomness: Randomness::Seeded([seed; 16]),
-        ..RunOptions::default()
-    }
+    RunOptions::default()
+        .with_preprocess(pre)
+        .with_truncation(truncation)
+        .with_randomness(Randomness::Seeded([seed; 16]))
 }
 
 fn run(
@@ -575,10 +573,7 @@ fn probabilistic_truncation_is_refused_where_there_is_none() {
         "bgw3",
         3,
         &c,
-        RunOptions {
-            truncation: Truncation::Probabilistic,
-            ..RunOptions::default()
-        },
+        RunOptions::default().with_truncation(Truncation::Probabilistic),
     )
     .expect_err("bgw3 accepted")
     .to_string();
@@ -594,10 +589,7 @@ fn probabilistic_truncation_is_refused_where_there_is_none() {
         "ttp",
         3,
         &c,
-        RunOptions {
-            truncation: Truncation::Probabilistic,
-            ..RunOptions::default()
-        },
+        RunOptions::default().with_truncation(Truncation::Probabilistic),
     )
     .expect("ttp");
 }
@@ -628,10 +620,8 @@ fn a_trio_evaluator_that_learns_a_truncated_output_learns_one_comparison() {
     ];
     let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
     let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
-    let options = RunOptions {
-        reveal_to: Some(1),
-        ..options(Preprocess::Interleaved, Truncation::Probabilistic, 13)
-    };
+    let options =
+        options(Preprocess::Interleaved, Truncation::Probabilistic, 13).with_reveal_to(Some(1));
     let results = local("trio", nets, &c, &inputs, options).expect("trio");
     let got = elements(&results[1].outputs[0], ring);
     // Online, P1 and P2 each receive the other's masked input, then the

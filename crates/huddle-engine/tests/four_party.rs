@@ -353,14 +353,7 @@ fn verify_every_n_layers_adds_one_constant_check_per_n_layers() {
     let c = chain(8, None);
     for protocol in ["quad", "quad-het", "fantastic4", "tetrad"] {
         let with = |n: Option<usize>| {
-            let runs = run_each(
-                protocol,
-                &c,
-                RunOptions {
-                    verify_every: n,
-                    ..RunOptions::default()
-                },
-            );
+            let runs = run_each(protocol, &c, RunOptions::default().with_verify_every(n));
             for (r, _) in &runs {
                 assert!(r.is_ok(), "{protocol} every {n:?}: {r:?}");
             }
@@ -401,11 +394,9 @@ fn a_checkpoint_stops_a_deviation_before_the_rest_of_the_circuit() {
             let runs = run_each(
                 protocol,
                 &c,
-                RunOptions {
-                    fault: Some(fault),
-                    verify_every: every,
-                    ..RunOptions::default()
-                },
+                RunOptions::default()
+                    .with_fault(Some(fault))
+                    .with_verify_every(every),
             );
             for (q, (r, _)) in runs.iter().enumerate() {
                 if q != sender {
@@ -429,10 +420,7 @@ fn a_checkpoint_stops_a_deviation_before_the_rest_of_the_circuit() {
 #[test]
 fn verify_every_is_refused_where_it_means_nothing() {
     let c = chain(2, None);
-    let every = |n| RunOptions {
-        verify_every: Some(n),
-        ..RunOptions::default()
-    };
+    let every = |n| RunOptions::default().with_verify_every(Some(n));
     assert!(common::request("quad", 4, &c, every(2)).is_ok());
     for (protocol, parties, n) in [
         ("quad", 4, 0),

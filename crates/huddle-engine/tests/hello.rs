@@ -41,10 +41,7 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
         message: None,
         seed: 0,
     };
-    let faulty = RunOptions {
-        fault: Some(fault),
-        ..quad
-    };
+    let faulty = quad.with_fault(Some(fault));
     let trio = RunOptions::for_protocol(Protocol::Trio);
     let bgw = RunOptions::for_protocol(Protocol::Bgw2Mal);
     // (what differs, the base request, the other party's, the option named)
@@ -61,43 +58,26 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
             request(
                 Protocol::Ttp,
                 3,
-                RunOptions {
-                    reveal_to: Some(1),
-                    ..RunOptions::default()
-                },
+                RunOptions::default().with_reveal_to(Some(1)),
             ),
             "--reveal-to",
         ),
         (
             "threads",
             request(Protocol::Quad, 4, quad),
-            request(Protocol::Quad, 4, RunOptions { threads: 2, ..quad }),
+            request(Protocol::Quad, 4, quad.with_threads(2)),
             "--threads",
         ),
         (
             "threads auto against a count",
             request(Protocol::Quad, 4, quad),
-            request(
-                Protocol::Quad,
-                4,
-                RunOptions {
-                    threads_auto: true,
-                    ..quad
-                },
-            ),
+            request(Protocol::Quad, 4, quad.with_threads_auto(true)),
             "--threads",
         ),
         (
             "share-memory",
             request(Protocol::Quad, 4, quad),
-            request(
-                Protocol::Quad,
-                4,
-                RunOptions {
-                    share_memory: 8 << 20,
-                    ..quad
-                },
-            ),
+            request(Protocol::Quad, 4, quad.with_share_memory(8 << 20)),
             "--share-memory",
         ),
         (
@@ -106,24 +86,14 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
             request(
                 Protocol::Trio,
                 3,
-                RunOptions {
-                    preprocess: Preprocess::Separate,
-                    ..trio
-                },
+                trio.with_preprocess(Preprocess::Separate),
             ),
             "--preprocess",
         ),
         (
             "split-roles",
             request(Protocol::Quad, 4, quad),
-            request(
-                Protocol::Quad,
-                4,
-                RunOptions {
-                    split_roles: true,
-                    ..quad
-                },
-            ),
+            request(Protocol::Quad, 4, quad.with_split_roles(true)),
             "--split-roles",
         ),
         (
@@ -132,37 +102,20 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
             request(
                 Protocol::Quad,
                 4,
-                RunOptions {
-                    truncation: Truncation::Probabilistic,
-                    ..quad
-                },
+                quad.with_truncation(Truncation::Probabilistic),
             ),
             "--truncation",
         ),
         (
             "max-fan-in",
             request(Protocol::Mfi3, 3, trio),
-            request(
-                Protocol::Mfi3,
-                3,
-                RunOptions {
-                    max_fan_in: Some(3),
-                    ..trio
-                },
-            ),
+            request(Protocol::Mfi3, 3, trio.with_max_fan_in(Some(3))),
             "--max-fan-in",
         ),
         (
             "verify-every",
             request(Protocol::Quad, 4, quad),
-            request(
-                Protocol::Quad,
-                4,
-                RunOptions {
-                    verify_every: Some(3),
-                    ..quad
-                },
-            ),
+            request(Protocol::Quad, 4, quad.with_verify_every(Some(3))),
             "--verify-every",
         ),
         (
@@ -177,10 +130,7 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
             request(
                 Protocol::Quad,
                 4,
-                RunOptions {
-                    fault: Some(Fault { party: 2, ..fault }),
-                    ..quad
-                },
+                quad.with_fault(Some(Fault { party: 2, ..fault })),
             ),
             "--corrupt",
         ),
@@ -190,13 +140,10 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
             request(
                 Protocol::Quad,
                 4,
-                RunOptions {
-                    fault: Some(Fault {
-                        kind: FaultKind::Drop,
-                        ..fault
-                    }),
-                    ..quad
-                },
+                quad.with_fault(Some(Fault {
+                    kind: FaultKind::Drop,
+                    ..fault
+                })),
             ),
             "--fault",
         ),
@@ -206,13 +153,10 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
             request(
                 Protocol::Quad,
                 4,
-                RunOptions {
-                    fault: Some(Fault {
-                        message: Some(0),
-                        ..fault
-                    }),
-                    ..quad
-                },
+                quad.with_fault(Some(Fault {
+                    message: Some(0),
+                    ..fault
+                })),
             ),
             "--fault-at",
         ),
@@ -222,10 +166,7 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
             request(
                 Protocol::Quad,
                 4,
-                RunOptions {
-                    fault: Some(Fault { seed: 7, ..fault }),
-                    ..quad
-                },
+                quad.with_fault(Some(Fault { seed: 7, ..fault })),
             ),
             "--fault-seed",
         ),
@@ -235,13 +176,10 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
             request(
                 Protocol::Bgw2Mal,
                 4,
-                RunOptions {
-                    garble: huddle_engine::garble::Optimizations {
-                        hypercube: true,
-                        ..bgw.garble
-                    },
-                    ..bgw
-                },
+                bgw.with_garble(huddle_engine::garble::Optimizations {
+                    hypercube: true,
+                    ..bgw.garble
+                }),
             ),
             "--opt",
         ),
@@ -251,10 +189,7 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
             request(
                 Protocol::Bgw2Mal,
                 4,
-                RunOptions {
-                    linear: huddle_engine::garble::linear::LinearChoice::TrustedDealer,
-                    ..bgw
-                },
+                bgw.with_linear(huddle_engine::garble::linear::LinearChoice::TrustedDealer),
             ),
             "--linear",
         ),
@@ -283,10 +218,10 @@ fn every_setting_that_differs_stops_both_parties_at_connect_naming_it() {
 
 #[test]
 fn offers_of_a_most_settle_on_the_least() {
-    let auto = |threads| RunOptions {
-        threads,
-        threads_auto: true,
-        ..RunOptions::for_protocol(Protocol::Trio)
+    let auto = |threads| {
+        RunOptions::for_protocol(Protocol::Trio)
+            .with_threads(threads)
+            .with_threads_auto(true)
     };
     let (a, b) = (
         request(Protocol::Trio, 3, auto(4)),

@@ -108,12 +108,10 @@ fn malicious_sharing_reveals_nothing_before_every_slice_and_lane_has_its_inputs(
         // Slices one after another (one lane), and lanes at once (two
         // lanes of one slice each).
         for (threads, share_memory) in [(1, 1), (2, RunOptions::default().share_memory)] {
-            let options = RunOptions {
-                share_memory,
-                threads,
-                randomness: Randomness::Seeded([3; 16]),
-                ..RunOptions::default()
-            };
+            let options = RunOptions::default()
+                .with_share_memory(share_memory)
+                .with_threads(threads)
+                .with_randomness(Randomness::Seeded([3; 16]));
             let logs = logged_run(protocol, &c, batch, options);
             // Parties that receive input shares (some derive theirs from
             // keys and receive none; they have nothing to wait for).
@@ -164,11 +162,9 @@ fn malicious_garbling_sends_no_input_keys_before_every_chunk_has_its_inputs() {
     // or of another size (confirmed outputs: 31 bytes).
     let c = circuit(232, 248);
     let batch = 5;
-    let options = RunOptions {
-        share_memory: 1,
-        randomness: Randomness::Seeded([4; 16]),
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default()
+        .with_share_memory(1)
+        .with_randomness(Randomness::Seeded([4; 16]));
     let logs = logged_run("bgw2-mal", &c, batch, options);
     let contributors = options
         .garble
@@ -208,17 +204,15 @@ fn a_failing_lane_releases_the_others_and_nothing_is_revealed() {
     use huddle_engine::fault::{Fault, FaultKind};
     let c = circuit(29, 31);
     for protocol in ["quad", "fantastic4"] {
-        let options = RunOptions {
-            share_memory: 1,
-            threads: 2,
-            fault: Some(Fault {
+        let options = RunOptions::default()
+            .with_share_memory(1)
+            .with_threads(2)
+            .with_fault(Some(Fault {
                 party: 2,
                 kind: FaultKind::AddError,
                 message: None,
                 seed: 5,
-            }),
-            ..RunOptions::default()
-        };
+            }));
         let nets = memory_networks(PARTIES, &NetProfile::lan(), Duration::from_secs(60));
         let err = common::local(protocol, nets, &c, &inputs(&c, 256, 1), options)
             .err()

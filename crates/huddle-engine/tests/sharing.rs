@@ -35,10 +35,7 @@ fn run3(
     circuit: &Circuit,
     inputs: &[BitMatrix],
 ) -> (Vec<Vec<BitMatrix>>, Accounting) {
-    let options = RunOptions {
-        preprocess: pre,
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_preprocess(pre);
     run3_with(protocol, options, circuit, inputs)
 }
 
@@ -399,10 +396,7 @@ fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
     assert!(err.contains("3-party protocol"), "{err}");
     // Separate preprocessing for a protocol without preprocessing.
     let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
-    let options = RunOptions {
-        preprocess: Preprocess::Separate,
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_preprocess(Preprocess::Separate);
     let err = local("mfi3", nets, &c, &inputs, options)
         .err()
         .expect("refused");
@@ -474,11 +468,9 @@ fn split_roles_give_every_link_the_same_load_and_add_no_traffic() {
                     .evaluate(&inputs)
                     .expect("plaintext");
                 // One slice: every lane gets exactly its share of the batch.
-                let options = RunOptions {
-                    split_roles,
-                    share_memory: 1 << 30,
-                    ..RunOptions::default()
-                };
+                let options = RunOptions::default()
+                    .with_split_roles(split_roles)
+                    .with_share_memory(1 << 30);
                 let nets = memory_networks(parties, &NetProfile::lan(), Duration::from_secs(60));
                 let results = local(protocol, nets, &c, &inputs, options)
                     .unwrap_or_else(|e| panic!("{protocol}: {e}"));
@@ -519,10 +511,7 @@ fn split_roles_give_every_link_the_same_load_and_add_no_traffic() {
 #[test]
 fn split_roles_are_refused_where_there_are_no_roles_to_split() {
     let c = independent_products(4, 2, None);
-    let split = RunOptions {
-        split_roles: true,
-        ..RunOptions::default()
-    };
+    let split = RunOptions::default().with_split_roles(true);
     for (protocol, parties, why) in [
         ("ttp", 3, "no roles to split"),
         ("bgw3", 3, "no roles to split"),
@@ -540,17 +529,9 @@ fn split_roles_are_refused_where_there_are_no_roles_to_split() {
         message: None,
         seed: 0,
     };
-    let e = request(
-        "quad",
-        4,
-        &c,
-        RunOptions {
-            fault: Some(fault),
-            ..split
-        },
-    )
-    .map(|_| ())
-    .expect_err("a corrupted role");
+    let e = request("quad", 4, &c, split.with_fault(Some(fault)))
+        .map(|_| ())
+        .expect_err("a corrupted role");
     assert!(e.to_string().contains("--split-roles"), "{e}");
 }
 
@@ -565,21 +546,12 @@ fn auto_on_one_core_per_party_adds_a_lane_only_for_long_batches() {
     let mut prg = Prg::from_seed([23; 16]);
     let c = random_circuit(&RandomCircuitSpec::boolean(&[20, 30], 200, 6), &mut prg);
     let share_memory = 64 << 10;
-    let auto = RunOptions {
-        threads: 1,
-        threads_auto: true,
-        share_memory,
-        ..RunOptions::default()
-    };
-    let two = RunOptions {
-        threads: 2,
-        threads_auto: false,
-        ..auto
-    };
-    let whole = RunOptions {
-        share_memory: 1 << 30,
-        ..two
-    };
+    let auto = RunOptions::default()
+        .with_threads(1)
+        .with_threads_auto(true)
+        .with_share_memory(share_memory);
+    let two = auto.with_threads(2).with_threads_auto(false);
+    let whole = two.with_share_memory(1 << 30);
     for (instances, long) in [(64 * 400, true), (64 * 24 + 7, false)] {
         let inputs = random_inputs(&c, &mut prg, instances);
         let want = PlainEvaluator::new(&c)
@@ -630,13 +602,10 @@ fn lanes_and_slices_change_nothing_but_time_and_rounds() {
         let want = PlainEvaluator::new(c).evaluate(&inputs).expect("plaintext");
         let depth = Layering::of(&huddle_circuit::rewrite::split_fan_in(c)).depth;
         for (protocol, pre) in variants() {
-            let base = RunOptions {
-                preprocess: pre,
-                ..RunOptions::default()
-            };
+            let base = RunOptions::default().with_preprocess(pre);
             let (_, one) = run3_with(protocol, base, c, &inputs);
             // Three lanes: the same bytes per link online and offline, the same rounds.
-            let lanes = RunOptions { threads: 3, ..base };
+            let lanes = base.with_threads(3);
             let (outs, three) = run3_with(protocol, lanes, c, &inputs);
             for o in &outs {
                 assert!(o == &want, "{protocol} {pre:?} with 3 lanes");
@@ -650,11 +619,7 @@ fn lanes_and_slices_change_nothing_but_time_and_rounds() {
                 assert_eq!(one.rounds(phase), three.rounds(phase), "{protocol} {phase}");
             }
             // A tiny share budget: many slices one after another, same answer.
-            let sliced = RunOptions {
-                share_memory: 4096,
-                threads: 2,
-                ..base
-            };
+            let sliced = base.with_share_memory(4096).with_threads(2);
             let (outs, acc) = run3_with(protocol, sliced, c, &inputs);
             for o in &outs {
                 assert!(o == &want, "{protocol} {pre:?} in slices");
@@ -682,10 +647,7 @@ fn outputs_can_go_to_one_named_party_only() {
         for protocol in SECURE {
             let (_, all) = run3(protocol, Preprocess::Interleaved, &c, &inputs);
             for to in 0..3 {
-                let options = RunOptions {
-                    reveal_to: Some(to),
-                    ..RunOptions::default()
-                };
+                let options = RunOptions::default().with_reveal_to(Some(to));
                 let (outs, acc) = run3_with(protocol, options, &c, &inputs);
                 for (p, o) in outs.iter().enumerate() {
                     if p == to {
@@ -719,10 +681,7 @@ fn max_fan_in_caps_every_product_and_is_refused_where_it_means_nothing() {
     let want = PlainEvaluator::new(&c).evaluate(&inputs).expect("plain");
     for (cap, rounds) in [(None, 1), (Some(8), 1), (Some(3), 2), (Some(2), 3)] {
         let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-        let options = RunOptions {
-            max_fan_in: cap,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default().with_max_fan_in(cap);
         let results = local("mfi3", nets, &c, &inputs, options).expect("mfi3");
         let mut acc = Accounting::default();
         for r in &results {
@@ -733,10 +692,7 @@ fn max_fan_in_caps_every_product_and_is_refused_where_it_means_nothing() {
         assert_eq!(acc.rounds(Phase::Online), rounds + 2, "cap {cap:?}");
     }
     // No cap below 2, and none for protocols that take any fan-in.
-    let options = |cap| RunOptions {
-        max_fan_in: Some(cap),
-        ..RunOptions::default()
-    };
+    let options = |cap| RunOptions::default().with_max_fan_in(Some(cap));
     let err = request("trio", 3, &c, options(1))
         .err()
         .map(|e| e.to_string())

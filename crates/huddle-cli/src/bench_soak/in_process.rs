@@ -6,7 +6,7 @@ use super::memory::Memory;
 use super::plan::{Config, Draw, SoakCircuit};
 use super::runner::{Ran, Runner};
 use crate::failure::Failure;
-use crate::run_cmd::{execute_local, online_rounds, prepare_local, Caller, LocalArgs};
+use crate::run::{execute_local, prepare_local, Caller, LocalArgs};
 use std::path::{Path, PathBuf};
 
 /// The soak's files: the circuits, written once, and the output file runs
@@ -129,7 +129,7 @@ impl Runner for InProcess {
             self.check_outputs(config.batch)?;
         }
         Ok(Ran {
-            online_rounds: Some(online_rounds(report.accounting())),
+            online_rounds: Some(report.report().online_rounds),
         })
     }
 

@@ -82,7 +82,7 @@ pub fn run(args: SoakArgs) -> Result<(), Failure> {
     let mut pool = plan::pool(seed, args.configs, &circuits);
     if args.processes {
         for config in &mut pool {
-            config.transport = crate::run_cmd::TransportArg::Tls;
+            config.transport = crate::run::TransportArg::Tls;
         }
     }
     let rows: Vec<Row> = pool

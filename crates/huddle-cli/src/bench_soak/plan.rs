@@ -4,7 +4,7 @@
 //! soak's seed and the run's number, so one run is replayed alone
 //! (`--replay N`) exactly as it ran among the others.
 
-use crate::run_cmd::TransportArg;
+use crate::run::TransportArg;
 use huddle_circuit::Circuit;
 use huddle_core::prg::Seed;
 use huddle_core::Prg;

@@ -2,7 +2,7 @@ use super::memory::Memory;
 use super::plan::{self, Config, Draw, SMALL_SHARE_MEMORY_MIB};
 use super::runner::Ran;
 use super::*;
-use crate::run_cmd::TransportArg;
+use crate::run::TransportArg;
 use huddle_engine::exit::Exit;
 use huddle_engine::Protocol;
 

@@ -452,7 +452,7 @@ impl Rendered {
 }
 
 /// The header line of --outputs: each output value's name, a ring value's
-/// elements as name[j].
+/// elements as `name[j]`.
 fn header(circuit: &Circuit, style: Style) -> String {
     let fields = fields(circuit, &output_specs(circuit), style);
     let names: Vec<String> = fields

@@ -35,8 +35,8 @@ pub trait Arith: Copy + Send + Sync + 'static {
     }
 }
 
-/// prod[m] = the product of value(i) over the bits i of m, for every subset
-/// m of the operands (prod[0] = 1): each from one smaller subset, one
+/// `prod[m]` = the product of value(i) over the bits i of m, for every subset
+/// m of the operands (`prod[0]` = 1): each from one smaller subset, one
 /// multiplication per entry (the l-input products of MFI-3PC and ca2pc).
 #[inline]
 pub fn subset_products<R: Arith>(prod: &mut [u64], value: impl Fn(usize) -> u64) {

@@ -29,6 +29,8 @@ pub struct Channel<'a> {
     /// Whether `evaluate` counts its steps for the progress display (the
     /// main program's, not a conversion's recombining program).
     pub(super) counts_progress: bool,
+    /// The run's progress counters, where the steps are counted.
+    pub(super) progress: Option<crate::progress::Progress>,
 }
 
 /// Word buffers kept.
@@ -51,6 +53,7 @@ impl<'a> Channel<'a> {
             spare_words: Vec::new(),
             fault: None,
             counts_progress: false,
+            progress: None,
         }
     }
 

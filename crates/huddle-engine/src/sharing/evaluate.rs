@@ -60,8 +60,8 @@ pub fn evaluate<P: Sharing>(
                 ch.counts_progress = counts;
             }
         }
-        if ch.counts_progress {
-            crate::progress::progress().step(ch.party());
+        if let (true, Some(p)) = (ch.counts_progress, &ch.progress) {
+            p.step(ch.party());
         }
     }
     Ok(())

@@ -239,6 +239,7 @@ pub(super) struct Lane<'a> {
     /// Where this party's lanes meet before opening held outputs (more
     /// than one lane).
     pub(super) reveal_gate: Option<&'a RevealGate>,
+    pub(super) progress: &'a crate::progress::Progress,
 }
 
 impl Lane<'_> {
@@ -264,6 +265,7 @@ impl Lane<'_> {
             self.randomness,
             first_draw,
         );
+        ch.progress = Some(self.progress.clone());
         if let Some(fault) = self.fault.filter(|f| f.party == me) {
             ch.set_fault(crate::fault::ActiveFault::new(
                 fault,

@@ -364,7 +364,7 @@ pub struct Target<'a> {
     /// Widest multiplication done in one round; wider ones become trees.
     pub max_fan_in: usize,
     /// Widest product of the conversions' recombining circuits (at most
-    /// `max_fan_in`; see [`ConversionKind::circuit`]).
+    /// `max_fan_in`; see `ConversionKind::circuit`).
     pub conversion_fan_in: usize,
     /// Whether it implements `Sharing::split` (mixed circuits).
     pub converts: bool,

@@ -28,6 +28,7 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     instances: usize,
     own_inputs: Vec<(usize, OwnValue)>,
     options: crate::RunOptions,
+    progress: &crate::progress::Progress,
 ) -> Result<Vec<BitMatrix>, RunError> {
     let probe = make(net.party());
     if net.parties() != probe.parties() {
@@ -224,16 +225,17 @@ pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
         share_memory: options.share_memory,
         hold_outputs,
         reveal_gate: gate.as_ref(),
+        progress,
     };
     crate::inputs::check_reveal_to(options.reveal_to, parties)?;
     let malicious = hold_outputs;
     drop(probe);
-    crate::progress::progress().start(
+    progress.start(
         net.party(),
         instances as u64,
         (slices.len() * lanes * program.steps.len()) as u64,
     );
-    crate::progress::progress().set_lanes(lanes);
+    progress.set_lanes(lanes);
     if let Err(e) = run_lanes(&job, &make, net, &roles, &lane_ranges) {
         if let RunError::Abort {
             culprit: Some(c), ..

@@ -3,7 +3,7 @@
 //! other party learns it.
 //!
 //! Every holder of a key draws a fresh 128-bit contribution
-//! ([`Channel::fresh_prg`], so seeded runs replay), then
+//! (`Channel::fresh_prg`, so seeded runs replay), then
 //! 1. sends every other holder its **commitment**: SHA-256 of the domain,
 //!    the key's index and holders, the holder's number and the contribution;
 //! 2. **opens** it (sends the contribution), and with the opening the digest

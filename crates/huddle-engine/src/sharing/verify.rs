@@ -6,7 +6,7 @@
 //! in the same order at every party. Each member absorbs the values of the
 //! view, in the same order, into a running hash (the exact encoding that
 //! travels: k/8 bytes per ring element, reduced mod 2^k; 8 per Boolean word):
-//! SHA-256 in two lanes ([`TwoLaneSha256`]), so that SHA-NI works on two
+//! SHA-256 in two lanes (`TwoLaneSha256`), so that SHA-NI works on two
 //! blocks at once.
 //! [`Views::exchange`] sends every member's digest to every other member (one
 //! message per pair of parties), compares, and starts a new epoch.

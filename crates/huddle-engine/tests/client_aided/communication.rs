@@ -97,10 +97,7 @@ fn table_2_rounds_and_bits_of_equality_comparison_and_3_max_over_z_2_32() {
     ];
     let instances = 64; // one bitsliced word
     for (name, c, max_fan_in, rounds, bits, output_bits) in cases {
-        let options = RunOptions {
-            max_fan_in,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default().with_max_fan_in(max_fan_in);
         let (_, acc) = run_with(&c, instances, 9, options);
         let what = format!("{name} at fan-in {max_fan_in:?}");
         // The function's rounds, then the output's.
@@ -151,10 +148,7 @@ fn separate_preprocessing_deals_every_layer_before_the_inputs() {
     ] {
         let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
         let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
-        let options = RunOptions {
-            preprocess,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default().with_preprocess(preprocess);
         let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
         assert_eq!(results[0].outputs, want);
         assert_eq!(results[1].outputs, want);

@@ -29,10 +29,7 @@ fn the_dealer_owns_no_input_and_learns_no_output() {
         "ca2pc",
         3,
         &c,
-        RunOptions {
-            reveal_to: Some(2),
-            ..RunOptions::default()
-        },
+        RunOptions::default().with_reveal_to(Some(2)),
     )
     .expect_err("outputs to the dealer")
     .to_string();
@@ -42,10 +39,7 @@ fn the_dealer_owns_no_input_and_learns_no_output() {
     let inputs = random_inputs(&c, &mut prg, 100);
     let want = PlainEvaluator::new(&c).evaluate(&inputs).expect("plain");
     let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-    let options = RunOptions {
-        reveal_to: Some(1),
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_reveal_to(Some(1));
     let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
     assert!(results[0].outputs.is_empty() && results[2].outputs.is_empty());
     assert_eq!(results[1].outputs, want);
@@ -80,10 +74,8 @@ fn every_word_a_computing_party_receives_looks_uniform() {
             .collect();
         let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
         let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
-        let options = RunOptions {
-            truncation: huddle_engine::Truncation::Probabilistic,
-            ..RunOptions::default()
-        };
+        let options =
+            RunOptions::default().with_truncation(huddle_engine::Truncation::Probabilistic);
         local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
         for (party, view) in views.iter().enumerate() {
             let view = view.lock().expect("transcript");

@@ -163,12 +163,10 @@ fn truncation_is_the_plaintext_result_or_one_more_except_a_wrap_in_every_setting
             ] {
                 for reveal_to in [Some(0), Some(1), None] {
                     let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-                    let options = RunOptions {
-                        preprocess,
-                        reveal_to,
-                        truncation: huddle_engine::Truncation::Probabilistic,
-                        ..RunOptions::default()
-                    };
+                    let options = RunOptions::default()
+                        .with_preprocess(preprocess)
+                        .with_reveal_to(reveal_to)
+                        .with_truncation(huddle_engine::Truncation::Probabilistic);
                     let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
                     let what = format!("{ring} f {f} {preprocess:?} to {reveal_to:?}");
                     if reveal_to.is_none() {
@@ -234,11 +232,9 @@ fn the_truncation_rounds_up_and_wraps_as_often_as_stated() {
     ];
     for reveal_to in [None, Some(1)] {
         let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
-        let options = RunOptions {
-            reveal_to,
-            truncation: huddle_engine::Truncation::Probabilistic,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default()
+            .with_reveal_to(reveal_to)
+            .with_truncation(huddle_engine::Truncation::Probabilistic);
         let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
         let got = ring_elements(&results[reveal_to.unwrap_or(0)].outputs[0], ring);
         for (g, &z) in zs.iter().enumerate() {

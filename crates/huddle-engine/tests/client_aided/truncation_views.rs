@@ -71,12 +71,10 @@ impl ViewRun {
         let inputs = [constant_column(x, instances), constant_column(y, instances)];
         let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
         let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
-        let options = RunOptions {
-            reveal_to,
-            truncation: huddle_engine::Truncation::Probabilistic,
-            randomness: huddle_engine::Randomness::Seeded([seed; 16]),
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default()
+            .with_reveal_to(reveal_to)
+            .with_truncation(huddle_engine::Truncation::Probabilistic)
+            .with_randomness(huddle_engine::Randomness::Seeded([seed; 16]));
         let results = local("ca2pc", nets, &c, &inputs, options).expect("ca2pc");
         let learner = reveal_to.unwrap_or(0);
         let out = &results[learner].outputs[0];

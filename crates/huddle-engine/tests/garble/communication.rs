@@ -135,10 +135,7 @@ fn a_batch_beyond_the_share_memory_is_garbled_chunk_by_chunk() {
         .map(|&(p, _)| (p, LinearChoice::Auto))
         .chain([("bgw2-mal", LinearChoice::TrustedDealer)]);
     for (protocol, linear) in runs {
-        let options = RunOptions {
-            linear,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default().with_linear(linear);
         let (outs, whole) = run_options(protocol, n, &c, &inputs, options);
         for (p, a) in outs.iter().enumerate() {
             assert!(a == &want, "{protocol}: party {p}, in one piece");
@@ -146,11 +143,7 @@ fn a_batch_beyond_the_share_memory_is_garbled_chunk_by_chunk() {
         // With two threads the semi-honest evaluator evaluates each chunk
         // beside the next one's garbling: nothing on the wire changes.
         for threads in [1, 2] {
-            let chunked_options = RunOptions {
-                share_memory: 1,
-                threads,
-                ..options
-            };
+            let chunked_options = options.with_share_memory(1).with_threads(threads);
             let (chunked_outs, chunked) = run_options(protocol, n, &c, &inputs, chunked_options);
             for (p, b) in chunked_outs.iter().enumerate() {
                 assert!(
@@ -232,10 +225,7 @@ fn malicious_communication_is_exact() {
     assert_eq!(contributors, 2);
     for linear in [LinearChoice::Prss, LinearChoice::TrustedDealer] {
         let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
-        let options = RunOptions {
-            linear,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default().with_linear(linear);
         let results = local("bgw2-mal", nets, &c, &inputs, options)
             .unwrap_or_else(|e| panic!("{linear:?}: {e}"));
         let mut acc = Accounting::default();

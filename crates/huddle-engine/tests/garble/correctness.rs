@@ -52,10 +52,7 @@ fn reveal_to_the_evaluator_keeps_outputs_from_everyone_else() {
         let mut per_reveal = Vec::new();
         for reveal_to in [None, Some(0)] {
             let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
-            let options = RunOptions {
-                reveal_to,
-                ..RunOptions::default()
-            };
+            let options = RunOptions::default().with_reveal_to(reveal_to);
             let results = local(protocol, nets, &c, &inputs, options).expect("run");
             assert_eq!(results[0].outputs, want, "{protocol} {reveal_to:?}");
             for r in &results[1..] {
@@ -72,10 +69,7 @@ fn reveal_to_the_evaluator_keeps_outputs_from_everyone_else() {
             assert_eq!(all - only0, out_bytes, "{protocol}: evaluator to party {p}");
         }
     }
-    let opts = RunOptions {
-        reveal_to: Some(0),
-        ..RunOptions::default()
-    };
+    let opts = RunOptions::default().with_reveal_to(Some(0));
     let e = request("bgw2-mal", 4, &c, opts).expect_err("refused");
     assert!(e.to_string().contains("contributors decode"), "{e}");
 }

@@ -25,10 +25,7 @@ fn dealt_material_runs_parties_on_other_hosts() {
     let want = PlainEvaluator::new(&c)
         .evaluate(&inputs)
         .expect("plaintext");
-    let options = RunOptions {
-        linear: LinearChoice::TrustedDealer,
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_linear(LinearChoice::TrustedDealer);
     let files = huddle_engine::garble::deal(&c, n, 1, options).expect("deal");
     let run_with =
         |files: Vec<Vec<u8>>, circuit: &Circuit| -> Vec<Result<Vec<BitMatrix>, String>> {

@@ -53,10 +53,7 @@ fn run_with(
     inputs: &[BitMatrix],
     garble: Optimizations,
 ) -> (Vec<Vec<BitMatrix>>, Accounting) {
-    let options = RunOptions {
-        garble,
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_garble(garble);
     run_options(protocol, n, circuit, inputs, options)
 }
 

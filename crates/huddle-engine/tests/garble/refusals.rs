@@ -27,10 +27,7 @@ fn bad_requests_are_refused_before_any_communication() {
             "{e}"
         );
         assert!(request(protocol, smallest, &c, opts).is_ok());
-        let to1 = RunOptions {
-            reveal_to: Some(1),
-            ..opts
-        };
+        let to1 = opts.with_reveal_to(Some(1));
         let e = request(protocol, 4, &c, to1).expect_err("reveal to 1");
         assert!(
             e.to_string().contains("evaluator") || e.to_string().contains("contributors"),
@@ -45,17 +42,11 @@ fn bad_requests_are_refused_before_any_communication() {
         assert!(e.to_string().contains("Boolean"), "{e}");
         assert!(request(protocol, 31, &c, opts).is_ok());
     }
-    let plain = RunOptions {
-        garble: Optimizations::NONE,
-        ..opts
-    };
+    let plain = opts.with_garble(Optimizations::NONE);
     let e = request("bgw2-mal", 4, &c, plain).expect_err("no reduced");
     assert!(e.to_string().contains("reduced"), "{e}");
     // PRSS for 31 parties (C(31, 10) sets) is refused with the way out named.
-    let prss = RunOptions {
-        linear: LinearChoice::Prss,
-        ..opts
-    };
+    let prss = opts.with_linear(LinearChoice::Prss);
     let e = request("bgw2-mal", 31, &c, prss).expect_err("PRSS at 31");
     assert!(e.to_string().contains("trusted dealer"), "{e}");
     let mut prg = Prg::from_seed([2; 16]);

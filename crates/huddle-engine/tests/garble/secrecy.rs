@@ -30,13 +30,10 @@ fn every_share_a_party_receives_before_the_online_phase_looks_uniform() {
         .expect("plaintext");
     for (protocol, n) in [("bgw3", 3), ("bgw3", 5), ("bgw2", 4)] {
         for small_field in [true, false] {
-            let options = RunOptions {
-                garble: Optimizations {
-                    small_field,
-                    ..Optimizations::default()
-                },
-                ..RunOptions::default()
-            };
+            let options = RunOptions::default().with_garble(Optimizations {
+                small_field,
+                ..Optimizations::default()
+            });
             let mut nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(60));
             let views: Vec<_> = nets.iter_mut().map(|n| n.record_received()).collect();
             let outs = local(protocol, nets, &c, &inputs, options)

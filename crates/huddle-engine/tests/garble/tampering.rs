@@ -149,10 +149,7 @@ fn tampered_run(
     // trial hits or misses the same way on every run of the suite.
     let mut seed = [0x5a; 16];
     seed[..8].copy_from_slice(&(trial as u64).to_le_bytes());
-    let options = RunOptions {
-        randomness: huddle_engine::Randomness::Seeded(seed),
-        ..RunOptions::default()
-    };
+    let options = RunOptions::default().with_randomness(huddle_engine::Randomness::Seeded(seed));
     let n = 4;
     let instances = inputs.first().map_or(1, BitMatrix::rows);
     let nets = memory_networks(n, &NetProfile::lan(), Duration::from_secs(20));
