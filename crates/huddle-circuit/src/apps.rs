@@ -8,7 +8,7 @@ use crate::model::{Circuit, InputOwners, Op, WireId};
 use huddle_core::RingWidth;
 
 /// y = x·M for x in Z_2^k^n (party 0's input `x`) and an n×n matrix M
-/// (party 1's input `m`, row-major: M[i][j] is wire i·n + j): y_j is one
+/// (party 1's input `m`, row-major: `M[i][j]` is wire i·n + j): y_j is one
 /// DOT gate of length n, so a protocol with native dot products pays n
 /// multiplications' communication for the whole product.
 pub fn vector_matrix(n: u32, ring: RingWidth) -> Circuit {
@@ -28,8 +28,11 @@ pub fn vector_matrix(n: u32, ring: RingWidth) -> Circuit {
 /// The shape of a two-layer perceptron: `inputs` → `hidden` (ReLU) → `outputs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Perceptron {
+    /// Input features.
     pub inputs: u32,
+    /// Neurons in the hidden layer.
     pub hidden: u32,
+    /// Output neurons.
     pub outputs: u32,
     /// Fractional bits of every fixed-point value.
     pub frac: u8,

@@ -60,6 +60,7 @@ impl Builder {
         }
     }
 
+    /// The largest AND fan-in the builder emits (2..=16).
     pub fn max_fan_in(&self) -> usize {
         self.max_fan_in
     }
@@ -112,14 +113,17 @@ impl Builder {
         out
     }
 
+    /// a XOR b: free.
     pub fn xor(&mut self, a: WireId, b: WireId) -> WireId {
         self.gate(Op::Xor, &[a, b])
     }
 
+    /// NOT a: free.
     pub fn not(&mut self, a: WireId) -> WireId {
         self.gate(Op::Inv, &[a])
     }
 
+    /// a AND b: one 2-input AND (folded away if both are constants).
     pub fn and(&mut self, a: WireId, b: WireId) -> WireId {
         self.gate(Op::And, &[a, b])
     }
@@ -365,7 +369,7 @@ impl Builder {
     }
 
     /// [`Builder::extreme`] the classic way (the baseline of Ohata–Nuida,
-    /// their reference [4]): one pair at a time, the running winner x'
+    /// their reference \[4\]): one pair at a time, the running winner x'
     /// replaced by the next value y if x' < y (x' + [x' < y]·(y − x')), so
     /// the comparisons run one after another.
     pub fn extreme_pairwise(
