@@ -28,8 +28,11 @@ pub fn vector_matrix(n: u32, ring: RingWidth) -> Circuit {
 /// The shape of a two-layer perceptron: `inputs` → `hidden` (ReLU) → `outputs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Perceptron {
+    /// Input features.
     pub inputs: u32,
+    /// Neurons in the hidden layer.
     pub hidden: u32,
+    /// Output neurons.
     pub outputs: u32,
     /// Fractional bits of every fixed-point value.
     pub frac: u8,

@@ -60,6 +60,7 @@ impl Builder {
         }
     }
 
+    /// The largest AND fan-in the builder emits (2..=16).
     pub fn max_fan_in(&self) -> usize {
         self.max_fan_in
     }
@@ -112,14 +113,17 @@ impl Builder {
         out
     }
 
+    /// a XOR b: free.
     pub fn xor(&mut self, a: WireId, b: WireId) -> WireId {
         self.gate(Op::Xor, &[a, b])
     }
 
+    /// NOT a: free.
     pub fn not(&mut self, a: WireId) -> WireId {
         self.gate(Op::Inv, &[a])
     }
 
+    /// a AND b: one 2-input AND (folded away if both are constants).
     pub fn and(&mut self, a: WireId, b: WireId) -> WireId {
         self.gate(Op::And, &[a, b])
     }

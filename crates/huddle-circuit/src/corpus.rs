@@ -8,24 +8,37 @@ use std::path::{Path, PathBuf};
 /// One circuit entry of `vectors.json`.
 #[derive(Clone, Debug, Deserialize)]
 pub struct CorpusCircuit {
+    /// The circuit's file name, relative to the collection's folder.
     pub file: String,
+    /// The format's name as the collection spells it (e.g. `Bristol Fashion`).
     pub format: String,
+    /// Gate lines.
     pub gates: usize,
+    /// Wires, inputs included.
     pub wires: usize,
+    /// Gate lines by gate name (`AND`, `XOR`, ...).
     #[serde(default)]
     pub gate_counts: std::collections::BTreeMap<String, usize>,
+    /// Individual ANDs: AND gates plus n for every MAND of n outputs.
     pub and_count: usize,
+    /// The largest number of AND/MAND gates on any input-to-output path.
     pub and_depth: u32,
+    /// Input value widths in bits.
     pub input_widths: Vec<usize>,
+    /// Output value widths in bits.
     pub output_widths: Vec<usize>,
+    /// Its known-answer vectors.
     pub vectors: Vec<Vector>,
 }
 
 /// A known-answer vector: hex inputs and outputs in the collection's bit order.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Vector {
+    /// One hex string per input value.
     pub inputs: Vec<String>,
+    /// One hex string per output value.
     pub outputs: Vec<String>,
+    /// What the vector is (may be empty).
     #[serde(default)]
     pub note: String,
 }

@@ -259,6 +259,7 @@ impl Program {
         self.instrs.len()
     }
 
+    /// Whether the program has no instructions (no live gate).
     pub fn is_empty(&self) -> bool {
         self.instrs.is_empty()
     }
@@ -299,21 +300,37 @@ impl Default for EvalOptions {
 /// Why an evaluation request does not fit the circuit.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {
+    /// The wrong number of input values.
     #[error("the circuit takes {expected} input values, {given} given")]
-    InputCount { expected: usize, given: usize },
+    InputCount {
+        /// Input values the circuit takes.
+        expected: usize,
+        /// Input values given.
+        given: usize,
+    },
+    /// An input value of the wrong width.
     #[error("input value {index} ({name}) is {expected} bits wide, {given} given")]
     InputWidth {
+        /// The input value's index.
         index: usize,
+        /// The input value's name.
         name: String,
+        /// Its width in the circuit, in bits.
         expected: usize,
+        /// The width given, in bits.
         given: usize,
     },
+    /// Input values with different numbers of instances.
     #[error("input value {index} has {given} instances, input value 0 has {expected}")]
     InstanceCount {
+        /// The input value's index.
         index: usize,
+        /// Instances of input value 0.
         expected: usize,
+        /// Instances of input value `index`.
         given: usize,
     },
+    /// An input given as hex text that is not a valid value.
     #[error(transparent)]
     Hex(#[from] crate::hex::HexError),
 }
@@ -328,10 +345,12 @@ pub struct PlainEvaluator {
 }
 
 impl PlainEvaluator {
+    /// An evaluator for `circuit` with the default [`EvalOptions`].
     pub fn new(circuit: &Circuit) -> Self {
         Self::with_options(circuit, EvalOptions::default())
     }
 
+    /// An evaluator for `circuit` with the given options.
     pub fn with_options(circuit: &Circuit, options: EvalOptions) -> Self {
         PlainEvaluator {
             program: Program::compile(circuit),
@@ -346,6 +365,7 @@ impl PlainEvaluator {
         }
     }
 
+    /// The compiled program it runs.
     pub fn program(&self) -> &Program {
         &self.program
     }

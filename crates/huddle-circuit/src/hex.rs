@@ -9,17 +9,36 @@
 /// Why a hex string is not a valid value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HexError {
+    /// The wrong number of digits (`_` separators and the prefix not counted).
     #[error("`{text}` has {found} hex digits, but a {width}-bit value takes exactly {expected}")]
     Length {
+        /// The text as given.
         text: String,
+        /// The value's width in bits.
         width: usize,
+        /// Digits a value of that width takes: ceil(width / 4).
         expected: usize,
+        /// Digits found.
         found: usize,
     },
+    /// A character that is neither a hex digit nor `_`.
     #[error("`{text}` is not hexadecimal: `{ch}` at position {pos}")]
-    Digit { text: String, ch: char, pos: usize },
+    Digit {
+        /// The text as given.
+        text: String,
+        /// The offending character.
+        ch: char,
+        /// Its 0-based character position after any `0x` prefix.
+        pos: usize,
+    },
+    /// The right number of digits, but bits set above the width.
     #[error("`{text}` does not fit in {width} bits")]
-    TooWide { text: String, width: usize },
+    TooWide {
+        /// The text as given.
+        text: String,
+        /// The value's width in bits.
+        width: usize,
+    },
 }
 
 /// Digits of a `width`-bit value.

@@ -20,6 +20,7 @@ pub struct Layering {
 }
 
 impl Layering {
+    /// Computes the layering of `circuit`.
     pub fn of(circuit: &Circuit) -> Layering {
         let mut wire_depth = vec![0u32; circuit.num_wires()];
         let mut gate_layer = Vec::with_capacity(circuit.gates().len());
@@ -52,7 +53,7 @@ impl Layering {
 }
 
 /// Which gates contribute to some output; the others are dead and can be skipped.
-pub fn live_gates(circuit: &Circuit) -> Vec<bool> {
+pub(crate) fn live_gates(circuit: &Circuit) -> Vec<bool> {
     let mut live_wire = vec![false; circuit.num_wires()];
     for v in circuit.outputs() {
         for &w in &v.wires {

@@ -1,6 +1,14 @@
-//! huddle's circuit layer: the circuit model, its file formats, layering by
-//! multiplicative depth, statistics, hex value encoding and the bitsliced
-//! plaintext evaluator that is the oracle for every protocol.
+//! huddle's circuit layer: the circuit model ([`Circuit`], built only through
+//! the checking [`CircuitAssembler`]), its file formats, layering by
+//! multiplicative depth, statistics, hex value encoding, the compiled
+//! [`Schedule`] every interpreter walks and the bitsliced plaintext evaluator
+//! that is the oracle for every protocol. On top of the model: the
+//! [`builder::Builder`] for writing circuits in code, the generators built
+//! with it ([`gen`], [`aes`], [`sha256`], [`apps`], [`aggregates`]), the
+//! fan-in rewrites ([`rewrite`], [`optimize`]) and seeded random circuits
+//! and the public known-answer collection for tests ([`random`], [`corpus`]).
+//! The only I/O is reading and writing circuit files and loading the collection.
+#![warn(missing_docs, unreachable_pub)]
 
 pub mod format;
 pub mod model;
@@ -15,13 +23,13 @@ pub use model::{
 };
 
 pub mod hex;
-pub mod layers;
-pub mod schedule;
-pub mod stats;
+mod layers;
+mod schedule;
+mod stats;
 
 pub use layers::Layering;
 pub use schedule::{Order, Schedule, ScheduleOptions, SlotGate, Storage};
-pub use stats::Stats;
+pub use stats::{ArithmeticStats, Stats};
 pub mod eval;
 pub mod reference;
 

@@ -57,8 +57,11 @@ pub fn mfi_elements(k: usize) -> u64 {
 /// Depth, ANDs by fan-in and estimated MFI-3PC communication of a circuit.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
+    /// Multiplicative depth (as in [`Stats::and_depth`]).
     pub and_depth: u32,
+    /// AND gates by fan-in, each MAND output counted as a 2-input AND.
     pub and_by_fanin: BTreeMap<usize, usize>,
+    /// Individual ANDs (as in [`Stats::and_count`]).
     pub and_count: usize,
     /// Bits P1 and P2 each send per instance in MFI-3PC (2^k - k - 1 per
     /// k-input AND); P0 sends at most 2 per AND.
@@ -66,6 +69,7 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Summarizes `circuit`.
     pub fn of(circuit: &Circuit) -> Summary {
         let s = Stats::of(circuit);
         let mut by = s.and_by_fanin.clone();

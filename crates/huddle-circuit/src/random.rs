@@ -9,7 +9,9 @@ use huddle_core::{BitMatrix, Prg, RingWidth};
 /// What to generate.
 #[derive(Clone, Debug)]
 pub struct RandomCircuitSpec {
+    /// The input values.
     pub inputs: Vec<ValueSpec>,
+    /// How many gates to generate.
     pub gates: usize,
     /// Set for arithmetic or mixed circuits.
     pub ring: Option<RingWidth>,
@@ -22,6 +24,7 @@ pub struct RandomCircuitSpec {
 }
 
 impl RandomCircuitSpec {
+    /// A Boolean circuit with one input value of each width in `input_bits`.
     pub fn boolean(input_bits: &[u32], gates: usize, max_fan_in: usize) -> Self {
         RandomCircuitSpec {
             inputs: input_bits
@@ -58,6 +61,8 @@ impl RandomCircuitSpec {
         }
     }
 
+    /// A mixed circuit over `ring`: one Boolean and one ring input value,
+    /// Boolean, arithmetic and conversion gates.
     pub fn mixed(
         ring: RingWidth,
         input_bits: u32,

@@ -57,7 +57,9 @@ pub struct ScheduleOptions {
     /// The widest AND/ADD/MUL the interpreter takes natively; `None` keeps
     /// the circuit's gates as they are.
     pub max_fan_in: Option<usize>,
+    /// In which order steps run.
     pub order: Order,
+    /// How wires map to slots.
     pub storage: Storage,
 }
 
@@ -84,6 +86,7 @@ impl ScheduleOptions {
 /// One gate over slots. The op is never [`Op::Mand`] (lowered to ANDs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlotGate {
+    /// What the gate computes.
     pub op: Op,
     /// The domain of the gate's outputs (for `Copy`, also of its input).
     pub domain: Domain,
@@ -94,10 +97,12 @@ pub struct SlotGate {
 }
 
 impl SlotGate {
+    /// How many input slots the gate reads.
     pub fn num_inputs(&self) -> usize {
         self.inputs as usize
     }
 
+    /// How many output slots the gate writes.
     pub fn num_outputs(&self) -> usize {
         self.outputs as usize
     }
@@ -147,6 +152,8 @@ const READ_AT_END: u32 = u32::MAX - 1;
 const RELEASED: u32 = u32::MAX - 2;
 
 impl Schedule {
+    /// Compiles `circuit` for `options` (see the module documentation for
+    /// the steps).
     pub fn compile(circuit: &Circuit, options: ScheduleOptions) -> Schedule {
         let c: Cow<Circuit> = match options.max_fan_in {
             Some(k) if crate::rewrite::exceeds_fan_in(circuit, k) => {
@@ -329,6 +336,7 @@ impl Schedule {
         &self.outputs
     }
 
+    /// The ring of the arithmetic slots, if the circuit has any.
     pub fn ring(&self) -> Option<RingWidth> {
         self.ring
     }

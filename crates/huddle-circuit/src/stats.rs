@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 pub struct Stats {
     /// Gate lines.
     pub gates: usize,
+    /// Wires, inputs included.
     pub wires: usize,
     /// Input widths in bits.
     pub inputs: Vec<usize>,
@@ -21,10 +22,15 @@ pub struct Stats {
     pub and_by_fanin: BTreeMap<usize, usize>,
     /// Individual ANDs: AND gates plus k for every MAND of k outputs.
     pub and_count: usize,
+    /// XOR gates.
     pub xor: usize,
+    /// INV gates.
     pub inv: usize,
+    /// EQ gates (a constant bit).
     pub eq: usize,
+    /// EQW gates (a wire copy).
     pub eqw: usize,
+    /// MAND gate lines.
     pub mand: usize,
     /// Gates whose results reach no output.
     pub dead_gates: usize,
@@ -36,25 +42,38 @@ pub struct Stats {
 /// Counts of ring operations.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ArithmeticStats {
+    /// k of the ring Z_2^k.
     pub ring_bits: u32,
+    /// ADD gates.
     pub add: usize,
+    /// SUB gates.
     pub sub: usize,
+    /// NEG gates.
     pub neg: usize,
+    /// MUL gates by fan-in.
     pub mul_by_fanin: BTreeMap<usize, usize>,
+    /// ADDC gates (adding a constant).
     pub add_const: usize,
+    /// MULC gates (multiplying by a constant).
     pub mul_const: usize,
+    /// CONST gates (a constant ring element).
     pub const_ring: usize,
+    /// A2B gates (bit decomposition).
     pub a2b: usize,
+    /// B2A and BX2A gates (bit injection).
     pub b2a: usize,
     /// DOT gates by vector length l.
     pub dot_by_len: BTreeMap<usize, usize>,
     /// DOTTR gates (fixed-point dot products and multiplications) by l.
     pub dot_trunc_by_len: BTreeMap<usize, usize>,
+    /// LTZ gates (less than zero).
     pub ltz: usize,
+    /// EQZ gates (equal to zero).
     pub eqz: usize,
 }
 
 impl Stats {
+    /// Counts the gates of `circuit`.
     pub fn of(circuit: &Circuit) -> Stats {
         let mut s = Stats {
             gates: circuit.gates().len(),

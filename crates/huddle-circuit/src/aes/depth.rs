@@ -5,8 +5,11 @@
 /// AND-depth of the S-box; it fixes the largest AND fan-in (2, 3 or 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SboxDepth {
+    /// AND-depth 4, 2-input ANDs only.
     Four,
+    /// AND-depth 3, ANDs of up to 3 inputs.
     Three,
+    /// AND-depth 2, ANDs of up to 4 inputs.
     Two,
 }
 
@@ -20,6 +23,7 @@ impl SboxDepth {
         }
     }
 
+    /// The S-box's AND-depth: 4, 3 or 2.
     pub fn and_depth(self) -> u32 {
         match self {
             SboxDepth::Four => 4,
@@ -28,6 +32,7 @@ impl SboxDepth {
         }
     }
 
+    /// The largest AND fan-in the S-box uses: 2, 3 or 4.
     pub fn fan_in(self) -> usize {
         match self {
             SboxDepth::Four => 2,

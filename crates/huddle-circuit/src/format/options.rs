@@ -8,13 +8,16 @@ pub enum Format {
     /// second header line is `<n1> <n2> <n3>` with n1 != 2; else Bristol Fashion.
     #[default]
     Auto,
+    /// Bristol Fashion, with arithmetic extensions when the file starts with `ring`.
     Bristol,
+    /// The old Bristol format: at most two Boolean inputs and one output.
     OldBristol,
 }
 
 /// Limits applied while reading untrusted files.
 #[derive(Clone, Copy, Debug)]
 pub struct ReadOptions {
+    /// The format to read, or [`Format::Auto`] to detect it.
     pub format: Format,
     /// The largest wire count accepted from a header.
     pub max_wires: u64,

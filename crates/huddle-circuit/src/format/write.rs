@@ -184,8 +184,10 @@ pub fn write_canonical(circuit: &Circuit, out: &mut impl Write) -> io::Result<()
 /// Why a circuit cannot be written in the old Bristol format.
 #[derive(Debug, thiserror::Error)]
 pub enum OldFormatError {
+    /// The circuit uses something the format cannot express (named in the message).
     #[error("the old Bristol format has {0}")]
     Unsupported(String),
+    /// The writer failed.
     #[error(transparent)]
     Io(#[from] io::Error),
 }

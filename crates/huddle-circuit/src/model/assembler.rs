@@ -81,14 +81,17 @@ impl CircuitAssembler {
         })
     }
 
+    /// The wire count the circuit declares.
     pub fn num_wires(&self) -> u64 {
         self.num_wires
     }
 
+    /// The ring of the arithmetic wires, if the circuit has any.
     pub fn ring(&self) -> Option<RingWidth> {
         self.ring
     }
 
+    /// The input values, in order; they occupy the first wires.
     pub fn inputs(&self) -> &[InputValue] {
         &self.inputs
     }

@@ -17,6 +17,7 @@ pub type PartyId = usize;
 /// A contiguous run of the operand pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gate {
+    /// What the gate computes.
     pub op: Op,
     pub(super) first: u32,
     pub(super) inputs: u32,
@@ -24,10 +25,12 @@ pub struct Gate {
 }
 
 impl Gate {
+    /// How many input wires the gate reads.
     pub fn num_inputs(&self) -> usize {
         self.inputs as usize
     }
 
+    /// How many output wires the gate writes.
     pub fn num_outputs(&self) -> usize {
         self.outputs as usize
     }
@@ -36,29 +39,40 @@ impl Gate {
 /// An input value: a run of consecutive wires owned by one party.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputValue {
+    /// The value's name, as in the file or given by the builder.
     pub name: String,
+    /// What each of its wires carries.
     pub domain: Domain,
+    /// Its first wire; it holds `first_wire..first_wire + wires`.
     pub first_wire: WireId,
+    /// How many wires it holds.
     pub wires: u32,
 }
 
 /// An output value: any list of wires of one domain.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutputValue {
+    /// The value's name, as in the file or given by the builder.
     pub name: String,
+    /// What each of its wires carries.
     pub domain: Domain,
+    /// Its wires, in the value's order; never empty.
     pub wires: Vec<WireId>,
 }
 
 /// The shape of a value before wires are assigned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValueSpec {
+    /// The value's name.
     pub name: String,
+    /// What each of its wires carries.
     pub domain: Domain,
+    /// How many wires it will hold.
     pub wires: u32,
 }
 
 impl ValueSpec {
+    /// A Boolean value of `wires` bits.
     pub fn bits(name: impl Into<String>, wires: u32) -> Self {
         ValueSpec {
             name: name.into(),
@@ -67,6 +81,7 @@ impl ValueSpec {
         }
     }
 
+    /// An arithmetic value of `wires` ring elements.
     pub fn ring(name: impl Into<String>, wires: u32) -> Self {
         ValueSpec {
             name: name.into(),
@@ -116,6 +131,7 @@ impl Circuit {
         }
     }
 
+    /// How many wires the circuit has, inputs included.
     pub fn num_wires(&self) -> usize {
         self.domains.len()
     }
@@ -125,18 +141,22 @@ impl Circuit {
         self.ring
     }
 
+    /// What `wire` carries. Panics if `wire` is out of range.
     pub fn domain(&self, wire: WireId) -> Domain {
         self.domains[wire as usize]
     }
 
+    /// The input values, in order; they occupy the first wires.
     pub fn inputs(&self) -> &[InputValue] {
         &self.inputs
     }
 
+    /// The output values, in order.
     pub fn outputs(&self) -> &[OutputValue] {
         &self.outputs
     }
 
+    /// The gates, in topological order.
     pub fn gates(&self) -> &[Gate] {
         &self.gates
     }
@@ -146,10 +166,12 @@ impl Circuit {
         self.operands.len()
     }
 
+    /// The wires gate `g` of this circuit reads.
     pub fn gate_inputs(&self, g: &Gate) -> &[WireId] {
         &self.operands[g.first as usize..][..g.inputs as usize]
     }
 
+    /// The wires gate `g` of this circuit writes.
     pub fn gate_outputs(&self, g: &Gate) -> &[WireId] {
         &self.operands[(g.first + g.inputs) as usize..][..g.outputs as usize]
     }
@@ -167,14 +189,17 @@ impl Circuit {
         }
     }
 
+    /// Bits of input value `i`.
     pub fn input_bits(&self, i: usize) -> usize {
         self.value_bits(self.inputs[i].domain, self.inputs[i].wires)
     }
 
+    /// Bits of output value `i`.
     pub fn output_bits(&self, i: usize) -> usize {
         self.value_bits(self.outputs[i].domain, self.outputs[i].wires.len() as u32)
     }
 
+    /// Which party provides each input value.
     pub fn owners(&self) -> &InputOwners {
         &self.owners
     }
@@ -205,47 +230,118 @@ impl Circuit {
 /// Why a circuit is not well formed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
+    /// A wire number at or beyond the declared wire count.
     #[error("wire {wire} is out of range: the circuit has {wires} wires")]
-    WireOutOfRange { wire: u64, wires: u64 },
+    WireOutOfRange {
+        /// The offending wire number.
+        wire: u64,
+        /// The declared wire count.
+        wires: u64,
+    },
+    /// A gate reads a wire no earlier gate or input wrote.
     #[error("wire {wire} is read before it is written")]
-    ReadBeforeWrite { wire: WireId },
+    ReadBeforeWrite {
+        /// The wire read.
+        wire: WireId,
+    },
+    /// A gate writes a wire already written.
     #[error("wire {wire} is written twice")]
-    WrittenTwice { wire: WireId },
+    WrittenTwice {
+        /// The wire written again.
+        wire: WireId,
+    },
+    /// A gate has the wrong number of inputs or outputs for its op.
     #[error("{op} expects {expected}, got {inputs} inputs and {outputs} outputs")]
     Arity {
+        /// The op's name in circuit files.
         op: &'static str,
+        /// The arity the op needs, in words.
         expected: String,
+        /// Input wires given.
         inputs: usize,
+        /// Output wires given.
         outputs: usize,
     },
+    /// A gate reads a wire of the wrong domain.
     #[error("{op} needs {expected} input wires, but wire {wire} is {found}")]
     WrongDomain {
+        /// The op's name in circuit files.
         op: &'static str,
+        /// The wire read.
         wire: WireId,
+        /// The domain the op needs.
         expected: Domain,
+        /// The domain the wire carries.
         found: Domain,
     },
+    /// An arithmetic gate in a circuit without a ring.
     #[error("{op} is an arithmetic gate, but the circuit declares no ring")]
-    NoRing { op: &'static str },
+    NoRing {
+        /// The op's name in circuit files.
+        op: &'static str,
+    },
+    /// A constant outside the range of what it is used as.
     #[error("constant {value} does not fit {what}")]
-    ConstantTooLarge { value: u64, what: String },
+    ConstantTooLarge {
+        /// The constant.
+        value: u64,
+        /// What it must fit, in words.
+        what: String,
+    },
+    /// The input values need more wires than the circuit declares.
     #[error("the input values need {needed} wires, but the circuit has {wires}")]
-    InputsExceedWires { needed: u64, wires: u64 },
+    InputsExceedWires {
+        /// Wires the input values need together.
+        needed: u64,
+        /// The declared wire count.
+        wires: u64,
+    },
+    /// An output value with no wires.
     #[error("output value {name} has no wires")]
-    EmptyOutput { name: String },
+    EmptyOutput {
+        /// The output value's name.
+        name: String,
+    },
+    /// An output names a wire that nothing writes.
     #[error("output {name}: wire {wire} is never written")]
-    OutputUnwritten { name: String, wire: WireId },
+    OutputUnwritten {
+        /// The output value's name.
+        name: String,
+        /// The unwritten wire.
+        wire: WireId,
+    },
+    /// An output wire whose domain differs from the output's declared domain.
     #[error("output {name} is declared {declared} but wire {wire} is {found}")]
     OutputDomain {
+        /// The output value's name.
         name: String,
+        /// The output's declared domain.
         declared: Domain,
+        /// The wire in question.
         wire: WireId,
+        /// The domain the wire carries.
         found: Domain,
     },
+    /// Some declared wires are never written.
     #[error("{written} of the {wires} declared wires are written; every wire must be written exactly once")]
-    UnwrittenWires { written: u64, wires: u64 },
+    UnwrittenWires {
+        /// Wires written.
+        written: u64,
+        /// The declared wire count.
+        wires: u64,
+    },
+    /// An explicit owner list whose length differs from the number of input values.
     #[error("{given} input owners given for {inputs} input values")]
-    OwnerCount { given: usize, inputs: usize },
+    OwnerCount {
+        /// Owners given.
+        given: usize,
+        /// Input values in the circuit.
+        inputs: usize,
+    },
+    /// The circuit exceeds a limit of the compact representation (wire and operand indices are `u32`).
     #[error("the circuit is too large: {what}")]
-    TooLarge { what: String },
+    TooLarge {
+        /// Which limit, in words.
+        what: String,
+    },
 }
