@@ -119,7 +119,9 @@ pub(crate) fn run_party_with(
 #[derive(Debug, thiserror::Error)]
 #[error("party {party}: {error}")]
 pub struct LocalError {
+    /// The party whose error this is.
     pub party: usize,
+    /// Its error.
     pub error: RunError,
 }
 
@@ -140,7 +142,9 @@ impl LocalError {
 
 /// What one party of a local run ends with.
 pub struct PartyResult {
+    /// The party's outputs (none where it learns nothing).
     pub outputs: Vec<BitMatrix>,
+    /// What the party's network counted.
     pub accounting: huddle_net::Accounting,
 }
 
