@@ -132,7 +132,9 @@ impl LocalError {
     fn weight(&self) -> u8 {
         match self.error {
             RunError::Abort { .. } => 5,
-            RunError::Input(_) | RunError::Net(huddle_net::NetError::Mismatch(_)) => 4,
+            RunError::Input(_)
+            | RunError::Refused { .. }
+            | RunError::Net(huddle_net::NetError::Mismatch(_)) => 4,
             RunError::Resource(_) | RunError::Entropy(_) => 3,
             RunError::Internal(_) => 2,
             RunError::Net(_) => 1,
