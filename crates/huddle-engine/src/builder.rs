@@ -20,7 +20,7 @@ pub const MAX_BATCH: usize = 1 << 26;
 /// A checked run: protocol, parties, options and circuit, with the
 /// caller's handles. Cloning is cheap (the circuit is shared), and clones
 /// share the handles.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Run {
     pub(crate) request: RunRequest,
     pub(crate) circuit: Arc<Circuit>,
@@ -29,7 +29,6 @@ pub struct Run {
 }
 
 /// Builds a [`Run`]: see [`Run::builder`].
-#[derive(Debug)]
 #[must_use]
 pub struct RunBuilder {
     protocol: Protocol,
@@ -93,6 +92,18 @@ impl Run {
     pub fn learns(&self, party: PartyId) -> bool {
         let dealer = self.request.protocol().descriptor().dealer == Some(party);
         !dealer && crate::inputs::learns(party, self.request.options().reveal_to)
+    }
+}
+
+/// The request and the circuit's size, not its gates.
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Run")
+            .field("request", &self.request)
+            .field("gates", &self.circuit.gates().len())
+            .field("progress", &self.progress.snapshot())
+            .field("cancel", &self.cancel)
+            .finish()
     }
 }
 

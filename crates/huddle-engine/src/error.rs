@@ -14,6 +14,15 @@ pub enum RunError {
     /// anything secret was.
     #[error("{0}")]
     Input(String),
+    /// A request refused for a reason a caller may act on, told by its
+    /// kind ([`Refusal`]); like [`RunError::Input`], nothing was sent.
+    #[error("{message}")]
+    Refused {
+        /// Why, as a type.
+        refusal: Refusal,
+        /// Why, as the user reads it.
+        message: String,
+    },
     /// A check of the protocol failed: a peer deviated (or a message was
     /// tampered with). Every honest party that sees it stops without output.
     #[error("abort: {check}")]
@@ -36,6 +45,24 @@ pub enum RunError {
     Internal(String),
 }
 
+/// The kind of a [`RunError::Refused`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The party count gives no security (a corruption threshold of 0):
+    /// the protocol needs at least `smallest` parties.
+    NoSecurity {
+        /// The smallest party count with any security.
+        smallest: usize,
+    },
+    /// An option does not apply to the protocol, or not together with
+    /// another option; `option` is its command-line name.
+    Option {
+        /// The option refused (`split-roles`, `corrupt`, ...).
+        option: &'static str,
+    },
+}
+
 impl RunError {
     /// A failed check that points at `culprit`.
     pub fn abort(check: impl Into<String>, culprit: Option<PartyId>) -> RunError {
@@ -45,10 +72,18 @@ impl RunError {
         }
     }
 
+    /// A refusal of kind `refusal`, saying `message`.
+    pub fn refused(refusal: Refusal, message: impl Into<String>) -> RunError {
+        RunError::Refused {
+            refusal,
+            message: message.into(),
+        }
+    }
+
     /// How the command ends ([`Exit`]: the exit-code table).
     pub fn exit(&self) -> Exit {
         match self {
-            RunError::Input(_) => Exit::Input,
+            RunError::Input(_) | RunError::Refused { .. } => Exit::Input,
             RunError::Abort { .. } => Exit::Abort,
             // A peer that sends what the protocol never sends broke its rules.
             RunError::Net(

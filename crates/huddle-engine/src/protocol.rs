@@ -5,7 +5,7 @@
 //! connection hello and the engine alike. Adding a protocol adds one
 //! variant and one row here, and its own module.
 
-use crate::error::RunError;
+use crate::error::{Refusal, RunError};
 use crate::garble::linear::LinearChoice;
 use crate::garble::Variant;
 use crate::options::{Preprocess, RunOptions, DEFAULT_GARBLE_MEMORY_MIB, DEFAULT_SHARE_MEMORY_MIB};
@@ -447,6 +447,13 @@ impl RunRequest {
         }
         if let Some(variant) = protocol.garbling() {
             // Names the smallest secure count, so before the generic rule.
+            let smallest = variant.smallest_secure_parties();
+            if let (true, Err(e)) = (parties < smallest, variant.check_parties(parties)) {
+                return Err(RunError::refused(
+                    Refusal::NoSecurity { smallest },
+                    e.to_string(),
+                ));
+            }
             variant.check_run(parties, &options)?;
         }
         match d.parties {
@@ -512,9 +519,14 @@ impl RunRequest {
         }
         if options.split_roles {
             if d.family != Family::Sharing || d.dealer.is_some() {
-                return err(format!(
-                    "{name} has no roles to split; --split-roles applies to the \
-                     secret-sharing protocols without a dealer"
+                return Err(RunError::refused(
+                    Refusal::Option {
+                        option: "split-roles",
+                    },
+                    format!(
+                        "{name} has no roles to split; --split-roles applies to the \
+                         secret-sharing protocols without a dealer"
+                    ),
                 ));
             }
             if parties > MAX_SPLIT_PARTIES {
@@ -524,11 +536,11 @@ impl RunRequest {
                 ));
             }
             if options.fault.is_some() {
-                return err(
+                return Err(RunError::refused(
+                    Refusal::Option { option: "corrupt" },
                     "--corrupt names a party's role; it cannot be combined with --split-roles, \
-                     where every party plays every role"
-                        .into(),
-                );
+                     where every party plays every role",
+                ));
             }
         }
         match (options.max_fan_in, d.max_fan_in) {

@@ -119,7 +119,9 @@ pub(crate) fn run_party_with(
 #[derive(Debug, thiserror::Error)]
 #[error("party {party}: {error}")]
 pub struct LocalError {
+    /// The party whose error this is.
     pub party: usize,
+    /// Its error.
     pub error: RunError,
 }
 
@@ -130,7 +132,9 @@ impl LocalError {
     fn weight(&self) -> u8 {
         match self.error {
             RunError::Abort { .. } => 5,
-            RunError::Input(_) | RunError::Net(huddle_net::NetError::Mismatch(_)) => 4,
+            RunError::Input(_)
+            | RunError::Refused { .. }
+            | RunError::Net(huddle_net::NetError::Mismatch(_)) => 4,
             RunError::Resource(_) | RunError::Entropy(_) => 3,
             RunError::Internal(_) => 2,
             RunError::Net(_) => 1,
@@ -140,7 +144,9 @@ impl LocalError {
 
 /// What one party of a local run ends with.
 pub struct PartyResult {
+    /// The party's outputs (none where it learns nothing).
     pub outputs: Vec<BitMatrix>,
+    /// What the party's network counted.
     pub accounting: huddle_net::Accounting,
 }
 

@@ -303,3 +303,21 @@ fn a_cancelled_party_tells_its_peers_why() {
         "{text}"
     );
 }
+
+/// What a caller (a binding releasing its lock while parties run, a
+/// signal handler's thread) holds across threads.
+#[test]
+fn the_types_a_caller_holds_across_threads_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Run>();
+    send_sync::<CancelToken>();
+    send_sync::<Progress>();
+    send_sync::<RunReport>();
+    send_sync::<RunError>();
+    send_sync::<huddle_engine::LocalError>();
+    send_sync::<LocalNet>();
+    send_sync::<huddle_engine::PartyLinks>();
+    fn send<T: Send>() {}
+    send::<PartyPlan>();
+    send::<Network>();
+}

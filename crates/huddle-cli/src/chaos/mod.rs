@@ -24,6 +24,7 @@ use crate::failure::Failure;
 use aim::{Signal, Stage};
 use huddle_circuit::Circuit;
 use huddle_core::Prg;
+use huddle_engine::error::{Refusal, RunError};
 use huddle_engine::exit::Exit;
 use huddle_engine::protocol::Protocol;
 use report::Tally;
@@ -250,7 +251,7 @@ fn configure(
 
 /// Writes a job and runs it once undisturbed: the configuration with its
 /// steps' durations, or the problem. A party count the protocol refuses
-/// as giving no security is raised until it accepts one.
+/// as giving no security is raised to the smallest it accepts first.
 fn probe(
     site: &Site,
     name: &str,
@@ -258,34 +259,35 @@ fn probe(
     prg: &mut Prg,
     tally: &mut Tally,
 ) -> Result<Result<Config, String>, String> {
-    loop {
-        let job = site.job(name, spec.clone(), prg)?;
-        let run = clean_run(&job, &format!("probe-{name}"), tally)?;
-        let insecure = (0..spec.parties).any(|p| run.stderr(p).contains("no security"));
-        if insecure && spec.parties < huddle_engine::protocol::MAX_PARTIES {
-            spec.parties += 1;
-            continue;
-        }
-        tally.probes += 1;
-        if let Some(problem) = cluster::problem(&job, &run) {
-            return Ok(Err(format!("{} undisturbed: {problem}", describe(&job))));
-        }
-        let steps = (0..spec.parties)
-            .map(|p| {
-                let steps = cluster::steps(&run.logs[p]);
-                let end = run.ends[p].map_or(Instant::now(), |(at, _)| at);
-                steps
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (at, step))| {
-                        let next = steps.get(i + 1).map_or(end, |(t, _)| *t);
-                        (Stage::of(step), next.saturating_duration_since(*at))
-                    })
-                    .collect()
-            })
-            .collect();
-        return Ok(Ok(Config { job, steps }));
+    let options = huddle_engine::RunOptions::for_protocol(spec.protocol);
+    if let Err(RunError::Refused {
+        refusal: Refusal::NoSecurity { smallest },
+        ..
+    }) = huddle_engine::RunRequest::new(spec.protocol, spec.parties, options)
+    {
+        spec.parties = smallest;
     }
+    let job = site.job(name, spec.clone(), prg)?;
+    let run = clean_run(&job, &format!("probe-{name}"), tally)?;
+    tally.probes += 1;
+    if let Some(problem) = cluster::problem(&job, &run) {
+        return Ok(Err(format!("{} undisturbed: {problem}", describe(&job))));
+    }
+    let steps = (0..spec.parties)
+        .map(|p| {
+            let steps = cluster::steps(&run.logs[p]);
+            let end = run.ends[p].map_or(Instant::now(), |(at, _)| at);
+            steps
+                .iter()
+                .enumerate()
+                .map(|(i, (at, step))| {
+                    let next = steps.get(i + 1).map_or(end, |(t, _)| *t);
+                    (Stage::of(step), next.saturating_duration_since(*at))
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Ok(Config { job, steps }))
 }
 
 /// A run to its end with nobody disturbed (again with fresh ports if a
