@@ -6,7 +6,7 @@
 //! A protocol's part is [`super::Sharing::split`]: for each source value v
 //! it names two terms with v = t0 + t1 (t0 ⊕ t1 for bits), each known in
 //! the clear to some parties, and shares them in the target domain; the
-//! engine moves each term between layouts ([`SplitJob::relayout`]:
+//! engine moves each term between layouts (`SplitJob::relayout`:
 //! bitsliced words ↔ one ring element per instance) and then runs the
 //! recombining program on the terms (the step is the evaluator's, in
 //! `evaluate.rs`). How each protocol splits is in its module
