@@ -44,5 +44,6 @@ pub mod builder;
 mod carry;
 pub mod gen;
 pub mod optimize;
+pub mod program;
 pub mod rewrite;
 pub mod sha256;
