@@ -168,9 +168,9 @@ impl Program {
         let (x, y, shape) = self.pair(op.name(), a.into(), b.into())?;
         let ty = x.ty;
         if matches!(op, BinOp::Min | BinOp::Max) {
-            let (first, second) = if op == BinOp::Min { (&x, &y) } else { (&y, &x) };
-            let c = self.compare_values(CmpOp::Lt, first, second, shape);
-            return self.select_values(&c, first, second, shape);
+            let below = self.compare_values(CmpOp::Lt, &x, &y, shape);
+            let (smaller, larger) = if op == BinOp::Min { (&x, &y) } else { (&y, &x) };
+            return self.select_values(&below, smaller, larger, shape);
         }
         if ty.domain() == Domain::Ring && matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
             return type_error(format!(
