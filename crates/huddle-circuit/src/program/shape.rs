@@ -8,7 +8,7 @@ use super::Program;
 
 impl Program {
     /// `a[i]`: an element of a vector, a row of a matrix.
-    pub fn index(&mut self, a: &Value, i: usize) -> Result<Value> {
+    pub fn index(&self, a: &Value, i: usize) -> Result<Value> {
         self.own("index", a)?;
         let w = a.ty.wires();
         let (n, shape, per) = match a.shape {
@@ -26,7 +26,7 @@ impl Program {
 
     /// Scalars stacked into a vector, or vectors of one length into a
     /// matrix (one row each); all of one type.
-    pub fn stack(&mut self, values: &[Value]) -> Result<Value> {
+    pub fn stack(&self, values: &[Value]) -> Result<Value> {
         let Some(first) = values.first() else {
             return shape_error("stack: needs at least one value");
         };
@@ -52,7 +52,7 @@ impl Program {
     }
 
     /// `a` with the same elements in `shape` (row after row).
-    pub fn reshape(&mut self, a: &Value, shape: Shape) -> Result<Value> {
+    pub fn reshape(&self, a: &Value, shape: Shape) -> Result<Value> {
         self.own("reshape", a)?;
         if shape.len() != a.shape.len() {
             return shape_error(format!("reshape: {} cannot become {shape}", a.describe()));
@@ -61,7 +61,7 @@ impl Program {
     }
 
     /// The transpose of a matrix (a vector or scalar is its own).
-    pub fn transpose(&mut self, a: &Value) -> Result<Value> {
+    pub fn transpose(&self, a: &Value) -> Result<Value> {
         self.own("transpose", a)?;
         let Shape::Matrix(r, c) = a.shape else {
             return Ok(a.clone());
