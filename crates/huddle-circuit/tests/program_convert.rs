@@ -92,13 +92,20 @@ fn fixed_point_adds_compares_and_converts_exactly() {
     let mut p = Program::new(1).expect("program");
     let x = p.input(0, ty, Shape::Vector(xs.len()), "x").expect("x");
     let sum = p.binary(BinOp::Add, &x, Number::Float(0.5)).expect("add");
-    let twice = p.binary(BinOp::Mul, &x, 2i64).expect("mul by a whole number");
+    let twice = p
+        .binary(BinOp::Mul, &x, 2i64)
+        .expect("mul by a whole number");
     let neg = p.compare(CmpOp::Lt, &x, 0.0).expect("lt");
     let abs = p.unary(UnOp::Abs, &x).expect("abs");
     let floor = p.convert(&x, Type::Int(RingWidth::W32)).expect("to int");
     let bits = p.convert(&x, Type::SInt(12)).expect("to i12");
     let halves = p.shift_right(&x, 1).expect(">>");
-    for (v, name) in [(&sum, "sum"), (&twice, "twice"), (&neg, "neg"), (&abs, "abs")] {
+    for (v, name) in [
+        (&sum, "sum"),
+        (&twice, "twice"),
+        (&neg, "neg"),
+        (&abs, "abs"),
+    ] {
         p.reveal(v, Receiver::All, name).expect("reveal");
     }
     for (v, name) in [(&floor, "floor"), (&bits, "bits"), (&halves, "halves")] {

@@ -82,28 +82,57 @@ proptest! {
 fn given_inputs_are_checked() {
     let mut p = Program::new(2).expect("program");
     let x = p.input(0, Type::UInt(4), Shape::Vector(2), "x").expect("x");
-    let t = p.input_rows(1, Type::SInt(8), Shape::Scalar, 3, "t").expect("t");
+    let t = p
+        .input_rows(1, Type::SInt(8), Shape::Scalar, 3, "t")
+        .expect("t");
     let s = p.sum(&t.values).expect("sum");
     p.reveal(&x, Receiver::All, "x").expect("reveal");
     p.reveal(&s, Receiver::All, "s").expect("reveal");
     let c = p.compile().expect("compiles");
     let iface = c.interface();
     let mut zero = iface.party_inputs(0, 2);
-    let e = zero.set("x", &Data::UInts(vec![1, 2, 3, 16])).expect_err("16 is not a u4");
-    assert_eq!(e.message, "input \"x\" (u4 (2,)): element 1 of instance 1: u4 cannot hold 16: its range is 0 to 15");
-    let e = zero.set("x", &Data::UInts(vec![1, 2, 3])).expect_err("a missing number");
-    assert_eq!(e.message, "input \"x\" (u4 (2,)): 3 numbers given for 2 instance(s) of 2 elements");
-    let e = zero.set("t", &Data::Ints(vec![1])).expect_err("not party 0's");
+    let e = zero
+        .set("x", &Data::UInts(vec![1, 2, 3, 16]))
+        .expect_err("16 is not a u4");
+    assert_eq!(
+        e.message,
+        "input \"x\" (u4 (2,)): element 1 of instance 1: u4 cannot hold 16: its range is 0 to 15"
+    );
+    let e = zero
+        .set("x", &Data::UInts(vec![1, 2, 3]))
+        .expect_err("a missing number");
+    assert_eq!(
+        e.message,
+        "input \"x\" (u4 (2,)): 3 numbers given for 2 instance(s) of 2 elements"
+    );
+    let e = zero
+        .set("t", &Data::Ints(vec![1]))
+        .expect_err("not party 0's");
     assert_eq!(e.message, "input \"t\" belongs to party 1, not party 0");
-    let e = zero.set("nope", &Data::Ints(vec![1])).expect_err("no such input");
-    assert_eq!(e.message, "the program has no input or public parameter \"nope\"");
+    let e = zero
+        .set("nope", &Data::Ints(vec![1]))
+        .expect_err("no such input");
+    assert_eq!(
+        e.message,
+        "the program has no input or public parameter \"nope\""
+    );
     let e = iface.party_inputs(0, 2).finish().expect_err("x missing");
     assert_eq!(e.message, "party 0 gave no value for \"x\"");
     let mut one = iface.party_inputs(1, 2);
-    let e = one.set_rows("t", &Data::Ints(vec![0; 8]), 4).expect_err("too many rows");
-    assert_eq!(e.message, "input \"t\" (i8 (3,)): 4 rows given, at most 3 allowed");
-    let e = one.set("t", &Data::Ints(vec![0; 6])).expect_err("rows go through set_rows");
-    assert_eq!(e.message, "input \"t\" (i8 (3,)): a variable-length input is given with set_rows");
+    let e = one
+        .set_rows("t", &Data::Ints(vec![0; 8]), 4)
+        .expect_err("too many rows");
+    assert_eq!(
+        e.message,
+        "input \"t\" (i8 (3,)): 4 rows given, at most 3 allowed"
+    );
+    let e = one
+        .set("t", &Data::Ints(vec![0; 6]))
+        .expect_err("rows go through set_rows");
+    assert_eq!(
+        e.message,
+        "input \"t\" (i8 (3,)): a variable-length input is given with set_rows"
+    );
     assert_eq!(iface.owned_by(1), vec![1, 2]);
     assert_eq!(iface.input("t").and_then(|s| s.max_rows), Some(3));
 }
@@ -111,15 +140,25 @@ fn given_inputs_are_checked() {
 /// A program with every kind of declaration, built from scratch.
 fn mixed(threshold_type: Type) -> CompiledProgram {
     let mut p = Program::new(3).expect("program");
-    let k = p.public("threshold", threshold_type, Shape::Scalar).expect("public");
-    let a = p.input(0, Type::SInt(32), Shape::Vector(4), "a").expect("a");
-    let b = p.input(1, Type::SInt(32), Shape::Vector(4), "b").expect("b");
-    let r = p.input(2, Type::Fixed(RingWidth::W64, 16), Shape::Scalar, "r").expect("r");
+    let k = p
+        .public("threshold", threshold_type, Shape::Scalar)
+        .expect("public");
+    let a = p
+        .input(0, Type::SInt(32), Shape::Vector(4), "a")
+        .expect("a");
+    let b = p
+        .input(1, Type::SInt(32), Shape::Vector(4), "b")
+        .expect("b");
+    let r = p
+        .input(2, Type::Fixed(RingWidth::W64, 16), Shape::Scalar, "r")
+        .expect("r");
     let k = p.convert(&k, Type::SInt(32)).expect("as i32");
     let sum = p.binary(BinOp::Add, &a, &b).expect("add");
     let above = p.compare(CmpOp::Gt, &sum, &k).expect("gt");
     let big = p.select(&above, &sum, 0i64).expect("select");
-    let ring = p.convert(&big, Type::Fixed(RingWidth::W64, 16)).expect("convert");
+    let ring = p
+        .convert(&big, Type::Fixed(RingWidth::W64, 16))
+        .expect("convert");
     let scaled = p.binary(BinOp::Mul, &ring, &r).expect("mul");
     let total = p.sum(&scaled).expect("sum");
     p.reveal(&above, Receiver::All, "above").expect("reveal");
@@ -185,7 +224,12 @@ fn stats_and_the_optimizer_apply_to_programs() {
     assert!(stats.and_count > 0 && stats.arithmetic.is_none());
     let o = c.optimize(4).expect("Boolean programs optimize");
     let fast = o.stats();
-    assert!(fast.and_depth < stats.and_depth, "{} vs {}", fast.and_depth, stats.and_depth);
+    assert!(
+        fast.and_depth < stats.and_depth,
+        "{} vs {}",
+        fast.and_depth,
+        stats.and_depth
+    );
     assert!(fast.and_by_fanin.keys().all(|&k| k <= 4));
     let xs = data(Type::UInt(8), &[30, 255]);
     let ys = data(Type::UInt(8), &[2, 9]);
@@ -193,10 +237,18 @@ fn stats_and_the_optimizer_apply_to_programs() {
     let after = run(&o, 1, &[(0, "x", xs), (1, "y", ys)]);
     assert_eq!(before, after);
     assert_eq!(ints(&before[0]), vec![(60 + 2295) % 256]);
-    assert_eq!(c.interface().common_receiver().expect("one receiver"), Some(1));
+    assert_eq!(
+        c.interface().common_receiver().expect("one receiver"),
+        Some(1)
+    );
     let ring = mixed(Type::SInt(32));
-    let e = ring.optimize(4).expect_err("ring programs are not rewritten");
-    assert_eq!(e.message, "optimize: only Boolean circuits can be rewritten");
+    let e = ring
+        .optimize(4)
+        .expect_err("ring programs are not rewritten");
+    assert_eq!(
+        e.message,
+        "optimize: only Boolean circuits can be rewritten"
+    );
     assert_eq!(ring.interface().common_receiver().expect("all"), None);
     let _ = PlainEvaluator::new(ring.circuit());
 }

@@ -55,7 +55,14 @@ const BINARY: [BinOp; 8] = [
     BinOp::Max,
 ];
 
-const COMPARE: [CmpOp; 6] = [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge];
+const COMPARE: [CmpOp; 6] = [
+    CmpOp::Eq,
+    CmpOp::Ne,
+    CmpOp::Lt,
+    CmpOp::Le,
+    CmpOp::Gt,
+    CmpOp::Ge,
+];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]

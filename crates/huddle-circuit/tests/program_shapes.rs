@@ -134,11 +134,18 @@ fn stacking_reshaping_and_literal_vectors() {
     let ty = Type::SInt(8);
     let mut p = Program::new(1).expect("program");
     let x = p.input(0, ty, Shape::Vector(4), "x").expect("x");
-    let parts: Vec<_> = (0..4).rev().map(|i| p.index(&x, i).expect("index")).collect();
+    let parts: Vec<_> = (0..4)
+        .rev()
+        .map(|i| p.index(&x, i).expect("index"))
+        .collect();
     let reversed = p.stack(&parts).expect("stack");
     let grid = p.reshape(&reversed, Shape::Matrix(2, 2)).expect("reshape");
     let k = p
-        .constant(ty, Shape::Matrix(2, 2), &[1i64.into(), (-1i64).into(), 2i64.into(), 0i64.into()])
+        .constant(
+            ty,
+            Shape::Matrix(2, 2),
+            &[1i64.into(), (-1i64).into(), 2i64.into(), 0i64.into()],
+        )
         .expect("constant");
     let scaled = p.binary(BinOp::Mul, &grid, &k).expect("elementwise");
     p.reveal(&scaled, Receiver::All, "y").expect("reveal");

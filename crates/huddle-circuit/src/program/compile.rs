@@ -3,9 +3,9 @@
 //! [`Interface`]; statistics, the fan-in optimizer and the canonical form
 //! on top.
 
+use super::declare::PUBLIC_OK;
 use super::error::{usage_error, value_error, Result};
 use super::interface::{Interface, OutputSpec};
-use super::program::PUBLIC_OK;
 use super::types::{Shape, Type};
 use super::value::Receiver;
 use super::Program;

@@ -23,9 +23,10 @@ impl Program {
         Ok(match (from, to) {
             (_, _) if from == to => a.clone(),
             // Boolean to Boolean: truncate or extend.
-            (Type::Bit | Type::UInt(_) | Type::SInt(_), Type::Bit | Type::UInt(_) | Type::SInt(_)) => {
-                self.map(a, to, |b, p| bits::resize(b, p, width, signed))
-            }
+            (
+                Type::Bit | Type::UInt(_) | Type::SInt(_),
+                Type::Bit | Type::UInt(_) | Type::SInt(_),
+            ) => self.map(a, to, |b, p| bits::resize(b, p, width, signed)),
             // Boolean to ring: Σ 2^(j+f)·bit_j, the sign bit negative.
             (Type::Bit | Type::UInt(_) | Type::SInt(_), Type::Int(_) | Type::Fixed(..)) => {
                 let shift = fraction(to);

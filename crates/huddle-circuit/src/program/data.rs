@@ -158,8 +158,8 @@ impl Interface {
                 n * b as usize
             ));
         }
-        let raws = (0..rows.rows())
-            .flat_map(|r| (0..n).map(move |e| get(rows.row(r), e * b as usize, b)));
+        let raws =
+            (0..rows.rows()).flat_map(|r| (0..n).map(move |e| get(rows.row(r), e * b as usize, b)));
         Ok(Data::decode(out.ty, raws))
     }
 
@@ -173,7 +173,9 @@ impl Interface {
         for (i, &p) in self.owners.iter().enumerate() {
             match lists.get_mut(p).and_then(Iterator::next) {
                 Some(m) => all.push(m),
-                None => return usage_error(format!("party {p} gave no rows for circuit input {i}")),
+                None => {
+                    return usage_error(format!("party {p} gave no rows for circuit input {i}"))
+                }
             }
         }
         Ok(all)
@@ -196,7 +198,9 @@ impl PartyInputs<'_> {
         let spec = self.own_input(name)?;
         let what = format!("input {name:?} ({} {})", spec.ty, spec.shape);
         if spec.max_rows.is_some() {
-            return usage_error(format!("{what}: a variable-length input is given with set_rows"));
+            return usage_error(format!(
+                "{what}: a variable-length input is given with set_rows"
+            ));
         }
         let n = spec.shape.len();
         let m = encode(&what, spec.ty, n, n, data, self.batch)?;
@@ -216,7 +220,14 @@ impl PartyInputs<'_> {
             return value_error(format!("{what}: {rows} rows given, at most {max} allowed"));
         }
         let per_row = spec.shape.len() / max;
-        let m = encode(&what, spec.ty, max * per_row, rows * per_row, data, self.batch)?;
+        let m = encode(
+            &what,
+            spec.ty,
+            max * per_row,
+            rows * per_row,
+            data,
+            self.batch,
+        )?;
         let mut valid = BitMatrix::zeros(self.batch, max);
         for r in 0..self.batch {
             for i in 0..rows {
@@ -245,7 +256,13 @@ impl PartyInputs<'_> {
                         .iter()
                         .find(|s| s.values.contains(&i))
                         .map(|s| s.name.clone())
-                        .or_else(|| iface.publics.iter().find(|p| p.values.contains(&i)).map(|p| p.name.clone()))
+                        .or_else(|| {
+                            iface
+                                .publics
+                                .iter()
+                                .find(|p| p.values.contains(&i))
+                                .map(|p| p.name.clone())
+                        })
                         .unwrap_or_default();
                     return usage_error(format!("party {} gave no value for {name:?}", self.party));
                 }
@@ -261,7 +278,9 @@ impl PartyInputs<'_> {
                 "input {name:?} belongs to party {}, not party {}",
                 s.party, self.party
             )),
-            None => usage_error(format!("the program has no input or public parameter {name:?}")),
+            None => usage_error(format!(
+                "the program has no input or public parameter {name:?}"
+            )),
         }
     }
 

@@ -5,9 +5,9 @@
 //! with the circuit; `data.rs` turns numbers into the circuit's input rows
 //! and its output rows back into numbers.
 
+use super::error::{usage_error, Result};
 use super::types::{Shape, Type};
 use super::value::Receiver;
-use super::error::{usage_error, Result};
 use serde::{Deserialize, Serialize};
 
 /// A secret input of one party.

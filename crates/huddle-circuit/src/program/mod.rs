@@ -48,7 +48,7 @@
 //! building the same program twice gives byte-identical canonical forms.
 //!
 //! The files: `types.rs` (types, shapes, numbers), `value.rs`, `error.rs`,
-//! `program.rs` (declarations, outputs), `bits.rs` and `ring.rs` (element
+//! `declare.rs` (the program: declarations, outputs), `bits.rs` and `ring.rs` (element
 //! circuits), `ops.rs` (elementwise operators), `reduce.rs`, `convert.rs`,
 //! `shape.rs`, `interface.rs`, `data.rs` (encoding), `compile.rs`.
 
@@ -56,10 +56,10 @@ mod bits;
 mod compile;
 mod convert;
 mod data;
+mod declare;
 mod error;
 mod interface;
 mod ops;
-mod program;
 mod reduce;
 mod ring;
 mod shape;
@@ -68,9 +68,9 @@ mod value;
 
 pub use compile::CompiledProgram;
 pub use data::{Data, PartyInputs};
+pub use declare::{Program, Rows, PUBLIC_OK};
 pub use error::{ErrorKind, ProgramError, Result};
 pub use interface::{InputSpec, Interface, OutputSpec, PublicSpec};
 pub use ops::{BinOp, CmpOp, UnOp};
-pub use program::{Program, Rows, PUBLIC_OK};
 pub use types::{Number, Shape, Type};
 pub use value::{Operand, Receiver, Value};

@@ -195,8 +195,12 @@ impl Program {
             (Type::UInt(_) | Type::SInt(_), BinOp::Add) => self.zip(&x, &y, shape, ty, bits::add),
             (Type::UInt(_) | Type::SInt(_), BinOp::Sub) => self.zip(&x, &y, shape, ty, bits::sub),
             (Type::UInt(_) | Type::SInt(_), BinOp::Mul) => self.zip(&x, &y, shape, ty, bits::mul),
-            (_, BinOp::Add) => self.zip(&x, &y, shape, ty, |b, p, q| vec![ring::add(b, p[0], q[0])]),
-            (_, BinOp::Sub) => self.zip(&x, &y, shape, ty, |b, p, q| vec![ring::sub(b, p[0], q[0])]),
+            (_, BinOp::Add) => {
+                self.zip(&x, &y, shape, ty, |b, p, q| vec![ring::add(b, p[0], q[0])])
+            }
+            (_, BinOp::Sub) => {
+                self.zip(&x, &y, shape, ty, |b, p, q| vec![ring::sub(b, p[0], q[0])])
+            }
             (Type::Fixed(_, f), BinOp::Mul) => self.zip(&x, &y, shape, ty, |b, p, q| {
                 vec![fixed_mul(b, p[0], q[0], f)]
             }),
@@ -216,7 +220,13 @@ impl Program {
         Ok(self.compare_values(op, &x, &y, shape))
     }
 
-    pub(super) fn compare_values(&mut self, op: CmpOp, x: &Value, y: &Value, shape: Shape) -> Value {
+    pub(super) fn compare_values(
+        &mut self,
+        op: CmpOp,
+        x: &Value,
+        y: &Value,
+        shape: Shape,
+    ) -> Value {
         let ty = x.ty;
         let (x, y, negate) = match op {
             CmpOp::Eq | CmpOp::Lt => (x, y, false),
@@ -246,7 +256,10 @@ impl Program {
         let w = ty.wires();
         let value = match (op, ty) {
             (UnOp::Not, Type::Fixed(..)) => {
-                return type_error(format!("not: bitwise NOT of {} has no meaning", a.describe()))
+                return type_error(format!(
+                    "not: bitwise NOT of {} has no meaning",
+                    a.describe()
+                ))
             }
             (UnOp::Neg | UnOp::Abs, Type::Bit) | (UnOp::Abs, Type::UInt(_)) => a.clone(),
             (UnOp::Not, Type::Int(_)) => self.map(a, ty, |b, p| vec![ring::not(b, p[0])]),
@@ -302,7 +315,13 @@ impl Program {
         self.select_values(c, &x, &y, shape)
     }
 
-    pub(super) fn select_values(&mut self, c: &Value, x: &Value, y: &Value, shape: Shape) -> Result<Value> {
+    pub(super) fn select_values(
+        &mut self,
+        c: &Value,
+        x: &Value,
+        y: &Value,
+        shape: Shape,
+    ) -> Result<Value> {
         let ty = x.ty;
         let mut wires = Vec::with_capacity(shape.len() * ty.wires());
         for i in 0..shape.len() {

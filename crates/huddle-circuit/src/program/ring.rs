@@ -9,7 +9,8 @@ use crate::model::{Op, WireId, MAX_FAN_IN};
 use huddle_core::RingWidth;
 
 fn ring(b: &Builder) -> RingWidth {
-    b.ring().expect("ring values exist only once the builder has a ring")
+    b.ring()
+        .expect("ring values exist only once the builder has a ring")
 }
 
 /// The ring constant c (reduced).

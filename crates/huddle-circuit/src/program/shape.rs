@@ -13,7 +13,10 @@ impl Program {
         let w = a.ty.wires();
         let (n, shape, per) = match a.shape {
             Shape::Scalar => {
-                return shape_error(format!("index: a scalar {} has no elements to index", a.describe()))
+                return shape_error(format!(
+                    "index: a scalar {} has no elements to index",
+                    a.describe()
+                ))
             }
             Shape::Vector(n) => (n, Shape::Scalar, 1),
             Shape::Matrix(r, c) => (r, Shape::Vector(c), c),
@@ -21,7 +24,11 @@ impl Program {
         if i >= n {
             return shape_error(format!("index: {i} is out of range for {}", a.describe()));
         }
-        Ok(self.value(a.ty, shape, a.wires[i * per * w..(i + 1) * per * w].to_vec()))
+        Ok(self.value(
+            a.ty,
+            shape,
+            a.wires[i * per * w..(i + 1) * per * w].to_vec(),
+        ))
     }
 
     /// Scalars stacked into a vector, or vectors of one length into a
@@ -44,10 +51,16 @@ impl Program {
             Shape::Scalar => Shape::Vector(values.len()),
             Shape::Vector(n) => Shape::Matrix(values.len(), n),
             Shape::Matrix(..) => {
-                return shape_error(format!("stack: matrices {} cannot be stacked", first.describe()))
+                return shape_error(format!(
+                    "stack: matrices {} cannot be stacked",
+                    first.describe()
+                ))
             }
         };
-        let wires = values.iter().flat_map(|v| v.wires.iter().copied()).collect();
+        let wires = values
+            .iter()
+            .flat_map(|v| v.wires.iter().copied())
+            .collect();
         Ok(self.value(first.ty, shape, wires))
     }
 

@@ -97,7 +97,10 @@ impl Type {
         let (min, max): (i128, i128) = match self {
             Type::Bit => (0, 1),
             Type::UInt(w) => (0, (1i128 << w) - 1),
-            _ => (-(1i128 << (self.bits() - 1)), (1i128 << (self.bits() - 1)) - 1),
+            _ => (
+                -(1i128 << (self.bits() - 1)),
+                (1i128 << (self.bits() - 1)) - 1,
+            ),
         };
         let scaled: i128 = match (self, number) {
             (Type::Fixed(_, f), Number::Float(x)) => {

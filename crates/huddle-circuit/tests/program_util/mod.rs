@@ -69,7 +69,11 @@ pub fn binary(
     let z = f(&mut p, &x, &y).expect("operator builds");
     p.reveal(&z, Receiver::All, "z").expect("reveal");
     let c = p.compile().expect("compiles");
-    let out = run(&c, xs.len(), &[(0, "x", data(ty, xs)), (1, "y", data(ty, ys))]);
+    let out = run(
+        &c,
+        xs.len(),
+        &[(0, "x", data(ty, xs)), (1, "y", data(ty, ys))],
+    );
     ints(&out[0])
 }
 

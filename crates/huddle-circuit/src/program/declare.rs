@@ -78,7 +78,9 @@ impl Program {
     /// trees it builds (equality, comparisons, adders); before any value.
     pub fn with_fan_in(mut self, fan_in: usize) -> Result<Program> {
         if !(2..=MAX_FAN_IN).contains(&fan_in) {
-            return value_error(format!("the AND fan-in must be 2 to {MAX_FAN_IN}, not {fan_in}"));
+            return value_error(format!(
+                "the AND fan-in must be 2 to {MAX_FAN_IN}, not {fan_in}"
+            ));
         }
         if !self.names.is_empty() {
             return usage_error("set the fan-in before declaring any value");
@@ -196,7 +198,9 @@ impl Program {
         let mut wires = Vec::with_capacity(shape.len() * ty.wires());
         for i in 0..shape.len() {
             let n = numbers[if numbers.len() == 1 { 0 } else { i }];
-            let raw = ty.encode(n).or_else(|e| value_error(format!("{op}: {e}")))?;
+            let raw = ty
+                .encode(n)
+                .or_else(|e| value_error(format!("{op}: {e}")))?;
             self.constant_element(ty, raw, &mut wires);
         }
         Ok(self.value(ty, shape, wires))
@@ -322,7 +326,10 @@ impl Program {
     /// Refuses a value of another program.
     pub(super) fn own(&self, op: &str, v: &Value) -> Result<()> {
         if v.program != self.id {
-            return usage_error(format!("{op}: the value {} belongs to another program", v.describe()));
+            return usage_error(format!(
+                "{op}: the value {} belongs to another program",
+                v.describe()
+            ));
         }
         Ok(())
     }
@@ -352,7 +359,9 @@ impl Program {
     fn claim(&mut self, op: &str, name: &str) -> Result<()> {
         check_name(op, name)?;
         if !self.names.insert(name.to_string()) {
-            return value_error(format!("{op}: an input or public parameter is already named {name:?}"));
+            return value_error(format!(
+                "{op}: an input or public parameter is already named {name:?}"
+            ));
         }
         Ok(())
     }
