@@ -624,4 +624,21 @@ mod tests {
             .expect("evaluates");
         assert_eq!(out, vec!["0008".to_string(), "1".to_string()]);
     }
+
+    #[test]
+    fn inputs_declared_after_gates_take_the_first_wires() {
+        let mut b = Builder::boolean(2);
+        let x = b.input("x", 1)[0];
+        let nx = b.not(x);
+        let y = b.input("y", 2);
+        let both = b.and(nx, y[1]);
+        b.output("z", vec![both]);
+        let c = b.finish();
+        let firsts: Vec<WireId> = c.inputs().iter().map(|v| v.first_wire).collect();
+        assert_eq!(firsts, vec![0, 1]);
+        let out = crate::PlainEvaluator::new(&c)
+            .evaluate_hex(&["0", "2"])
+            .expect("evaluates");
+        assert_eq!(out, vec!["1".to_string()]);
+    }
 }
