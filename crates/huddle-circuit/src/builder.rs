@@ -2,6 +2,9 @@
 //! methods, name the outputs, and `finish` yields a checked [`Circuit`] with
 //! the outputs on the last wires (the Bristol Fashion convention).
 //!
+//! Inputs may be declared at any point, before or after gates: `finish`
+//! gives them the first wires, in the order they were declared.
+//!
 //! Multi-input ANDs respect the builder's fan-in budget: `and_all` of more
 //! wires than the budget becomes a balanced tree of gates of at most that
 //! many inputs, so one generator serves every fan-in.
@@ -27,7 +30,8 @@ pub enum Comparison {
 pub struct Builder {
     ring: Option<RingWidth>,
     max_fan_in: usize,
-    inputs: Vec<ValueSpec>,
+    /// The input values in declaration order, with their first wire.
+    inputs: Vec<(ValueSpec, WireId)>,
     gates: Vec<(Op, Vec<WireId>, Vec<WireId>)>,
     outputs: Vec<(ValueSpec, Vec<WireId>)>,
     next: WireId,
@@ -66,14 +70,22 @@ impl Builder {
     }
 
     fn declare(&mut self, spec: ValueSpec) -> Vec<WireId> {
-        assert!(
-            self.gates.is_empty(),
-            "declare every input before the first gate"
-        );
         let first = self.next;
         self.next += spec.wires;
-        self.inputs.push(spec);
+        self.inputs.push((spec, first));
         (first..self.next).collect()
+    }
+
+    /// Sets the ring of a builder that has none yet (a circuit whose first
+    /// ring value appears after it was started).
+    pub(crate) fn set_ring(&mut self, ring: RingWidth) {
+        debug_assert!(self.ring.is_none_or(|r| r == ring), "one ring per circuit");
+        self.ring = Some(ring);
+    }
+
+    /// The value of `wire` if it is a constant (a bit as 0 or 1).
+    pub(crate) fn known(&self, wire: WireId) -> Option<u64> {
+        self.known.get(&wire).copied()
     }
 
     /// A Boolean input value of `bits` wires, least significant bit first.
@@ -513,10 +525,16 @@ impl Builder {
                 }
             }
         }
-        // Inputs keep their wires; kept gates get the next ones in order.
-        let inputs_end: WireId = self.inputs.iter().map(|v| v.wires).sum();
-        let mut renumber: Vec<WireId> = (0..self.next).collect();
-        let mut next = inputs_end;
+        // Inputs get the first wires in declaration order; kept gates the
+        // next ones in order.
+        let mut renumber: Vec<WireId> = vec![0; self.next as usize];
+        let mut next: WireId = 0;
+        for (spec, first) in &self.inputs {
+            for w in *first..*first + spec.wires {
+                renumber[w as usize] = next;
+                next += 1;
+            }
+        }
         let mut gates = Vec::with_capacity(self.gates.len());
         for ((op, ins, outs), kept) in std::mem::take(&mut self.gates).into_iter().zip(keep) {
             if !kept {
@@ -545,7 +563,8 @@ impl Builder {
                 .collect();
             copied.push((spec, new));
         }
-        let mut asm = CircuitAssembler::new(u64::from(next), self.ring, self.inputs)
+        let inputs = self.inputs.into_iter().map(|(spec, _)| spec).collect();
+        let mut asm = CircuitAssembler::new(u64::from(next), self.ring, inputs)
             .expect("the builder's inputs fit its wires");
         asm.reserve(gates.len());
         for (op, ins, outs) in &gates {
@@ -604,5 +623,22 @@ mod tests {
             .evaluate_hex(&["0001"])
             .expect("evaluates");
         assert_eq!(out, vec!["0008".to_string(), "1".to_string()]);
+    }
+
+    #[test]
+    fn inputs_declared_after_gates_take_the_first_wires() {
+        let mut b = Builder::boolean(2);
+        let x = b.input("x", 1)[0];
+        let nx = b.not(x);
+        let y = b.input("y", 2);
+        let both = b.and(nx, y[1]);
+        b.output("z", vec![both]);
+        let c = b.finish();
+        let firsts: Vec<WireId> = c.inputs().iter().map(|v| v.first_wire).collect();
+        assert_eq!(firsts, vec![0, 1]);
+        let out = crate::PlainEvaluator::new(&c)
+            .evaluate_hex(&["0", "2"])
+            .expect("evaluates");
+        assert_eq!(out, vec!["1".to_string()]);
     }
 }

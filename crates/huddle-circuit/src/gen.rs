@@ -45,23 +45,29 @@ fn compare(n: u32, fan_in: usize, greater: bool) -> Circuit {
     let mut b = Builder::boolean(fan_in);
     let (x, y) = (b.input("a", n), b.input("b", n));
     let (x, y) = if greater { (x, y) } else { (y, x) };
+    let gt = greater_than(&mut b, &x, &y);
+    b.output(if greater { "gt" } else { "lt" }, vec![gt]);
+    b.finish()
+}
+
+/// The bit x > y for unsigned x and y of equal width (least significant
+/// bit first): Fischlin's comparator on the carry network.
+pub(crate) fn greater_than(b: &mut Builder, x: &[WireId], y: &[WireId]) -> WireId {
     let generate: Vec<Option<[WireId; 2]>> = x
         .iter()
-        .zip(&y)
+        .zip(y)
         .map(|(&a, &c)| Some([a, b.not(c)]))
         .collect();
     let propagate: Vec<Bit> = x
         .iter()
-        .zip(&y)
+        .zip(y)
         .map(|(&a, &c)| {
             let d = b.xor(a, c);
             Some(b.not(d))
         })
         .collect();
-    let carries = prefix_carries(&mut b, &generate, &propagate);
-    let out = wires(&mut b, vec![carries.last().copied().flatten()]);
-    b.output(if greater { "gt" } else { "lt" }, out);
-    b.finish()
+    let carries = prefix_carries(b, &generate, &propagate);
+    wires(b, vec![carries.last().copied().flatten()])[0]
 }
 
 /// 1 if a > b (unsigned n-bit), else 0.
@@ -152,7 +158,21 @@ fn mult_tree(n: u32, fan_in: usize) -> Circuit {
     let mut b = Builder::boolean(fan_in);
     let (x, y) = (b.input("a", n), b.input("b", n));
     let width = 2 * n as usize;
-    let mut cols = partial_products(&mut b, &x, &y);
+    let cols = partial_products(&mut b, &x, &y);
+    let out = sum_columns(&mut b, cols, width);
+    b.output("product", out);
+    b.finish()
+}
+
+/// The sum of the bits of every column, column c weighing 2^c, as `width`
+/// bits (carries out of the top column are dropped): Dadda-style
+/// compression with full adders until every column has at most two bits,
+/// then one prefix adder of the builder's fan-in.
+pub(crate) fn sum_columns(
+    b: &mut Builder,
+    mut cols: Vec<Vec<WireId>>,
+    width: usize,
+) -> Vec<WireId> {
     // Dadda-style targets: each stage brings every column down to the next
     // smaller target, counting the bits this stage sends into the column,
     // so carries never ripple through a stage.
@@ -183,7 +203,7 @@ fn mult_tree(n: u32, fan_in: usize) -> Circuit {
                 next[c].push(b.xor_all(group));
                 let carry = match group {
                     [p, q] => b.and(*p, *q),
-                    _ => full_adder_carry(&mut b, Some(group[0]), Some(group[1]), Some(group[2])),
+                    _ => full_adder_carry(b, Some(group[0]), Some(group[1]), Some(group[2])),
                 };
                 next[c + 1].push(carry);
             }
@@ -194,11 +214,9 @@ fn mult_tree(n: u32, fan_in: usize) -> Circuit {
     }
     let row = |k: usize| -> Vec<Bit> { cols.iter().map(|c| c.get(k).copied()).collect() };
     let (r0, r1) = (row(0), row(1));
-    let mut sum = add_rows(&mut b, &r0, &r1);
+    let mut sum = add_rows(b, &r0, &r1);
     sum.truncate(width);
-    let out = wires(&mut b, sum);
-    b.output("product", out);
-    b.finish()
+    wires(b, sum)
 }
 
 /// Wallace-tree multiplier (full adders) with a final prefix adder of fan-in `fan_in`.

@@ -4,7 +4,8 @@
 //! [`Schedule`] every interpreter walks and the bitsliced plaintext evaluator
 //! that is the oracle for every protocol. On top of the model: the
 //! [`builder::Builder`] for writing circuits in code, the generators built
-//! with it ([`gen`], [`aes`], [`sha256`], [`apps`], [`aggregates`]), the
+//! with it ([`gen`], [`aes`], [`sha256`], [`apps`], [`aggregates`]), typed
+//! secret programs compiled with it ([`program`]), the
 //! fan-in rewrites ([`rewrite`], [`optimize`]) and seeded random circuits
 //! and the public known-answer collection for tests ([`random`], [`corpus`]).
 //! The only I/O is reading and writing circuit files and loading the collection.
@@ -44,5 +45,6 @@ pub mod builder;
 mod carry;
 pub mod gen;
 pub mod optimize;
+pub mod program;
 pub mod rewrite;
 pub mod sha256;
