@@ -482,9 +482,8 @@ mod tests {
     #[test]
     fn refusals_list_the_protocols_whose_rows_claim_the_option() {
         let o = RunOptions::default();
-        let refused = |p: Protocol, o: RunOptions| {
-            RunRequest::new(p, 3, o).expect_err("refused").to_string()
-        };
+        let refused =
+            |p: Protocol, o: RunOptions| RunRequest::new(p, 3, o).expect_err("refused").to_string();
         let verify = RunOptions {
             verify_every: Some(1),
             ..o

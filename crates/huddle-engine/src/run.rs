@@ -7,11 +7,11 @@
 
 use crate::error::RunError;
 use crate::garble;
+use crate::inputs;
 use crate::options::RunOptions;
 use crate::progress::Progress;
 use crate::protocol::{Protocol, RunRequest};
 use crate::start::Start;
-use crate::inputs;
 use huddle_circuit::{BitMatrix, Circuit};
 use huddle_net::Network;
 use std::borrow::Cow;

@@ -41,10 +41,10 @@ use super::program::{Layer, Program, Step};
 use super::{
     agree_key, draw, evaluate, Arenas, Channel, ConstantRule, InputValues, Shares, Sharing,
 };
+use crate::descriptor::Descriptor;
 use crate::error::RunError;
 use crate::inputs::learns;
 use crate::options::Preprocess;
-use crate::descriptor::Descriptor;
 use huddle_circuit::Domain;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};

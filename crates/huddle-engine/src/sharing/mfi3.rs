@@ -37,8 +37,8 @@ use super::arith::{subset_products, Arith};
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, MulGate, Program};
 use super::{Channel, Shares};
-use crate::error::RunError;
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
+use crate::error::RunError;
 
 /// MFI-3PC's row of the protocol table.
 pub const DESCRIPTOR: Descriptor = Descriptor {

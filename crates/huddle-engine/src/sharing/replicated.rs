@@ -34,9 +34,9 @@ use super::arith::Arith;
 use super::convert::SplitJob;
 use super::program::{Layer, Program};
 use super::{agree_key, draw, Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
 use crate::inputs::learns;
-use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use huddle_core::Prg;
 use huddle_net::PartyId;
 

@@ -68,8 +68,8 @@ use super::program::{Layer, Program};
 use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
-use crate::error::RunError;
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
+use crate::error::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 

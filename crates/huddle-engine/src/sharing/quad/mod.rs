@@ -91,8 +91,8 @@ mod multiply;
 mod split;
 mod tables;
 
-use crate::error::RunError;
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
+use crate::error::RunError;
 use crate::sharing::arith::Arith;
 use crate::sharing::convert::SplitJob;
 use crate::sharing::malicious;
