@@ -1,5 +1,5 @@
 //! The protocol table: every protocol this build runs, listed once, in the
-//! one [`protocols!`] invocation below. A line names the protocol's
+//! one `protocols!` invocation below. A line names the protocol's
 //! variant, its row (the [`Descriptor`] its own module states: name, party
 //! count rule, native fan-in, preprocessing, security model, the circuits it
 //! takes) and how its party starts; the macro generates [`Protocol`],
@@ -10,16 +10,25 @@
 //! local`, `huddle party`, the connection hello and the engine alike.
 //!
 //! Adding a protocol is its module, with its `DESCRIPTOR` beside its
-//! implementation, and one line here.
+//! implementation, and one line here, appended (so that `ALL`'s order and
+//! every name stay).
+//!
+//! Why this shape. A macro, because the enum, `ALL`, the row lookup and the
+//! dispatch must list the same protocols in the same order: written out,
+//! each restates the list, and only the `match`es are checked by the
+//! compiler. The rows in the protocols' modules, because a protocol's code
+//! reads its own capabilities (MFI-3PC's fan-in sizes its arrays, client-
+//! aided 2PC's dealer), and a row kept apart from the code drifts from it.
+//! The start in the table line, not in the row, because a row must sit
+//! below the protocols and a start sits above the engines it calls.
 //!
 //! The layering, so that no two modules import each other: the row's types
-//! live below everything ([`crate::descriptor`]); each protocol's module
-//! states its row there and reads back what it needs from its own constant
-//! (MFI-3PC's fan-in, client-aided 2PC's dealer), never from this module;
-//! the ways a party starts live in `start.rs`, above the protocols; this
-//! module, which names every protocol's module, sits above them all, and
-//! only the run's front (`run.rs`, the builder, the report, the hello's
-//! settings) uses it.
+//! (`descriptor.rs`) live below everything and name no protocol; each
+//! protocol's module states its row with them and reads back what it needs
+//! from its own constant, never from this module; the ways a party starts
+//! (`start.rs`) sit above the engines; this module, which names every
+//! protocol's module, sits above them all, and only the run's front
+//! (`run.rs`, the builder, the report, the hello's settings) uses it.
 
 use crate::error::{Refusal, RunError};
 use crate::garble::linear::LinearChoice;
