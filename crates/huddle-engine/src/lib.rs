@@ -43,6 +43,7 @@
 
 mod builder;
 pub mod cancel;
+mod descriptor;
 pub mod error;
 pub mod exit;
 pub mod fault;
@@ -58,6 +59,7 @@ mod report;
 mod run;
 pub mod settings;
 pub mod sharing;
+mod start;
 pub mod transport;
 pub mod ttp;
 

@@ -1,16 +1,48 @@
-//! The protocols this build runs, described once: name, party count rule,
-//! native fan-in, preprocessing, security model and what circuits they take.
-//! A run is requested as a [`RunRequest`], validated once (protocol, parties,
-//! options, circuit) and then used by `huddle local`, `huddle party`, the
-//! connection hello and the engine alike. Adding a protocol adds one
-//! variant and one row here, and its own module.
+//! The protocol table: every protocol this build runs, listed once, in the
+//! one `protocols!` invocation below. A line names the protocol's
+//! variant, its row (the [`Descriptor`] its own module states: name, party
+//! count rule, native fan-in, preprocessing, security model, the circuits it
+//! takes) and how its party starts; the macro generates [`Protocol`],
+//! [`Protocol::ALL`] in the table's order, [`Protocol::descriptor`], the
+//! name lookup ([`Protocol::parse`]) and the dispatch that starts a party.
+//! A run is requested as a [`RunRequest`], validated once (protocol,
+//! parties, options, circuit) against the row and then used by `huddle
+//! local`, `huddle party`, the connection hello and the engine alike.
+//!
+//! Adding a protocol is its module, with its `DESCRIPTOR` beside its
+//! implementation, and one line here, appended (so that `ALL`'s order and
+//! every name stay).
+//!
+//! Why this shape. A macro, because the enum, `ALL`, the row lookup and the
+//! dispatch must list the same protocols in the same order: written out,
+//! each restates the list, and only the `match`es are checked by the
+//! compiler. The rows in the protocols' modules, because a protocol's code
+//! reads its own capabilities (MFI-3PC's fan-in sizes its arrays, client-
+//! aided 2PC's dealer), and a row kept apart from the code drifts from it.
+//! The start in the table line, not in the row, because a row must sit
+//! below the protocols and a start sits above the engines it calls.
+//!
+//! The layering, so that no two modules import each other: the row's types
+//! (`descriptor.rs`) live below everything and name no protocol; each
+//! protocol's module states its row with them and reads back what it needs
+//! from its own constant, never from this module; the ways a party starts
+//! (`start.rs`) sit above the engines; this module, which names every
+//! protocol's module, sits above them all, and only the run's front
+//! (`run.rs`, the builder, the report, the hello's settings) uses it.
 
 use crate::error::{Refusal, RunError};
 use crate::garble::linear::LinearChoice;
-use crate::garble::Variant;
+use crate::garble::{self, Variant};
 use crate::options::{Preprocess, RunOptions, DEFAULT_GARBLE_MEMORY_MIB, DEFAULT_SHARE_MEMORY_MIB};
-use crate::sharing;
+use crate::sharing::{
+    self, astra::Astra, client_aided::ClientAided, fantastic4::FantasticFour, mfi3::Mfi3,
+    quad::Quad, replicated::Replicated, tetrad::Tetrad, trio::Trio,
+};
+use crate::start::{Outputs, Start};
+use crate::ttp;
 use huddle_circuit::{Circuit, InputOwners};
+
+pub use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 
 /// The most parties a run may have: far beyond what the protocols are used
 /// with, small enough that every per-party table stays small.
@@ -18,369 +50,78 @@ pub const MAX_PARTIES: usize = 256;
 /// `--split-roles` runs n! lanes: up to 24.
 pub const MAX_SPLIT_PARTIES: usize = 4;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Protocol {
-    Ttp,
-    Replicated,
-    Astra,
-    Trio,
-    Mfi3,
-    Quad,
-    QuadHet,
-    FantasticFour,
-    Tetrad,
-    Ca2pc,
-    Bgw3,
-    Bgw2,
-    Bgw2Mal,
-}
-
-/// How many parties a protocol runs with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PartyRule {
-    Exactly(usize),
-    /// At least this many (the corruption threshold is 0 below it).
-    AtLeast(usize),
-}
-
-impl PartyRule {
-    /// The parties of a run that names none: the protocol's own count, else
-    /// 3 (or the least it takes).
-    pub fn default_count(self) -> usize {
-        match self {
-            PartyRule::Exactly(n) => n,
-            PartyRule::AtLeast(n) => n.max(3),
+/// Generates the protocol table from one line per protocol: `Variant =>
+/// row, start;`, where `row` is the path of the protocol's [`Descriptor`]
+/// and `start` a function of a [`Start`] that runs its party.
+macro_rules! protocols {
+    ($($(#[doc = $doc:literal])* $variant:ident => $row:path, $start:expr;)+) => {
+        /// A protocol this build runs (see [`Protocol::descriptor`] for
+        /// what each can do).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Protocol {
+            $($(#[doc = $doc])* $variant,)+
         }
-    }
-}
 
-/// What a protocol promises.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Security {
-    /// The trusted third party: a baseline that sees every input.
-    None,
-    /// Private against corrupted parties that follow the protocol.
-    SemiHonest,
-    /// Malicious parties are caught; an honest party outputs the right
-    /// value or aborts, but some honest parties may output while others
-    /// abort (point-to-point delivery, no broadcast).
-    MaliciousSelectiveAbort,
-}
+        impl Protocol {
+            /// Every protocol, in the table's order (that of `huddle
+            /// protocols` and of the variants).
+            pub const ALL: [Protocol; [$(Protocol::$variant),+].len()] =
+                [$(Protocol::$variant),+];
 
-impl Security {
-    /// What every party of a run under this model is told before it starts,
-    /// where the model gives no security at all (one line, for stderr and
-    /// the JSON report).
-    pub fn warning(self) -> Option<&'static str> {
-        match self {
-            Security::None => Some(
-                "ttp is not secure: party 0 sees every party's inputs in the clear \
-                 (a baseline for measurements; name a secure protocol for real data)",
-            ),
-            Security::SemiHonest | Security::MaliciousSelectiveAbort => None,
+            /// The protocol's row: what it is and what it can do.
+            pub const fn descriptor(self) -> &'static Descriptor {
+                match self {
+                    $(Protocol::$variant => &$row,)+
+                }
+            }
+
+            /// Runs this party of the protocol.
+            pub(crate) fn start(self, party: Start<'_>) -> Outputs {
+                match self {
+                    $(Protocol::$variant => start_with(party, $start),)+
+                }
+            }
         }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Security::None => "none (baseline)",
-            Security::SemiHonest => "semi-honest",
-            Security::MaliciousSelectiveAbort => "malicious, selective abort",
-        }
-    }
+    };
 }
 
-/// Which engine runs a protocol.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
-    /// Party 0 evaluates in the clear.
-    Clear,
-    /// The secret-sharing engine (`sharing/`).
-    Sharing,
-    /// Multiparty garbling (`garble/`).
-    Garbling(Variant),
+/// Calls a line's start (a function given where a closure's argument type
+/// must be known).
+fn start_with<'a>(party: Start<'a>, start: fn(Start<'a>) -> Outputs) -> Outputs {
+    start(party)
 }
 
-/// Everything the rest of huddle needs to know about a protocol.
-#[derive(Debug)]
-pub struct Descriptor {
-    pub protocol: Protocol,
-    pub name: &'static str,
-    pub summary: &'static str,
-    pub parties: PartyRule,
-    /// Widest multiplication done in one round (wider gates become trees);
-    /// None where the protocol takes any fan-in (TTP, garbling).
-    pub max_fan_in: Option<usize>,
-    /// Whether it has input-independent preprocessing that `--preprocess
-    /// separate` can run before the inputs.
-    pub separate_preprocessing: bool,
-    /// Whether it has preprocessing at all (phases `offline`/`dependent`).
-    pub preprocessing: bool,
-    pub security: Security,
-    /// Whether it runs circuits over Z_2^k (else Boolean circuits only).
-    pub rings: bool,
-    /// Whether it runs mixed Boolean/arithmetic circuits (share
-    /// conversions; the plaintext evaluator trivially does).
-    pub conversions: bool,
-    /// Whether its multiplication can truncate fixed-point products
-    /// probabilistically (`DOTTR` with `Truncation::Probabilistic`): no
-    /// adder, at most the few extra messages and rounds its module states.
-    pub fused_truncation: bool,
-    pub family: Family,
-    /// The message types fault injection can target (malicious
-    /// secret-sharing protocols; empty elsewhere).
-    pub messages: &'static [crate::fault::MessageType],
-    /// A party that only deals correlated randomness: it owns no input
-    /// (round robin deals input values to the others), learns no output
-    /// and receives nothing after setup.
-    pub dealer: Option<usize>,
+protocols! {
+    /// The trusted third party: a baseline, not secure.
+    Ttp => ttp::DESCRIPTOR, Start::clear;
+    /// Replicated 3PC (Araki et al.).
+    Replicated => sharing::replicated::DESCRIPTOR, |s| s.sharing(|me, _| Replicated::new(me));
+    /// ASTRA 3PC.
+    Astra => sharing::astra::DESCRIPTOR, |s| s.sharing(Astra::new);
+    /// Trio 3PC (Harth-Kitzerow–Carle).
+    Trio => sharing::trio::DESCRIPTOR, |s| s.sharing(Trio::new);
+    /// MFI-3PC (Faraji–Kerschbaum).
+    Mfi3 => sharing::mfi3::DESCRIPTOR, |s| s.sharing(Mfi3::new);
+    /// Quad 4PC (Harth-Kitzerow–Carle).
+    Quad => sharing::quad::QUAD, |s| s.sharing(|me, _| Quad::new(me, false));
+    /// Quad-Het 4PC (Harth-Kitzerow–Carle).
+    QuadHet => sharing::quad::QUAD_HET, |s| s.sharing(|me, _| Quad::new(me, true));
+    /// Fantastic Four 4PC (Dalskov–Escudero–Keller).
+    FantasticFour => sharing::fantastic4::DESCRIPTOR, |s| s.sharing(|me, _| FantasticFour::new(me));
+    /// Tetrad 4PC (Koti–Patra–Rachuri–Suresh).
+    Tetrad => sharing::tetrad::DESCRIPTOR, |s| s.sharing(|me, _| Tetrad::new(me));
+    /// Client-aided 2PC (Ohata–Nuida).
+    Ca2pc => sharing::client_aided::DESCRIPTOR, |s| s.sharing(ClientAided::new);
+    /// Multiparty garbling BGW3_opt (Ben-Efraim–Omri).
+    Bgw3 => garble::BGW3, Start::garbling;
+    /// Multiparty garbling BGW2_opt (Ben-Efraim–Omri).
+    Bgw2 => garble::BGW2, Start::garbling;
+    /// Multiparty garbling BGW2_opt^mal (Ben-Efraim–Omri).
+    Bgw2Mal => garble::BGW2_MAL, Start::garbling;
 }
-
-const DESCRIPTORS: [Descriptor; 13] = [
-    Descriptor {
-        protocol: Protocol::Ttp,
-        name: "ttp",
-        summary: "trusted third party: party 0 evaluates in the clear (baseline, not secure)",
-        parties: PartyRule::AtLeast(1),
-        max_fan_in: None,
-        separate_preprocessing: false,
-        preprocessing: false,
-        security: Security::None,
-        rings: true,
-        conversions: true,
-        fused_truncation: false,
-        family: Family::Clear,
-        messages: &[],
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::Replicated,
-        name: "replicated",
-        summary: "Replicated 3PC (Araki et al.), 1 element per party per multiplication",
-        parties: PartyRule::Exactly(3),
-        max_fan_in: Some(2),
-        separate_preprocessing: false,
-        preprocessing: false,
-        security: Security::SemiHonest,
-        rings: true,
-        conversions: true,
-        fused_truncation: true,
-        family: Family::Sharing,
-        messages: &[],
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::Astra,
-        name: "astra",
-        summary: "ASTRA 3PC, 1 element offline and 2 online per multiplication",
-        parties: PartyRule::Exactly(3),
-        max_fan_in: Some(2),
-        separate_preprocessing: true,
-        preprocessing: true,
-        security: Security::SemiHonest,
-        rings: true,
-        conversions: true,
-        fused_truncation: true,
-        family: Family::Sharing,
-        messages: &[],
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::Trio,
-        name: "trio",
-        summary: "Trio 3PC (Harth-Kitzerow-Carle), 1 offline (P0->P2) and 2 online",
-        parties: PartyRule::Exactly(3),
-        max_fan_in: Some(2),
-        separate_preprocessing: true,
-        preprocessing: true,
-        security: Security::SemiHonest,
-        rings: true,
-        conversions: true,
-        fused_truncation: true,
-        family: Family::Sharing,
-        messages: &[],
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::Mfi3,
-        name: "mfi3",
-        summary: "MFI-3PC (Faraji-Kerschbaum), one-round multiplications of up to 8 inputs",
-        parties: PartyRule::Exactly(3),
-        // The paper's bound.
-        max_fan_in: Some(8),
-        separate_preprocessing: false,
-        preprocessing: false,
-        security: Security::SemiHonest,
-        rings: true,
-        conversions: true,
-        fused_truncation: true,
-        family: Family::Sharing,
-        messages: &[],
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::Quad,
-        name: "quad",
-        summary: "Quad 4PC (Harth-Kitzerow-Carle), one malicious party, 2 offline + 3 online elements, compare-view checks",
-        parties: PartyRule::Exactly(4),
-        max_fan_in: Some(2),
-        separate_preprocessing: false,
-        preprocessing: true,
-        security: Security::MaliciousSelectiveAbort,
-        rings: true,
-        conversions: true,
-        fused_truncation: true,
-        family: Family::Sharing,
-        messages: &sharing::messages::quad::QUAD,
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::QuadHet,
-        name: "quad-het",
-        summary: "Quad-Het 4PC (Harth-Kitzerow-Carle), P3 silent while multiplying, online traffic on P1-P2 and P2->P0 only",
-        parties: PartyRule::Exactly(4),
-        max_fan_in: Some(2),
-        separate_preprocessing: false,
-        preprocessing: true,
-        security: Security::MaliciousSelectiveAbort,
-        rings: true,
-        conversions: true,
-        fused_truncation: true,
-        family: Family::Sharing,
-        messages: &sharing::messages::quad::HET,
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::FantasticFour,
-        name: "fantastic4",
-        summary: "Fantastic Four 4PC (Dalskov-Escudero-Keller), one malicious party, 6 online elements, no preprocessing",
-        parties: PartyRule::Exactly(4),
-        max_fan_in: Some(2),
-        separate_preprocessing: false,
-        preprocessing: false,
-        security: Security::MaliciousSelectiveAbort,
-        rings: true,
-        conversions: true,
-        fused_truncation: true,
-        family: Family::Sharing,
-        messages: &sharing::messages::fantastic4::ALL,
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::Tetrad,
-        name: "tetrad",
-        summary: "Tetrad 4PC (Koti-Patra-Rachuri-Suresh), one malicious party, P3 helper, 2 offline + 3 online elements",
-        parties: PartyRule::Exactly(4),
-        max_fan_in: Some(2),
-        separate_preprocessing: false,
-        preprocessing: true,
-        security: Security::MaliciousSelectiveAbort,
-        rings: true,
-        conversions: true,
-        fused_truncation: true,
-        family: Family::Sharing,
-        messages: &sharing::messages::tetrad::ALL,
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::Ca2pc,
-        name: "ca2pc",
-        summary: "client-aided 2PC (Ohata-Nuida): parties 0 and 1 compute, party 2 deals extended Beaver triples; one-round multiplications of up to 9 inputs",
-        parties: PartyRule::Exactly(3),
-        // The paper's bound (2^9 − 10 = 502 dealt elements per gate and word).
-        max_fan_in: Some(9),
-        separate_preprocessing: true,
-        preprocessing: true,
-        security: Security::SemiHonest,
-        rings: true,
-        conversions: true,
-        fused_truncation: true,
-        family: Family::Sharing,
-        messages: &[],
-        dealer: Some(2),
-    },
-    Descriptor {
-        protocol: Protocol::Bgw3,
-        name: "bgw3",
-        summary: "multiparty garbling BGW3_opt (Ben-Efraim-Omri), t < n/2, 3 offline + 3 online rounds",
-        parties: PartyRule::AtLeast(3),
-        max_fan_in: None,
-        separate_preprocessing: false,
-        preprocessing: true,
-        security: Security::SemiHonest,
-        rings: false,
-        conversions: false,
-        fused_truncation: false,
-        family: Family::Garbling(Variant::Bgw3),
-        messages: &[],
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::Bgw2,
-        name: "bgw2",
-        summary: "multiparty garbling BGW2_opt (Ben-Efraim-Omri), t < n/3, 2 offline + 3 online rounds",
-        parties: PartyRule::AtLeast(4),
-        max_fan_in: None,
-        separate_preprocessing: false,
-        preprocessing: true,
-        security: Security::SemiHonest,
-        rings: false,
-        conversions: false,
-        fused_truncation: false,
-        family: Family::Garbling(Variant::Bgw2),
-        messages: &[],
-        dealer: None,
-    },
-    Descriptor {
-        protocol: Protocol::Bgw2Mal,
-        name: "bgw2-mal",
-        summary: "multiparty garbling BGW2_opt^mal (Ben-Efraim-Omri), t < n/3, linear preprocessing (PRSS or trusted dealer), 1 offline + 4 online rounds",
-        parties: PartyRule::AtLeast(4),
-        max_fan_in: None,
-        separate_preprocessing: false,
-        preprocessing: true,
-        security: Security::MaliciousSelectiveAbort,
-        rings: false,
-        conversions: false,
-        fused_truncation: false,
-        family: Family::Garbling(Variant::Bgw2Mal),
-        messages: &[],
-        dealer: None,
-    },
-];
 
 impl Protocol {
-    pub const ALL: [Protocol; 13] = [
-        Protocol::Ttp,
-        Protocol::Replicated,
-        Protocol::Astra,
-        Protocol::Trio,
-        Protocol::Mfi3,
-        Protocol::Quad,
-        Protocol::QuadHet,
-        Protocol::FantasticFour,
-        Protocol::Tetrad,
-        Protocol::Ca2pc,
-        Protocol::Bgw3,
-        Protocol::Bgw2,
-        Protocol::Bgw2Mal,
-    ];
-
-    pub const fn descriptor(self) -> &'static Descriptor {
-        // The table lists the protocols in `ALL` order (tested).
-        &DESCRIPTORS[self as usize]
-    }
-
-    /// The widest product the protocol multiplies in one round, for the
-    /// protocols that state one: a constant, so that a protocol's module
-    /// can size arrays by its row of the table.
-    pub const fn stated_fan_in(self) -> usize {
-        match self.descriptor().max_fan_in {
-            Some(f) => f,
-            None => panic!("the protocol takes any fan-in"),
-        }
-    }
-
+    /// Its name (the command line's, the hello's).
     pub fn name(self) -> &'static str {
         self.descriptor().name
     }
@@ -393,17 +134,43 @@ impl Protocol {
         }
     }
 
+    /// The protocol named `name`, or an input error listing the names.
     pub fn parse(name: &str) -> Result<Protocol, RunError> {
         Protocol::ALL
             .into_iter()
             .find(|p| p.name() == name)
             .ok_or_else(|| {
-                let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
                 RunError::Input(format!(
                     "unknown protocol `{name}` (this build runs: {})",
-                    names.join(", ")
+                    names(|_| true).join(", ")
                 ))
             })
+    }
+}
+
+/// The names of the protocols whose row satisfies `claims`, in the table's
+/// order.
+fn names(claims: impl Fn(&Descriptor) -> bool) -> Vec<&'static str> {
+    Protocol::ALL
+        .iter()
+        .map(|p| p.descriptor())
+        .filter(|d| claims(d))
+        .map(|d| d.name)
+        .collect()
+}
+
+/// Whether a protocol compares views (`--verify-every` applies): the
+/// malicious secret-sharing protocols, whose messages carry types.
+fn compares_views(d: &Descriptor) -> bool {
+    d.family == Family::Sharing && !d.messages.is_empty()
+}
+
+/// `a, b and c`.
+fn listed(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 
@@ -432,6 +199,10 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
+    /// Checks `options` for `protocol` with `parties` parties: refused
+    /// (naming the cause) where the protocol cannot run with that many,
+    /// gives no security, or where an option means nothing for it or is
+    /// out of range.
     pub fn new(
         protocol: Protocol,
         parties: usize,
@@ -468,29 +239,19 @@ impl RunRequest {
             _ => {}
         }
         if options.preprocess == Preprocess::Separate && !d.separate_preprocessing {
-            let with: Vec<&str> = DESCRIPTORS
-                .iter()
-                .filter(|d| d.separate_preprocessing)
-                .map(|d| d.name)
-                .collect();
             return err(format!(
                 "{name} has no separate preprocessing phase; --preprocess separate applies to {}",
-                with.join(", ")
+                names(|d| d.separate_preprocessing).join(", ")
             ));
         }
         if options.truncation == crate::Truncation::Probabilistic
             && !d.fused_truncation
             && d.family != Family::Clear
         {
-            let with: Vec<&str> = DESCRIPTORS
-                .iter()
-                .filter(|d| d.fused_truncation)
-                .map(|d| d.name)
-                .collect();
             return err(format!(
                 "{name} has no fused probabilistic truncation (it truncates DOTTR exactly \
                  through A2B and B2A); --truncation probabilistic applies to {}",
-                with.join(", ")
+                names(|d| d.fused_truncation).join(", ")
             ));
         }
         crate::inputs::check_reveal_to(options.reveal_to, parties)?;
@@ -507,9 +268,10 @@ impl RunRequest {
         }
         match options.verify_every {
             Some(0) => return err("--verify-every must be at least 1 (layers)".into()),
-            Some(_) if d.messages.is_empty() || d.family != Family::Sharing => {
+            Some(_) if !compares_views(d) => {
                 return err(format!(
-                    "{name} has no compare-view checks; --verify-every applies to quad, quad-het, fantastic4 and tetrad"
+                    "{name} has no compare-view checks; --verify-every applies to {}",
+                    listed(&names(compares_views))
                 ))
             }
             _ => {}
@@ -564,14 +326,17 @@ impl RunRequest {
         })
     }
 
+    /// The protocol.
     pub fn protocol(&self) -> Protocol {
         self.protocol
     }
 
+    /// The parties of the run.
     pub fn parties(&self) -> usize {
         self.parties
     }
 
+    /// The options, as checked.
     pub fn options(&self) -> RunOptions {
         self.options
     }
@@ -673,11 +438,75 @@ mod tests {
 
     #[test]
     fn the_table_is_in_enum_order_and_names_parse_back() {
-        for p in Protocol::ALL {
-            assert_eq!(p.descriptor().protocol, p);
+        for (i, p) in Protocol::ALL.into_iter().enumerate() {
+            assert_eq!(p as usize, i, "{p:?}: ALL is in the variants' order");
             assert_eq!(Protocol::parse(p.name()).expect("parses"), p);
+            assert_eq!(p.to_string().parse::<Protocol>().expect("parses"), p);
         }
         assert!(Protocol::parse("quad4").is_err());
+    }
+
+    /// The order `huddle protocols` lists and the names runs and hellos
+    /// use: the rows' order and names as they were when the table was
+    /// stated in one place (a new protocol is appended).
+    #[test]
+    fn the_table_lists_the_protocols_by_name_in_a_fixed_order() {
+        let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "ttp",
+                "replicated",
+                "astra",
+                "trio",
+                "mfi3",
+                "quad",
+                "quad-het",
+                "fantastic4",
+                "tetrad",
+                "ca2pc",
+                "bgw3",
+                "bgw2",
+                "bgw2-mal"
+            ]
+        );
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "every name once");
+    }
+
+    /// A garbling row's variant runs under the row's name and party rule.
+    #[test]
+    fn garbling_rows_agree_with_their_variants() {
+        for p in Protocol::ALL {
+            if let Some(v) = p.garbling() {
+                assert_eq!(v.name(), p.name());
+                let smallest = v.smallest_secure_parties();
+                assert_eq!(p.descriptor().parties, PartyRule::AtLeast(smallest));
+            }
+        }
+    }
+
+    #[test]
+    fn refusals_list_the_protocols_whose_rows_claim_the_option() {
+        let o = RunOptions::default();
+        let refused =
+            |p: Protocol, o: RunOptions| RunRequest::new(p, 3, o).expect_err("refused").to_string();
+        let verify = RunOptions {
+            verify_every: Some(1),
+            ..o
+        };
+        assert!(refused(Protocol::Trio, verify)
+            .ends_with("--verify-every applies to quad, quad-het, fantastic4 and tetrad"));
+        let separate = RunOptions {
+            preprocess: Preprocess::Separate,
+            ..o
+        };
+        assert!(refused(Protocol::Replicated, separate)
+            .ends_with("--preprocess separate applies to astra, trio, ca2pc"));
+        assert_eq!(listed(&["a"]), "a");
+        assert_eq!(listed(&["a", "b"]), "a and b");
     }
 
     #[test]

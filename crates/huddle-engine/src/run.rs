@@ -1,15 +1,17 @@
 //! The dispatch under [`Run`](crate::Run): a request checked before
 //! connecting ([`check_request`]), one party over its network ([`run`],
 //! [`run_party`]), or every party on its own thread of this process
-//! ([`run_local`]), dispatched on the protocol. A program uses
+//! ([`run_local`]), started by the protocol table ([`Protocol`]'s one line
+//! per protocol). A program uses
 //! [`Run`](crate::Run), which adds the report, progress and cancellation.
 
 use crate::error::RunError;
-use crate::garble::{self, Variant};
+use crate::garble;
+use crate::inputs;
 use crate::options::RunOptions;
 use crate::progress::Progress;
 use crate::protocol::{Protocol, RunRequest};
-use crate::{inputs, sharing, ttp};
+use crate::start::Start;
 use huddle_circuit::{BitMatrix, Circuit};
 use huddle_net::Network;
 use std::borrow::Cow;
@@ -71,10 +73,6 @@ pub(crate) fn run_party_with(
     supply: Option<garble::LinearSupply>,
     progress: &Progress,
 ) -> Result<Vec<BitMatrix>, RunError> {
-    use sharing::{
-        astra::Astra, client_aided::ClientAided, fantastic4::FantasticFour, mfi3::Mfi3, quad::Quad,
-        replicated::Replicated, tetrad::Tetrad, trio::Trio,
-    };
     if net.parties() != request.parties() {
         return Err(RunError::Input(format!(
             "the request is for {} parties, the network has {}",
@@ -83,36 +81,17 @@ pub(crate) fn run_party_with(
         )));
     }
     request.check_owners_and_domain(&circuit)?;
-    let options = request.options();
-    let pre = options.preprocess;
-    let (c, i, o, p) = (circuit, instances, own_inputs, progress);
-    // Garbling and the TTP take whole matrices; the secret-sharing engine
-    // takes the values, to drop each once it is converted and to draw
-    // random ones slice by slice.
-    let whole = |o: Vec<(usize, inputs::OwnValue)>| -> Vec<(usize, BitMatrix)> {
-        o.into_iter().map(|(k, v)| (k, v.into_matrix(i))).collect()
-    };
-    match request.protocol() {
-        Protocol::Ttp => ttp::run(net, &c, i, &whole(o), options),
-        Protocol::Replicated => sharing::run(Replicated::new, net, c, i, o, options, p),
-        Protocol::Astra => sharing::run(|me| Astra::new(me, pre), net, c, i, o, options, p),
-        Protocol::Trio => sharing::run(|me| Trio::new(me, pre), net, c, i, o, options, p),
-        Protocol::Mfi3 => sharing::run(|me| Mfi3::new(me, pre), net, c, i, o, options, p),
-        Protocol::Quad => sharing::run(|me| Quad::new(me, false), net, c, i, o, options, p),
-        Protocol::QuadHet => sharing::run(|me| Quad::new(me, true), net, c, i, o, options, p),
-        Protocol::FantasticFour => sharing::run(FantasticFour::new, net, c, i, o, options, p),
-        Protocol::Tetrad => sharing::run(Tetrad::new, net, c, i, o, options, p),
-        Protocol::Ca2pc => sharing::run(|me| ClientAided::new(me, pre), net, c, i, o, options, p),
-        Protocol::Bgw3 => {
-            garble::run_with_supply(net, Variant::Bgw3, &c, i, &whole(o), options, supply)
-        }
-        Protocol::Bgw2 => {
-            garble::run_with_supply(net, Variant::Bgw2, &c, i, &whole(o), options, supply)
-        }
-        Protocol::Bgw2Mal => {
-            garble::run_with_supply(net, Variant::Bgw2Mal, &c, i, &whole(o), options, supply)
-        }
-    }
+    let protocol = request.protocol();
+    protocol.start(Start {
+        descriptor: protocol.descriptor(),
+        net,
+        circuit,
+        instances,
+        own_inputs,
+        options: request.options(),
+        supply,
+        progress,
+    })
 }
 
 /// Why a local run failed: the party whose error tells the root cause.

@@ -5,11 +5,29 @@
 //! input values (all instances, instance-major words); party 0 evaluates with
 //! the plaintext evaluator and sends every other party all output values.
 
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
 use crate::inputs;
 use huddle_circuit::eval::EvalOptions;
 use huddle_circuit::{BitMatrix, Circuit, PlainEvaluator};
 use huddle_net::{Network, PartyId, Phase};
+
+/// The TTP's row of the protocol table.
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "ttp",
+    summary: "trusted third party: party 0 evaluates in the clear (baseline, not secure)",
+    parties: PartyRule::AtLeast(1),
+    max_fan_in: None,
+    separate_preprocessing: false,
+    preprocessing: false,
+    security: Security::None,
+    rings: true,
+    conversions: true,
+    fused_truncation: false,
+    family: Family::Clear,
+    messages: &[],
+    dealer: None,
+};
 
 /// The party that evaluates.
 pub const EVALUATOR: PartyId = 0;

@@ -1,7 +1,10 @@
 //! Every claim of the protocol table (`huddle_engine::protocol::Descriptor`),
 //! exercised for every protocol that makes it and refused where it does
-//! not: rings, share conversions, the native multiplication fan-in, and a
-//! dealer that receives nothing after setup. Fused truncation is
+//! not: rings, share conversions, the native multiplication fan-in,
+//! preprocessing, and a dealer that receives nothing after setup. Separate
+//! preprocessing is run for every protocol claiming it by
+//! tests/conformance.rs and tests/sharing.rs, the fault-injection message
+//! types by tests/faults.rs, and fused truncation is
 //! exercised for every protocol claiming it by tests/fixed_point.rs, whose
 //! list of protocols comes from the same table. The protocols' code reads
 //! these capabilities from the table (`sharing::Capabilities`), so a row
@@ -155,6 +158,25 @@ fn the_native_fan_in_is_one_round_and_one_more_input_is_not() {
             online_rounds(protocol, widest + 1) > two,
             "{protocol}: fan-in {} took no more rounds than 2",
             widest + 1
+        );
+    }
+}
+
+/// A protocol whose row claims preprocessing sends in phase `offline` or
+/// `dependent` for one AND gate; one that claims none sends nothing there.
+#[test]
+fn preprocessing_is_sent_where_the_table_claims_it_and_nowhere_else() {
+    let c = wide_and(2);
+    for protocol in Protocol::ALL {
+        let accounting = runs_right(protocol, &c, "an AND");
+        let preprocessing: u64 = accounting
+            .iter()
+            .map(|a| a.phase_total(Phase::Offline).bytes + a.phase_total(Phase::Dependent).bytes)
+            .sum();
+        assert_eq!(
+            preprocessing > 0,
+            protocol.descriptor().preprocessing,
+            "{protocol}: {preprocessing} bytes of preprocessing"
         );
     }
 }

@@ -49,7 +49,9 @@
 //! `evaluator` and `outputs`) are the phases in order, over the values of
 //! `field`, `gate_prf` and `encoding`; `party` drives them for one party,
 //! and `deal` is the trusted dealer's side. No module imports one that
-//! imports it, and only `party` calls the rounds.
+//! imports it, and only `party` calls the rounds. This file states the
+//! three variants' rows of the protocol table ([`BGW3`], [`BGW2`],
+//! [`BGW2_MAL`]).
 
 // Loops run over party ids and contributor indices that index several
 // tables at once; index loops say that more plainly than zipped iterators.
@@ -78,7 +80,59 @@ pub use party::{run, run_with_supply};
 pub use plan::{buffer_gate_bytes, garbled_circuit_bytes, malicious_gate_counts};
 pub use setup::LinearSupply;
 
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use huddle_net::PartyId;
 
 /// The party that evaluates the garbled circuit.
 pub const EVALUATOR: PartyId = 0;
+
+/// BGW3_opt's row of the protocol table.
+pub const BGW3: Descriptor = Descriptor {
+    name: Variant::Bgw3.name(),
+    summary: "multiparty garbling BGW3_opt (Ben-Efraim-Omri), t < n/2, 3 offline + 3 online rounds",
+    parties: PartyRule::AtLeast(Variant::Bgw3.smallest_secure_parties()),
+    max_fan_in: None,
+    separate_preprocessing: false,
+    preprocessing: true,
+    security: Security::SemiHonest,
+    rings: false,
+    conversions: false,
+    fused_truncation: false,
+    family: Family::Garbling(Variant::Bgw3),
+    messages: &[],
+    dealer: None,
+};
+
+/// BGW2_opt's row of the protocol table.
+pub const BGW2: Descriptor = Descriptor {
+    name: Variant::Bgw2.name(),
+    summary: "multiparty garbling BGW2_opt (Ben-Efraim-Omri), t < n/3, 2 offline + 3 online rounds",
+    parties: PartyRule::AtLeast(Variant::Bgw2.smallest_secure_parties()),
+    max_fan_in: None,
+    separate_preprocessing: false,
+    preprocessing: true,
+    security: Security::SemiHonest,
+    rings: false,
+    conversions: false,
+    fused_truncation: false,
+    family: Family::Garbling(Variant::Bgw2),
+    messages: &[],
+    dealer: None,
+};
+
+/// BGW2_opt^mal's row of the protocol table.
+pub const BGW2_MAL: Descriptor = Descriptor {
+    name: Variant::Bgw2Mal.name(),
+    summary: "multiparty garbling BGW2_opt^mal (Ben-Efraim-Omri), t < n/3, linear preprocessing (PRSS or trusted dealer), 1 offline + 4 online rounds",
+    parties: PartyRule::AtLeast(Variant::Bgw2Mal.smallest_secure_parties()),
+    max_fan_in: None,
+    separate_preprocessing: false,
+    preprocessing: true,
+    security: Security::MaliciousSelectiveAbort,
+    rings: false,
+    conversions: false,
+    fused_truncation: false,
+    family: Family::Garbling(Variant::Bgw2Mal),
+    messages: &[],
+    dealer: None,
+};

@@ -28,7 +28,7 @@ impl Variant {
 
     /// The fewest parties at which t >= 1, i.e. any security at all: with
     /// t = 0 every party receives the wire masks in the clear.
-    pub fn smallest_secure_parties(self) -> usize {
+    pub const fn smallest_secure_parties(self) -> usize {
         match self {
             Variant::Bgw3 => 3,
             Variant::Bgw2 | Variant::Bgw2Mal => 4,
@@ -48,7 +48,8 @@ impl Variant {
         Ok(())
     }
 
-    pub fn name(self) -> &'static str {
+    /// Its protocol's name (the garbling rows of the protocol table read it).
+    pub const fn name(self) -> &'static str {
         match self {
             Variant::Bgw3 => "bgw3",
             Variant::Bgw2 => "bgw2",

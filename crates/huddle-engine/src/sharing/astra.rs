@@ -14,15 +14,32 @@ use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, Program};
 use super::{Channel, Shares};
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
+
+/// ASTRA's row of the protocol table.
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "astra",
+    summary: "ASTRA 3PC, 1 element offline and 2 online per multiplication",
+    parties: PartyRule::Exactly(3),
+    max_fan_in: Some(2),
+    separate_preprocessing: true,
+    preprocessing: true,
+    security: Security::SemiHonest,
+    rings: true,
+    conversions: true,
+    fused_truncation: true,
+    family: Family::Sharing,
+    messages: &[],
+    dealer: None,
+};
 
 pub struct AstraVariant;
 
 pub type Astra = Helper<AstraVariant>;
 
 impl Variant for AstraVariant {
-    const PROTOCOL: crate::protocol::Protocol = crate::protocol::Protocol::Astra;
-    const PREPROCESSING: bool = true;
+    const DESCRIPTOR: &'static Descriptor = &DESCRIPTOR;
     const VALUE_MASKS: [[bool; 2]; 2] = [[true, true], [true, true]];
     const NATIVE_DOT: bool = true;
 

@@ -58,10 +58,10 @@ use super::arith::{subset_products, Arith};
 use super::convert::SplitJob;
 use super::program::{Layer, Program, Step};
 use super::{agree_key, evaluate, Arenas, Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
 use crate::inputs::learns;
 use crate::options::Preprocess;
-use crate::protocol::Protocol;
 use huddle_circuit::Domain;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
@@ -69,8 +69,26 @@ use std::collections::{HashMap, VecDeque};
 
 mod truncation;
 
-/// The client that deals correlated randomness (the protocol table's).
-pub const DEALER: PartyId = match Protocol::Ca2pc.descriptor().dealer {
+/// Client-aided 2PC's row of the protocol table.
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "ca2pc",
+    summary: "client-aided 2PC (Ohata-Nuida): parties 0 and 1 compute, party 2 deals extended Beaver triples; one-round multiplications of up to 9 inputs",
+    parties: PartyRule::Exactly(3),
+    // The paper's bound (2^9 − 10 = 502 dealt elements per gate and word).
+    max_fan_in: Some(9),
+    separate_preprocessing: true,
+    preprocessing: true,
+    security: Security::SemiHonest,
+    rings: true,
+    conversions: true,
+    fused_truncation: true,
+    family: Family::Sharing,
+    messages: &[],
+    dealer: Some(2),
+};
+
+/// The client that deals correlated randomness (its row's).
+pub const DEALER: PartyId = match DESCRIPTOR.dealer {
     Some(d) => d,
     None => panic!("ca2pc has a dealer"),
 };
@@ -81,8 +99,8 @@ pub const DEALER: PartyId = match Protocol::Ca2pc.descriptor().dealer {
 /// as the round it saves at a few hundred instances.
 pub const WIDE_CONVERSIONS_UP_TO: usize = 1024;
 
-/// Widest native multiplication (the protocol table's).
-pub const MAX_FAN_IN: usize = Protocol::Ca2pc.stated_fan_in();
+/// Widest native multiplication (its row's).
+pub const MAX_FAN_IN: usize = DESCRIPTOR.stated_fan_in();
 
 pub struct ClientAided {
     me: PartyId,
@@ -246,8 +264,8 @@ fn groups(program: &Program, layer: &Layer) -> Vec<Group> {
 }
 
 impl Sharing for ClientAided {
-    fn protocol(&self) -> Protocol {
-        Protocol::Ca2pc
+    fn descriptor(&self) -> &'static Descriptor {
+        &DESCRIPTOR
     }
 
     /// An l-input product costs l elements each way online but 2^l − l − 1

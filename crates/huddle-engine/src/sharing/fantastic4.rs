@@ -60,8 +60,8 @@ use super::program::{Layer, Program};
 use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
-use crate::protocol::Protocol;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 
@@ -195,6 +195,23 @@ const TAGS: Tags = Tags {
     reveal: msg::REVEAL,
     reveal_digest: msg::REVEAL_DIGEST,
     verdict: msg::VERDICT,
+};
+
+/// Fantastic Four's row of the protocol table.
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "fantastic4",
+    summary: "Fantastic Four 4PC (Dalskov-Escudero-Keller), one malicious party, 6 online elements, no preprocessing",
+    parties: PartyRule::Exactly(4),
+    max_fan_in: Some(2),
+    separate_preprocessing: false,
+    preprocessing: false,
+    security: Security::MaliciousSelectiveAbort,
+    rings: true,
+    conversions: true,
+    fused_truncation: true,
+    family: Family::Sharing,
+    messages: &msg::ALL,
+    dealer: None,
 };
 
 pub struct FantasticFour {
@@ -445,8 +462,8 @@ fn each_word<R: Arith>(s: &Shares, ops: &Operands, mut f: impl FnMut(usize, Term
 }
 
 impl Sharing for FantasticFour {
-    fn protocol(&self) -> Protocol {
-        Protocol::FantasticFour
+    fn descriptor(&self) -> &'static Descriptor {
+        &DESCRIPTOR
     }
 
     /// Products are sums of local bilinear terms, so a dot product sums

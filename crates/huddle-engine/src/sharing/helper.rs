@@ -41,10 +41,10 @@ use super::program::{Layer, Program, Step};
 use super::{
     agree_key, draw, evaluate, Arenas, Channel, ConstantRule, InputValues, Shares, Sharing,
 };
+use crate::descriptor::Descriptor;
 use crate::error::RunError;
 use crate::inputs::learns;
 use crate::options::Preprocess;
-use crate::protocol::Protocol;
 use huddle_circuit::Domain;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
@@ -55,11 +55,10 @@ pub const HELPER: PartyId = 0;
 
 /// What distinguishes one helper protocol from another.
 pub trait Variant {
-    /// The protocol (its name, fan-in and fused truncation are in its row
-    /// of the protocol table).
-    const PROTOCOL: crate::protocol::Protocol;
-    /// Whether multiplications need a message P0 -> P2 ahead of the online round.
-    const PREPROCESSING: bool;
+    /// The protocol's row of the protocol table (its name, fan-in, fused
+    /// truncation; its `preprocessing` says whether multiplications need a
+    /// message P0 -> P2 ahead of the online round).
+    const DESCRIPTOR: &'static Descriptor;
     /// Whether P1's (index 0) and P2's (index 1) masked values contain [mu1, mu2].
     /// Each one's value holds the other's mask, so both can compute
     /// v + mu1 + mu2 (conversions rely on it; checked at compile time).
@@ -261,7 +260,7 @@ impl<V: Variant> Helper<V> {
         ];
         for step in &program.steps {
             match step {
-                Step::Layer(i) if me == 2 && V::PREPROCESSING => {
+                Step::Layer(i) if me == 2 && V::DESCRIPTOR.preprocessing => {
                     let layer = &program.layers[*i];
                     ch.set_encoding(program.encoding(layer.domain, instances));
                     let m = ch.recv(HELPER, layer.gates.len() * w[layer.domain as usize])?;
@@ -303,8 +302,8 @@ impl<V: Variant> Helper<V> {
 }
 
 impl<V: Variant> Sharing for Helper<V> {
-    fn protocol(&self) -> Protocol {
-        V::PROTOCOL
+    fn descriptor(&self) -> &'static Descriptor {
+        V::DESCRIPTOR
     }
 
     fn constant_rule(&self) -> ConstantRule {

@@ -1,10 +1,10 @@
 //! The message types of each malicious secret-sharing protocol: the
 //! targets of fault injection ([`crate::fault`]) and the tags its views and
 //! verdicts go under. Each list is indexed by the constants beside it, which
-//! the protocol's module sends its messages with. They live here, apart
-//! from the protocols, because the protocol table
-//! ([`crate::protocol::Descriptor::messages`]) names them and the protocols
-//! read their rows of that table: this file depends on neither.
+//! the protocol's module sends its messages with. Its row of the protocol
+//! table ([`crate::protocol::Descriptor::messages`]) names its list; the
+//! lists live apart from the protocols so that Quad and Quad-Het share
+//! theirs, and this file depends on no protocol.
 
 use crate::fault::{message, MessageType};
 

@@ -37,15 +37,33 @@ use super::arith::{subset_products, Arith};
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, MulGate, Program};
 use super::{Channel, Shares};
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
-use crate::protocol::Protocol;
+
+/// MFI-3PC's row of the protocol table.
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "mfi3",
+    summary: "MFI-3PC (Faraji-Kerschbaum), one-round multiplications of up to 8 inputs",
+    parties: PartyRule::Exactly(3),
+    // The paper's bound.
+    max_fan_in: Some(8),
+    separate_preprocessing: false,
+    preprocessing: false,
+    security: Security::SemiHonest,
+    rings: true,
+    conversions: true,
+    fused_truncation: true,
+    family: Family::Sharing,
+    messages: &[],
+    dealer: None,
+};
 
 pub struct MfiVariant;
 
 pub type Mfi3 = Helper<MfiVariant>;
 
-/// Largest native fan-in (the protocol table's).
-pub const MAX_FAN_IN: usize = Protocol::Mfi3.stated_fan_in();
+/// Largest native fan-in (its row's).
+pub const MAX_FAN_IN: usize = DESCRIPTOR.stated_fan_in();
 
 /// Elements P1 and P2 each send for one l-input multiplication.
 pub fn elements_per_party(l: usize) -> usize {
@@ -57,8 +75,7 @@ pub fn elements_per_party(l: usize) -> usize {
 }
 
 impl Variant for MfiVariant {
-    const PROTOCOL: Protocol = Protocol::Mfi3;
-    const PREPROCESSING: bool = false;
+    const DESCRIPTOR: &'static Descriptor = &DESCRIPTOR;
     const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
     /// A dot product is a 2-input gate whose three terms are summed over
     /// its pairs (the l-input products are not sums of 2-input terms).

@@ -1,21 +1,21 @@
 //! What a secret-sharing protocol is to the engine: the [`Sharing`] trait
 //! it implements, and its [`Capabilities`], read from its row of the
-//! protocol table.
+//! protocol table (the [`Descriptor`] its module states).
 
 use super::arith::Arith;
 use super::channel::Channel;
 use super::convert::SplitJob;
 use super::program::{self, Layer, Program};
 use super::shares::{Arenas, ConstantRule, InputValues, Shares};
+use crate::descriptor::Descriptor;
 use crate::error::RunError;
 use huddle_net::PartyId;
 
 /// What a secret-sharing protocol can do, read from its row of the
-/// protocol table. Not methods of [`Sharing`], so that no implementation
-/// can state them a second time (and disagree with the table).
-pub trait Capabilities {
-    /// The protocol's row of the table.
-    fn descriptor(&self) -> &'static crate::protocol::Descriptor;
+/// protocol table ([`Sharing::descriptor`]). Not methods of [`Sharing`],
+/// so that no implementation can state them a second time (and disagree
+/// with its row).
+pub trait Capabilities: Sharing {
     /// The protocol's name in messages.
     fn name(&self) -> &'static str {
         self.descriptor().name
@@ -50,19 +50,15 @@ pub trait Capabilities {
     }
 }
 
-impl<S: Sharing + ?Sized> Capabilities for S {
-    fn descriptor(&self) -> &'static crate::protocol::Descriptor {
-        self.protocol().descriptor()
-    }
-}
+impl<S: Sharing + ?Sized> Capabilities for S {}
 
 /// A secret-sharing protocol, free of I/O: everything it says goes through
 /// the [`Channel`].
 pub trait Sharing {
-    /// The protocol this is. Its row of the protocol table
-    /// ([`crate::protocol::Descriptor`]) states what it can do, and
-    /// [`Capabilities`] reads it from there: no implementation restates it.
-    fn protocol(&self) -> crate::protocol::Protocol;
+    /// The protocol's row of the protocol table, the constant its module
+    /// states: what it can do, which [`Capabilities`] reads from there, so
+    /// no implementation restates it.
+    fn descriptor(&self) -> &'static Descriptor;
     /// Widest product in the circuits that recombine conversion terms
     /// ([`program::ConversionKind`]) for a batch of `instances`: narrower
     /// than `max_fan_in` where a wide product costs much more than a round

@@ -34,11 +34,28 @@ use super::arith::Arith;
 use super::convert::SplitJob;
 use super::program::{Layer, Program};
 use super::{agree_key, draw, Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
 use crate::inputs::learns;
-use crate::protocol::Protocol;
 use huddle_core::Prg;
 use huddle_net::PartyId;
+
+/// Replicated 3PC's row of the protocol table.
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "replicated",
+    summary: "Replicated 3PC (Araki et al.), 1 element per party per multiplication",
+    parties: PartyRule::Exactly(3),
+    max_fan_in: Some(2),
+    separate_preprocessing: false,
+    preprocessing: false,
+    security: Security::SemiHonest,
+    rings: true,
+    conversions: true,
+    fused_truncation: true,
+    family: Family::Sharing,
+    messages: &[],
+    dealer: None,
+};
 
 pub struct Replicated {
     me: PartyId,
@@ -181,8 +198,8 @@ fn reshared<R: Arith>(prev: u64, mine: u64) -> (u64, u64) {
 }
 
 impl Sharing for Replicated {
-    fn protocol(&self) -> Protocol {
-        Protocol::Replicated
+    fn descriptor(&self) -> &'static Descriptor {
+        &DESCRIPTOR
     }
 
     /// Every party receives in every plain multiplication layer, so none gets

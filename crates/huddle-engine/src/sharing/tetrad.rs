@@ -68,8 +68,8 @@ use super::program::{Layer, Program};
 use super::subset_keys;
 use super::verify::{ViewSpec, Views};
 use super::{Channel, ConstantRule, InputValues, Shares, Sharing};
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
-use crate::protocol::Protocol;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 
@@ -186,6 +186,23 @@ const TAGS: Tags = Tags {
     reveal: msg::REVEAL,
     reveal_digest: msg::REVEAL_DIGEST,
     verdict: msg::VERDICT,
+};
+
+/// Tetrad's row of the protocol table.
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "tetrad",
+    summary: "Tetrad 4PC (Koti-Patra-Rachuri-Suresh), one malicious party, P3 helper, 2 offline + 3 online elements",
+    parties: PartyRule::Exactly(4),
+    max_fan_in: Some(2),
+    separate_preprocessing: false,
+    preprocessing: true,
+    security: Security::MaliciousSelectiveAbort,
+    rings: true,
+    conversions: true,
+    fused_truncation: true,
+    family: Family::Sharing,
+    messages: &msg::ALL,
+    dealer: None,
 };
 
 pub struct Tetrad {
@@ -467,8 +484,8 @@ fn each_word<R: Arith, const DOT: bool>(
 }
 
 impl Sharing for Tetrad {
-    fn protocol(&self) -> Protocol {
-        Protocol::Tetrad
+    fn descriptor(&self) -> &'static Descriptor {
+        &DESCRIPTOR
     }
 
     fn components(&self) -> usize {

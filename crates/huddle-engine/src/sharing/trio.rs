@@ -22,15 +22,32 @@ use super::arith::Arith;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, Program};
 use super::{Channel, Shares};
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
+
+/// Trio's row of the protocol table.
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "trio",
+    summary: "Trio 3PC (Harth-Kitzerow-Carle), 1 offline (P0->P2) and 2 online",
+    parties: PartyRule::Exactly(3),
+    max_fan_in: Some(2),
+    separate_preprocessing: true,
+    preprocessing: true,
+    security: Security::SemiHonest,
+    rings: true,
+    conversions: true,
+    fused_truncation: true,
+    family: Family::Sharing,
+    messages: &[],
+    dealer: None,
+};
 
 pub struct TrioVariant;
 
 pub type Trio = Helper<TrioVariant>;
 
 impl Variant for TrioVariant {
-    const PROTOCOL: crate::protocol::Protocol = crate::protocol::Protocol::Trio;
-    const PREPROCESSING: bool = true;
+    const DESCRIPTOR: &'static Descriptor = &DESCRIPTOR;
     const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
     const NATIVE_DOT: bool = true;
 

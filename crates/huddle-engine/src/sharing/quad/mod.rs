@@ -91,8 +91,8 @@ mod multiply;
 mod split;
 mod tables;
 
+use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
-use crate::protocol::Protocol;
 use crate::sharing::arith::Arith;
 use crate::sharing::convert::SplitJob;
 use crate::sharing::malicious;
@@ -105,6 +105,40 @@ use huddle_core::Prg;
 use huddle_net::PartyId;
 use multiply::Scratch;
 use tables::{Key, HET_VIEWS, KEYS, QUAD_VIEWS, ROUTES, TAGS};
+
+/// Quad's row of the protocol table.
+pub const QUAD: Descriptor = Descriptor {
+    name: "quad",
+    summary: "Quad 4PC (Harth-Kitzerow-Carle), one malicious party, 2 offline + 3 online elements, compare-view checks",
+    parties: PartyRule::Exactly(4),
+    max_fan_in: Some(2),
+    separate_preprocessing: false,
+    preprocessing: true,
+    security: Security::MaliciousSelectiveAbort,
+    rings: true,
+    conversions: true,
+    fused_truncation: true,
+    family: Family::Sharing,
+    messages: &crate::sharing::messages::quad::QUAD,
+    dealer: None,
+};
+
+/// Quad-Het's row of the protocol table.
+pub const QUAD_HET: Descriptor = Descriptor {
+    name: "quad-het",
+    summary: "Quad-Het 4PC (Harth-Kitzerow-Carle), P3 silent while multiplying, online traffic on P1-P2 and P2->P0 only",
+    parties: PartyRule::Exactly(4),
+    max_fan_in: Some(2),
+    separate_preprocessing: false,
+    preprocessing: true,
+    security: Security::MaliciousSelectiveAbort,
+    rings: true,
+    conversions: true,
+    fused_truncation: true,
+    family: Family::Sharing,
+    messages: &crate::sharing::messages::quad::HET,
+    dealer: None,
+};
 
 pub struct Quad {
     me: PartyId,
@@ -162,11 +196,11 @@ fn key_mut(keys: &mut [Option<Prg>], k: Key) -> &mut Prg {
 }
 
 impl Sharing for Quad {
-    fn protocol(&self) -> Protocol {
+    fn descriptor(&self) -> &'static Descriptor {
         if self.het {
-            Protocol::QuadHet
+            &QUAD_HET
         } else {
-            Protocol::Quad
+            &QUAD
         }
     }
 
