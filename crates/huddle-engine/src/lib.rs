@@ -41,39 +41,51 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod builder;
-pub mod cancel;
+mod cancel;
 pub mod error;
 pub mod exit;
+#[cfg(feature = "fault-injection")]
 pub mod fault;
+#[cfg(not(feature = "fault-injection"))]
+mod fault;
 pub mod garble;
-pub mod inputs;
+mod inputs;
 mod local;
 mod memory;
 mod options;
 mod party;
-pub mod progress;
+mod progress;
 pub mod protocol;
 mod report;
 mod run;
-pub mod settings;
-pub mod sharing;
-pub mod transport;
-pub mod ttp;
+mod settings;
+mod sharing;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod transport;
+mod ttp;
 
 pub use builder::{Run, RunBuilder, MAX_BATCH};
 pub use cancel::CancelToken;
-pub use local::{Links, LocalNet};
+pub use error::{Refusal, RunError};
+pub use fault::MessageType;
+pub use inputs::{OwnValue, RandomRows};
+pub use local::{Links, LocalNet, PartyOutcome};
 pub use memory::check_memory;
 pub use options::{
     Preprocess, Randomness, RunOptions, Truncation, DEFAULT_GARBLE_MEMORY_MIB,
-    DEFAULT_SHARE_MEMORY_MIB,
+    DEFAULT_SHARE_MEMORY_MIB, FILLER_LANES, FILLER_MIN_SLICES,
 };
 pub use party::{Batch, PartyLinks, PartyPlan, BATCH};
-pub use progress::Progress;
+pub use progress::{Progress, Snapshot};
 pub use protocol::{default_share_memory_mib, Protocol, RunRequest, MAX_PARTIES};
 pub use report::{PerPhase, RunReport};
-pub use run::{check_request, run, run_local, run_party, LocalError, PartyResult};
+pub use run::LocalError;
+pub use sharing::program::CONVERSION_FAN_IN;
+pub use transport::REVEAL;
 
 use huddle_circuit::Circuit;
 

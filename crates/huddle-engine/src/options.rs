@@ -1,7 +1,7 @@
 //! The choices of a run beyond protocol and circuit ([`RunOptions`]): how
 //! it uses threads and memory, when preprocessing runs, how products are
-//! truncated, where randomness comes from ([`Randomness`]), and the
-//! options of garbling and of fault injection.
+//! truncated, where randomness comes from ([`Randomness`]), the options of
+//! garbling, and (feature `fault-injection`) a party that deviates on purpose.
 
 use crate::error::RunError;
 use crate::{fault, garble};
@@ -45,8 +45,9 @@ pub struct RunOptions {
     /// Where fresh keys and masks come from (the OS, except in tests).
     pub randomness: Randomness,
     /// A party that deviates on purpose (malicious protocols; tests and
-    /// demonstrations of their checks).
-    pub fault: Option<fault::Fault>,
+    /// demonstrations of their checks): set only with the
+    /// `fault-injection` feature ([`RunOptions::with_fault`]).
+    pub(crate) fault: Option<fault::Fault>,
     /// Malicious secret-sharing protocols: also compare views (and settle
     /// verdicts) after every this many multiplication layers, so that a
     /// deviation stops the run early instead of at the end (None: once,
@@ -79,6 +80,7 @@ pub enum Truncation {
 }
 
 impl Truncation {
+    /// The truncation its `--truncation` spelling names.
     pub fn parse(s: &str) -> Option<Truncation> {
         match s {
             "exact" => Some(Truncation::Exact),
@@ -256,7 +258,10 @@ impl RunOptions {
         RunOptions { randomness, ..self }
     }
 
-    /// A party that deviates on purpose (malicious secret-sharing protocols).
+    /// A party that deviates on purpose (malicious secret-sharing
+    /// protocols), to test and demonstrate their checks. Only with the
+    /// `fault-injection` feature (the CLI's `--corrupt`; `testing` implies it).
+    #[cfg(feature = "fault-injection")]
     #[must_use]
     pub fn with_fault(self, fault: Option<fault::Fault>) -> RunOptions {
         RunOptions { fault, ..self }
@@ -315,6 +320,7 @@ pub enum Preprocess {
 }
 
 impl Preprocess {
+    /// The schedule its `--preprocess` spelling names.
     pub fn parse(s: &str) -> Option<Preprocess> {
         match s {
             "separate" => Some(Preprocess::Separate),

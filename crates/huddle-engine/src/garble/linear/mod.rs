@@ -41,16 +41,17 @@ mod prss;
 mod tests;
 
 pub use super::options::{binomial, prss_feasible, LinearChoice, PRSS_MAX_SETS};
-pub use dealer::{DealerLine, TrustedDealer};
-pub use dealt::{deal_id, Dealt, DealtHeader, Recorder, Recording};
-pub use prss::{Prss, PrssSetup};
+pub(crate) use dealer::{DealerLine, TrustedDealer};
+pub use dealt::deal_id;
+pub(crate) use dealt::{Dealt, DealtHeader, Recorder, Recording};
+pub(crate) use prss::{Prss, PrssSetup};
 
 use crate::error::RunError;
 use huddle_core::Gf128;
 use huddle_net::PartyId;
 
 /// Refuses PRSS where it is infeasible, naming the way out.
-pub fn check_choice(choice: LinearChoice, n: usize, t: usize) -> Result<(), RunError> {
+pub(crate) fn check_choice(choice: LinearChoice, n: usize, t: usize) -> Result<(), RunError> {
     if choice == LinearChoice::Prss && !prss_feasible(n, t) {
         return Err(RunError::Input(format!(
             "PRSS for {n} parties at t = {t} needs C({n}, {t}) = {} keys (limit {PRSS_MAX_SETS}): use the trusted dealer (--linear dealer, in `huddle local`)",
@@ -62,7 +63,7 @@ pub fn check_choice(choice: LinearChoice, n: usize, t: usize) -> Result<(), RunE
 
 /// The functionalities, called in the same order by every party (the calls
 /// are numbered, so the parties' shares fit together).
-pub trait LinearSource {
+pub(crate) trait LinearSource {
     /// RandSS_bin(t): a share of each of `count` random bits, appended.
     fn bits(&mut self, count: usize, shares: &mut Vec<Gf128>) -> Result<(), RunError>;
     /// RandSS_bin^{P_owner}(t): shares appended; the owner also gets the
