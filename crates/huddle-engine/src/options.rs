@@ -147,13 +147,13 @@ impl Randomness {
 /// Draw numbers of the engine's own call sites (see [`Randomness::draw`]).
 pub(crate) mod draws {
     /// A garbling party's masks and keys.
-    pub const GARBLING: u64 = 1;
+    pub(crate) const GARBLING: u64 = 1;
     /// The trusted dealer's secret key (drawn as party 0's).
-    pub const DEALER: u64 = 2;
+    pub(crate) const DEALER: u64 = 2;
     /// The id of one deal.
-    pub const DEAL_ID: u64 = 3;
+    pub(crate) const DEAL_ID: u64 = 3;
     /// Pairwise keys of the secret-sharing protocols: this plus lane and key counter.
-    pub const SHARING_KEYS: u64 = 1 << 32;
+    pub(crate) const SHARING_KEYS: u64 = 1 << 32;
 }
 
 /// Default bound on the shares a party of a secret-sharing protocol holds

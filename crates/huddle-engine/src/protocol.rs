@@ -18,26 +18,42 @@ pub const MAX_PARTIES: usize = 256;
 /// `--split-roles` runs n! lanes: up to 24.
 pub const MAX_SPLIT_PARTIES: usize = 4;
 
+/// A protocol huddle runs; its row of the table ([`Protocol::descriptor`])
+/// says what it can do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Protocol {
+    /// `ttp`: party 0 evaluates in the clear (baseline, not secure).
     Ttp,
+    /// `replicated`: replicated 3PC (Araki et al.).
     Replicated,
+    /// `astra`: ASTRA 3PC.
     Astra,
+    /// `trio`: Trio 3PC (Harth-Kitzerow–Carle).
     Trio,
+    /// `mfi3`: MFI-3PC (Faraji–Kerschbaum).
     Mfi3,
+    /// `quad`: Quad 4PC (Harth-Kitzerow–Carle), malicious.
     Quad,
+    /// `quad-het`: Quad's heterogeneous variant, malicious.
     QuadHet,
+    /// `fantastic4`: Fantastic Four 4PC (Dalskov–Escudero–Keller), malicious.
     FantasticFour,
+    /// `tetrad`: Tetrad 4PC (Koti–Patra–Rachuri–Suresh), malicious.
     Tetrad,
+    /// `ca2pc`: client-aided 2PC (Ohata–Nuida) with a dealer.
     Ca2pc,
+    /// `bgw3`: multiparty garbling BGW3_opt (Ben-Efraim–Omri).
     Bgw3,
+    /// `bgw2`: multiparty garbling BGW2_opt (Ben-Efraim–Omri).
     Bgw2,
+    /// `bgw2-mal`: multiparty garbling BGW2_opt^mal, malicious.
     Bgw2Mal,
 }
 
 /// How many parties a protocol runs with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PartyRule {
+    /// Exactly this many.
     Exactly(usize),
     /// At least this many (the corruption threshold is 0 below it).
     AtLeast(usize),
@@ -81,6 +97,7 @@ impl Security {
         }
     }
 
+    /// Its name in `huddle protocols`' table.
     pub fn label(self) -> &'static str {
         match self {
             Security::None => "none (baseline)",
@@ -104,9 +121,13 @@ pub enum Family {
 /// Everything the rest of huddle needs to know about a protocol.
 #[derive(Debug)]
 pub struct Descriptor {
+    /// The protocol this row describes.
     pub protocol: Protocol,
+    /// Its name (`--protocol`).
     pub name: &'static str,
+    /// One line: what it is and what it costs.
     pub summary: &'static str,
+    /// How many parties it runs with.
     pub parties: PartyRule,
     /// Widest multiplication done in one round (wider gates become trees);
     /// None where the protocol takes any fan-in (TTP, garbling).
@@ -116,6 +137,7 @@ pub struct Descriptor {
     pub separate_preprocessing: bool,
     /// Whether it has preprocessing at all (phases `offline`/`dependent`).
     pub preprocessing: bool,
+    /// What it promises.
     pub security: Security,
     /// Whether it runs circuits over Z_2^k (else Boolean circuits only).
     pub rings: bool,
@@ -126,6 +148,7 @@ pub struct Descriptor {
     /// probabilistically (`DOTTR` with `Truncation::Probabilistic`): no
     /// adder, at most the few extra messages and rounds its module states.
     pub fused_truncation: bool,
+    /// Which engine runs it.
     pub family: Family,
     /// The message types fault injection can target (malicious
     /// secret-sharing protocols; empty elsewhere).
@@ -350,6 +373,7 @@ const DESCRIPTORS: [Descriptor; 13] = [
 ];
 
 impl Protocol {
+    /// Every protocol, in the table's order.
     pub const ALL: [Protocol; 13] = [
         Protocol::Ttp,
         Protocol::Replicated,
@@ -366,6 +390,7 @@ impl Protocol {
         Protocol::Bgw2Mal,
     ];
 
+    /// Its row of the protocol table.
     pub const fn descriptor(self) -> &'static Descriptor {
         // The table lists the protocols in `ALL` order (tested).
         &DESCRIPTORS[self as usize]
@@ -374,13 +399,14 @@ impl Protocol {
     /// The widest product the protocol multiplies in one round, for the
     /// protocols that state one: a constant, so that a protocol's module
     /// can size arrays by its row of the table.
-    pub const fn stated_fan_in(self) -> usize {
+    pub(crate) const fn stated_fan_in(self) -> usize {
         match self.descriptor().max_fan_in {
             Some(f) => f,
             None => panic!("the protocol takes any fan-in"),
         }
     }
 
+    /// Its name (`--protocol`).
     pub fn name(self) -> &'static str {
         self.descriptor().name
     }
@@ -393,6 +419,8 @@ impl Protocol {
         }
     }
 
+    /// The protocol named `name` ([`RunError::Input`] lists the names
+    /// otherwise).
     pub fn parse(name: &str) -> Result<Protocol, RunError> {
         Protocol::ALL
             .into_iter()
@@ -432,6 +460,9 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
+    /// Checks `protocol` for `parties` parties with `options` (the
+    /// circuit is checked by [`RunRequest::check_circuit`]; a program
+    /// builds a [`Run`](crate::Run), which checks both).
     pub fn new(
         protocol: Protocol,
         parties: usize,
@@ -564,14 +595,17 @@ impl RunRequest {
         })
     }
 
+    /// The protocol.
     pub fn protocol(&self) -> Protocol {
         self.protocol
     }
 
+    /// The number of parties.
     pub fn parties(&self) -> usize {
         self.parties
     }
 
+    /// The options.
     pub fn options(&self) -> RunOptions {
         self.options
     }

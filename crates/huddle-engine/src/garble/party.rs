@@ -61,7 +61,7 @@ impl Variant {
 /// them (party 0 always does; `reveal_to` other than 0 is refused). The
 /// malicious variant takes its linear preprocessing from PRSS, or from a
 /// trusted dealer's `supply` where `options.linear` resolves to it.
-pub fn run_with_supply<T: Transport>(
+pub(crate) fn run_with_supply<T: Transport>(
     net: &mut T,
     variant: Variant,
     circuit: &Circuit,

@@ -16,9 +16,9 @@ use super::program::{Layer, Program};
 use super::{Channel, Shares};
 use crate::error::RunError;
 
-pub struct AstraVariant;
+pub(crate) struct AstraVariant;
 
-pub type Astra = Helper<AstraVariant>;
+pub(crate) type Astra = Helper<AstraVariant>;
 
 impl Variant for AstraVariant {
     const PROTOCOL: crate::protocol::Protocol = crate::protocol::Protocol::Astra;

@@ -197,7 +197,7 @@ const TAGS: Tags = Tags {
     verdict: msg::VERDICT,
 };
 
-pub struct FantasticFour {
+pub(crate) struct FantasticFour {
     me: PartyId,
     keys: Vec<Option<Prg>>,
     views: Option<Views>,
@@ -270,7 +270,7 @@ fn component(me: PartyId, j: usize) -> Option<usize> {
 }
 
 impl FantasticFour {
-    pub fn new(me: PartyId) -> Self {
+    pub(crate) fn new(me: PartyId) -> Self {
         FantasticFour {
             me,
             keys: Vec::new(),

@@ -40,15 +40,12 @@ use super::{Channel, Shares};
 use crate::error::RunError;
 use crate::protocol::Protocol;
 
-pub struct MfiVariant;
+pub(crate) struct MfiVariant;
 
-pub type Mfi3 = Helper<MfiVariant>;
-
-/// Largest native fan-in (the protocol table's).
-pub const MAX_FAN_IN: usize = Protocol::Mfi3.stated_fan_in();
+pub(crate) type Mfi3 = Helper<MfiVariant>;
 
 /// Elements P1 and P2 each send for one l-input multiplication.
-pub fn elements_per_party(l: usize) -> usize {
+pub(crate) fn elements_per_party(l: usize) -> usize {
     if l == 2 {
         1
     } else {

@@ -13,7 +13,7 @@ use huddle_net::PartyId;
 /// What a secret-sharing protocol can do, read from its row of the
 /// protocol table. Not methods of [`Sharing`], so that no implementation
 /// can state them a second time (and disagree with the table).
-pub trait Capabilities {
+pub(crate) trait Capabilities {
     /// The protocol's row of the table.
     fn descriptor(&self) -> &'static crate::protocol::Descriptor;
     /// The protocol's name in messages.
@@ -58,7 +58,7 @@ impl<S: Sharing + ?Sized> Capabilities for S {
 
 /// A secret-sharing protocol, free of I/O: everything it says goes through
 /// the [`Channel`].
-pub trait Sharing {
+pub(crate) trait Sharing {
     /// The protocol this is. Its row of the protocol table
     /// ([`crate::protocol::Descriptor`]) states what it can do, and
     /// [`Capabilities`] reads it from there: no implementation restates it.

@@ -40,14 +40,14 @@ use crate::protocol::Protocol;
 use huddle_core::Prg;
 use huddle_net::PartyId;
 
-pub struct Replicated {
+pub(crate) struct Replicated {
     me: PartyId,
     next: Option<Prg>,
     prev: Option<Prg>,
 }
 
 impl Replicated {
-    pub fn new(me: PartyId) -> Self {
+    pub(crate) fn new(me: PartyId) -> Self {
         Replicated {
             me,
             next: None,

@@ -188,14 +188,14 @@ const TAGS: Tags = Tags {
     verdict: msg::VERDICT,
 };
 
-pub struct Tetrad {
+pub(crate) struct Tetrad {
     me: PartyId,
     keys: Vec<Option<Prg>>,
     views: Option<Views>,
 }
 
 impl Tetrad {
-    pub fn new(me: PartyId) -> Self {
+    pub(crate) fn new(me: PartyId) -> Self {
         Tetrad {
             me,
             keys: Vec::new(),

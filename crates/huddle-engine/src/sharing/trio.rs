@@ -24,9 +24,9 @@ use super::program::{Layer, Program};
 use super::{Channel, Shares};
 use crate::error::RunError;
 
-pub struct TrioVariant;
+pub(crate) struct TrioVariant;
 
-pub type Trio = Helper<TrioVariant>;
+pub(crate) type Trio = Helper<TrioVariant>;
 
 impl Variant for TrioVariant {
     const PROTOCOL: crate::protocol::Protocol = crate::protocol::Protocol::Trio;

@@ -185,7 +185,7 @@ fn widen<const B: usize>(bytes: &[u8], out: &mut [u64]) {
 /// message's bytes are the words themselves (8 bytes each, little-endian,
 /// in an 8-byte-aligned buffer, as the allocators give), else decoded into
 /// a word buffer. Rounds of megabytes skip a copy of every message.
-pub struct Words(Store);
+pub(crate) struct Words(Store);
 
 enum Store {
     Message(Vec<u8>),
@@ -213,7 +213,7 @@ impl Words {
 
     /// The words as a vector of their own (a copy where they are read in
     /// place; the message buffer then goes back to the transport's pool).
-    pub fn into_vec(self) -> Vec<u64> {
+    pub(crate) fn into_vec(self) -> Vec<u64> {
         match self.0 {
             Store::Decoded(v) => v,
             Store::Message(bytes) => {

@@ -41,10 +41,10 @@ mod prss;
 mod tests;
 
 pub use super::options::{binomial, prss_feasible, LinearChoice, PRSS_MAX_SETS};
-pub(crate) use dealer::{DealerLine, TrustedDealer};
+pub(crate) use dealer::TrustedDealer;
 pub use dealt::deal_id;
 pub(crate) use dealt::{Dealt, DealtHeader, Recorder, Recording};
-pub(crate) use prss::{Prss, PrssSetup};
+pub(crate) use prss::Prss;
 
 use crate::error::RunError;
 use huddle_core::Gf128;

@@ -106,7 +106,7 @@ use huddle_net::PartyId;
 use multiply::Scratch;
 use tables::{Key, HET_VIEWS, KEYS, QUAD_VIEWS, ROUTES, TAGS};
 
-pub struct Quad {
+pub(crate) struct Quad {
     me: PartyId,
     het: bool,
     keys: Vec<Option<Prg>>,
@@ -116,7 +116,7 @@ pub struct Quad {
 
 impl Quad {
     /// Quad (`het` false) or Quad-Het (`het` true) for party `me`.
-    pub fn new(me: PartyId, het: bool) -> Self {
+    pub(crate) fn new(me: PartyId, het: bool) -> Self {
         Quad {
             me,
             het,
