@@ -12,9 +12,12 @@
 //! Public with the `fault-injection` feature only ([`MessageType`], which a
 //! protocol's [`Descriptor`](crate::protocol::Descriptor) lists, is public
 //! always); without it a run never deviates.
-// Without the feature the module is private, and its `pub` items are the
-// engine's own.
-#![cfg_attr(not(feature = "fault-injection"), allow(unreachable_pub))]
+// Without the feature the module is private, its `pub` items are the
+// engine's own, and no fault is ever made.
+#![cfg_attr(
+    not(feature = "fault-injection"),
+    allow(unreachable_pub, dead_code)
+)]
 
 use crate::error::RunError;
 use huddle_core::Prg;

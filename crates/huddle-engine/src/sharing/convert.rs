@@ -18,7 +18,6 @@ use super::channel::Channel;
 use super::program::ConversionKind;
 use huddle_circuit::Domain;
 use huddle_core::bits::transpose_64x64;
-use huddle_core::RingWidth;
 
 /// One conversion step as a protocol sees it.
 pub(crate) struct SplitJob<'a> {

@@ -423,6 +423,7 @@ impl Program {
     }
 
     /// Multiplications in the whole program (conversions not included).
+    #[cfg(any(test, feature = "testing"))]
     pub fn multiplications(&self) -> usize {
         self.layers.iter().map(|l| l.gates.len()).sum()
     }
@@ -449,7 +450,7 @@ impl Program {
     }
 
     /// How words of `domain` travel in a slice of `instances` instances.
-    pub fn encoding(&self, domain: Domain, instances: usize) -> super::wire::Encoding {
+    pub(crate) fn encoding(&self, domain: Domain, instances: usize) -> super::wire::Encoding {
         let lanes = if domain == Domain::Ring {
             self.ring_lanes
         } else {
