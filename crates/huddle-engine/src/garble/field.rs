@@ -161,7 +161,7 @@ impl Subfield {
 
     /// The elements of [`Subfield::append_bytes`] (a trailing odd byte is ignored;
     /// the transport checked the length).
-    pub(crate) fn from_bytes(&self, bytes: &[u8]) -> Vec<Gf128> {
+    pub(crate) fn elements_of_bytes(&self, bytes: &[u8]) -> Vec<Gf128> {
         bytes
             .chunks_exact(2)
             .map(|b| self.embed(u16::from_le_bytes([b[0], b[1]])))
@@ -368,7 +368,7 @@ mod tests {
             prop_assert_eq!(f.coordinates(Gf128(junk)), f.coordinates_portable(Gf128(junk)));
             let mut bytes = vec![7];
             f.append_bytes(&[x, y], &mut bytes);
-            prop_assert_eq!(f.from_bytes(&bytes[1..]), vec![x, y]);
+            prop_assert_eq!(f.elements_of_bytes(&bytes[1..]), vec![x, y]);
         }
     }
 
