@@ -111,7 +111,7 @@ pub struct Fault {
 
 impl Fault {
     /// Checks the fault against the protocol's message types and parties.
-    pub fn check(
+    pub(crate) fn check(
         &self,
         protocol: &str,
         types: &[MessageType],

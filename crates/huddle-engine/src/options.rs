@@ -21,9 +21,9 @@ pub struct RunOptions {
     /// Whether `threads` is this host's `auto` choice rather than a number
     /// the user gave: the hello then offers it as a most (`Value::Least`)
     /// and every party runs the least any party offers, since all parties
-    /// of a run must use one count. Auto's 1 (at most one core per party,
-    /// [`RunOptions::one_core_auto`]) lets each protocol add a thread that
-    /// fills waits where that pays.
+    /// of a run must use one count. Auto's 1 (at most one core per party)
+    /// lets each protocol add a thread that fills waits where that pays
+    /// ([`FILLER_LANES`]).
     pub threads_auto: bool,
     /// Secret-sharing protocols: run every assignment of the protocol's
     /// roles to the parties at once, each on its share of the batch
@@ -176,14 +176,14 @@ impl RunOptions {
     /// Whether this is `--threads auto` settled on at most one core per
     /// party: the secret-sharing engine then runs one lane or
     /// [`FILLER_LANES`] by the batch ([`FILLER_MIN_SLICES`]).
-    pub fn one_core_auto(&self) -> bool {
+    pub(crate) fn one_core_auto(&self) -> bool {
         self.threads_auto && self.threads == 1
     }
 
     /// Threads for the protocols that run no lanes of slices (the TTP,
     /// garbling): auto's one core per party gets [`FILLER_LANES`],
     /// whose waits fill each other.
-    pub fn worker_threads(&self) -> usize {
+    pub(crate) fn worker_threads(&self) -> usize {
         if self.one_core_auto() {
             FILLER_LANES
         } else {
@@ -338,8 +338,8 @@ impl Preprocess {
     }
 }
 
-/// `--threads auto` on a host with at most one core per party
-/// ([`RunOptions::one_core_auto`]) runs [`FILLER_LANES`] lanes only
+/// `--threads auto` on a host with at most one core per party (threads 1,
+/// `threads_auto`) runs [`FILLER_LANES`] lanes only
 /// for a batch of at least this many slices. The second lane fills the
 /// other's waits for messages, but doubles the memory a party touches,
 /// and every page of it costs a page fault in the run's first slice, a

@@ -460,9 +460,8 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
-    /// Checks `protocol` for `parties` parties with `options` (the
-    /// circuit is checked by [`RunRequest::check_circuit`]; a program
-    /// builds a [`Run`](crate::Run), which checks both).
+    /// Checks `protocol` for `parties` parties with `options` (not the
+    /// circuit: a program builds a [`Run`](crate::Run), which checks both).
     pub fn new(
         protocol: Protocol,
         parties: usize,
@@ -616,13 +615,13 @@ impl RunRequest {
     /// them (the one refusal of [`sharing::program::Program::compile`]; the
     /// run compiles once, as compiling here too cost a sixth of a party's
     /// start on a 65,536-gate circuit).
-    pub fn check_circuit(&self, circuit: &Circuit) -> Result<(), RunError> {
+    pub(crate) fn check_circuit(&self, circuit: &Circuit) -> Result<(), RunError> {
         self.check_owners_and_domain(circuit)
     }
 
     /// The parties that hold data: all but a dealer (the last party), so
     /// round-robin input owners skip it.
-    pub fn input_parties(&self) -> usize {
+    pub(crate) fn input_parties(&self) -> usize {
         self.parties - usize::from(self.protocol.descriptor().dealer.is_some())
     }
 

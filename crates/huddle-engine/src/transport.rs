@@ -29,7 +29,9 @@ pub trait Transport {
     fn announce(&self, _step: &str) {}
 }
 
-/// The step [`Transport::announce`]s when a party starts opening outputs.
+/// The step a party's phase log ([`huddle_net::PHASE_LOG`]) names when it
+/// starts opening the outputs, a part of the run the phases do not
+/// separate (`huddle bench chaos` aims at it).
 pub const REVEAL: &str = "reveal";
 
 impl Transport for Network {

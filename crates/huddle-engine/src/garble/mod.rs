@@ -50,6 +50,12 @@
 //! `field`, `gate_prf` and `encoding`; `party` drives them for one party,
 //! and `deal` is the trusted dealer's side. No module imports one that
 //! imports it, and only `party` calls the rounds.
+//!
+//! Public: what a user chooses ([`Variant`], [`Optimizations`],
+//! [`linear::LinearChoice`]), the trusted dealer's material for parties on
+//! other hosts ([`deal`], [`linear::deal_id`]) and the expected costs the
+//! tests hold runs to ([`garbled_circuit_bytes`], [`buffer_gate_bytes`],
+//! [`malicious_gate_counts`]). A run goes through [`Run`](crate::Run).
 
 // Loops run over party ids and contributor indices that index several
 // tables at once; index loops say that more plainly than zipped iterators.

@@ -170,7 +170,7 @@ impl Optimizations {
 
     /// Whether additive zero shares are needed (only with reduced complexity:
     /// without it the rows stay Shamir shares of a fresh polynomial).
-    pub fn zero_sharing(self) -> bool {
+    pub(crate) fn zero_sharing(self) -> bool {
         self.reduced_complexity
     }
 

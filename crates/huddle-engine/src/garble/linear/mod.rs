@@ -1,6 +1,6 @@
 //! The linear-preprocessing functionalities of BGW2_opt^mal (Ben-Efraim and
 //! Omri, Section 4, after Damgård and Ishai), over GF(2^128) with party p at
-//! [`point`](crate::garble::field::point)`(p)` and degree t:
+//! `point(p)` and degree t:
 //! - RandSS_bin(t): shares of a random bit;
 //! - RandSS_bin^{P_i}(t): the same, and P_i learns the bit;
 //! - RandSS^{P_i}(t): shares of a random element that P_i learns;
@@ -11,23 +11,27 @@
 //! attack on the garbled circuit, which the evaluator catches.)
 //!
 //! Two realizations, each party's material consistent with every other's:
-//! - [`Prss`], pseudo-random secret sharing (Cramer, Damgård and Ishai): a
+//! - `Prss`, pseudo-random secret sharing (Cramer, Damgård and Ishai): a
 //!   one-time setup gives every set of n − t parties (and of n − t + 1) a
 //!   common AES key; a secret is Σ_T ψ_T over the t-sets T, each ψ_T drawn
 //!   from the key of the parties outside T and spread by the degree-t
 //!   polynomial f_T with f_T(0) = 1 that vanishes on T. No communication
 //!   after the setup, but C(n, t) keys: feasible for small n only.
-//! - [`TrustedDealer`]: a trusted party that is not one of the n parties
+//! - `TrustedDealer`: a trusted party that is not one of the n parties
 //!   deals Shamir sharings from its own secret key, for party counts where
 //!   PRSS is too expensive: inside `huddle local`'s process (each party's
-//!   [`DealerLine`] hands it only its own shares), or ahead of a run across
-//!   hosts (`huddle deal`: a [`Recording`] per party, replayed by [`Dealt`]).
+//!   `DealerLine` hands it only its own shares), or ahead of a run across
+//!   hosts (`huddle deal`: a `Recording` per party, replayed by `Dealt`).
 //!
 //! RandSS_0(t) by PRSS is x·G(x) with G of degree t − 1 from the keys of
 //! sets of n − t + 1 parties, which any t parties together hold: they learn
 //! the zero polynomial (its value at 0 is public anyway). The protocol only
 //! uses those shares masked by the additive zero sharing; the dealer
 //! realizes the ideal functionality.
+//!
+//! Public: the choice ([`LinearChoice`]), where PRSS is feasible
+//! ([`prss_feasible`], [`binomial`], [`PRSS_MAX_SETS`]) and a deal's id
+//! ([`deal_id`]); the realizations are the engine's own.
 //!
 //! The files: `prss.rs` and `dealer.rs` are the two realizations,
 //! `dealt.rs` the dealer's recorded material for other hosts and its file,
