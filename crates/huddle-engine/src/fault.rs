@@ -14,10 +14,7 @@
 //! always); without it a run never deviates.
 // Without the feature the module is private, its `pub` items are the
 // engine's own, and no fault is ever made.
-#![cfg_attr(
-    not(feature = "fault-injection"),
-    allow(unreachable_pub, dead_code)
-)]
+#![cfg_attr(not(feature = "fault-injection"), allow(unreachable_pub, dead_code))]
 
 use crate::error::RunError;
 use huddle_core::Prg;
@@ -88,7 +85,11 @@ pub struct MessageType {
 }
 
 /// A row of a protocol's message-type list ([`crate::sharing::messages`]).
-pub(crate) const fn message(name: &'static str, senders: &'static [PartyId], digest: bool) -> MessageType {
+pub(crate) const fn message(
+    name: &'static str,
+    senders: &'static [PartyId],
+    digest: bool,
+) -> MessageType {
     MessageType {
         name,
         senders,

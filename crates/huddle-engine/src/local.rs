@@ -5,13 +5,13 @@
 
 use crate::builder::{check_batch, Run};
 use crate::error::RunError;
-use crate::report::{Finished, RunReport};
 use crate::garble::{self, linear::LinearChoice, linear::TrustedDealer};
 use crate::inputs::OwnValue;
+use crate::report::{Finished, RunReport};
 use crate::run::{run_party_with, LocalError};
 use huddle_circuit::{BitMatrix, Circuit};
-use huddle_net::{Accounting, Handshake, NetProfile, Network};
 use huddle_net::PartyId;
+use huddle_net::{Accounting, Handshake, NetProfile, Network};
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
@@ -196,9 +196,7 @@ impl Run {
         let dealer = match self.request.linear_preprocessing() {
             Some(LinearChoice::TrustedDealer) => {
                 let t = garble::Variant::Bgw2Mal.threshold(parties);
-                Some(
-                    TrustedDealer::new(t, self.request.options().randomness).map_err(refused)?,
-                )
+                Some(TrustedDealer::new(t, self.request.options().randomness).map_err(refused)?)
             }
             _ => None,
         };

@@ -83,10 +83,7 @@ mod tests {
         for phase in Phase::ALL {
             assert!(Stage::of(phase.name()).is_some(), "{}", phase.name());
         }
-        assert_eq!(
-            Stage::of(huddle_engine::REVEAL),
-            Some(Stage::Reveal)
-        );
+        assert_eq!(Stage::of(huddle_engine::REVEAL), Some(Stage::Reveal));
         assert_eq!(Stage::of(huddle_net::FINISHED), None);
     }
 }

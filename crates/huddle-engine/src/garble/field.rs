@@ -236,7 +236,12 @@ pub(crate) fn share_each(
 
 /// Shares of every secret at once (vectorized Horner, one random
 /// polynomial per secret): element i of vector p is f_i(point(p)).
-pub(crate) fn share_batch(secrets: &[Gf128], degree: usize, n: usize, prg: &mut Prg) -> Vec<Vec<Gf128>> {
+pub(crate) fn share_batch(
+    secrets: &[Gf128],
+    degree: usize,
+    n: usize,
+    prg: &mut Prg,
+) -> Vec<Vec<Gf128>> {
     let m = secrets.len();
     // Coefficients a_1..a_degree, one vector each.
     let coefficients: Vec<Vec<Gf128>> = (0..degree)

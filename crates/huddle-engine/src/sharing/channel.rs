@@ -64,7 +64,12 @@ impl<'a> Channel<'a> {
 
     /// Sends a message of the protocol's message type `tag` (a corrupted
     /// party's fault applies here; see [`crate::fault`]).
-    pub(crate) fn send_tagged(&mut self, tag: usize, to: PartyId, words: &[u64]) -> Result<(), RunError> {
+    pub(crate) fn send_tagged(
+        &mut self,
+        tag: usize,
+        to: PartyId,
+        words: &[u64],
+    ) -> Result<(), RunError> {
         use crate::fault::Action;
         let Some(fault) = self.fault.as_mut() else {
             return self.send(to, words);
@@ -230,7 +235,12 @@ impl<'a> Channel<'a> {
     }
 
     /// Sends `words` under `phase`, then returns to the current phase.
-    pub(crate) fn send_in(&mut self, phase: Phase, to: PartyId, words: &[u64]) -> Result<(), RunError> {
+    pub(crate) fn send_in(
+        &mut self,
+        phase: Phase,
+        to: PartyId,
+        words: &[u64],
+    ) -> Result<(), RunError> {
         self.in_phase(phase, |ch| ch.send(to, words))
     }
 

@@ -88,7 +88,11 @@ pub(crate) fn reveal_vouched(
 }
 
 /// Compares every view's digests in phase `verify` (before any reveal).
-pub(crate) fn compare_views(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result<(), RunError> {
+pub(crate) fn compare_views(
+    ch: &mut Channel,
+    views: &mut Views,
+    tags: &Tags,
+) -> Result<(), RunError> {
     let now = ch.phase();
     ch.set_phase(Phase::Verify);
     views.exchange(ch, tags.digest)?;
@@ -122,7 +126,12 @@ pub(crate) struct Vouched {
 
 impl Vouched {
     /// At either holder: the sender sends `value`, the voucher hashes it.
-    pub(crate) fn send(&self, ch: &mut Channel, views: &mut Views, value: &[u64]) -> Result<(), RunError> {
+    pub(crate) fn send(
+        &self,
+        ch: &mut Channel,
+        views: &mut Views,
+        value: &[u64],
+    ) -> Result<(), RunError> {
         if ch.party() == self.sender {
             ch.send_tagged_in(self.phase, self.tag, self.to, value)
         } else {
@@ -146,7 +155,11 @@ impl Vouched {
 
 /// Writes every gate's three output components (protocols with three
 /// components per slot), word k of the layer from `f(k)`.
-pub(crate) fn write3(s: &mut Shares, gates: &[(u32, u32, u32)], f: impl Fn(usize) -> (u64, u64, u64)) {
+pub(crate) fn write3(
+    s: &mut Shares,
+    gates: &[(u32, u32, u32)],
+    f: impl Fn(usize) -> (u64, u64, u64),
+) {
     let w = s.w;
     for (gi, &(_, _, out)) in gates.iter().enumerate() {
         s.write3(out, |j| f(gi * w + j));

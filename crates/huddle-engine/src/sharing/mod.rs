@@ -89,4 +89,3 @@ pub(crate) use evaluate::evaluate;
 pub(crate) use protocol::Sharing;
 pub(crate) use run::run;
 pub(crate) use shares::{Arenas, ConstantRule, InputValues, Shares};
-

@@ -261,7 +261,13 @@ impl InputValues<'_> {
 
     /// Writes `values` (one element per wire of every input value `from`
     /// deals, in input order) into component `component` of their slots.
-    pub(crate) fn set_dealt(&self, from: PartyId, component: usize, s: &mut Shares, values: &[u64]) {
+    pub(crate) fn set_dealt(
+        &self,
+        from: PartyId,
+        component: usize,
+        s: &mut Shares,
+        values: &[u64],
+    ) {
         s.set_slots(component, &self.dealt_by(from), values);
     }
 

@@ -162,7 +162,11 @@ impl Views {
     /// The first half of [`Views::exchange`]: sends every view's digest to
     /// its other members and starts a new epoch (other messages of the same
     /// round may follow before [`Views::receive_digests`]).
-    pub(crate) fn send_digests(&mut self, ch: &mut Channel, tag: usize) -> Result<SentDigests, RunError> {
+    pub(crate) fn send_digests(
+        &mut self,
+        ch: &mut Channel,
+        tag: usize,
+    ) -> Result<SentDigests, RunError> {
         let digests: Vec<Option<DigestWords>> = self
             .views
             .iter_mut()
@@ -184,7 +188,11 @@ impl Views {
 
     /// The second half of [`Views::exchange`]: every member's digests,
     /// compared with those this party sent.
-    pub(crate) fn receive_digests(&mut self, ch: &mut Channel, sent: SentDigests) -> Result<(), RunError> {
+    pub(crate) fn receive_digests(
+        &mut self,
+        ch: &mut Channel,
+        sent: SentDigests,
+    ) -> Result<(), RunError> {
         let SentDigests(digests) = sent;
         for p in self.peers() {
             let shared: Vec<usize> = self.shared_with(p).collect();
@@ -401,7 +409,12 @@ fn verdict_word(m: Option<Mismatch>) -> u64 {
 /// Every party tells every other one whether all its checks passed; returns
 /// an abort if any did not (its own failure first, else the first peer's
 /// report). With `parties` parties, one word per directed link.
-pub(crate) fn settle(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Result<(), RunError> {
+pub(crate) fn settle(
+    ch: &mut Channel,
+    views: &Views,
+    parties: usize,
+    tag: usize,
+) -> Result<(), RunError> {
     let told = tell(ch, views, parties, tag);
     hear(ch, views, parties)?;
     told
@@ -415,7 +428,12 @@ pub(crate) fn settle(ch: &mut Channel, views: &Views, parties: usize, tag: usize
 /// after [`hear`], whose verdicts in the inbox name the root cause.
 /// Verdicts are verification traffic, accounted (and seen) in phase
 /// `verify` whatever phase the caller is in.
-pub(crate) fn tell(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Result<(), RunError> {
+pub(crate) fn tell(
+    ch: &mut Channel,
+    views: &Views,
+    parties: usize,
+    tag: usize,
+) -> Result<(), RunError> {
     let me = ch.party();
     let verdict = verdict_word(views.failed());
     let now = ch.phase();

@@ -169,7 +169,9 @@ fn tampered_run(
                         .filter(|&i| c.owner(i, n) == me)
                         .map(|i| (i, inputs[i].clone()))
                         .collect();
-                    huddle_engine::testing::run_garbling(&mut t, variant, c, instances, &own, options)
+                    huddle_engine::testing::run_garbling(
+                        &mut t, variant, c, instances, &own, options,
+                    )
                 })
             })
             .collect();

@@ -22,7 +22,10 @@ pub(crate) struct TrustedDealer {
 }
 
 impl TrustedDealer {
-    pub(crate) fn new(t: usize, randomness: crate::Randomness) -> Result<Arc<TrustedDealer>, RunError> {
+    pub(crate) fn new(
+        t: usize,
+        randomness: crate::Randomness,
+    ) -> Result<Arc<TrustedDealer>, RunError> {
         let mut prg = randomness.draw(0, crate::options::draws::DEALER)?;
         Ok(Arc::new(TrustedDealer {
             cipher: aes::Aes128::new(&prg.next_seed().into()),
