@@ -80,7 +80,7 @@ impl RunRequest {
 
     /// This request with what connect settled: under `--threads auto`,
     /// the least count any party offered.
-    pub(crate) fn settled(self, net: &Network) -> Result<RunRequest, RunError> {
+    pub fn settled(self, net: &Network) -> Result<RunRequest, RunError> {
         let options = self.options();
         match net.settled(THREADS) {
             Some(&Value::Number(t)) if options.threads_auto => {
