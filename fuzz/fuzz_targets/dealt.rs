@@ -7,9 +7,7 @@
 use huddle_circuit::{gen, random::random_inputs, BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::Prg;
 use huddle_engine::garble::linear::LinearChoice;
-use huddle_engine::garble::LinearSupply;
-use huddle_engine::protocol::Protocol;
-use huddle_engine::RunOptions;
+use huddle_engine::{Batch, OwnValue, PartyPlan, Protocol, Run, RunOptions};
 use huddle_net::{memory_networks, NetProfile};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
@@ -25,10 +23,7 @@ struct Fixture {
 }
 
 fn options() -> RunOptions {
-    RunOptions {
-        linear: LinearChoice::TrustedDealer,
-        ..RunOptions::default()
-    }
+    RunOptions::default().with_linear(LinearChoice::TrustedDealer)
 }
 
 fn fixture() -> &'static Fixture {
@@ -55,7 +50,11 @@ fuzz_target!(|data: &[u8]| {
         let cut = usize::from(data[data.len() - 1]).min(file.len());
         file.truncate(file.len() - cut);
     }
-    let request = huddle_engine::check_request(Protocol::Bgw2Mal, N, &f.circuit, options())
+    let run = Run::builder(Protocol::Bgw2Mal)
+        .parties(N)
+        .circuit(f.circuit.clone())
+        .options(options())
+        .build()
         .expect("request");
     let nets = memory_networks(N, &NetProfile::lan(), Duration::from_secs(10));
     let results: Vec<_> = std::thread::scope(|s| {
@@ -64,20 +63,16 @@ fuzz_target!(|data: &[u8]| {
             .enumerate()
             .map(|(p, mut net)| {
                 let file = if p == 0 { file.clone() } else { f.files[p].clone() };
-                let request = &request;
+                let run = run.clone();
                 s.spawn(move || {
-                    let own: Vec<(usize, BitMatrix)> = (0..f.circuit.inputs().len())
-                        .filter(|&i| f.circuit.owner(i, N) == p)
-                        .map(|i| (i, f.inputs[i].clone()))
-                        .collect();
-                    huddle_engine::run_party(
-                        request,
-                        &mut net,
-                        &f.circuit,
-                        1,
-                        &own,
-                        Some(LinearSupply::Dealt(file)),
-                    )
+                    let plan = run
+                        .owned_by(p)
+                        .into_iter()
+                        .fold(PartyPlan::new(p, Batch::Given(1)), |plan, i| {
+                            plan.with_input(i, OwnValue::Rows(f.inputs[i].clone()))
+                        })
+                        .with_dealt(file);
+                    run.party(&mut net, plan).map(|report| report.outputs)
                 })
             })
             .collect();

@@ -5,8 +5,7 @@
 #![no_main]
 
 use huddle_circuit::{gen, BitMatrix};
-use huddle_engine::protocol::Protocol;
-use huddle_engine::RunOptions;
+use huddle_engine::{Batch, OwnValue, PartyPlan, Protocol, Run};
 use libfuzzer_sys::fuzz_target;
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -30,14 +29,19 @@ fuzz_target!(|data: &[u8]| {
         })
     };
     let circuit = gen::cmp_gt(8, 2);
-    let request =
-        huddle_engine::check_request(Protocol::Ttp, 2, &circuit, RunOptions::default()).expect("request");
+    let outputs = circuit.outputs().len();
+    let plan = PartyPlan::new(0, Batch::Given(1))
+        .with_input(0, OwnValue::Rows(BitMatrix::zeros(1, circuit.input_bits(0))));
+    let run = Run::builder(Protocol::Ttp)
+        .parties(2)
+        .circuit(circuit)
+        .build()
+        .expect("request");
     let mut net = huddle_net::fuzzing::party_zero_over(ours, Duration::from_secs(5)).expect("link");
-    let own = vec![(0, BitMatrix::zeros(1, circuit.input_bits(0)))];
-    let result = huddle_engine::run(&request, &mut net, &circuit, 1, &own);
+    let result = run.party(&mut net, plan);
     drop(net);
-    if let Ok(out) = result {
-        assert_eq!(out.len(), circuit.outputs().len());
+    if let Ok(report) = result {
+        assert_eq!(report.outputs.len(), outputs);
     }
     feeder.join().expect("feeder");
 });

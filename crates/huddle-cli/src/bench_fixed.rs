@@ -15,8 +15,7 @@ use huddle_circuit::random::random_inputs;
 use huddle_circuit::{BitMatrix, Circuit, InputOwners, Op};
 use huddle_core::{Prg, RingWidth};
 use huddle_engine::protocol::Family;
-use huddle_engine::sharing::program::CONVERSION_FAN_IN;
-use huddle_engine::{Protocol, Truncation};
+use huddle_engine::{Protocol, Truncation, CONVERSION_FAN_IN};
 use serde_json::{json, Map, Value};
 
 /// What `huddle bench fixed-point` measures.
@@ -73,7 +72,12 @@ fn contenders(circuit: &Circuit, only: Option<Protocol>, fused: bool) -> Vec<Con
                 continue;
             }
             let options = huddle_engine::RunOptions::default().with_truncation(truncation);
-            if huddle_engine::check_request(protocol, parties, circuit, options).is_ok() {
+            let run = huddle_engine::Run::builder(protocol)
+                .parties(parties)
+                .circuit(circuit.clone())
+                .options(options)
+                .build();
+            if run.is_ok() {
                 all.push(Contender {
                     protocol,
                     truncation,

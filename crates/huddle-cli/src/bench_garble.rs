@@ -43,23 +43,25 @@ fn one_run(
     let inputs = random_inputs(c, &mut prg, batch);
     let nets = memory_networks(n, &s.net, Duration::from_secs(600));
     let options = RunOptions::for_protocol(protocol).with_garble(opt);
-    let request =
-        huddle_engine::check_request(protocol, n, c, options).map_err(|e| e.to_string())?;
-    let results =
-        huddle_engine::run_local(&request, nets, c, &inputs).map_err(|e| e.to_string())?;
+    let run = huddle_engine::Run::builder(protocol)
+        .parties(n)
+        .circuit(c.clone())
+        .options(options)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let report = run.local_over(nets, &inputs).map_err(|e| e.to_string())?;
     let mut acc = Accounting::default();
     let (mut setup, mut independent, mut dependent, mut online) = (0f64, 0f64, 0f64, 0f64);
     let mut total = 0f64;
-    for r in &results {
-        let a = &r.accounting;
+    for a in &report.party_accounting {
         total = total.max(
             a.seconds(Phase::Offline) + a.seconds(Phase::Dependent) + a.seconds(Phase::Online),
         );
-        setup = setup.max(r.accounting.seconds(Phase::Setup));
-        independent = independent.max(r.accounting.seconds(Phase::Offline));
-        dependent = dependent.max(r.accounting.seconds(Phase::Dependent));
-        online = online.max(r.accounting.seconds(Phase::Online));
-        acc.merge(&r.accounting);
+        setup = setup.max(a.seconds(Phase::Setup));
+        independent = independent.max(a.seconds(Phase::Offline));
+        dependent = dependent.max(a.seconds(Phase::Dependent));
+        online = online.max(a.seconds(Phase::Online));
+        acc.merge(a);
     }
     let bytes = [Phase::Offline, Phase::Dependent, Phase::Online]
         .iter()

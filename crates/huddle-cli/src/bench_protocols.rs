@@ -92,19 +92,18 @@ pub fn time_run(
         .with_truncation(setup.truncation);
     // Checked before the clock starts: the check compiles the circuit once
     // more, which the run does not need.
-    let request = huddle_engine::check_request(protocol, parties, circuit, options)
+    let run = huddle_engine::Run::builder(protocol)
+        .parties(parties)
+        .circuit(circuit.clone())
+        .options(options)
+        .build()
         .map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let results =
-        huddle_engine::run_local(&request, nets, circuit, inputs).map_err(|e| e.to_string())?;
+    let report = run.local_over(nets, inputs).map_err(|e| e.to_string())?;
     let wall = start.elapsed();
-    let mut acc = huddle_net::Accounting::default();
-    for r in &results {
-        acc.merge(&r.accounting);
-    }
     Ok(Timing {
         wall,
-        rounds: acc.rounds(Phase::Online),
+        rounds: report.accounting.rounds(Phase::Online),
     })
 }
 

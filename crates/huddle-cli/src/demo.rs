@@ -20,7 +20,7 @@ fn value(text: &str) -> Result<BitMatrix, String> {
 }
 
 pub fn run() -> Result<(), String> {
-    use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
+    use huddle_net::{memory_networks, NetProfile, Phase};
     let start = Instant::now();
     let circuit = gen::generate("aes128", 128, 4)?;
     let generated = start.elapsed();
@@ -43,23 +43,18 @@ pub fn run() -> Result<(), String> {
     let inputs = [value(KEY)?, value(PLAINTEXT)?];
     let start = Instant::now();
     let nets = memory_networks(3, &NetProfile::lan(), std::time::Duration::from_secs(30));
-    let request = huddle_engine::check_request(
-        huddle_engine::Protocol::Mfi3,
-        3,
-        &circuit,
-        Default::default(),
-    )
-    .map_err(|e| e.to_string())?;
-    let results =
-        huddle_engine::run_local(&request, nets, &circuit, &inputs).map_err(|e| e.to_string())?;
+    let run = huddle_engine::Run::builder(huddle_engine::Protocol::Mfi3)
+        .parties(3)
+        .circuit(circuit)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let report = run.local_over(nets, &inputs).map_err(|e| e.to_string())?;
     let elapsed = start.elapsed();
-    let mut accounting = Accounting::default();
-    for r in &results {
-        accounting.merge(&r.accounting);
-    }
-    let outputs: Vec<String> = results
+    let accounting = report.accounting;
+    let outputs: Vec<String> = report
+        .party_outputs
         .iter()
-        .map(|r| hex::encode(r.outputs[0].row(0), 128))
+        .map(|outputs| hex::encode(outputs[0].row(0), 128))
         .collect();
     let ok = outputs.iter().all(|o| o == CIPHERTEXT);
     println!("  key       {KEY} (party 0)\n  plaintext {PLAINTEXT} (party 1)");

@@ -175,7 +175,7 @@ impl TryFrom<toml::Value> for InputFile {
 /// parties it runs, at least 1. Where that is 1 (at most a core per
 /// party), the engine runs a second lane that fills the first one's waits
 /// when the batch is long enough to pay for its memory
-/// ([`huddle_engine::sharing::FILLER_MIN_SLICES`]), and gives the TTP and
+/// ([`huddle_engine::FILLER_MIN_SLICES`]), and gives the TTP and
 /// garbling two threads.
 ///
 /// Lanes are independent runs on slices of the batch, so a lane waiting for

@@ -11,7 +11,7 @@
 //! `cargo run --example tls_party -p huddle-engine`
 
 use huddle_circuit::{gen, BitMatrix, PlainEvaluator};
-use huddle_engine::inputs::OwnValue;
+use huddle_engine::OwnValue;
 use huddle_engine::{Batch, PartyLinks, PartyPlan, Protocol, Run, RunReport};
 use huddle_net::certs::DevPki;
 use huddle_net::tls::{TlsIdentity, Trust};

@@ -27,6 +27,7 @@ pub enum RunError {
     /// tampered with). Every honest party that sees it stops without output.
     #[error("abort: {check}")]
     Abort {
+        /// The check that failed.
         check: String,
         /// The party the failed check points at, where one does.
         culprit: Option<PartyId>,

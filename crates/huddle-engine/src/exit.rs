@@ -4,19 +4,30 @@
 //!
 //! [`RunError`]: crate::error::RunError
 
-/// How a command ended.
+/// How a command ended ([`Exit::code`] and [`Exit::meaning`] say more).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
+    /// Success (0).
     Success,
+    /// A benchmark or the demo failed (1).
     Other,
+    /// Bad input: command line, files, keys, values (2).
     Input,
+    /// A protocol check of this party failed (3).
     Abort,
+    /// A peer disconnected, went silent or broke the transport's rules (4).
     Network,
+    /// A resource of this machine (memory) would be exceeded (5).
     Resource,
+    /// A bug in huddle, or no randomness from the OS (6).
     Internal,
+    /// The parties disagree on the run (7).
     Mismatch,
+    /// The run finished, but its outputs could not be written (8).
     Output,
+    /// `--check` found wrong outputs, or a soak or chaos run failed (9).
     Check,
+    /// Interrupted by SIGINT or SIGTERM (130).
     Interrupted,
 }
 
@@ -105,6 +116,7 @@ const TABLE: [Row; 11] = [
 ];
 
 impl Exit {
+    /// Every way a command can end, in the table's order.
     pub const ALL: [Exit; 11] = [
         Exit::Success,
         Exit::Other,
@@ -143,7 +155,7 @@ impl Exit {
     /// What a party that stops after connecting, for a failure of this
     /// kind, tells its peers (in an authenticated abort): the kind, never
     /// its own error's text, which may name input values.
-    pub fn told_to_peers(self) -> &'static str {
+    pub(crate) fn told_to_peers(self) -> &'static str {
         match self {
             Exit::Input => "bad input or settings of its own; its own error says why",
             Exit::Abort => "a check of the protocol failed",

@@ -8,6 +8,13 @@
 //! Every message a malicious protocol sends carries a type ([`MessageType`],
 //! listed per protocol with the parties that send it); a fault hits the
 //! messages of one type, or of every type.
+//!
+//! Public with the `fault-injection` feature only ([`MessageType`], which a
+//! protocol's [`Descriptor`](crate::protocol::Descriptor) lists, is public
+//! always); without it a run never deviates.
+// Without the feature the module is private, its `pub` items are the
+// engine's own, and no fault is ever made.
+#![cfg_attr(not(feature = "fault-injection"), allow(unreachable_pub, dead_code))]
 
 use crate::error::RunError;
 use huddle_core::Prg;
@@ -30,6 +37,7 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
+    /// Every kind, in the order `--fault` lists them.
     pub const ALL: [FaultKind; 5] = [
         FaultKind::AddError,
         FaultKind::Inconsistent,
@@ -38,6 +46,7 @@ impl FaultKind {
         FaultKind::BadHash,
     ];
 
+    /// The `--fault` spelling.
     pub fn name(self) -> &'static str {
         match self {
             FaultKind::AddError => "add-error",
@@ -48,6 +57,8 @@ impl FaultKind {
         }
     }
 
+    /// The kind its `--fault` spelling names ([`RunError::Input`] lists
+    /// the spellings otherwise).
     pub fn parse(s: &str) -> Result<FaultKind, RunError> {
         FaultKind::ALL
             .into_iter()
@@ -65,6 +76,7 @@ impl FaultKind {
 /// A type of message of a malicious protocol.
 #[derive(Debug)]
 pub struct MessageType {
+    /// Its name (what `--fault-at` takes).
     pub name: &'static str,
     /// The parties that send messages of this type.
     pub senders: &'static [PartyId],
@@ -73,7 +85,11 @@ pub struct MessageType {
 }
 
 /// A row of a protocol's message-type list ([`crate::sharing::messages`]).
-pub const fn message(name: &'static str, senders: &'static [PartyId], digest: bool) -> MessageType {
+pub(crate) const fn message(
+    name: &'static str,
+    senders: &'static [PartyId],
+    digest: bool,
+) -> MessageType {
     MessageType {
         name,
         senders,
@@ -86,6 +102,7 @@ pub const fn message(name: &'static str, senders: &'static [PartyId], digest: bo
 pub struct Fault {
     /// The corrupted party.
     pub party: PartyId,
+    /// How it deviates.
     pub kind: FaultKind,
     /// Index into the protocol's message types; None: every type.
     pub message: Option<usize>,
@@ -95,7 +112,7 @@ pub struct Fault {
 
 impl Fault {
     /// Checks the fault against the protocol's message types and parties.
-    pub fn check(
+    pub(crate) fn check(
         &self,
         protocol: &str,
         types: &[MessageType],

@@ -199,7 +199,7 @@ pub(crate) fn check_reveal_to(to: Option<usize>, parties: usize) -> Result<(), R
 }
 
 /// Whether party `p` learns the outputs when they go to `to`.
-pub fn learns(p: PartyId, to: Option<PartyId>) -> bool {
+pub(crate) fn learns(p: PartyId, to: Option<PartyId>) -> bool {
     to.is_none_or(|t| t == p)
 }
 

@@ -1,10 +1,9 @@
-//! huddle's engine: runs a circuit under a protocol across a `Network`.
-//!
-//! It hosts the trusted-third-party protocol ([`ttp`], the baseline every
-//! secure protocol is measured against), the secret-sharing engine
-//! ([`sharing`]) with its protocols and multiparty garbling ([`garble`]).
-//! Message sizes follow from the circuit and the batch alone, so every
-//! receive is exact and every byte is accounted.
+//! huddle's engine: runs a circuit under a protocol across a `Network` of
+//! parties. It hosts the trusted-third-party protocol (`ttp`, the baseline
+//! every secure protocol is measured against), the secret-sharing engine
+//! with its protocols and multiparty garbling ([`garble`]). Message sizes
+//! follow from the circuit and the batch alone, so every receive is exact
+//! and every byte is accounted.
 //!
 //! # Running a circuit from a program
 //!
@@ -40,20 +39,60 @@
 //! println!("{} online rounds", report.online_rounds);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # What is public
+//!
+//! - **A run**: [`Run`] and its [`RunBuilder`]; [`RunOptions`] with
+//!   [`Preprocess`], [`Truncation`], [`Randomness`] and garbling's
+//!   [`garble::Optimizations`] and [`garble::linear::LinearChoice`]; a
+//!   [`Progress`] to watch ([`Snapshot`]) and a [`CancelToken`] to stop it.
+//! - **Every party in this process**: [`Run::local`] over a [`LocalNet`]
+//!   ([`Links`]); [`Run::local_over`] over networks the caller made, and
+//!   [`Run::local_each`] for every party's own ending ([`PartyOutcome`]);
+//!   a failure as the [`LocalError`] that best explains it.
+//! - **One party of a run across hosts**: a [`PartyPlan`] ([`Batch`],
+//!   [`OwnValue`], [`RandomRows`]), [`PartyLinks`], [`Run::handshake`],
+//!   [`Run::connect`], [`Run::party`].
+//! - **What a run gives**: a [`RunReport`] ([`PerPhase`]), or a
+//!   [`RunError`] ([`Refusal`]) with its exit code ([`exit::Exit`]).
+//! - **The protocol table**: [`protocol`] ([`Protocol`] and its
+//!   [`Descriptor`](protocol::Descriptor), [`MessageType`]) and the
+//!   [`RunRequest`] every party of a run agrees on.
+//! - **Facts to plan with**: [`circuit_hash`], [`check_memory`],
+//!   [`MAX_BATCH`], [`MAX_PARTIES`], the memory defaults
+//!   ([`default_share_memory_mib`]), [`FILLER_LANES`] and
+//!   [`FILLER_MIN_SLICES`], [`CONVERSION_FAN_IN`], [`REVEAL`]; garbling's
+//!   expected costs ([`garble::garbled_circuit_bytes`],
+//!   [`garble::buffer_gate_bytes`], [`garble::malicious_gate_counts`]) and
+//!   its trusted dealer across hosts ([`garble::deal`]).
+//! - **Features**: `fault-injection` adds the `fault` module and
+//!   [`RunOptions`]' `with_fault` (one party deviates on purpose; the
+//!   CLI's `--corrupt`); `testing` adds the insecure
+//!   `Randomness::Seeded` and the `testing` module, the internals the
+//!   engine's own tests reach into. Neither is for real runs.
+//!
+//! Everything else (the engines, the protocols' implementations, the wire
+//! encoding, the per-engine entry points) is private: [`Run`] is the
+//! only way in.
+
+#![warn(missing_docs, unreachable_pub)]
 
 mod builder;
 pub mod cancel;
 mod descriptor;
 pub mod error;
 pub mod exit;
+#[cfg(feature = "fault-injection")]
 pub mod fault;
+#[cfg(not(feature = "fault-injection"))]
+mod fault;
 pub mod garble;
-pub mod inputs;
+mod inputs;
 mod local;
 mod memory;
 mod options;
 mod party;
-pub mod progress;
+mod progress;
 pub mod protocol;
 mod report;
 mod run;
@@ -65,17 +104,22 @@ pub mod ttp;
 
 pub use builder::{Run, RunBuilder, MAX_BATCH};
 pub use cancel::CancelToken;
-pub use local::{Links, LocalNet};
+pub use error::{Refusal, RunError};
+pub use fault::MessageType;
+pub use inputs::{OwnValue, RandomRows};
+pub use local::{Links, LocalNet, PartyOutcome};
 pub use memory::check_memory;
 pub use options::{
     Preprocess, Randomness, RunOptions, Truncation, DEFAULT_GARBLE_MEMORY_MIB,
-    DEFAULT_SHARE_MEMORY_MIB,
+    DEFAULT_SHARE_MEMORY_MIB, FILLER_LANES, FILLER_MIN_SLICES,
 };
 pub use party::{Batch, PartyLinks, PartyPlan, BATCH};
-pub use progress::Progress;
+pub use progress::{Progress, Snapshot};
 pub use protocol::{default_share_memory_mib, Protocol, RunRequest, MAX_PARTIES};
 pub use report::{PerPhase, RunReport};
-pub use run::{check_request, run, run_local, run_party, LocalError, PartyResult};
+pub use run::LocalError;
+pub use sharing::program::CONVERSION_FAN_IN;
+pub use transport::REVEAL;
 
 use huddle_circuit::Circuit;
 

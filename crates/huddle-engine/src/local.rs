@@ -1,14 +1,18 @@
 //! Every party of a run in this process, each on its own thread
 //! ([`Run::local`]): over memory, loopback TCP or loopback TLS with
 //! throwaway certificates ([`LocalNet`]), or over networks the caller made
-//! ([`Run::local_over`]).
+//! ([`Run::local_over`]; [`Run::local_each`] for every party's own ending).
 
 use crate::builder::{check_batch, Run};
 use crate::error::RunError;
+use crate::garble::{self, linear::LinearChoice, linear::TrustedDealer};
+use crate::inputs::OwnValue;
 use crate::report::{Finished, RunReport};
-use crate::run::LocalError;
-use huddle_circuit::BitMatrix;
+use crate::run::{run_party_with, LocalError};
+use huddle_circuit::{BitMatrix, Circuit};
+use huddle_net::PartyId;
 use huddle_net::{Accounting, Handshake, NetProfile, Network};
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 /// How the parties of a local run are joined.
@@ -78,6 +82,18 @@ impl LocalNet {
     }
 }
 
+/// How one party of a run in this process ended ([`Run::local_each`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct PartyOutcome {
+    /// The party.
+    pub party: PartyId,
+    /// Its outputs (none where it learns nothing), or its error.
+    pub result: Result<Vec<BitMatrix>, RunError>,
+    /// What its network counted, up to its end.
+    pub accounting: Accounting,
+}
+
 impl Default for LocalNet {
     fn default() -> LocalNet {
         LocalNet::memory()
@@ -99,32 +115,44 @@ impl Run {
     }
 
     /// [`Run::local`] over endpoints the caller made, in party order (e.g.
-    /// [`huddle_net::memory_networks`] with a transcript recorded).
+    /// [`huddle_net::memory_networks`] with a transcript recorded, or with
+    /// a network profile of the caller's).
     pub fn local_over(
         &self,
         nets: Vec<Network>,
         inputs: &[BitMatrix],
     ) -> Result<RunReport, LocalError> {
-        let refused = |error| LocalError { party: 0, error };
-        let batch = self.check_inputs(inputs).map_err(refused)?;
-        if nets.len() != self.request.parties() {
-            return Err(refused(RunError::Input(format!(
-                "the run is for {} parties, but {} networks were given",
-                self.request.parties(),
-                nets.len()
-            ))));
-        }
-        let watches: Vec<_> = nets.iter().map(|n| self.cancel.watch(n)).collect();
+        let batch = self
+            .check_inputs(inputs)
+            .map_err(|error| LocalError { party: 0, error })?;
         let start = Instant::now();
-        let results =
-            crate::run::run_local_with(&self.request, nets, &self.circuit, inputs, &self.progress)?;
+        let outcomes = self.local_each(nets, inputs)?;
         let wall_seconds = start.elapsed().as_secs_f64();
-        drop(watches);
-        let mut accounting = Accounting::default();
-        for r in &results {
-            accounting.merge(&r.accounting);
+        let mut worst: Option<LocalError> = None;
+        let mut party_outputs = Vec::with_capacity(outcomes.len());
+        let mut party_accounting = Vec::with_capacity(outcomes.len());
+        for o in outcomes {
+            match o.result {
+                Ok(outputs) => party_outputs.push(outputs),
+                Err(error) => {
+                    let e = LocalError {
+                        party: o.party,
+                        error,
+                    };
+                    if worst.as_ref().is_none_or(|w| e.weight() > w.weight()) {
+                        worst = Some(e);
+                    }
+                }
+            }
+            party_accounting.push(o.accounting);
         }
-        let party_outputs: Vec<Vec<BitMatrix>> = results.into_iter().map(|r| r.outputs).collect();
+        if let Some(e) = worst {
+            return Err(e);
+        }
+        let mut accounting = Accounting::default();
+        for a in &party_accounting {
+            accounting.merge(a);
+        }
         let shown = (0..party_outputs.len())
             .find(|&p| self.learns(p))
             .unwrap_or(0);
@@ -136,11 +164,85 @@ impl Run {
                 gates: self.circuit.gates().len(),
                 outputs: party_outputs.get(shown).cloned().unwrap_or_default(),
                 party_outputs,
+                party_accounting,
                 accounting,
                 wall_seconds,
                 lanes: self.progress.lanes(),
             },
         ))
+    }
+
+    /// Every party in this process over `nets` (party order), each on its
+    /// own thread, as [`Run::local_over`], but with every party's own
+    /// ending: its outputs or its error, and what its network counted up
+    /// to then (e.g. to see which party caught an injected fault, and what
+    /// each had sent by then). Fails only where the run cannot start (the
+    /// inputs, the number of networks, a trusted dealer's randomness).
+    pub fn local_each(
+        &self,
+        nets: Vec<Network>,
+        inputs: &[BitMatrix],
+    ) -> Result<Vec<PartyOutcome>, LocalError> {
+        let refused = |error| LocalError { party: 0, error };
+        let instances = self.check_inputs(inputs).map_err(refused)?;
+        let parties = self.request.parties();
+        if nets.len() != parties {
+            return Err(refused(RunError::Input(format!(
+                "the run is for {parties} parties, but {} networks were given",
+                nets.len()
+            ))));
+        }
+        // bgw2-mal beyond PRSS's reach: a trusted dealer in this process.
+        let dealer = match self.request.linear_preprocessing() {
+            Some(LinearChoice::TrustedDealer) => {
+                let t = garble::Variant::Bgw2Mal.threshold(parties);
+                Some(TrustedDealer::new(t, self.request.options().randomness).map_err(refused)?)
+            }
+            _ => None,
+        };
+        let dealer = dealer.as_ref();
+        let _watches: Vec<_> = nets.iter().map(|n| self.cancel.watch(n)).collect();
+        let circuit: &Circuit = &self.circuit;
+        Ok(std::thread::scope(|s| {
+            let handles: Vec<_> = nets
+                .into_iter()
+                .map(|mut net| {
+                    s.spawn(move || {
+                        let me = net.party();
+                        let own: Vec<(usize, OwnValue)> = self
+                            .owned_by(me)
+                            .into_iter()
+                            .map(|i| (i, OwnValue::Rows(inputs[i].clone())))
+                            .collect();
+                        let result = run_party_with(
+                            &self.request,
+                            &mut net,
+                            Cow::Borrowed(circuit),
+                            instances,
+                            own,
+                            dealer.map(garble::LinearSupply::Dealer),
+                            &self.progress,
+                        );
+                        PartyOutcome {
+                            party: me,
+                            result,
+                            accounting: net.accounting().clone(),
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .enumerate()
+                .map(|(party, h)| {
+                    h.join().unwrap_or_else(|_| PartyOutcome {
+                        party,
+                        result: Err(RunError::Internal("the party's thread panicked".into())),
+                        accounting: Accounting::default(),
+                    })
+                })
+                .collect()
+        }))
     }
 
     /// The endpoints of a local run: in memory, or over loopback sockets

@@ -1,7 +1,7 @@
 //! The choices of a run beyond protocol and circuit ([`RunOptions`]): how
 //! it uses threads and memory, when preprocessing runs, how products are
-//! truncated, where randomness comes from ([`Randomness`]), and the
-//! options of garbling and of fault injection.
+//! truncated, where randomness comes from ([`Randomness`]), the options of
+//! garbling, and (feature `fault-injection`) a party that deviates on purpose.
 
 use crate::error::RunError;
 use crate::{fault, garble};
@@ -21,9 +21,9 @@ pub struct RunOptions {
     /// Whether `threads` is this host's `auto` choice rather than a number
     /// the user gave: the hello then offers it as a most (`Value::Least`)
     /// and every party runs the least any party offers, since all parties
-    /// of a run must use one count. Auto's 1 (at most one core per party,
-    /// [`RunOptions::one_core_auto`]) lets each protocol add a thread that
-    /// fills waits where that pays.
+    /// of a run must use one count. Auto's 1 (at most one core per party)
+    /// lets each protocol add a thread that fills waits where that pays
+    /// ([`FILLER_LANES`]).
     pub threads_auto: bool,
     /// Secret-sharing protocols: run every assignment of the protocol's
     /// roles to the parties at once, each on its share of the batch
@@ -45,8 +45,9 @@ pub struct RunOptions {
     /// Where fresh keys and masks come from (the OS, except in tests).
     pub randomness: Randomness,
     /// A party that deviates on purpose (malicious protocols; tests and
-    /// demonstrations of their checks).
-    pub fault: Option<fault::Fault>,
+    /// demonstrations of their checks): set only with the
+    /// `fault-injection` feature ([`RunOptions::with_fault`]).
+    pub(crate) fault: Option<fault::Fault>,
     /// Malicious secret-sharing protocols: also compare views (and settle
     /// verdicts) after every this many multiplication layers, so that a
     /// deviation stops the run early instead of at the end (None: once,
@@ -79,6 +80,7 @@ pub enum Truncation {
 }
 
 impl Truncation {
+    /// The truncation its `--truncation` spelling names.
     pub fn parse(s: &str) -> Option<Truncation> {
         match s {
             "exact" => Some(Truncation::Exact),
@@ -145,13 +147,13 @@ impl Randomness {
 /// Draw numbers of the engine's own call sites (see [`Randomness::draw`]).
 pub(crate) mod draws {
     /// A garbling party's masks and keys.
-    pub const GARBLING: u64 = 1;
+    pub(crate) const GARBLING: u64 = 1;
     /// The trusted dealer's secret key (drawn as party 0's).
-    pub const DEALER: u64 = 2;
+    pub(crate) const DEALER: u64 = 2;
     /// The id of one deal.
-    pub const DEAL_ID: u64 = 3;
+    pub(crate) const DEAL_ID: u64 = 3;
     /// Pairwise keys of the secret-sharing protocols: this plus lane and key counter.
-    pub const SHARING_KEYS: u64 = 1 << 32;
+    pub(crate) const SHARING_KEYS: u64 = 1 << 32;
 }
 
 /// Default bound on the shares a party of a secret-sharing protocol holds
@@ -174,14 +176,14 @@ impl RunOptions {
     /// Whether this is `--threads auto` settled on at most one core per
     /// party: the secret-sharing engine then runs one lane or
     /// [`FILLER_LANES`] by the batch ([`FILLER_MIN_SLICES`]).
-    pub fn one_core_auto(&self) -> bool {
+    pub(crate) fn one_core_auto(&self) -> bool {
         self.threads_auto && self.threads == 1
     }
 
     /// Threads for the protocols that run no lanes of slices (the TTP,
     /// garbling): auto's one core per party gets [`FILLER_LANES`],
     /// whose waits fill each other.
-    pub fn worker_threads(&self) -> usize {
+    pub(crate) fn worker_threads(&self) -> usize {
         if self.one_core_auto() {
             FILLER_LANES
         } else {
@@ -256,7 +258,10 @@ impl RunOptions {
         RunOptions { randomness, ..self }
     }
 
-    /// A party that deviates on purpose (malicious secret-sharing protocols).
+    /// A party that deviates on purpose (malicious secret-sharing
+    /// protocols), to test and demonstrate their checks. Only with the
+    /// `fault-injection` feature (the CLI's `--corrupt`; `testing` implies it).
+    #[cfg(feature = "fault-injection")]
     #[must_use]
     pub fn with_fault(self, fault: Option<fault::Fault>) -> RunOptions {
         RunOptions { fault, ..self }
@@ -315,6 +320,7 @@ pub enum Preprocess {
 }
 
 impl Preprocess {
+    /// The schedule its `--preprocess` spelling names.
     pub fn parse(s: &str) -> Option<Preprocess> {
         match s {
             "separate" => Some(Preprocess::Separate),
@@ -332,8 +338,8 @@ impl Preprocess {
     }
 }
 
-/// `--threads auto` on a host with at most one core per party
-/// ([`RunOptions::one_core_auto`]) runs [`FILLER_LANES`] lanes only
+/// `--threads auto` on a host with at most one core per party (threads 1,
+/// `threads_auto`) runs [`FILLER_LANES`] lanes only
 /// for a batch of at least this many slices. The second lane fills the
 /// other's waits for messages, but doubles the memory a party touches,
 /// and every page of it costs a page fault in the run's first slice, a

@@ -320,6 +320,7 @@ impl Run {
                 gates,
                 outputs,
                 party_outputs: Vec::new(),
+                party_accounting: Vec::new(),
                 accounting: net.accounting().clone(),
                 wall_seconds,
                 lanes: self.progress.lanes(),

@@ -347,13 +347,13 @@ impl RunRequest {
     /// them (the one refusal of [`sharing::program::Program::compile`]; the
     /// run compiles once, as compiling here too cost a sixth of a party's
     /// start on a 65,536-gate circuit).
-    pub fn check_circuit(&self, circuit: &Circuit) -> Result<(), RunError> {
+    pub(crate) fn check_circuit(&self, circuit: &Circuit) -> Result<(), RunError> {
         self.check_owners_and_domain(circuit)
     }
 
     /// The parties that hold data: all but a dealer (the last party), so
     /// round-robin input owners skip it.
-    pub fn input_parties(&self) -> usize {
+    pub(crate) fn input_parties(&self) -> usize {
         self.parties - usize::from(self.protocol.descriptor().dealer.is_some())
     }
 

@@ -42,6 +42,11 @@ pub struct RunReport {
     /// one-party run. Not serialized.
     #[serde(skip)]
     pub party_outputs: Vec<Vec<BitMatrix>>,
+    /// A run of every party in this process: what each party's network
+    /// counted, by party id (`accounting` is their sum); empty for a
+    /// one-party run. Not serialized.
+    #[serde(skip)]
+    pub party_accounting: Vec<Accounting>,
     /// bgw2-mal: where its linear preprocessing came from, `prss` or
     /// `dealer` (the `--linear` spelling); absent for other protocols.
     pub linear_preprocessing: Option<&'static str>,
@@ -86,6 +91,7 @@ pub(crate) struct Finished {
     pub(crate) gates: usize,
     pub(crate) outputs: Vec<BitMatrix>,
     pub(crate) party_outputs: Vec<Vec<BitMatrix>>,
+    pub(crate) party_accounting: Vec<Accounting>,
     pub(crate) accounting: Accounting,
     pub(crate) wall_seconds: f64,
     /// The lanes the secret-sharing engine ran, if it ran.
@@ -109,6 +115,7 @@ impl RunReport {
             batch: run.batch,
             outputs: run.outputs,
             party_outputs: run.party_outputs,
+            party_accounting: run.party_accounting,
             linear_preprocessing: request.linear_preprocessing().map(|c| c.name()),
             online_rounds: acc.rounds(Phase::Online),
             rounds: Phase::ALL

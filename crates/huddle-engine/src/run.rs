@@ -18,8 +18,8 @@ use std::borrow::Cow;
 
 /// Everything about a request that can be refused before connecting: the
 /// protocol, its party count, the options, and whether the protocol can run
-/// the circuit. `huddle local` and `huddle party` call it first.
-pub fn check_request(
+/// the circuit ([`RunBuilder::build`](crate::RunBuilder::build) calls it).
+pub(crate) fn check_request(
     protocol: Protocol,
     parties: usize,
     circuit: &Circuit,
@@ -30,40 +30,12 @@ pub fn check_request(
     Ok(request)
 }
 
-/// Runs one party of `request`; `own_inputs` as in [`ttp::run`].
-pub fn run(
-    request: &RunRequest,
-    net: &mut Network,
-    circuit: &Circuit,
-    instances: usize,
-    own_inputs: &[(usize, BitMatrix)],
-) -> Result<Vec<BitMatrix>, RunError> {
-    let own = own_inputs
-        .iter()
-        .map(|(i, m)| (*i, inputs::OwnValue::Rows(m.clone())))
-        .collect();
-    run_party(request, net, Cow::Borrowed(circuit), instances, own, None)
-}
-
-/// [`run`] with bgw2-mal's linear preprocessing from a trusted dealer: the
-/// process's own (`huddle local`) or a dealt file (`huddle party --dealt`).
-/// Given the circuit to own, the secret-sharing protocols drop its gates
-/// once compiled (see [`Circuit::interface`]).
-pub fn run_party(
-    request: &RunRequest,
-    net: &mut Network,
-    circuit: Cow<'_, Circuit>,
-    instances: usize,
-    own_inputs: Vec<(usize, inputs::OwnValue)>,
-    supply: Option<garble::LinearSupply>,
-) -> Result<Vec<BitMatrix>, RunError> {
-    let progress = Progress::new();
-    run_party_with(
-        request, net, circuit, instances, own_inputs, supply, &progress,
-    )
-}
-
-/// [`run_party`] counting into `progress`.
+/// One party of `request` over `net`, dispatched on the protocol, counting
+/// into `progress`. `own_inputs`: the input values this party owns, by
+/// index; `supply`: bgw2-mal's linear preprocessing from a trusted dealer,
+/// the process's own (a local run) or a dealt file. Given the circuit to
+/// own, the secret-sharing protocols drop its gates once compiled (see
+/// [`Circuit::interface`]).
 pub(crate) fn run_party_with(
     request: &RunRequest,
     net: &mut Network,
@@ -108,7 +80,7 @@ impl LocalError {
     /// How much an error says about the root cause: a failed check or bad
     /// input explains a run; the network errors of the other parties are
     /// their consequence.
-    fn weight(&self) -> u8 {
+    pub(crate) fn weight(&self) -> u8 {
         match self.error {
             RunError::Abort { .. } => 5,
             RunError::Input(_)
@@ -118,104 +90,5 @@ impl LocalError {
             RunError::Internal(_) => 2,
             RunError::Net(_) => 1,
         }
-    }
-}
-
-/// What one party of a local run ends with.
-pub struct PartyResult {
-    /// The party's outputs (none where it learns nothing).
-    pub outputs: Vec<BitMatrix>,
-    /// What the party's network counted.
-    pub accounting: huddle_net::Accounting,
-}
-
-/// Runs every party of protocol `name` on its own thread of this process,
-/// each over its endpoint in `nets` (party order). Party p is given the input
-/// values it owns from `inputs` (one matrix per input value, rows = instances).
-/// Returns every party's outputs and counters, or the error that best
-/// explains the failure (see [`LocalError`]).
-pub fn run_local(
-    request: &RunRequest,
-    nets: Vec<Network>,
-    circuit: &Circuit,
-    inputs: &[BitMatrix],
-) -> Result<Vec<PartyResult>, LocalError> {
-    run_local_with(request, nets, circuit, inputs, &Progress::new())
-}
-
-/// [`run_local`] counting into `progress`.
-pub(crate) fn run_local_with(
-    request: &RunRequest,
-    nets: Vec<Network>,
-    circuit: &Circuit,
-    inputs: &[BitMatrix],
-    progress: &Progress,
-) -> Result<Vec<PartyResult>, LocalError> {
-    let parties = nets.len();
-    let instances = inputs.first().map_or(1, BitMatrix::rows);
-    // bgw2-mal beyond PRSS's reach: a trusted dealer in this process.
-    let dealer = match request.linear_preprocessing() {
-        Some(garble::linear::LinearChoice::TrustedDealer) => {
-            let t = garble::Variant::Bgw2Mal.threshold(parties);
-            Some(
-                garble::linear::TrustedDealer::new(t, request.options().randomness)
-                    .map_err(|error| LocalError { party: 0, error })?,
-            )
-        }
-        _ => None,
-    };
-    let dealer = dealer.as_ref();
-    let results: Vec<Result<PartyResult, LocalError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = nets
-            .into_iter()
-            .map(|mut net| {
-                s.spawn(move || {
-                    let me = net.party();
-                    let own: Vec<(usize, crate::inputs::OwnValue)> = (0..circuit.inputs().len())
-                        .filter(|&i| request.owner(circuit, i) == me)
-                        .map(|i| (i, crate::inputs::OwnValue::Rows(inputs[i].clone())))
-                        .collect();
-                    let outputs = run_party_with(
-                        request,
-                        &mut net,
-                        Cow::Borrowed(circuit),
-                        instances,
-                        own,
-                        dealer.map(garble::LinearSupply::Dealer),
-                        progress,
-                    )
-                    .map_err(|error| LocalError { party: me, error })?;
-                    Ok(PartyResult {
-                        outputs,
-                        accounting: net.accounting().clone(),
-                    })
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .enumerate()
-            .map(|(party, h)| {
-                h.join().unwrap_or_else(|_| {
-                    Err(LocalError {
-                        party,
-                        error: RunError::Internal("the party's thread panicked".into()),
-                    })
-                })
-            })
-            .collect()
-    });
-    let mut worst: Option<LocalError> = None;
-    let mut ok = Vec::with_capacity(results.len());
-    for r in results {
-        match r {
-            Ok(r) => ok.push(r),
-            Err(e) if worst.as_ref().is_none_or(|w| e.weight() > w.weight()) => worst = Some(e),
-            Err(_) => {}
-        }
-    }
-    match worst {
-        Some(e) => Err(e),
-        None => Ok(ok),
     }
 }

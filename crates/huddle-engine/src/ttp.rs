@@ -30,12 +30,12 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
 };
 
 /// The party that evaluates.
-pub const EVALUATOR: PartyId = 0;
+pub(crate) const EVALUATOR: PartyId = 0;
 
 /// Runs one party of the TTP protocol for `instances` instances.
 /// `own_inputs` holds a matrix (rows = instances) for every input value this
 /// party owns, keyed by input index. Returns all output values.
-pub fn run(
+pub(crate) fn run(
     net: &mut Network,
     circuit: &Circuit,
     instances: usize,

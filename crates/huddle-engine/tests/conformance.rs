@@ -16,7 +16,7 @@ use huddle_circuit::{
 };
 use huddle_core::{Prg, RingWidth};
 use huddle_engine::protocol::{Family, PartyRule, Protocol};
-use huddle_engine::sharing::program::ConversionKind;
+use huddle_engine::testing::ConversionKind;
 use huddle_engine::{Preprocess, RunOptions};
 use huddle_net::{memory_networks, NetProfile};
 use std::time::Duration;
@@ -97,15 +97,21 @@ fn assert_conforms_with(
         .evaluate(inputs)
         .expect("plaintext");
     let options = options.with_preprocess(setting.preprocess);
-    let request = huddle_engine::check_request(setting.protocol, setting.parties, circuit, options)
+    let run = huddle_engine::Run::builder(setting.protocol)
+        .parties(setting.parties)
+        .circuit(circuit.clone())
+        .options(options)
+        .build()
         .unwrap_or_else(|e| panic!("{setting:?} refuses {name}: {e}"));
     let nets = memory_networks(
         setting.parties,
         &NetProfile::lan(),
         Duration::from_secs(120),
     );
-    let results = huddle_engine::run_local(&request, nets, circuit, inputs)
-        .unwrap_or_else(|e| panic!("{setting:?} on {name}: {e}"));
+    let results = common::parties(
+        run.local_over(nets, inputs)
+            .unwrap_or_else(|e| panic!("{setting:?} on {name}: {e}")),
+    );
     assert_eq!(results.len(), setting.parties);
     for (p, r) in results.iter().enumerate() {
         if setting.protocol.descriptor().dealer == Some(p) {
@@ -416,12 +422,11 @@ fn boolean_only_protocols_refuse_ring_circuits() {
         &mut prg,
     );
     for setting in settings() {
-        let refused = huddle_engine::check_request(
-            setting.protocol,
-            setting.parties,
-            &c,
-            RunOptions::default(),
-        );
+        let refused = huddle_engine::Run::builder(setting.protocol)
+            .parties(setting.parties)
+            .circuit(c.clone())
+            .options(RunOptions::default())
+            .build();
         assert_eq!(
             refused.is_err(),
             !setting.protocol.descriptor().rings,

@@ -49,31 +49,27 @@ fn run_each_counting(
     options: RunOptions,
     timeout: Duration,
 ) -> Vec<(Result<Vec<BitMatrix>, RunError>, Accounting)> {
-    let request =
-        huddle_engine::check_request(protocol, PARTIES, circuit, options).expect("valid request");
+    let run = request(protocol, PARTIES, circuit, options).expect("valid request");
     let nets = memory_networks(PARTIES, &NetProfile::lan(), timeout);
-    let instances = inputs[0].rows();
-    std::thread::scope(|s| {
-        let handles: Vec<_> = nets
-            .into_iter()
-            .map(|mut net| {
-                let request = &request;
-                s.spawn(move || {
-                    let me = net.party();
-                    let own: Vec<(usize, BitMatrix)> = (0..circuit.inputs().len())
-                        .filter(|&i| circuit.owner(i, PARTIES) == me)
-                        .map(|i| (i, inputs[i].clone()))
-                        .collect();
-                    let r = huddle_engine::run(request, &mut net, circuit, instances, &own);
-                    (r, net.accounting().clone())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("party thread"))
-            .collect()
-    })
+    run.local_each(nets, inputs)
+        .expect("the run starts")
+        .into_iter()
+        .map(|o| (o.result, o.accounting))
+        .collect()
+}
+
+/// The checked run of `protocol` for `parties` parties.
+fn request(
+    protocol: Protocol,
+    parties: usize,
+    circuit: &Circuit,
+    options: RunOptions,
+) -> Result<huddle_engine::Run, RunError> {
+    huddle_engine::Run::builder(protocol)
+        .parties(parties)
+        .circuit(circuit.clone())
+        .options(options)
+        .build()
 }
 
 /// A small random circuit with one input value per party, in the domain
@@ -624,7 +620,7 @@ fn faults_are_refused_where_they_cannot_apply() {
         }))
     };
     let m3 = Some(4); // "m3": only Quad's P3 sends it
-    assert!(huddle_engine::check_request(Protocol::Quad, 4, &c, fault(3, m3)).is_ok());
+    assert!(request(Protocol::Quad, 4, &c, fault(3, m3)).is_ok());
     let refused = [
         (Protocol::QuadHet, fault(3, m3)),
         (Protocol::Quad, fault(0, m3)),
@@ -634,7 +630,7 @@ fn faults_are_refused_where_they_cannot_apply() {
     ];
     for (p, o) in refused {
         let parties = if p == Protocol::Trio { 3 } else { 4 };
-        let e = huddle_engine::check_request(p, parties, &c, o).expect_err("refused");
+        let e = request(p, parties, &c, o).expect_err("refused");
         assert!(matches!(e, RunError::Input(_)), "{p}: {e}");
     }
 }

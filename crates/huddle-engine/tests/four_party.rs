@@ -314,30 +314,13 @@ fn run_each(
     options: RunOptions,
 ) -> Vec<(Result<Vec<huddle_circuit::BitMatrix>, String>, Accounting)> {
     let inputs = random_inputs(c, &mut Prg::from_seed([32; 16]), 64);
-    let request = common::request(protocol, PARTIES, c, options).expect("valid request");
+    let run = common::request(protocol, PARTIES, c, options).expect("valid request");
     let nets = memory_networks(PARTIES, &NetProfile::lan(), Duration::from_secs(60));
-    std::thread::scope(|s| {
-        let handles: Vec<_> = nets
-            .into_iter()
-            .map(|mut net| {
-                let (request, inputs) = (&request, &inputs);
-                s.spawn(move || {
-                    let me = net.party();
-                    let own: Vec<(usize, huddle_circuit::BitMatrix)> = (0..c.inputs().len())
-                        .filter(|&i| c.owner(i, PARTIES) == me)
-                        .map(|i| (i, inputs[i].clone()))
-                        .collect();
-                    let r = huddle_engine::run(request, &mut net, c, 64, &own)
-                        .map_err(|e| e.to_string());
-                    (r, net.accounting().clone())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("party thread"))
-            .collect()
-    })
+    run.local_each(nets, &inputs)
+        .expect("the run starts")
+        .into_iter()
+        .map(|o| (o.result.map_err(|e| e.to_string()), o.accounting))
+        .collect()
 }
 
 fn merged(runs: &[(Result<Vec<huddle_circuit::BitMatrix>, String>, Accounting)]) -> Accounting {

@@ -6,7 +6,7 @@ use huddle_circuit::{gen, random::random_inputs, BitMatrix, Circuit, PlainEvalua
 use huddle_core::Prg;
 use huddle_engine::error::RunError;
 use huddle_engine::exit::Exit;
-use huddle_engine::inputs::OwnValue;
+use huddle_engine::OwnValue;
 use huddle_engine::{
     Batch, CancelToken, LocalNet, PartyPlan, Progress, Protocol, Run, RunOptions, RunReport,
 };

@@ -374,7 +374,7 @@ fn circuits_a_protocol_cannot_run_are_refused_with_the_reason() {
             huddle_engine::protocol::PartyRule::Exactly(k) => k,
             huddle_engine::protocol::PartyRule::AtLeast(k) => k,
         };
-        let err = huddle_engine::check_request(protocol, parties, &mixed, RunOptions::default())
+        let err = request(protocol.name(), parties, &mixed, RunOptions::default())
             .err()
             .map(|e| e.to_string())
             .expect("refused");
@@ -422,7 +422,8 @@ fn a_batch_too_large_for_memory_is_refused_before_communicating() {
         let mut nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(5));
         let mut p0 = nets.remove(0);
         let req = request(protocol, 3, &c, RunOptions::default()).expect("valid request");
-        let err = huddle_engine::run(&req, &mut p0, &c, 1 << 40, &[]).expect_err("must be refused");
+        let err = huddle_engine::testing::run_party(&req, &mut p0, 1 << 40, &[])
+            .expect_err("must be refused");
         assert!(
             err.to_string().contains("GiB are available; lower --batch"),
             "{err}"
@@ -543,7 +544,7 @@ fn split_roles_are_refused_where_there_are_no_roles_to_split() {
 /// rounds, the same bytes). The right outputs either way.
 #[test]
 fn auto_on_one_core_per_party_adds_a_lane_only_for_long_batches() {
-    use huddle_engine::sharing::FILLER_MIN_SLICES;
+    use huddle_engine::FILLER_MIN_SLICES;
     let mut prg = Prg::from_seed([23; 16]);
     let c = random_circuit(&RandomCircuitSpec::boolean(&[20, 30], 200, 6), &mut prg);
     let share_memory = 64 << 10;

@@ -40,7 +40,7 @@ impl Stage {
             _ if phase(Phase::Offline) || phase(Phase::Dependent) => Stage::Preprocessing,
             _ if phase(Phase::Online) => Stage::Online,
             _ if phase(Phase::Verify) => Stage::Verification,
-            _ if step == huddle_engine::transport::REVEAL => Stage::Reveal,
+            _ if step == huddle_engine::REVEAL => Stage::Reveal,
             _ => return None,
         })
     }
@@ -83,10 +83,7 @@ mod tests {
         for phase in Phase::ALL {
             assert!(Stage::of(phase.name()).is_some(), "{}", phase.name());
         }
-        assert_eq!(
-            Stage::of(huddle_engine::transport::REVEAL),
-            Some(Stage::Reveal)
-        );
+        assert_eq!(Stage::of(huddle_engine::REVEAL), Some(Stage::Reveal));
         assert_eq!(Stage::of(huddle_net::FINISHED), None);
     }
 }

@@ -6,7 +6,7 @@
 use clap::{Args, ValueEnum};
 use huddle_circuit::{hex, BitMatrix, Circuit};
 use huddle_core::Prg;
-use huddle_engine::inputs::RandomRows;
+use huddle_engine::RandomRows;
 use huddle_engine::{Preprocess, Protocol, Run, RunOptions};
 use std::path::{Path, PathBuf};
 

@@ -57,9 +57,13 @@ pub fn deal(args: DealArgs) -> Result<(), Failure> {
     let run_options = RunOptions::for_protocol(Protocol::Bgw2Mal)
         .with_garble(garble)
         .with_linear(huddle_engine::garble::linear::LinearChoice::TrustedDealer);
-    huddle_engine::check_request(Protocol::Bgw2Mal, args.parties, &circuit, run_options)?;
+    let run = huddle_engine::Run::builder(Protocol::Bgw2Mal)
+        .parties(args.parties)
+        .circuit(circuit)
+        .options(run_options)
+        .build()?;
     check_batch(args.batch).map_err(Failure::input)?;
-    let files = huddle_engine::garble::deal(&circuit, args.parties, args.batch, run_options)?;
+    let files = huddle_engine::garble::deal(run.circuit(), args.parties, args.batch, run_options)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| Failure::output(format!("{}: {e}", args.out.display())))?;
     for (p, bytes) in files.iter().enumerate() {

@@ -9,7 +9,7 @@ use crate::failure::Failure;
 use clap::Args;
 use huddle_core::Prg;
 use huddle_engine::error::RunError;
-use huddle_engine::inputs::OwnValue;
+use huddle_engine::OwnValue;
 use huddle_engine::{Batch, PartyLinks, PartyPlan};
 use huddle_net::{NetProfile, NetworkConfig};
 use std::path::PathBuf;

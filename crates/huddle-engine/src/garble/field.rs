@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 /// The evaluation point of party `p` (p < 65535): an element of the
 /// subfield, so that sharings of subfield secrets with subfield
 /// coefficients have subfield shares.
-pub fn point(p: usize) -> Gf128 {
+pub(crate) fn point(p: usize) -> Gf128 {
     let v = u16::try_from(p + 1).expect("at most 65535 parties share over GF(2^16)");
     Subfield::get().embed(v)
 }
@@ -19,7 +19,7 @@ pub fn point(p: usize) -> Gf128 {
 /// and points lie in the subfield all stay in it, so each share can travel
 /// as 16 coordinates instead of 128 bits, while every product with a
 /// 128-bit offset R is still taken in GF(2^128).
-pub struct Subfield {
+pub(crate) struct Subfield {
     /// ι(b) for every byte b of a coordinate vector, low byte then high byte.
     embed_low: [u128; 256],
     embed_high: [u128; 256],
@@ -32,7 +32,7 @@ pub struct Subfield {
 }
 
 impl Subfield {
-    pub fn get() -> &'static Subfield {
+    pub(crate) fn get() -> &'static Subfield {
         static FIELD: OnceLock<Subfield> = OnceLock::new();
         FIELD.get_or_init(Subfield::new)
     }
@@ -100,15 +100,16 @@ impl Subfield {
 
     /// The subfield element with these coordinates.
     #[inline]
-    pub fn embed(&self, v: u16) -> Gf128 {
+    pub(crate) fn embed(&self, v: u16) -> Gf128 {
         Gf128(self.embed_low[usize::from(v as u8)] ^ self.embed_high[usize::from(v >> 8)])
     }
 
     /// The coordinates of a subfield element (of anything else: those of
     /// some subfield element, never an error; callers only pass subfield
     /// elements, which the tests check).
+    #[cfg(test)]
     #[inline]
-    pub fn coordinates(&self, x: Gf128) -> u16 {
+    pub(crate) fn coordinates(&self, x: Gf128) -> u16 {
         #[cfg(target_arch = "x86_64")]
         if bmi2() {
             // SAFETY: `bmi2` checked the CPU feature.
@@ -135,7 +136,7 @@ impl Subfield {
     }
 
     /// Appends subfield elements to `out` as 2 little-endian bytes each.
-    pub fn append_bytes(&self, values: &[Gf128], out: &mut Vec<u8>) {
+    pub(crate) fn append_bytes(&self, values: &[Gf128], out: &mut Vec<u8>) {
         out.reserve(2 * values.len());
         #[cfg(target_arch = "x86_64")]
         if bmi2() {
@@ -160,7 +161,7 @@ impl Subfield {
 
     /// The elements of [`Subfield::append_bytes`] (a trailing odd byte is ignored;
     /// the transport checked the length).
-    pub fn from_bytes(&self, bytes: &[u8]) -> Vec<Gf128> {
+    pub(crate) fn elements_of_bytes(&self, bytes: &[u8]) -> Vec<Gf128> {
         bytes
             .chunks_exact(2)
             .map(|b| self.embed(u16::from_le_bytes([b[0], b[1]])))
@@ -168,7 +169,7 @@ impl Subfield {
     }
 
     /// Uniformly random subfield elements.
-    pub fn random(&self, prg: &mut Prg, count: usize) -> Vec<Gf128> {
+    pub(crate) fn random(&self, prg: &mut Prg, count: usize) -> Vec<Gf128> {
         let mut words = vec![0u64; count.div_ceil(4)];
         prg.fill_u64(&mut words);
         (0..count)
@@ -185,7 +186,8 @@ fn bmi2() -> bool {
 
 /// Shares of `secret` for parties 0..n under a random polynomial of degree
 /// `degree`: share p is f(point(p)).
-pub fn share(secret: Gf128, degree: usize, n: usize, prg: &mut Prg) -> Vec<Gf128> {
+#[cfg(test)]
+pub(crate) fn share(secret: Gf128, degree: usize, n: usize, prg: &mut Prg) -> Vec<Gf128> {
     let mut out = Vec::with_capacity(n);
     share_each(secret, degree, n, prg, |_, s| out.push(s));
     out
@@ -193,7 +195,7 @@ pub fn share(secret: Gf128, degree: usize, n: usize, prg: &mut Prg) -> Vec<Gf128
 
 /// Like [`share`], handing share p to `sink(p, share)`; it allocates only
 /// for degrees above 64 (more than 65 parties at degree n - 1).
-pub fn share_each(
+pub(crate) fn share_each(
     secret: Gf128,
     degree: usize,
     n: usize,
@@ -234,7 +236,12 @@ pub fn share_each(
 
 /// Shares of every secret at once (vectorized Horner, one random
 /// polynomial per secret): element i of vector p is f_i(point(p)).
-pub fn share_batch(secrets: &[Gf128], degree: usize, n: usize, prg: &mut Prg) -> Vec<Vec<Gf128>> {
+pub(crate) fn share_batch(
+    secrets: &[Gf128],
+    degree: usize,
+    n: usize,
+    prg: &mut Prg,
+) -> Vec<Vec<Gf128>> {
     let m = secrets.len();
     // Coefficients a_1..a_degree, one vector each.
     let coefficients: Vec<Vec<Gf128>> = (0..degree)
@@ -250,7 +257,7 @@ pub fn share_batch(secrets: &[Gf128], degree: usize, n: usize, prg: &mut Prg) ->
 /// [`share_batch`] where the first `small` secrets lie in the subfield and
 /// get subfield coefficients, so that their shares are subfield elements;
 /// any after them get coefficients from all of GF(2^128).
-pub fn share_batch_small(
+pub(crate) fn share_batch_small(
     secrets: &[Gf128],
     small: usize,
     degree: usize,
@@ -292,7 +299,7 @@ fn evaluate_at_points(secrets: &[Gf128], coefficients: &[Vec<Gf128>], n: usize) 
 
 /// Constants c_p with f(0) = Σ c_p f(point(p)) for every polynomial of degree
 /// below n (the "share conversion" of Section 3.1 multiplies by them).
-pub fn reconstruction(n: usize) -> Vec<Gf128> {
+pub(crate) fn reconstruction(n: usize) -> Vec<Gf128> {
     (0..n)
         .map(|i| {
             let (mut num, mut den) = (Gf128::ONE, Gf128::ONE);
@@ -305,7 +312,7 @@ pub fn reconstruction(n: usize) -> Vec<Gf128> {
         .collect()
 }
 
-pub fn random(prg: &mut Prg) -> Gf128 {
+pub(crate) fn random(prg: &mut Prg) -> Gf128 {
     let mut b = [0u8; 16];
     prg.fill_bytes(&mut b);
     Gf128::from_bytes(b)
@@ -314,7 +321,7 @@ pub fn random(prg: &mut Prg) -> Gf128 {
 /// F²_{k1,k2}(tweak) = π(K) ⊕ K with K = 2·k1 ⊕ 4·k2 ⊕ tweak and π AES-128
 /// under a fixed public key: the correlation-robust construction of
 /// Bellare et al. for garbling with fixed-key AES. Evaluates a batch.
-pub struct DoubleKeyPrf {
+pub(crate) struct DoubleKeyPrf {
     cipher: huddle_core::wide_aes::WideAes,
 }
 
@@ -325,7 +332,7 @@ impl Default for DoubleKeyPrf {
 }
 
 impl DoubleKeyPrf {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         // Any fixed, public key will do; this one is the bytes of "huddle BMR F2 key".
         DoubleKeyPrf {
             cipher: huddle_core::wide_aes::WideAes::new(*b"huddle-bmr-f2key"),
@@ -333,12 +340,12 @@ impl DoubleKeyPrf {
     }
 
     #[inline]
-    pub fn input(k1: Gf128, k2: Gf128, tweak: u128) -> u128 {
+    pub(crate) fn input(k1: Gf128, k2: Gf128, tweak: u128) -> u128 {
         k1.double().0 ^ k2.double().double().0 ^ tweak
     }
 
     /// Replaces every input K (from [`Self::input`]) by π(K) ⊕ K.
-    pub fn apply(&self, values: &mut [u128]) {
+    pub(crate) fn apply(&self, values: &mut [u128]) {
         self.cipher.permute_xor(values);
     }
 }
@@ -366,7 +373,7 @@ mod tests {
             prop_assert_eq!(f.coordinates(Gf128(junk)), f.coordinates_portable(Gf128(junk)));
             let mut bytes = vec![7];
             f.append_bytes(&[x, y], &mut bytes);
-            prop_assert_eq!(f.from_bytes(&bytes[1..]), vec![x, y]);
+            prop_assert_eq!(f.elements_of_bytes(&bytes[1..]), vec![x, y]);
         }
     }
 

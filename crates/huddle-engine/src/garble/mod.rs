@@ -62,7 +62,7 @@ mod deal;
 mod dependent;
 mod encoding;
 mod evaluator;
-pub mod field;
+pub(crate) mod field;
 mod gate_prf;
 pub mod linear;
 mod offline;
@@ -76,9 +76,9 @@ mod setup;
 
 pub use deal::deal;
 pub use options::{Optimizations, Variant};
-pub use party::{run, run_with_supply};
+pub(crate) use party::run_with_supply;
 pub use plan::{buffer_gate_bytes, garbled_circuit_bytes, malicious_gate_counts};
-pub use setup::LinearSupply;
+pub(crate) use setup::LinearSupply;
 
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use huddle_net::PartyId;

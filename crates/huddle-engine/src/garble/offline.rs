@@ -244,7 +244,7 @@ pub(super) fn bit_share_bytes(run: &Run, count: usize) -> usize {
 /// Decodes [`bit_share_bytes`] of shares.
 pub(super) fn decode_bit_shares(run: &Run, bytes: &[u8]) -> Vec<Gf128> {
     if run.opts.small_field {
-        field::Subfield::get().from_bytes(bytes)
+        field::Subfield::get().elements_of_bytes(bytes)
     } else {
         from_bytes(bytes)
     }

@@ -6,6 +6,8 @@
 
 use crate::error::RunError;
 
+/// Which of the garbling protocols: one per garbling row of the protocol
+/// table ([`Protocol::garbling`](crate::Protocol::garbling)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
     /// Three offline rounds (degree reduction), t < n/2.
@@ -57,6 +59,7 @@ impl Variant {
         }
     }
 
+    /// Whether it is secure against malicious parties (bgw2-mal).
     pub fn is_malicious(self) -> bool {
         self == Variant::Bgw2Mal
     }
@@ -102,6 +105,7 @@ impl Default for Optimizations {
 }
 
 impl Optimizations {
+    /// Every optimization off (the baseline shape; `--opt none`).
     pub const NONE: Optimizations = Optimizations {
         reduced_complexity: false,
         short_superseeds: false,
@@ -166,7 +170,7 @@ impl Optimizations {
 
     /// Whether additive zero shares are needed (only with reduced complexity:
     /// without it the rows stay Shamir shares of a fresh polynomial).
-    pub fn zero_sharing(self) -> bool {
+    pub(crate) fn zero_sharing(self) -> bool {
         self.reduced_complexity
     }
 
@@ -187,11 +191,16 @@ pub enum LinearChoice {
     /// the trusted dealer.
     #[default]
     Auto,
+    /// Pseudo-random secret sharing: no communication after a one-time
+    /// setup, but C(n, t) keys.
     Prss,
+    /// A trusted party that is not one of the n parties deals the material
+    /// (inside `huddle local`'s process, or ahead of a run by [`deal`](crate::garble::deal)).
     TrustedDealer,
 }
 
 impl LinearChoice {
+    /// The choice its `--linear` spelling names (the error lists them).
     pub fn parse(text: &str) -> Result<LinearChoice, String> {
         match text {
             "auto" => Ok(LinearChoice::Auto),
@@ -241,6 +250,8 @@ pub fn binomial(n: usize, k: usize) -> u128 {
         .unwrap_or(u128::MAX)
 }
 
+/// Whether PRSS is feasible for n parties at threshold t (at most
+/// [`PRSS_MAX_SETS`] t-sets, at most 64 parties).
 pub fn prss_feasible(n: usize, t: usize) -> bool {
     n <= 64 && binomial(n, t) <= PRSS_MAX_SETS
 }

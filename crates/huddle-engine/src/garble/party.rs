@@ -55,25 +55,13 @@ impl Variant {
     }
 }
 
-/// Runs one party of `variant` for `instances` instances; `own_inputs` as in
-/// [`crate::ttp::run`]. Returns every output value at the parties that
-/// learn them (party 0 always does; `reveal_to` other than 0 is refused).
-/// The malicious variant takes its linear preprocessing from PRSS here
-/// (see [`run_with_supply`] for the trusted dealer).
-pub fn run<T: Transport>(
-    net: &mut T,
-    variant: Variant,
-    circuit: &Circuit,
-    instances: usize,
-    own_inputs: &[(usize, BitMatrix)],
-    options: crate::RunOptions,
-) -> Result<Vec<BitMatrix>, RunError> {
-    run_with_supply(net, variant, circuit, instances, own_inputs, options, None)
-}
-
-/// [`run`], with linear preprocessing from a trusted dealer for a malicious
-/// run whose `options.linear` resolves to it.
-pub fn run_with_supply<T: Transport>(
+/// Runs one party of `variant` for `instances` instances; `own_inputs`
+/// holds a matrix (rows = instances) for every input value this party
+/// owns, by index. Returns every output value at the parties that learn
+/// them (party 0 always does; `reveal_to` other than 0 is refused). The
+/// malicious variant takes its linear preprocessing from PRSS, or from a
+/// trusted dealer's `supply` where `options.linear` resolves to it.
+pub(crate) fn run_with_supply<T: Transport>(
     net: &mut T,
     variant: Variant,
     circuit: &Circuit,

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// Linear preprocessing handed to a malicious run from outside the
 /// protocol, when `options.linear` resolves to the trusted dealer.
-pub enum LinearSupply<'a> {
+pub(crate) enum LinearSupply<'a> {
     /// This process's trusted dealer (`huddle local`).
     Dealer(&'a Arc<TrustedDealer>),
     /// The dealer's recording for this party (`huddle deal`, then

@@ -12,7 +12,7 @@
 //! element per word ([`super::program::Program::ring_lanes`]).
 
 /// Arithmetic on share words.
-pub trait Arith: Copy + Send + Sync + 'static {
+pub(crate) trait Arith: Copy + Send + Sync + 'static {
     /// The circuit domain whose shares these are.
     const DOMAIN: huddle_circuit::Domain;
     /// Instances per word.
@@ -39,7 +39,7 @@ pub trait Arith: Copy + Send + Sync + 'static {
 /// m of the operands (`prod[0]` = 1): each from one smaller subset, one
 /// multiplication per entry (the l-input products of MFI-3PC and ca2pc).
 #[inline]
-pub fn subset_products<R: Arith>(prod: &mut [u64], value: impl Fn(usize) -> u64) {
+pub(crate) fn subset_products<R: Arith>(prod: &mut [u64], value: impl Fn(usize) -> u64) {
     prod[0] = R::ONE;
     for m in 1..prod.len() {
         prod[m] = R::mul(prod[m & (m - 1)], value(m.trailing_zeros() as usize));
@@ -48,7 +48,7 @@ pub fn subset_products<R: Arith>(prod: &mut [u64], value: impl Fn(usize) -> u64)
 
 /// Bitsliced Boolean words.
 #[derive(Clone, Copy, Debug)]
-pub struct Bits;
+pub(crate) struct Bits;
 
 impl Arith for Bits {
     const DOMAIN: huddle_circuit::Domain = huddle_circuit::Domain::Bit;
@@ -75,7 +75,7 @@ impl Arith for Bits {
 
 /// Ring elements mod 2^k, computed mod 2^64.
 #[derive(Clone, Copy, Debug)]
-pub struct Ring;
+pub(crate) struct Ring;
 
 impl Arith for Ring {
     const DOMAIN: huddle_circuit::Domain = huddle_circuit::Domain::Ring;
@@ -105,7 +105,7 @@ impl Arith for Ring {
 /// carries kept out of the neighbouring lane (the top bit of each lane is
 /// added separately, as an XOR); products lane by lane.
 #[derive(Clone, Copy, Debug)]
-pub struct Packed<const K: u32>;
+pub(crate) struct Packed<const K: u32>;
 
 impl<const K: u32> Packed<K> {
     /// 1 in every lane.
@@ -117,7 +117,7 @@ impl<const K: u32> Packed<K> {
 
     /// `c` (its low K bits) in every lane.
     #[inline(always)]
-    pub const fn splat(c: u64) -> u64 {
+    pub(crate) const fn splat(c: u64) -> u64 {
         (c & Self::LANE).wrapping_mul(Self::ONES)
     }
 }
@@ -163,7 +163,7 @@ impl<const K: u32> Arith for Packed<K> {
 
 /// Lane `i` of a packed word of K-bit lanes.
 #[inline(always)]
-pub fn lane(word: u64, bits: u32, i: usize) -> u64 {
+pub(crate) fn lane(word: u64, bits: u32, i: usize) -> u64 {
     let v = word >> (bits as usize * i);
     if bits == 64 {
         v

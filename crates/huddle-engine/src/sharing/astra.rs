@@ -36,7 +36,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
 
 pub struct AstraVariant;
 
-pub type Astra = Helper<AstraVariant>;
+pub(crate) type Astra = Helper<AstraVariant>;
 
 impl Variant for AstraVariant {
     const DESCRIPTOR: &'static Descriptor = &DESCRIPTOR;

@@ -16,7 +16,7 @@ use huddle_net::{PartyId, Phase};
 /// (byte buffers go back to the transport's pool, see
 /// [`huddle_net::recycle_buffer`]): a round's buffers are megabytes, and
 /// fresh ones cost the kernel a page fault per 4 KiB.
-pub struct Channel<'a> {
+pub(crate) struct Channel<'a> {
     net: &'a mut dyn Transport,
     encoding: wire::Encoding,
     /// Where fresh keys are drawn ([`Channel::fresh_prg`]): the source and
@@ -39,7 +39,7 @@ const SPARE: usize = 16;
 impl<'a> Channel<'a> {
     /// A channel whose fresh keys come from `randomness`, numbered from
     /// `first_draw` (channels of one party take disjoint ranges).
-    pub fn new(
+    pub(crate) fn new(
         net: &'a mut dyn Transport,
         encoding: wire::Encoding,
         randomness: crate::Randomness,
@@ -64,7 +64,12 @@ impl<'a> Channel<'a> {
 
     /// Sends a message of the protocol's message type `tag` (a corrupted
     /// party's fault applies here; see [`crate::fault`]).
-    pub fn send_tagged(&mut self, tag: usize, to: PartyId, words: &[u64]) -> Result<(), RunError> {
+    pub(crate) fn send_tagged(
+        &mut self,
+        tag: usize,
+        to: PartyId,
+        words: &[u64],
+    ) -> Result<(), RunError> {
         use crate::fault::Action;
         let Some(fault) = self.fault.as_mut() else {
             return self.send(to, words);
@@ -81,7 +86,7 @@ impl<'a> Channel<'a> {
     }
 
     /// [`send_tagged`](Self::send_tagged) under `phase`, then back to the current phase.
-    pub fn send_tagged_in(
+    pub(crate) fn send_tagged_in(
         &mut self,
         phase: Phase,
         tag: usize,
@@ -96,7 +101,7 @@ impl<'a> Channel<'a> {
     /// [`send_message`](Self::send_message): where words travel as they lie
     /// in memory it is the very buffer that goes out, so sending copies
     /// nothing (a round's messages are megabytes).
-    pub fn message(&mut self, n: usize) -> wire::Words {
+    pub(crate) fn message(&mut self, n: usize) -> wire::Words {
         if n > 0 && self.encoding.whole_words() {
             match wire::Words::in_place(huddle_net::scratch_message(n * 8)) {
                 Ok(words) => return words,
@@ -109,7 +114,7 @@ impl<'a> Channel<'a> {
     /// Sends `m` (from [`message`](Self::message), or a received message
     /// overwritten whole) and gives up its memory: a message whose bytes are
     /// its words goes to the transport as it is.
-    pub fn send_message(&mut self, to: PartyId, m: wire::Words) -> Result<(), RunError> {
+    pub(crate) fn send_message(&mut self, to: PartyId, m: wire::Words) -> Result<(), RunError> {
         match m.into_buffer() {
             Err(bytes) => Ok(self.net.send(to, bytes)?),
             Ok(words) => {
@@ -122,7 +127,7 @@ impl<'a> Channel<'a> {
 
     /// [`send_message`](Self::send_message) of the message type `tag` (a
     /// corrupted party's fault applies, as in [`send_tagged`](Self::send_tagged)).
-    pub fn send_message_tagged(
+    pub(crate) fn send_message_tagged(
         &mut self,
         tag: usize,
         to: PartyId,
@@ -138,7 +143,7 @@ impl<'a> Channel<'a> {
 
     /// Runs `f` with traffic counted under `phase`, then returns to the
     /// current phase (switching restarts the phase clock, so only if they differ).
-    pub fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> T {
+    pub(crate) fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> T {
         let now = self.net.phase();
         if now == phase {
             return f(self);
@@ -150,7 +155,7 @@ impl<'a> Channel<'a> {
     }
 
     /// A buffer of `n` words with unspecified contents, for the caller to overwrite.
-    pub fn buffer(&mut self, n: usize) -> Vec<u64> {
+    pub(crate) fn buffer(&mut self, n: usize) -> Vec<u64> {
         // An empty one (a message a role does not send) takes no spare: cut
         // to nothing, a spare's written words would be zeroed again later.
         if n == 0 {
@@ -171,7 +176,7 @@ impl<'a> Channel<'a> {
     }
 
     /// Gives a buffer (of words, or a received message's) back for later rounds.
-    pub fn recycle(&mut self, v: impl Into<wire::Words>) {
+    pub(crate) fn recycle(&mut self, v: impl Into<wire::Words>) {
         match v.into().into_buffer() {
             Ok(v) if v.capacity() > 0 && self.spare_words.len() < SPARE => self.spare_words.push(v),
             Ok(_) => {}
@@ -180,7 +185,7 @@ impl<'a> Channel<'a> {
     }
 
     /// The next `n` words of `prg`.
-    pub fn draw(&mut self, prg: &mut huddle_core::Prg, n: usize) -> Vec<u64> {
+    pub(crate) fn draw(&mut self, prg: &mut huddle_core::Prg, n: usize) -> Vec<u64> {
         let mut v = self.buffer(n);
         prg.fill_u64(&mut v);
         v
@@ -193,50 +198,55 @@ impl<'a> Channel<'a> {
         Ok(prg)
     }
 
-    pub fn party(&self) -> PartyId {
+    pub(crate) fn party(&self) -> PartyId {
         self.net.party()
     }
 
     /// How share words travel now.
-    pub fn encoding(&self) -> wire::Encoding {
+    pub(crate) fn encoding(&self) -> wire::Encoding {
         self.encoding
     }
 
     /// Messages from now on carry words of `encoding` (the domain and slice
     /// of the step at hand; the engine sets it before every step of a mixed
     /// program).
-    pub fn set_encoding(&mut self, encoding: wire::Encoding) {
+    pub(crate) fn set_encoding(&mut self, encoding: wire::Encoding) {
         self.encoding = encoding;
     }
 
-    pub fn set_phase(&mut self, phase: Phase) {
+    pub(crate) fn set_phase(&mut self, phase: Phase) {
         self.net.set_phase(phase);
     }
 
-    pub fn phase(&self) -> Phase {
+    pub(crate) fn phase(&self) -> Phase {
         self.net.phase()
     }
 
     /// As [`Transport::announce`].
-    pub fn announce(&self, step: &str) {
+    pub(crate) fn announce(&self, step: &str) {
         self.net.announce(step);
     }
 
     /// Sends `words` (the transport drops an empty message; both sides know its size).
-    pub fn send(&mut self, to: PartyId, words: &[u64]) -> Result<(), RunError> {
+    pub(crate) fn send(&mut self, to: PartyId, words: &[u64]) -> Result<(), RunError> {
         let mut bytes = huddle_net::message_buffer(self.encoding.wire_len(words.len()));
         self.encoding.encode(words, &mut bytes);
         Ok(self.net.send(to, bytes)?)
     }
 
     /// Sends `words` under `phase`, then returns to the current phase.
-    pub fn send_in(&mut self, phase: Phase, to: PartyId, words: &[u64]) -> Result<(), RunError> {
+    pub(crate) fn send_in(
+        &mut self,
+        phase: Phase,
+        to: PartyId,
+        words: &[u64],
+    ) -> Result<(), RunError> {
         self.in_phase(phase, |ch| ch.send(to, words))
     }
 
     /// Receives exactly `count` words (where they arrived, if they travel
     /// as whole words; see [`wire::Words`]).
-    pub fn recv(&mut self, from: PartyId, count: usize) -> Result<wire::Words, RunError> {
+    pub(crate) fn recv(&mut self, from: PartyId, count: usize) -> Result<wire::Words, RunError> {
         let mut bytes = self.net.recv(from, self.encoding.wire_len(count))?;
         if self.encoding.whole_words() {
             match wire::Words::in_place(bytes) {

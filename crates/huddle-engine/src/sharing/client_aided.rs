@@ -97,12 +97,12 @@ pub const DEALER: PartyId = match DESCRIPTOR.dealer {
 /// (see `conversion_fan_in`): at 100 ms RTT and 160 Mbit/s a 64-bit
 /// comparison's extra dealt bytes at fan-in 9 (about 19 KB) cost as much
 /// as the round it saves at a few hundred instances.
-pub const WIDE_CONVERSIONS_UP_TO: usize = 1024;
+pub(crate) const WIDE_CONVERSIONS_UP_TO: usize = 1024;
 
 /// Widest native multiplication (its row's).
 pub const MAX_FAN_IN: usize = DESCRIPTOR.stated_fan_in();
 
-pub struct ClientAided {
+pub(crate) struct ClientAided {
     me: PartyId,
     k01: Option<Prg>,
     k02: Option<Prg>,
@@ -118,7 +118,7 @@ pub struct ClientAided {
 }
 
 impl ClientAided {
-    pub fn new(me: PartyId, preprocess: Preprocess) -> Self {
+    pub(crate) fn new(me: PartyId, preprocess: Preprocess) -> Self {
         ClientAided {
             me,
             k01: None,
@@ -207,7 +207,7 @@ fn key(k: &mut Option<Prg>) -> &mut Prg {
 }
 
 /// Elements the dealer sends P1 per l-input gate and word.
-pub fn dealt_elements(l: usize) -> usize {
+pub(crate) fn dealt_elements(l: usize) -> usize {
     (1 << l) - l - 1
 }
 

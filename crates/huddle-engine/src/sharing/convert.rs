@@ -18,10 +18,9 @@ use super::channel::Channel;
 use super::program::ConversionKind;
 use huddle_circuit::Domain;
 use huddle_core::bits::transpose_64x64;
-use huddle_core::RingWidth;
 
 /// One conversion step as a protocol sees it.
-pub struct SplitJob<'a> {
+pub(crate) struct SplitJob<'a> {
     pub kind: ConversionKind,
     /// The source slots in the source arena: `kind.sources_per_gate()` per
     /// gate (conversion), gate after gate.
@@ -33,18 +32,17 @@ pub struct SplitJob<'a> {
     pub terms: [&'a [u32]; 2],
     /// Instances in the slice.
     pub instances: usize,
-    pub ring: RingWidth,
 }
 
 impl SplitJob<'_> {
     /// Source words per conversion (one slot of the source arena).
-    pub fn source_words(&self) -> usize {
+    pub(crate) fn source_words(&self) -> usize {
         words(self.kind.source(), self.instances)
     }
 
     /// Words per slot of the target arena: every gate's instances side by
     /// side, [`side_instances`] of them.
-    pub fn slot_words(&self) -> usize {
+    pub(crate) fn slot_words(&self) -> usize {
         words(
             self.kind.target(),
             side_instances(self.gates(), self.instances),
@@ -52,13 +50,13 @@ impl SplitJob<'_> {
     }
 
     /// Gates (conversions) in the step.
-    pub fn gates(&self) -> usize {
+    pub(crate) fn gates(&self) -> usize {
         self.sources.len() / self.kind.sources_per_gate()
     }
 
     /// Words of one term in the target arena, all slots of it: what
     /// [`term`](Self::term) returns.
-    pub fn term_words(&self) -> usize {
+    pub(crate) fn term_words(&self) -> usize {
         self.terms[0].len() * self.slot_words()
     }
 
@@ -71,7 +69,7 @@ impl SplitJob<'_> {
     /// shares whatever this returns. Only one source's words are held in
     /// the source layout at a time; the result is a buffer of `ch`'s
     /// (recycle it).
-    pub fn term(
+    pub(crate) fn term(
         &self,
         ch: &mut Channel,
         t: usize,
@@ -145,7 +143,7 @@ impl SplitJob<'_> {
 
 /// Instances of a conversion step's target arena (and recombining
 /// program): each of `gates` gates' `instances`, side by side.
-pub fn side_instances(gates: usize, instances: usize) -> usize {
+pub(crate) fn side_instances(gates: usize, instances: usize) -> usize {
     gates * instances
 }
 
@@ -183,7 +181,7 @@ pub(super) fn get_bits(src: &[u64], from: usize, len: usize, dst: &mut [u64]) {
 }
 
 /// Words per slot of `domain` for `instances` instances.
-pub fn words(domain: Domain, instances: usize) -> usize {
+pub(crate) fn words(domain: Domain, instances: usize) -> usize {
     match domain {
         Domain::Bit => instances.div_ceil(64),
         Domain::Ring => instances,
@@ -205,7 +203,6 @@ mod tests {
             sources,
             terms,
             instances: n,
-            ring: RingWidth::W16,
         }
     }
 

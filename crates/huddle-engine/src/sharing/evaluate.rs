@@ -20,7 +20,7 @@ use huddle_net::Phase;
 /// and its recombining program.
 /// With `verify_every` = Some(n), the protocol's checkpoint runs after
 /// every n-th layer (not after the last: `verify` follows it anyway).
-pub fn evaluate<P: Sharing>(
+pub(crate) fn evaluate<P: Sharing>(
     protocol: &mut P,
     ch: &mut Channel,
     program: &Program,
@@ -81,7 +81,7 @@ fn run_conversion<P: Sharing>(
 ) -> Result<(), RunError> {
     let kind = conversion.kind;
     let sub = program.recombining(kind);
-    let ring = program
+    program
         .ring
         .ok_or_else(|| RunError::Internal("a conversion in a Boolean circuit".into()))?;
     let (from, to) = (kind.source(), kind.target());
@@ -94,7 +94,6 @@ fn run_conversion<P: Sharing>(
         sources: &conversion.sources,
         terms: [&sub.inputs[0].1, &sub.inputs[1].1],
         instances: n,
-        ring,
     };
     ch.set_encoding(program.encoding(to, side.instances));
     match from {

@@ -287,7 +287,7 @@ fn component(me: PartyId, j: usize) -> Option<usize> {
 }
 
 impl FantasticFour {
-    pub fn new(me: PartyId) -> Self {
+    pub(crate) fn new(me: PartyId) -> Self {
         FantasticFour {
             me,
             keys: Vec::new(),

@@ -51,7 +51,7 @@ use huddle_net::{PartyId, Phase};
 use std::collections::VecDeque;
 use std::marker::PhantomData;
 
-pub const HELPER: PartyId = 0;
+pub(crate) const HELPER: PartyId = 0;
 
 /// What distinguishes one helper protocol from another.
 pub trait Variant {
@@ -78,7 +78,7 @@ pub trait Variant {
 type Masks = (Vec<u64>, Vec<u64>);
 
 /// Keys and bookkeeping shared by all helper protocols.
-pub struct Core {
+pub(crate) struct Core {
     pub me: PartyId,
     k01: Option<Prg>,
     k02: Option<Prg>,
@@ -97,14 +97,14 @@ pub struct Core {
 
 impl Core {
     /// The K01 stream (P0 and P1).
-    pub fn k01(&mut self) -> &mut Prg {
+    pub(crate) fn k01(&mut self) -> &mut Prg {
         self.k01
             .as_mut()
             .expect("setup runs first and P0/P1 hold K01")
     }
 
     /// The K02 stream (P0 and P2).
-    pub fn k02(&mut self) -> &mut Prg {
+    pub(crate) fn k02(&mut self) -> &mut Prg {
         self.k02
             .as_mut()
             .expect("setup runs first and P0/P2 hold K02")
@@ -112,7 +112,7 @@ impl Core {
 
     /// At P0: sends a preprocessing message (counted as offline traffic).
     #[inline(always)]
-    pub fn send_offline(
+    pub(crate) fn send_offline(
         &mut self,
         ch: &mut Channel,
         to: PartyId,
@@ -124,7 +124,7 @@ impl Core {
     /// [`send_offline`](Self::send_offline) of a message given up to the
     /// transport (see [`Channel::send_message`]).
     #[inline(always)]
-    pub fn send_offline_message(
+    pub(crate) fn send_offline_message(
         &mut self,
         ch: &mut Channel,
         to: PartyId,
@@ -136,7 +136,7 @@ impl Core {
     /// At P1/P2: the next preprocessing message from P0 of `count` words,
     /// received ahead in separate mode or now.
     #[inline(always)]
-    pub fn recv_offline(
+    pub(crate) fn recv_offline(
         &mut self,
         ch: &mut Channel,
         count: usize,
@@ -149,13 +149,13 @@ impl Core {
 }
 
 /// A helper protocol.
-pub struct Helper<V: Variant> {
+pub(crate) struct Helper<V: Variant> {
     core: Core,
     _variant: PhantomData<V>,
 }
 
 impl<V: Variant> Helper<V> {
-    pub fn new(me: PartyId, preprocess: Preprocess) -> Self {
+    pub(crate) fn new(me: PartyId, preprocess: Preprocess) -> Self {
         Helper {
             core: Core {
                 me,

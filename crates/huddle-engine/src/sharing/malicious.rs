@@ -10,11 +10,11 @@ use crate::inputs::learns;
 use huddle_net::{PartyId, Phase};
 
 /// The four parties of every protocol here.
-pub const PARTIES: usize = 4;
+pub(crate) const PARTIES: usize = 4;
 
 /// The protocol's message types (indices into its fault-injection list) of
 /// the messages the helpers here and the key agreement send.
-pub struct Tags {
+pub(crate) struct Tags {
     pub key_commitment: usize,
     pub key_opening: usize,
     pub digest: usize,
@@ -27,7 +27,7 @@ pub struct Tags {
 /// component `sent`, `verifier` sends a digest of its own copy, component
 /// `vouched`; `check` is the view named in an abort (its one member: the
 /// receiver, who checks the value against the digest).
-pub struct Route {
+pub(crate) struct Route {
     pub sender: PartyId,
     pub sent: usize,
     pub verifier: PartyId,
@@ -44,7 +44,7 @@ pub struct Route {
 ///
 /// Send failures wait until the verdicts are heard (see [`verify::tell`]): a
 /// peer that heard a failure may be gone already.
-pub fn reveal_vouched(
+pub(crate) fn reveal_vouched(
     ch: &mut Channel,
     views: &mut Views,
     routes: &[Route; PARTIES],
@@ -88,7 +88,11 @@ pub fn reveal_vouched(
 }
 
 /// Compares every view's digests in phase `verify` (before any reveal).
-pub fn compare_views(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result<(), RunError> {
+pub(crate) fn compare_views(
+    ch: &mut Channel,
+    views: &mut Views,
+    tags: &Tags,
+) -> Result<(), RunError> {
     let now = ch.phase();
     ch.set_phase(Phase::Verify);
     views.exchange(ch, tags.digest)?;
@@ -99,7 +103,7 @@ pub fn compare_views(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result
 /// A checkpoint between layers (`--verify-every`): the views so far are
 /// compared and every party's verdict settled, in phase `verify`; a
 /// failure stops every honest party here.
-pub fn checkpoint(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result<(), RunError> {
+pub(crate) fn checkpoint(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result<(), RunError> {
     let now = ch.phase();
     ch.set_phase(Phase::Verify);
     views.exchange(ch, tags.digest)?;
@@ -112,7 +116,7 @@ pub fn checkpoint(ch: &mut Channel, views: &mut Views, tags: &Tags) -> Result<()
 /// (as message type `tag`, in `phase`) and the other holder, its voucher,
 /// absorbs the same value into `view`, as `to` does with what it receives.
 /// One of the two holders is honest, so a wrong value fails the view.
-pub struct Vouched {
+pub(crate) struct Vouched {
     pub sender: PartyId,
     pub to: PartyId,
     pub phase: Phase,
@@ -122,7 +126,12 @@ pub struct Vouched {
 
 impl Vouched {
     /// At either holder: the sender sends `value`, the voucher hashes it.
-    pub fn send(&self, ch: &mut Channel, views: &mut Views, value: &[u64]) -> Result<(), RunError> {
+    pub(crate) fn send(
+        &self,
+        ch: &mut Channel,
+        views: &mut Views,
+        value: &[u64],
+    ) -> Result<(), RunError> {
         if ch.party() == self.sender {
             ch.send_tagged_in(self.phase, self.tag, self.to, value)
         } else {
@@ -132,7 +141,7 @@ impl Vouched {
     }
 
     /// At `to`: the `n` words, hashed into the view.
-    pub fn receive(
+    pub(crate) fn receive(
         &self,
         ch: &mut Channel,
         views: &mut Views,
@@ -146,7 +155,11 @@ impl Vouched {
 
 /// Writes every gate's three output components (protocols with three
 /// components per slot), word k of the layer from `f(k)`.
-pub fn write3(s: &mut Shares, gates: &[(u32, u32, u32)], f: impl Fn(usize) -> (u64, u64, u64)) {
+pub(crate) fn write3(
+    s: &mut Shares,
+    gates: &[(u32, u32, u32)],
+    f: impl Fn(usize) -> (u64, u64, u64),
+) {
     let w = s.w;
     for (gi, &(_, _, out)) in gates.iter().enumerate() {
         s.write3(out, |j| f(gi * w + j));

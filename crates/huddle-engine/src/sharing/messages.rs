@@ -9,27 +9,27 @@
 use crate::fault::{message, MessageType};
 
 /// Quad and Quad-Het (the same indices in both lists).
-pub mod quad {
+pub(crate) mod quad {
     use super::{message, MessageType};
 
-    pub const KEY_COMMITMENT: usize = 0;
-    pub const KEY_OPENING: usize = 1;
-    pub const INPUT: usize = 2;
-    pub const M0: usize = 3;
-    pub const M3: usize = 4;
-    pub const M1: usize = 5;
-    pub const M20: usize = 6;
-    pub const M21: usize = 7;
-    pub const M22: usize = 8;
-    pub const DIGEST: usize = 9;
-    pub const REVEAL: usize = 10;
-    pub const REVEAL_DIGEST: usize = 11;
-    pub const VERDICT: usize = 12;
-    pub const CONVERT_M0: usize = 13;
-    pub const CONVERT_M2: usize = 14;
+    pub(crate) const KEY_COMMITMENT: usize = 0;
+    pub(crate) const KEY_OPENING: usize = 1;
+    pub(crate) const INPUT: usize = 2;
+    pub(crate) const M0: usize = 3;
+    pub(crate) const M3: usize = 4;
+    pub(crate) const M1: usize = 5;
+    pub(crate) const M20: usize = 6;
+    pub(crate) const M21: usize = 7;
+    pub(crate) const M22: usize = 8;
+    pub(crate) const DIGEST: usize = 9;
+    pub(crate) const REVEAL: usize = 10;
+    pub(crate) const REVEAL_DIGEST: usize = 11;
+    pub(crate) const VERDICT: usize = 12;
+    pub(crate) const CONVERT_M0: usize = 13;
+    pub(crate) const CONVERT_M2: usize = 14;
 
     /// Quad's messages.
-    pub static QUAD: [MessageType; 15] = [
+    pub(crate) static QUAD: [MessageType; 15] = [
         message("key-commitment", &[0, 1, 2, 3], false),
         message("key-opening", &[0, 1, 2, 3], false),
         message("input", &[0, 1, 2, 3], false),
@@ -48,7 +48,7 @@ pub mod quad {
     ];
 
     /// Quad-Het's: P3 sends no m3, and P2 sends m22.
-    pub static HET: [MessageType; 15] = [
+    pub(crate) static HET: [MessageType; 15] = [
         message("key-commitment", &[0, 1, 2, 3], false),
         message("key-opening", &[0, 1, 2, 3], false),
         message("input", &[0, 1, 2, 3], false),
@@ -68,24 +68,24 @@ pub mod quad {
 }
 
 /// Fantastic Four.
-pub mod fantastic4 {
+pub(crate) mod fantastic4 {
     use super::{message, MessageType};
 
-    pub const KEY_COMMITMENT: usize = 0;
-    pub const KEY_OPENING: usize = 1;
-    pub const INPUT: usize = 2;
+    pub(crate) const KEY_COMMITMENT: usize = 0;
+    pub(crate) const KEY_OPENING: usize = 1;
+    pub(crate) const INPUT: usize = 2;
     /// m1..m6 are M + 0..M + 5.
-    pub const M: usize = 3;
-    pub const DIGEST: usize = 9;
-    pub const REVEAL: usize = 10;
-    pub const REVEAL_DIGEST: usize = 11;
-    pub const VERDICT: usize = 12;
+    pub(crate) const M: usize = 3;
+    pub(crate) const DIGEST: usize = 9;
+    pub(crate) const REVEAL: usize = 10;
+    pub(crate) const REVEAL_DIGEST: usize = 11;
+    pub(crate) const VERDICT: usize = 12;
     /// The conversion terms' shares, t0 then t1.
-    pub const CONVERT: usize = 13;
+    pub(crate) const CONVERT: usize = 13;
     /// A truncated product's terms' shares, t0 then t1.
-    pub const TRUNCATE: usize = 15;
+    pub(crate) const TRUNCATE: usize = 15;
 
-    pub static ALL: [MessageType; 17] = [
+    pub(crate) static ALL: [MessageType; 17] = [
         message("key-commitment", &[0, 1, 2, 3], false),
         message("key-opening", &[0, 1, 2, 3], false),
         message("input", &[0, 1, 2, 3], false),
@@ -107,25 +107,25 @@ pub mod fantastic4 {
 }
 
 /// Tetrad.
-pub mod tetrad {
+pub(crate) mod tetrad {
     use super::{message, MessageType};
 
-    pub const KEY_COMMITMENT: usize = 0;
-    pub const KEY_OPENING: usize = 1;
-    pub const INPUT: usize = 2;
-    pub const T1: usize = 3;
-    pub const T2: usize = 4;
-    pub const T3: usize = 5;
-    pub const T4: usize = 6;
-    pub const T5: usize = 7;
-    pub const DIGEST: usize = 8;
-    pub const REVEAL: usize = 9;
-    pub const REVEAL_DIGEST: usize = 10;
-    pub const VERDICT: usize = 11;
-    pub const CONVERT_M: usize = 12;
-    pub const CONVERT_MASK: usize = 13;
+    pub(crate) const KEY_COMMITMENT: usize = 0;
+    pub(crate) const KEY_OPENING: usize = 1;
+    pub(crate) const INPUT: usize = 2;
+    pub(crate) const T1: usize = 3;
+    pub(crate) const T2: usize = 4;
+    pub(crate) const T3: usize = 5;
+    pub(crate) const T4: usize = 6;
+    pub(crate) const T5: usize = 7;
+    pub(crate) const DIGEST: usize = 8;
+    pub(crate) const REVEAL: usize = 9;
+    pub(crate) const REVEAL_DIGEST: usize = 10;
+    pub(crate) const VERDICT: usize = 11;
+    pub(crate) const CONVERT_M: usize = 12;
+    pub(crate) const CONVERT_MASK: usize = 13;
 
-    pub static ALL: [MessageType; 14] = [
+    pub(crate) static ALL: [MessageType; 14] = [
         message("key-commitment", &[0, 1, 2, 3], false),
         message("key-opening", &[0, 1, 2, 3], false),
         message("input", &[0, 1, 2, 3], false),

@@ -58,7 +58,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     dealer: None,
 };
 
-pub struct MfiVariant;
+pub(crate) struct MfiVariant;
 
 pub type Mfi3 = Helper<MfiVariant>;
 
@@ -66,7 +66,7 @@ pub type Mfi3 = Helper<MfiVariant>;
 pub const MAX_FAN_IN: usize = DESCRIPTOR.stated_fan_in();
 
 /// Elements P1 and P2 each send for one l-input multiplication.
-pub fn elements_per_party(l: usize) -> usize {
+pub(crate) fn elements_per_party(l: usize) -> usize {
     if l == 2 {
         1
     } else {

@@ -29,32 +29,32 @@
 //! compiler ([`program`]), the share domains ([`arith`]), the wire encoding
 //! ([`wire`]), conversions ([`convert`]) and the protocols.
 
-pub mod arith;
-pub mod astra;
+pub(crate) mod arith;
+pub(crate) mod astra;
 mod channel;
-pub mod client_aided;
-pub mod convert;
+pub(crate) mod client_aided;
+pub(crate) mod convert;
 mod evaluate;
-pub mod fantastic4;
-pub mod helper;
+pub(crate) mod fantastic4;
+pub(crate) mod helper;
 mod input_words;
 mod lanes;
-pub mod malicious;
-pub mod messages;
-pub mod mfi3;
+pub(crate) mod malicious;
+pub(crate) mod messages;
+pub(crate) mod mfi3;
 mod outputs;
-pub mod pieces;
-pub mod program;
+pub(crate) mod pieces;
+pub(crate) mod program;
 mod protocol;
-pub mod quad;
-pub mod replicated;
+pub(crate) mod quad;
+pub(crate) mod replicated;
 mod run;
 mod shares;
-pub mod subset_keys;
-pub mod tetrad;
-pub mod trio;
-pub mod verify;
-pub mod wire;
+pub(crate) mod subset_keys;
+pub(crate) mod tetrad;
+pub(crate) mod trio;
+pub(crate) mod verify;
+pub(crate) mod wire;
 
 /// Runs `$body` with `$R` the [`arith::Arith`] of ring words holding
 /// `$lanes` elements each: 1 (one element mod 2^64), 2, 4 or 8 (packed
@@ -83,11 +83,9 @@ macro_rules! with_ring {
 }
 pub(crate) use with_ring;
 
-pub use channel::Channel;
+pub(crate) use channel::Channel;
 pub(crate) use channel::{agree_key, draw, recv_raw, send_raw_tagged};
-pub use evaluate::evaluate;
-pub use protocol::{Capabilities, Sharing};
-pub use run::run;
-pub use shares::{Arenas, ConstantRule, InputValues, Shares, MAX_COMPONENTS};
-
-pub use crate::options::{FILLER_LANES, FILLER_MIN_SLICES};
+pub(crate) use evaluate::evaluate;
+pub(crate) use protocol::Sharing;
+pub(crate) use run::run;
+pub(crate) use shares::{Arenas, ConstantRule, InputValues, Shares};

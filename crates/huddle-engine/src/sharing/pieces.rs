@@ -19,10 +19,10 @@ use huddle_core::Prg;
 use std::ops::Range;
 
 /// Words per piece: a handful of arrays this long fit in L2 with room to spare.
-pub const PIECE_WORDS: usize = 2048;
+pub(crate) const PIECE_WORDS: usize = 2048;
 
 /// The word ranges of a layer of `n` words, piece by piece.
-pub fn pieces(n: usize) -> impl Iterator<Item = Range<usize>> {
+pub(crate) fn pieces(n: usize) -> impl Iterator<Item = Range<usize>> {
     (0..n)
         .step_by(PIECE_WORDS)
         .map(move |start| start..n.min(start + PIECE_WORDS))
@@ -30,7 +30,7 @@ pub fn pieces(n: usize) -> impl Iterator<Item = Range<usize>> {
 
 /// The gates of a multiplication layer: operand slots a, b and output slot
 /// per gate. Word k of the layer is word k % w of gate k / w.
-pub struct LayerGates {
+pub(crate) struct LayerGates {
     pub gates: Vec<(u32, u32, u32)>,
     /// Per gate, a dot product's pairs after the first (see `Operands`).
     pub more: Vec<Vec<(u32, u32)>>,
@@ -88,7 +88,7 @@ pub(crate) fn dot_terms<'b, T: Copy + Default>(
 
 /// A run of words of one gate inside a piece: the gate, the words of its
 /// slot, and where they start in the piece.
-pub struct Segment<'a> {
+pub(crate) struct Segment<'a> {
     pub a: u32,
     pub b: u32,
     /// A dot product's other pairs (empty for a 2-input product).
@@ -99,7 +99,7 @@ pub struct Segment<'a> {
 }
 
 impl LayerGates {
-    pub fn new(program: &Program, layer: &Layer, w: usize) -> Self {
+    pub(crate) fn new(program: &Program, layer: &Layer, w: usize) -> Self {
         let ops = operands(program, layer);
         let trunc: Vec<u8> = layer.gates.iter().map(|g| g.trunc).collect();
         LayerGates {
@@ -114,7 +114,7 @@ impl LayerGates {
 
     /// Word i of `piece`'s truncation (0: none) into `out[i]`.
     #[inline(always)]
-    pub fn truncation(&self, piece: Range<usize>, out: &mut [u8; PIECE_WORDS]) {
+    pub(crate) fn truncation(&self, piece: Range<usize>, out: &mut [u8; PIECE_WORDS]) {
         let w = self.w.max(1);
         for (i, k) in piece.enumerate() {
             out[i] = self.trunc[k / w];
@@ -122,13 +122,13 @@ impl LayerGates {
     }
 
     /// Words in the layer.
-    pub fn words(&self) -> usize {
+    pub(crate) fn words(&self) -> usize {
         self.gates.len() * self.w
     }
 
     /// The segments of the piece `piece` (a range of the layer's words).
     #[inline(always)]
-    pub fn segments(&self, piece: Range<usize>) -> impl Iterator<Item = Segment<'_>> + '_ {
+    pub(crate) fn segments(&self, piece: Range<usize>) -> impl Iterator<Item = Segment<'_>> + '_ {
         let w = self.w.max(1);
         let first = piece.start / w;
         let last = piece.end.div_ceil(w);
@@ -149,7 +149,7 @@ impl LayerGates {
     /// Replaces two components of the output shares in `piece`: word i of
     /// the piece becomes `f(i, old0, old1)`.
     #[inline(always)]
-    pub fn update_outputs(
+    pub(crate) fn update_outputs(
         &self,
         s: &mut Shares,
         piece: Range<usize>,
@@ -174,7 +174,7 @@ impl LayerGates {
     /// layer finishing one component would otherwise read and write back
     /// the other too: a trip to memory per word at large batches.
     #[inline(always)]
-    pub fn map_output(
+    pub(crate) fn map_output(
         &self,
         s: &mut Shares,
         piece: Range<usize>,
@@ -208,7 +208,7 @@ impl LayerGates {
 
 /// One layer's draws from one key, read piece by piece: part p (from 0) of
 /// `n` words is what the (p+1)-th whole draw of `n` words would have given.
-pub struct LayerDraws {
+pub(crate) struct LayerDraws {
     start: u128,
     n: usize,
     parts: usize,
@@ -216,7 +216,7 @@ pub struct LayerDraws {
 
 impl LayerDraws {
     /// The next `parts` draws of `n` words from `prg`.
-    pub fn new(prg: &Prg, n: usize, parts: usize) -> Self {
+    pub(crate) fn new(prg: &Prg, n: usize, parts: usize) -> Self {
         LayerDraws {
             start: prg.position(),
             n,
@@ -226,7 +226,7 @@ impl LayerDraws {
 
     /// The next `parts` draws of `n` words from `prg`, which moves past them
     /// (to be read later).
-    pub fn reserve(prg: &mut Prg, n: usize, parts: usize) -> Self {
+    pub(crate) fn reserve(prg: &mut Prg, n: usize, parts: usize) -> Self {
         let draws = LayerDraws::new(prg, n, parts);
         prg.seek(draws.start + 8 * (parts * n) as u128);
         draws
@@ -234,14 +234,14 @@ impl LayerDraws {
 
     /// Words `piece` of part `part` into `out` (as long as the piece).
     #[inline(always)]
-    pub fn read(&self, prg: &Prg, part: usize, piece: Range<usize>, out: &mut [u64]) {
+    pub(crate) fn read(&self, prg: &Prg, part: usize, piece: Range<usize>, out: &mut [u64]) {
         debug_assert!(part < self.parts && piece.end <= self.n);
         let word = (part * self.n + piece.start) as u128;
         prg.words_at(self.start + 8 * word, &mut out[..piece.len()]);
     }
 
     /// Moves `prg` past all the parts, where whole draws would have left it.
-    pub fn finish(self, prg: &mut Prg) {
+    pub(crate) fn finish(self, prg: &mut Prg) {
         prg.seek(self.start + 8 * (self.parts * self.n) as u128);
     }
 }

@@ -18,6 +18,11 @@
 //! `DOT` and `DOTTR` gates a protocol cannot evaluate natively are rewritten
 //! first (`huddle_circuit::rewrite::lower_products`): multiplications and
 //! sums, and an exact truncation through A2B and B2A.
+//!
+//! Internal, except to the engine's own tests (feature `testing`:
+//! [`Program`], [`Target`], [`ConversionKind`]).
+// Without `testing` the module's `pub` items are the engine's own.
+#![cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
 
 use crate::error::RunError;
 use huddle_circuit::builder::Builder;
@@ -146,7 +151,12 @@ pub enum ConversionKind {
     Zero,
     /// `bits` bits (1 to 3) to their product as a ring element (B2A, BC2A),
     /// times a ring element if `factor` (BX2A, BCX2A).
-    Inject { bits: u8, factor: bool },
+    Inject {
+        /// How many bits (1 to 3).
+        bits: u8,
+        /// Whether a ring element multiplies the product.
+        factor: bool,
+    },
 }
 
 impl ConversionKind {
@@ -181,6 +191,8 @@ impl ConversionKind {
         self == ConversionKind::Zero
     }
 
+    /// The conversion a gate of `op` with `inputs` inputs is (None: not a
+    /// conversion).
     pub fn of(op: Op, inputs: usize) -> Option<ConversionKind> {
         match op {
             Op::BitDecompose => Some(ConversionKind::Decompose),
@@ -389,11 +401,15 @@ pub struct Program {
     pub inputs: Vec<(Domain, Vec<u32>)>,
     /// Per output value, its domain and the slot of each of its wires.
     pub outputs: Vec<(Domain, Vec<u32>)>,
+    /// What runs, in order: local steps, multiplication layers, conversions.
     pub steps: Vec<Step>,
+    /// The multiplication layers, each one round.
     pub layers: Vec<Layer>,
+    /// The conversions, each its gates of one kind.
     pub conversions: Vec<Conversion>,
     /// The recombining program of each conversion kind the circuit uses.
     pub recombine: Vec<(ConversionKind, Program)>,
+    /// The ring of the ring domain (None: a Boolean circuit).
     pub ring: Option<RingWidth>,
     /// Ring elements per share word: 64/k once [`pack_ring`](Self::pack_ring)
     /// packed a ring-only program, else 1 (one element per word, mod 2^64).
@@ -401,11 +417,13 @@ pub struct Program {
 }
 
 impl Program {
+    /// The operands (slots) of multiplication `g`.
     pub fn operands(&self, g: &MulGate) -> &[u32] {
         &self.pool[g.first as usize..][..g.len as usize]
     }
 
     /// Multiplications in the whole program (conversions not included).
+    #[cfg(any(test, feature = "testing"))]
     pub fn multiplications(&self) -> usize {
         self.layers.iter().map(|l| l.gates.len()).sum()
     }
@@ -432,7 +450,7 @@ impl Program {
     }
 
     /// How words of `domain` travel in a slice of `instances` instances.
-    pub fn encoding(&self, domain: Domain, instances: usize) -> super::wire::Encoding {
+    pub(crate) fn encoding(&self, domain: Domain, instances: usize) -> super::wire::Encoding {
         let lanes = if domain == Domain::Ring {
             self.ring_lanes
         } else {

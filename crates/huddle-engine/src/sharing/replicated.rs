@@ -64,7 +64,7 @@ pub struct Replicated {
 }
 
 impl Replicated {
-    pub fn new(me: PartyId) -> Self {
+    pub(crate) fn new(me: PartyId) -> Self {
         Replicated {
             me,
             next: None,

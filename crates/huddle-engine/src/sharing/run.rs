@@ -21,7 +21,7 @@ use huddle_net::{Network, PartyId};
 /// `own_inputs` holds the values this party owns (see [`crate::ttp::run`]);
 /// each is dropped once converted to share words, so that a large batch's
 /// inputs are held once, not twice.
-pub fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
+pub(crate) fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     make: F,
     net: &mut Network,
     circuit: std::borrow::Cow<'_, Circuit>,

@@ -14,7 +14,7 @@ use huddle_net::PartyId;
 
 /// Which share component a public constant is added to at this party.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConstantRule {
+pub(crate) enum ConstantRule {
     /// Constants do not change this party's shares.
     None,
     /// Component i gets + c.
@@ -26,7 +26,7 @@ pub enum ConstantRule {
 /// The share components of every slot: slot s of component i is
 /// `c[i][s * w..(s + 1) * w]`. Only the first `components` arenas are used
 /// (the others stay empty), so a 2-component protocol pays nothing for the third.
-pub struct Shares {
+pub(crate) struct Shares {
     pub c: [Vec<u64>; MAX_COMPONENTS],
     /// Words per slot: instances / 64 (rounded up) for Boolean circuits,
     /// instances for arithmetic ones.
@@ -36,7 +36,7 @@ pub struct Shares {
 }
 
 /// The most share components a protocol here holds per wire.
-pub const MAX_COMPONENTS: usize = 3;
+pub(crate) const MAX_COMPONENTS: usize = 3;
 
 impl Shares {
     pub(crate) fn new(slots: usize, w: usize, components: usize) -> Self {
@@ -73,28 +73,28 @@ impl Shares {
     }
 
     /// Components in use.
-    pub fn components(&self) -> usize {
+    pub(crate) fn components(&self) -> usize {
         self.components
     }
 
     /// Slots in the arena.
-    pub fn slots(&self) -> usize {
+    pub(crate) fn slots(&self) -> usize {
         self.slots
     }
 
     #[inline(always)]
-    pub fn get(&self, component: usize, slot: u32) -> &[u64] {
+    pub(crate) fn get(&self, component: usize, slot: u32) -> &[u64] {
         &self.c[component][slot as usize * self.w..][..self.w]
     }
 
-    pub fn set(&mut self, component: usize, slot: u32, words: &[u64]) {
+    pub(crate) fn set(&mut self, component: usize, slot: u32, words: &[u64]) {
         let w = self.w;
         self.c[component][slot as usize * w..][..w].copy_from_slice(words);
     }
 
     /// Writes `words` (`w` words per slot, in the order of `slots`) into
     /// component `component` of `slots`.
-    pub fn set_slots(&mut self, component: usize, slots: &[u32], words: &[u64]) {
+    pub(crate) fn set_slots(&mut self, component: usize, slots: &[u32], words: &[u64]) {
         let w = self.w;
         for (j, &slot) in slots.iter().enumerate() {
             self.set(component, slot, &words[j * w..(j + 1) * w]);
@@ -102,7 +102,7 @@ impl Shares {
     }
 
     /// Sets component `component` of `slots` to zero.
-    pub fn zero_slots(&mut self, component: usize, slots: &[u32]) {
+    pub(crate) fn zero_slots(&mut self, component: usize, slots: &[u32]) {
         let w = self.w;
         for &slot in slots {
             self.c[component][slot as usize * w..][..w].fill(0);
@@ -111,7 +111,7 @@ impl Shares {
 
     /// Writes both components of `slot`, word j from `f(j)`.
     #[inline(always)]
-    pub fn write(&mut self, slot: u32, f: impl Fn(usize) -> (u64, u64)) {
+    pub(crate) fn write(&mut self, slot: u32, f: impl Fn(usize) -> (u64, u64)) {
         let at = slot as usize * self.w;
         let [c0, c1, _] = &mut self.c;
         let (c0, c1) = (&mut c0[at..at + self.w], &mut c1[at..at + self.w]);
@@ -122,7 +122,7 @@ impl Shares {
 
     /// Writes the three components of `slot`, word j from `f(j)`.
     #[inline(always)]
-    pub fn write3(&mut self, slot: u32, f: impl Fn(usize) -> (u64, u64, u64)) {
+    pub(crate) fn write3(&mut self, slot: u32, f: impl Fn(usize) -> (u64, u64, u64)) {
         let (at, w) = (slot as usize * self.w, self.w);
         let [c0, c1, c2] = &mut self.c;
         let (c0, c1, c2) = (
@@ -136,7 +136,7 @@ impl Shares {
     }
 
     /// Component `component` of `slots`, one after another.
-    pub fn concat(&self, component: usize, slots: &[u32]) -> Vec<u64> {
+    pub(crate) fn concat(&self, component: usize, slots: &[u32]) -> Vec<u64> {
         let mut v = Vec::with_capacity(slots.len() * self.w);
         for &s in slots {
             v.extend_from_slice(self.get(component, s));
@@ -145,7 +145,7 @@ impl Shares {
     }
 
     /// Slices of component `component` for many slots, gathered for a layer.
-    pub fn gather(&self, component: usize, slots: &[u32]) -> Vec<&[u64]> {
+    pub(crate) fn gather(&self, component: usize, slots: &[u32]) -> Vec<&[u64]> {
         slots.iter().map(|&s| self.get(component, s)).collect()
     }
 
@@ -240,7 +240,7 @@ const LINEAR_WINDOW: usize = 256;
 
 /// Input sharing request: for every input value its owner, its slots and (at
 /// the owner) its clear words per wire; and who receives the outputs.
-pub struct InputValues<'a> {
+pub(crate) struct InputValues<'a> {
     pub owners: Vec<PartyId>,
     pub slots: &'a [Vec<u32>],
     /// For each input value this party owns: words per wire, wire-major
@@ -252,7 +252,7 @@ pub struct InputValues<'a> {
 
 impl InputValues<'_> {
     /// The slots of every input value `from` deals, in input order.
-    pub fn dealt_by(&self, from: PartyId) -> Vec<u32> {
+    pub(crate) fn dealt_by(&self, from: PartyId) -> Vec<u32> {
         (0..self.slots.len())
             .filter(|&i| self.owners[i] == from)
             .flat_map(|i| self.slots[i].iter().copied())
@@ -261,14 +261,20 @@ impl InputValues<'_> {
 
     /// Writes `values` (one element per wire of every input value `from`
     /// deals, in input order) into component `component` of their slots.
-    pub fn set_dealt(&self, from: PartyId, component: usize, s: &mut Shares, values: &[u64]) {
+    pub(crate) fn set_dealt(
+        &self,
+        from: PartyId,
+        component: usize,
+        s: &mut Shares,
+        values: &[u64],
+    ) {
         s.set_slots(component, &self.dealt_by(from), values);
     }
 
     /// Receives from `from` one element per wire of every input value it
     /// deals, in input order, into component `component` of their slots;
     /// returns the words received (for the malicious protocols' views).
-    pub fn receive(
+    pub(crate) fn receive(
         &self,
         ch: &mut Channel,
         from: PartyId,
@@ -285,7 +291,7 @@ impl InputValues<'_> {
 /// A party's shares of one slice: one arena per domain (Boolean slots hold
 /// instances/64 bitsliced words, ring slots one word per instance). A
 /// circuit of one domain leaves the other arena without slots.
-pub struct Arenas {
+pub(crate) struct Arenas {
     pub bits: Shares,
     pub ring: Shares,
     /// Instances in the slice.
@@ -352,14 +358,14 @@ impl Arenas {
         self.instances = instances;
     }
 
-    pub fn domain(&self, domain: Domain) -> &Shares {
+    pub(crate) fn domain(&self, domain: Domain) -> &Shares {
         match domain {
             Domain::Bit => &self.bits,
             Domain::Ring => &self.ring,
         }
     }
 
-    pub fn domain_mut(&mut self, domain: Domain) -> &mut Shares {
+    pub(crate) fn domain_mut(&mut self, domain: Domain) -> &mut Shares {
         match domain {
             Domain::Bit => &mut self.bits,
             Domain::Ring => &mut self.ring,

@@ -47,7 +47,7 @@ type Key = [u8; 16];
 /// Agrees every key of `keys` this party holds: key k is held by the
 /// members of `keys[k]`, the check that compares its holders' commitments.
 /// Returns the keys by index (None where this party is no holder).
-pub fn agree(
+pub(crate) fn agree(
     ch: &mut Channel,
     keys: &'static [ViewSpec],
     tags: &Tags,

@@ -212,7 +212,7 @@ pub struct Tetrad {
 }
 
 impl Tetrad {
-    pub fn new(me: PartyId) -> Self {
+    pub(crate) fn new(me: PartyId) -> Self {
         Tetrad {
             me,
             keys: Vec::new(),

@@ -44,7 +44,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
 
 pub struct TrioVariant;
 
-pub type Trio = Helper<TrioVariant>;
+pub(crate) type Trio = Helper<TrioVariant>;
 
 impl Variant for TrioVariant {
     const DESCRIPTOR: &'static Descriptor = &DESCRIPTOR;

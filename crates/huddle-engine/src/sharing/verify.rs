@@ -26,10 +26,10 @@ use sha2::digest::generic_array::GenericArray;
 use sha2::{Digest, Sha256};
 
 /// A SHA-256 digest as four little-endian words (how it travels).
-pub type DigestWords = [u64; 4];
+pub(crate) type DigestWords = [u64; 4];
 
 /// One declared check.
-pub struct ViewSpec {
+pub(crate) struct ViewSpec {
     /// What is compared, named in the abort.
     pub check: &'static str,
     /// The parties that check it: those that compare digests of its values,
@@ -49,7 +49,7 @@ struct View {
 
 /// Where a view failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Mismatch {
+pub(crate) struct Mismatch {
     /// Index of the view in the declared list.
     pub view: usize,
     /// The member whose digest differed from ours.
@@ -59,10 +59,10 @@ pub struct Mismatch {
 /// The digests of an exchange's first half, awaiting the members' (see
 /// [`Views::send_digests`]).
 #[must_use = "the digests are compared by `Views::receive_digests`"]
-pub struct SentDigests(Vec<Option<DigestWords>>);
+pub(crate) struct SentDigests(Vec<Option<DigestWords>>);
 
 /// The views of one party (a non-member keeps no state for a view).
-pub struct Views {
+pub(crate) struct Views {
     me: PartyId,
     encoding: Encoding,
     specs: &'static [ViewSpec],
@@ -78,7 +78,7 @@ pub struct Views {
 impl Views {
     /// The views `specs` as seen by party `me`; values are hashed as
     /// `encoding` sends them.
-    pub fn new(me: PartyId, encoding: Encoding, specs: &'static [ViewSpec]) -> Views {
+    pub(crate) fn new(me: PartyId, encoding: Encoding, specs: &'static [ViewSpec]) -> Views {
         let mut v = Views {
             me,
             encoding,
@@ -111,7 +111,7 @@ impl Views {
     /// Encodes values absorbed from now on as `encoding` sends them: a
     /// mixed circuit's steps alternate between its ring (k/8 bytes) and
     /// Boolean words (8), and each is hashed as it travels.
-    pub fn set_encoding(&mut self, encoding: Encoding) {
+    pub(crate) fn set_encoding(&mut self, encoding: Encoding) {
         self.encoding = encoding;
         for v in self.views.iter_mut().flatten() {
             v.words = 0;
@@ -119,13 +119,13 @@ impl Views {
     }
 
     /// Whether this party takes part in view `view`.
-    pub fn is_member(&self, view: usize) -> bool {
+    pub(crate) fn is_member(&self, view: usize) -> bool {
         self.views[view].is_some()
     }
 
     /// Adds `words` to view `view` (nothing for a non-member).
     #[inline(always)]
-    pub fn absorb(&mut self, view: usize, words: &[u64]) {
+    pub(crate) fn absorb(&mut self, view: usize, words: &[u64]) {
         #[cfg(target_endian = "little")]
         if self.encoding.whole_words() {
             // Whole words travel as their memory: hashed in place.
@@ -140,7 +140,7 @@ impl Views {
 
     /// Adds the words `f(0..n)` to view `view`.
     #[inline(always)]
-    pub fn absorb_with(&mut self, view: usize, n: usize, f: impl Fn(usize) -> u64) {
+    pub(crate) fn absorb_with(&mut self, view: usize, n: usize, f: impl Fn(usize) -> u64) {
         let Some(v) = self.views[view].as_mut() else {
             return;
         };
@@ -154,7 +154,7 @@ impl Views {
     /// as an error, so that the party can still tell everyone ([`settle`]).
     /// Starts a new epoch: values absorbed from now on are compared next time.
     /// Digest messages go out as message type `tag`.
-    pub fn exchange(&mut self, ch: &mut Channel, tag: usize) -> Result<(), RunError> {
+    pub(crate) fn exchange(&mut self, ch: &mut Channel, tag: usize) -> Result<(), RunError> {
         let sent = self.send_digests(ch, tag)?;
         self.receive_digests(ch, sent)
     }
@@ -162,7 +162,11 @@ impl Views {
     /// The first half of [`Views::exchange`]: sends every view's digest to
     /// its other members and starts a new epoch (other messages of the same
     /// round may follow before [`Views::receive_digests`]).
-    pub fn send_digests(&mut self, ch: &mut Channel, tag: usize) -> Result<SentDigests, RunError> {
+    pub(crate) fn send_digests(
+        &mut self,
+        ch: &mut Channel,
+        tag: usize,
+    ) -> Result<SentDigests, RunError> {
         let digests: Vec<Option<DigestWords>> = self
             .views
             .iter_mut()
@@ -184,7 +188,11 @@ impl Views {
 
     /// The second half of [`Views::exchange`]: every member's digests,
     /// compared with those this party sent.
-    pub fn receive_digests(&mut self, ch: &mut Channel, sent: SentDigests) -> Result<(), RunError> {
+    pub(crate) fn receive_digests(
+        &mut self,
+        ch: &mut Channel,
+        sent: SentDigests,
+    ) -> Result<(), RunError> {
         let SentDigests(digests) = sent;
         for p in self.peers() {
             let shared: Vec<usize> = self.shared_with(p).collect();
@@ -199,20 +207,20 @@ impl Views {
     }
 
     /// The first check that failed at this party, if any.
-    pub fn failed(&self) -> Option<Mismatch> {
+    pub(crate) fn failed(&self) -> Option<Mismatch> {
         self.failed
     }
 
     /// Records a failed check found outside the views (e.g. a value received
     /// at reveal against a verifier's digest).
-    pub fn fail(&mut self, view: usize, peer: PartyId) {
+    pub(crate) fn fail(&mut self, view: usize, peer: PartyId) {
         if self.failed.is_none() {
             self.failed = Some(Mismatch { view, peer });
         }
     }
 
     /// The abort for a mismatch at this party.
-    pub fn abort(&self, m: Mismatch) -> RunError {
+    pub(crate) fn abort(&self, m: Mismatch) -> RunError {
         RunError::abort(
             format!(
                 "compare-view check `{}` failed: party {}'s digest differs from party {}'s",
@@ -246,11 +254,11 @@ impl Views {
     }
 
     /// The name of view `view` (for messages).
-    pub fn check(&self, view: usize) -> &'static str {
+    pub(crate) fn check(&self, view: usize) -> &'static str {
         self.specs[view].check
     }
 
-    pub fn specs(&self) -> &'static [ViewSpec] {
+    pub(crate) fn specs(&self) -> &'static [ViewSpec] {
         self.specs
     }
 }
@@ -379,7 +387,7 @@ fn hash_words(
 }
 
 /// The digest of `words` as they travel.
-pub fn digest(words: &[u64], encoding: Encoding, label: &str) -> DigestWords {
+pub(crate) fn digest(words: &[u64], encoding: Encoding, label: &str) -> DigestWords {
     let mut h = TwoLaneSha256::new();
     h.update(label.as_bytes());
     h.update([0]);
@@ -401,7 +409,12 @@ fn verdict_word(m: Option<Mismatch>) -> u64 {
 /// Every party tells every other one whether all its checks passed; returns
 /// an abort if any did not (its own failure first, else the first peer's
 /// report). With `parties` parties, one word per directed link.
-pub fn settle(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Result<(), RunError> {
+pub(crate) fn settle(
+    ch: &mut Channel,
+    views: &Views,
+    parties: usize,
+    tag: usize,
+) -> Result<(), RunError> {
     let told = tell(ch, views, parties, tag);
     hear(ch, views, parties)?;
     told
@@ -415,7 +428,12 @@ pub fn settle(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Re
 /// after [`hear`], whose verdicts in the inbox name the root cause.
 /// Verdicts are verification traffic, accounted (and seen) in phase
 /// `verify` whatever phase the caller is in.
-pub fn tell(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Result<(), RunError> {
+pub(crate) fn tell(
+    ch: &mut Channel,
+    views: &Views,
+    parties: usize,
+    tag: usize,
+) -> Result<(), RunError> {
     let me = ch.party();
     let verdict = verdict_word(views.failed());
     let now = ch.phase();
@@ -430,7 +448,7 @@ pub fn tell(ch: &mut Channel, views: &Views, parties: usize, tag: usize) -> Resu
 }
 
 /// The second half of [`settle`]: every other party's verdict.
-pub fn hear(ch: &mut Channel, views: &Views, parties: usize) -> Result<(), RunError> {
+pub(crate) fn hear(ch: &mut Channel, views: &Views, parties: usize) -> Result<(), RunError> {
     let me = ch.party();
     let now = ch.phase();
     ch.set_phase(Phase::Verify);

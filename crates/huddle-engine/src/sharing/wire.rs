@@ -8,7 +8,7 @@
 
 /// The wire form of one domain's words in one slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Encoding {
+pub(crate) struct Encoding {
     /// Bytes of one element.
     bytes: usize,
     /// Elements per word: 64/k for packed ring words, else 1 (a Boolean
@@ -20,7 +20,7 @@ pub struct Encoding {
 
 impl Encoding {
     /// Keys, digests and verdicts: whole 64-bit words.
-    pub const RAW: Encoding = Encoding {
+    pub(crate) const RAW: Encoding = Encoding {
         bytes: 8,
         lanes: 1,
         instances: 0,
@@ -28,7 +28,7 @@ impl Encoding {
 
     /// Elements of `bytes` bytes, `lanes` to a word (1: one per word), the
     /// slots holding `instances` instances.
-    pub fn new(bytes: usize, lanes: usize, instances: usize) -> Encoding {
+    pub(crate) fn new(bytes: usize, lanes: usize, instances: usize) -> Encoding {
         debug_assert!(lanes == 1 || bytes * lanes == 8);
         Encoding {
             bytes,
@@ -38,7 +38,8 @@ impl Encoding {
     }
 
     /// Unpacked elements of `bytes` bytes each.
-    pub fn elements_of(bytes: usize) -> Encoding {
+    #[cfg(test)]
+    pub(crate) fn elements_of(bytes: usize) -> Encoding {
         Encoding::new(bytes, 1, 0)
     }
 
@@ -67,7 +68,7 @@ impl Encoding {
     }
 
     /// Bytes of `words` words on the wire.
-    pub fn wire_len(&self, words: usize) -> usize {
+    pub(crate) fn wire_len(&self, words: usize) -> usize {
         if self.uniform() {
             let per = if self.lanes == 1 { self.bytes } else { 8 };
             return words * per;
@@ -78,7 +79,7 @@ impl Encoding {
     }
 
     /// Appends `words` as they travel.
-    pub fn encode(&self, words: &[u64], out: &mut Vec<u8>) {
+    pub(crate) fn encode(&self, words: &[u64], out: &mut Vec<u8>) {
         #[cfg(target_endian = "little")]
         if self.whole_words() {
             out.extend_from_slice(as_bytes(words));
@@ -89,14 +90,14 @@ impl Encoding {
 
     /// Whether every word travels as its 8 bytes (Boolean and 64-bit
     /// words, and packed words whose slots end on a full word).
-    pub fn whole_words(&self) -> bool {
+    pub(crate) fn whole_words(&self) -> bool {
         self.uniform() && (self.lanes > 1 || self.bytes == 8)
     }
 
     /// Appends the words `f(k)` for k in `range` (positions in a message
     /// that starts at 0) as they travel.
     #[inline(always)]
-    pub fn encode_with(
+    pub(crate) fn encode_with(
         &self,
         range: std::ops::Range<usize>,
         f: impl Fn(usize) -> u64,
@@ -117,7 +118,7 @@ impl Encoding {
 
     /// Fills `out` from `bytes` (exactly [`wire_len`](Self::wire_len)`(out.len())`
     /// of them); padding lanes become zero.
-    pub fn decode(&self, bytes: &[u8], out: &mut [u64]) {
+    pub(crate) fn decode(&self, bytes: &[u8], out: &mut [u64]) {
         debug_assert_eq!(bytes.len(), self.wire_len(out.len()));
         #[cfg(target_endian = "little")]
         if self.whole_words() {
@@ -148,13 +149,13 @@ impl Encoding {
     }
 
     /// Elements that travel in `words` words.
-    pub fn elements(&self, words: usize) -> usize {
+    pub(crate) fn elements(&self, words: usize) -> usize {
         self.wire_len(words) / self.bytes
     }
 
     /// Where element `e` (counted as they travel) sits: its word and the
     /// mask of its bits in that word.
-    pub fn element(&self, e: usize) -> (usize, u64) {
+    pub(crate) fn element(&self, e: usize) -> (usize, u64) {
         let mask = if self.bytes >= 8 {
             u64::MAX
         } else {
@@ -185,7 +186,7 @@ fn widen<const B: usize>(bytes: &[u8], out: &mut [u64]) {
 /// message's bytes are the words themselves (8 bytes each, little-endian,
 /// in an 8-byte-aligned buffer, as the allocators give), else decoded into
 /// a word buffer. Rounds of megabytes skip a copy of every message.
-pub struct Words(Store);
+pub(crate) struct Words(Store);
 
 enum Store {
     Message(Vec<u8>),
@@ -213,7 +214,7 @@ impl Words {
 
     /// The words as a vector of their own (a copy where they are read in
     /// place; the message buffer then goes back to the transport's pool).
-    pub fn into_vec(self) -> Vec<u64> {
+    pub(crate) fn into_vec(self) -> Vec<u64> {
         match self.0 {
             Store::Decoded(v) => v,
             Store::Message(bytes) => {

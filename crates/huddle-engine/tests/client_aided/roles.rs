@@ -17,7 +17,7 @@ fn the_dealer_owns_no_input_and_learns_no_output() {
     let mut c = n_input_product(3, None);
     // Round robin over the computing parties: value 0 to P0, 1 to P1.
     let r = request("ca2pc", 3, &c, RunOptions::default()).expect("request");
-    assert_eq!((r.owner(&c, 0), r.owner(&c, 1)), (0, 1));
+    assert_eq!((r.request().owner(&c, 0), r.request().owner(&c, 1)), (0, 1));
     c.set_owners(InputOwners::Explicit(vec![0, 2]))
         .expect("owners");
     let e = request("ca2pc", 3, &c, RunOptions::default())

@@ -5,26 +5,53 @@
 use huddle_circuit::{Circuit, CircuitAssembler, Op, ValueSpec};
 use huddle_core::RingWidth;
 
-/// A local run of the protocol named `protocol`, requested as the CLI does.
+/// What one party of a local run ends with.
+pub struct PartyResult {
+    /// The party's outputs (none where it learns nothing).
+    pub outputs: Vec<huddle_circuit::BitMatrix>,
+    /// What the party's network counted.
+    pub accounting: huddle_net::Accounting,
+}
+
+/// A local run of the protocol named `protocol`, requested as the CLI
+/// does: every party's result, or the error that best explains a failure.
 pub fn local(
     protocol: &str,
     nets: Vec<huddle_net::Network>,
     circuit: &huddle_circuit::Circuit,
     inputs: &[huddle_circuit::BitMatrix],
     options: huddle_engine::RunOptions,
-) -> Result<Vec<huddle_engine::PartyResult>, String> {
-    let request = request(protocol, nets.len(), circuit, options).map_err(|e| e.to_string())?;
-    huddle_engine::run_local(&request, nets, circuit, inputs).map_err(|e| e.to_string())
+) -> Result<Vec<PartyResult>, String> {
+    let run = request(protocol, nets.len(), circuit, options).map_err(|e| e.to_string())?;
+    let report = run.local_over(nets, inputs).map_err(|e| e.to_string())?;
+    Ok(parties(report))
 }
 
-/// The checked request for the protocol named `protocol`.
+/// Every party's result in `report` (a run of every party in this process).
+pub fn parties(report: huddle_engine::RunReport) -> Vec<PartyResult> {
+    report
+        .party_outputs
+        .into_iter()
+        .zip(report.party_accounting)
+        .map(|(outputs, accounting)| PartyResult {
+            outputs,
+            accounting,
+        })
+        .collect()
+}
+
+/// The checked run of the protocol named `protocol`.
 pub fn request(
     protocol: &str,
     parties: usize,
     circuit: &huddle_circuit::Circuit,
     options: huddle_engine::RunOptions,
-) -> Result<huddle_engine::RunRequest, huddle_engine::error::RunError> {
-    huddle_engine::check_request(protocol.parse()?, parties, circuit, options)
+) -> Result<huddle_engine::Run, huddle_engine::error::RunError> {
+    huddle_engine::Run::builder(protocol.parse()?)
+        .parties(parties)
+        .circuit(circuit.clone())
+        .options(options)
+        .build()
 }
 
 /// `n` gates over two inputs of n·l ring wires (P0's x, P1's y): with
@@ -76,8 +103,8 @@ pub fn conversions(m: u32, ring: RingWidth, inject: bool) -> Circuit {
 }
 
 /// `circuit` compiled as for a converting protocol with AND fan-in 2.
-pub fn converting_program(circuit: &Circuit) -> huddle_engine::sharing::program::Program {
-    use huddle_engine::sharing::program::{Program, Target};
+pub fn converting_program(circuit: &Circuit) -> huddle_engine::testing::Program {
+    use huddle_engine::testing::{Program, Target};
     Program::compile(
         std::borrow::Cow::Borrowed(circuit),
         Target {
@@ -95,7 +122,7 @@ pub fn converting_program(circuit: &Circuit) -> huddle_engine::sharing::program:
 /// The A2B adder the engine runs `circuit`'s conversions on (AND fan-in 2):
 /// its ANDs and its depth.
 pub fn a2b_adder(circuit: &Circuit) -> (u64, u32) {
-    use huddle_engine::sharing::program::ConversionKind;
+    use huddle_engine::testing::ConversionKind;
     let program = converting_program(circuit);
     let adder = program.recombining(ConversionKind::Decompose);
     (adder.multiplications() as u64, adder.layers.len() as u32)

@@ -7,8 +7,7 @@ use huddle_circuit::random::random_inputs;
 use huddle_circuit::{BitMatrix, Circuit, PlainEvaluator};
 use huddle_core::Prg;
 use huddle_engine::garble::linear::LinearChoice;
-use huddle_engine::inputs::OwnValue;
-use huddle_engine::RunOptions;
+use huddle_engine::{Batch, OwnValue, PartyPlan, RunOptions};
 use huddle_net::{memory_networks, NetProfile};
 use std::time::Duration;
 
@@ -38,21 +37,17 @@ fn dealt_material_runs_parties_on_other_hosts() {
                         let inputs = &inputs;
                         s.spawn(move || {
                             let me = net.party();
-                            let own: Vec<(usize, OwnValue)> = (0..circuit.inputs().len())
+                            let plan = (0..circuit.inputs().len())
                                 .filter(|&i| circuit.owner(i, n) == me)
-                                .map(|i| (i, OwnValue::Rows(inputs[i].clone())))
-                                .collect();
-                            let req = request("bgw2-mal", n, circuit, options)
+                                .fold(PartyPlan::new(me, Batch::Given(1)), |plan, i| {
+                                    plan.with_input(i, OwnValue::Rows(inputs[i].clone()))
+                                })
+                                .with_dealt(file);
+                            let run = request("bgw2-mal", n, circuit, options)
                                 .map_err(|e| e.to_string())?;
-                            huddle_engine::run_party(
-                                &req,
-                                &mut net,
-                                std::borrow::Cow::Borrowed(circuit),
-                                1,
-                                own,
-                                Some(huddle_engine::garble::LinearSupply::Dealt(file)),
-                            )
-                            .map_err(|e| e.to_string())
+                            run.party(&mut net, plan)
+                                .map(|report| report.outputs)
+                                .map_err(|e| e.to_string())
                         })
                     })
                     .collect();

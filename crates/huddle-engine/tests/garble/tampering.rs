@@ -37,7 +37,7 @@ impl Tamper {
     }
 }
 
-impl huddle_engine::transport::Transport for Tamper {
+impl huddle_engine::testing::Transport for Tamper {
     fn party(&self) -> usize {
         self.net.party()
     }
@@ -55,10 +55,10 @@ impl huddle_engine::transport::Transport for Tamper {
                 self.nth -= 1;
             }
         }
-        huddle_engine::transport::Transport::send(&mut self.net, to, data)
+        huddle_engine::testing::Transport::send(&mut self.net, to, data)
     }
     fn recv(&mut self, from: usize, len: usize) -> Result<Vec<u8>, huddle_net::NetError> {
-        huddle_engine::transport::Transport::recv(&mut self.net, from, len)
+        huddle_engine::testing::Transport::recv(&mut self.net, from, len)
     }
     fn set_phase(&mut self, phase: Phase) {
         self.net.set_phase(phase)
@@ -169,7 +169,9 @@ fn tampered_run(
                         .filter(|&i| c.owner(i, n) == me)
                         .map(|i| (i, inputs[i].clone()))
                         .collect();
-                    huddle_engine::garble::run(&mut t, variant, c, instances, &own, options)
+                    huddle_engine::testing::run_garbling(
+                        &mut t, variant, c, instances, &own, options,
+                    )
                 })
             })
             .collect();

@@ -16,13 +16,16 @@ use std::sync::Arc;
 /// only that party's shares (and to an owner its secrets): inside one
 /// process (`huddle local`) through a [`DealerLine`] per party, or ahead of
 /// a run across hosts (`huddle deal`) through a recording of each line.
-pub struct TrustedDealer {
+pub(crate) struct TrustedDealer {
     cipher: aes::Aes128,
     t: usize,
 }
 
 impl TrustedDealer {
-    pub fn new(t: usize, randomness: crate::Randomness) -> Result<Arc<TrustedDealer>, RunError> {
+    pub(crate) fn new(
+        t: usize,
+        randomness: crate::Randomness,
+    ) -> Result<Arc<TrustedDealer>, RunError> {
         let mut prg = randomness.draw(0, crate::options::draws::DEALER)?;
         Ok(Arc::new(TrustedDealer {
             cipher: aes::Aes128::new(&prg.next_seed().into()),
@@ -31,7 +34,7 @@ impl TrustedDealer {
     }
 
     /// The dealer's line to party `me`.
-    pub fn line(self: &Arc<Self>, me: PartyId) -> DealerLine {
+    pub(crate) fn line(self: &Arc<Self>, me: PartyId) -> DealerLine {
         DealerLine {
             dealer: Arc::clone(self),
             me,
@@ -82,7 +85,7 @@ enum Kind {
 }
 
 /// What a party receives from the [`TrustedDealer`].
-pub struct DealerLine {
+pub(crate) struct DealerLine {
     dealer: Arc<TrustedDealer>,
     me: PartyId,
     call: u64,

@@ -13,7 +13,7 @@ use huddle_net::PartyId;
 /// dealer's material for a party on another host (`huddle deal` writes it,
 /// `huddle party --dealt` replays it through [`Dealt`]).
 #[derive(Default)]
-pub struct Recording {
+pub(crate) struct Recording {
     calls: Vec<Recorded>,
 }
 
@@ -25,7 +25,7 @@ enum Recorded {
 }
 
 /// A source that records what another one returns.
-pub struct Recorder<'a> {
+pub(crate) struct Recorder<'a> {
     pub inner: &'a mut dyn LinearSource,
     pub recording: &'a mut Recording,
 }
@@ -98,7 +98,7 @@ pub fn deal_id(bytes: &[u8]) -> Result<[u8; 16], RunError> {
 
 /// Whom and what a recording was dealt for; a party checks it before use.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DealtHeader {
+pub(crate) struct DealtHeader {
     pub party: PartyId,
     pub parties: usize,
     pub instances: usize,
@@ -112,7 +112,7 @@ pub struct DealtHeader {
 
 impl Recording {
     /// The file a party receives: header, then every call.
-    pub fn encode(&self, header: &DealtHeader) -> Vec<u8> {
+    pub(crate) fn encode(&self, header: &DealtHeader) -> Vec<u8> {
         let mut out = DEALT_MAGIC.to_vec();
         for v in [
             header.party,
@@ -162,7 +162,7 @@ impl Recording {
 
 /// A recording being replayed, checked call by call against what the run
 /// asks for.
-pub struct Dealt {
+pub(crate) struct Dealt {
     bytes: Vec<u8>,
     at: usize,
     call: usize,
@@ -170,7 +170,7 @@ pub struct Dealt {
 
 impl Dealt {
     /// Checks the header against the run (`want`) and returns the replayer.
-    pub fn open(bytes: Vec<u8>, want: &DealtHeader) -> Result<Dealt, RunError> {
+    pub(crate) fn open(bytes: Vec<u8>, want: &DealtHeader) -> Result<Dealt, RunError> {
         let bad = |m: String| RunError::Input(format!("dealt material: {m}"));
         deal_id(&bytes)?;
         let mut d = Dealt {

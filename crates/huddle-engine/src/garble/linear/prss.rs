@@ -61,7 +61,7 @@ struct Term {
 }
 
 /// Pseudo-random secret sharing from keys agreed once (see the module text).
-pub struct Prss {
+pub(crate) struct Prss {
     me: PartyId,
     /// t-sets T without me: K_T and f_T(x_me).
     plain: Vec<Term>,
@@ -84,7 +84,7 @@ impl Prss {
     /// different parties is caught (abort) before any key is used. This is
     /// the first half (sending the contributions), so that other setup
     /// messages can share its round; [`PrssSetup::finish`] is the second.
-    pub fn begin_setup<T: Transport>(
+    pub(crate) fn begin_setup<T: Transport>(
         net: &mut T,
         t: usize,
         prg: &mut Prg,
@@ -180,7 +180,7 @@ impl Prss {
 }
 
 /// The PRSS setup after its first round (see [`Prss::begin_setup`]).
-pub struct PrssSetup {
+pub(crate) struct PrssSetup {
     /// The sets whose key this party holds (it is outside them).
     sets: Vec<u64>,
     /// This party's contribution to each.
@@ -191,7 +191,7 @@ pub struct PrssSetup {
 impl PrssSetup {
     /// Receives the others' contributions, derives the keys, and compares
     /// a digest of the shared keys with every other party.
-    pub fn finish<T: Transport>(self, net: &mut T) -> Result<Prss, RunError> {
+    pub(crate) fn finish<T: Transport>(self, net: &mut T) -> Result<Prss, RunError> {
         let (me, n) = (net.party(), net.parties());
         let PrssSetup {
             sets,

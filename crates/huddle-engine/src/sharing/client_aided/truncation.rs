@@ -54,11 +54,11 @@ use huddle_core::Prg;
 use huddle_net::PartyId;
 
 /// Elements the dealer sends P1 per truncated element: t¹.
-pub const DEALT: usize = 1;
+pub(super) const DEALT: usize = 1;
 
 /// The party that opens c: the one that does not learn the outputs, P1
 /// when both do (`reveal_to` None).
-pub fn opener(reveal_to: Option<PartyId>) -> PartyId {
+pub(super) fn opener(reveal_to: Option<PartyId>) -> PartyId {
     if reveal_to == Some(1) {
         0
     } else {
@@ -104,7 +104,7 @@ impl Shift {
 /// At the dealer: draws r⁰, t⁰ (K02) and r¹ (K12) for the truncated
 /// elements, `w` words for each gate truncated by `fs[g]` bits in Z_2^k,
 /// and appends P1's t¹ to `out`.
-pub fn deal<R: Arith>(
+pub(super) fn deal<R: Arith>(
     ch: &mut Channel,
     k02: &mut Prg,
     k12: &mut Prg,
@@ -132,7 +132,7 @@ pub fn deal<R: Arith>(
 }
 
 /// A layer's truncated products at a computing party.
-pub struct Truncating<'a> {
+pub(super) struct Truncating<'a> {
     /// Z_2^k.
     pub k: u32,
     /// Per truncated gate: its index in the layer and f.
@@ -146,7 +146,7 @@ pub struct Truncating<'a> {
 /// products in `sums` (`w` words per gate of the layer) with shares of
 /// their truncations. `key` is the key this party shares with the dealer
 /// (K02 at P0, K12 at P1); `dealt` (at P1) its t¹.
-pub fn truncate<R: Arith>(
+pub(super) fn truncate<R: Arith>(
     ch: &mut Channel,
     me: PartyId,
     job: &Truncating,

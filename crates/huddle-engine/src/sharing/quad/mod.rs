@@ -150,7 +150,7 @@ pub struct Quad {
 
 impl Quad {
     /// Quad (`het` false) or Quad-Het (`het` true) for party `me`.
-    pub fn new(me: PartyId, het: bool) -> Self {
+    pub(crate) fn new(me: PartyId, het: bool) -> Self {
         Quad {
             me,
             het,
