@@ -78,7 +78,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod builder;
-pub mod cancel;
+mod cancel;
 mod descriptor;
 pub mod error;
 pub mod exit;
@@ -96,11 +96,13 @@ mod progress;
 pub mod protocol;
 mod report;
 mod run;
-pub mod settings;
-pub mod sharing;
+mod settings;
+mod sharing;
 mod start;
-pub mod transport;
-pub mod ttp;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod transport;
+mod ttp;
 
 pub use builder::{Run, RunBuilder, MAX_BATCH};
 pub use cancel::CancelToken;

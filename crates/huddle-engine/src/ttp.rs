@@ -13,7 +13,7 @@ use huddle_circuit::{BitMatrix, Circuit, PlainEvaluator};
 use huddle_net::{Network, PartyId, Phase};
 
 /// The TTP's row of the protocol table.
-pub const DESCRIPTOR: Descriptor = Descriptor {
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     name: "ttp",
     summary: "trusted third party: party 0 evaluates in the clear (baseline, not secure)",
     parties: PartyRule::AtLeast(1),

@@ -18,7 +18,7 @@ use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
 
 /// ASTRA's row of the protocol table.
-pub const DESCRIPTOR: Descriptor = Descriptor {
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     name: "astra",
     summary: "ASTRA 3PC, 1 element offline and 2 online per multiplication",
     parties: PartyRule::Exactly(3),
@@ -34,7 +34,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     dealer: None,
 };
 
-pub struct AstraVariant;
+pub(crate) struct AstraVariant;
 
 pub(crate) type Astra = Helper<AstraVariant>;
 

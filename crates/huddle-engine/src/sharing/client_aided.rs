@@ -70,7 +70,7 @@ use std::collections::{HashMap, VecDeque};
 mod truncation;
 
 /// Client-aided 2PC's row of the protocol table.
-pub const DESCRIPTOR: Descriptor = Descriptor {
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     name: "ca2pc",
     summary: "client-aided 2PC (Ohata-Nuida): parties 0 and 1 compute, party 2 deals extended Beaver triples; one-round multiplications of up to 9 inputs",
     parties: PartyRule::Exactly(3),
@@ -88,7 +88,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
 };
 
 /// The client that deals correlated randomness (its row's).
-pub const DEALER: PartyId = match DESCRIPTOR.dealer {
+pub(crate) const DEALER: PartyId = match DESCRIPTOR.dealer {
     Some(d) => d,
     None => panic!("ca2pc has a dealer"),
 };
@@ -100,7 +100,7 @@ pub const DEALER: PartyId = match DESCRIPTOR.dealer {
 pub(crate) const WIDE_CONVERSIONS_UP_TO: usize = 1024;
 
 /// Widest native multiplication (its row's).
-pub const MAX_FAN_IN: usize = DESCRIPTOR.stated_fan_in();
+pub(crate) const MAX_FAN_IN: usize = DESCRIPTOR.stated_fan_in();
 
 pub(crate) struct ClientAided {
     me: PartyId,

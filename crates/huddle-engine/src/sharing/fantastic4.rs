@@ -198,7 +198,7 @@ const TAGS: Tags = Tags {
 };
 
 /// Fantastic Four's row of the protocol table.
-pub const DESCRIPTOR: Descriptor = Descriptor {
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     name: "fantastic4",
     summary: "Fantastic Four 4PC (Dalskov-Escudero-Keller), one malicious party, 6 online elements, no preprocessing",
     parties: PartyRule::Exactly(4),
@@ -214,7 +214,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     dealer: None,
 };
 
-pub struct FantasticFour {
+pub(crate) struct FantasticFour {
     me: PartyId,
     keys: Vec<Option<Prg>>,
     views: Option<Views>,

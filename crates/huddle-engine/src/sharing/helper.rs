@@ -54,7 +54,7 @@ use std::marker::PhantomData;
 pub(crate) const HELPER: PartyId = 0;
 
 /// What distinguishes one helper protocol from another.
-pub trait Variant {
+pub(crate) trait Variant {
     /// The protocol's row of the protocol table (its name, fan-in, fused
     /// truncation; its `preprocessing` says whether multiplications need a
     /// message P0 -> P2 ahead of the online round).

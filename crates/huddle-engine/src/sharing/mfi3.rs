@@ -41,7 +41,7 @@ use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
 
 /// MFI-3PC's row of the protocol table.
-pub const DESCRIPTOR: Descriptor = Descriptor {
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     name: "mfi3",
     summary: "MFI-3PC (Faraji-Kerschbaum), one-round multiplications of up to 8 inputs",
     parties: PartyRule::Exactly(3),
@@ -60,10 +60,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
 
 pub(crate) struct MfiVariant;
 
-pub type Mfi3 = Helper<MfiVariant>;
-
-/// Largest native fan-in (its row's).
-pub const MAX_FAN_IN: usize = DESCRIPTOR.stated_fan_in();
+pub(crate) type Mfi3 = Helper<MfiVariant>;
 
 /// Elements P1 and P2 each send for one l-input multiplication.
 pub(crate) fn elements_per_party(l: usize) -> usize {

@@ -15,7 +15,7 @@ use huddle_net::PartyId;
 /// protocol table ([`Sharing::descriptor`]). Not methods of [`Sharing`],
 /// so that no implementation can state them a second time (and disagree
 /// with its row).
-pub trait Capabilities: Sharing {
+pub(crate) trait Capabilities: Sharing {
     /// The protocol's name in messages.
     fn name(&self) -> &'static str {
         self.descriptor().name
@@ -54,7 +54,7 @@ impl<S: Sharing + ?Sized> Capabilities for S {}
 
 /// A secret-sharing protocol, free of I/O: everything it says goes through
 /// the [`Channel`].
-pub trait Sharing {
+pub(crate) trait Sharing {
     /// The protocol's row of the protocol table, the constant its module
     /// states: what it can do, which [`Capabilities`] reads from there, so
     /// no implementation restates it.

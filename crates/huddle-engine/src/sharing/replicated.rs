@@ -41,7 +41,7 @@ use huddle_core::Prg;
 use huddle_net::PartyId;
 
 /// Replicated 3PC's row of the protocol table.
-pub const DESCRIPTOR: Descriptor = Descriptor {
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     name: "replicated",
     summary: "Replicated 3PC (Araki et al.), 1 element per party per multiplication",
     parties: PartyRule::Exactly(3),
@@ -57,7 +57,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     dealer: None,
 };
 
-pub struct Replicated {
+pub(crate) struct Replicated {
     me: PartyId,
     next: Option<Prg>,
     prev: Option<Prg>,

@@ -189,7 +189,7 @@ const TAGS: Tags = Tags {
 };
 
 /// Tetrad's row of the protocol table.
-pub const DESCRIPTOR: Descriptor = Descriptor {
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     name: "tetrad",
     summary: "Tetrad 4PC (Koti-Patra-Rachuri-Suresh), one malicious party, P3 helper, 2 offline + 3 online elements",
     parties: PartyRule::Exactly(4),
@@ -205,7 +205,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     dealer: None,
 };
 
-pub struct Tetrad {
+pub(crate) struct Tetrad {
     me: PartyId,
     keys: Vec<Option<Prg>>,
     views: Option<Views>,

@@ -26,7 +26,7 @@ use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
 
 /// Trio's row of the protocol table.
-pub const DESCRIPTOR: Descriptor = Descriptor {
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     name: "trio",
     summary: "Trio 3PC (Harth-Kitzerow-Carle), 1 offline (P0->P2) and 2 online",
     parties: PartyRule::Exactly(3),
@@ -42,7 +42,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     dealer: None,
 };
 
-pub struct TrioVariant;
+pub(crate) struct TrioVariant;
 
 pub(crate) type Trio = Helper<TrioVariant>;
 

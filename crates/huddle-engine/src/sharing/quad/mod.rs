@@ -107,7 +107,7 @@ use multiply::Scratch;
 use tables::{Key, HET_VIEWS, KEYS, QUAD_VIEWS, ROUTES, TAGS};
 
 /// Quad's row of the protocol table.
-pub const QUAD: Descriptor = Descriptor {
+pub(crate) const QUAD: Descriptor = Descriptor {
     name: "quad",
     summary: "Quad 4PC (Harth-Kitzerow-Carle), one malicious party, 2 offline + 3 online elements, compare-view checks",
     parties: PartyRule::Exactly(4),
@@ -124,7 +124,7 @@ pub const QUAD: Descriptor = Descriptor {
 };
 
 /// Quad-Het's row of the protocol table.
-pub const QUAD_HET: Descriptor = Descriptor {
+pub(crate) const QUAD_HET: Descriptor = Descriptor {
     name: "quad-het",
     summary: "Quad-Het 4PC (Harth-Kitzerow-Carle), P3 silent while multiplying, online traffic on P1-P2 and P2->P0 only",
     parties: PartyRule::Exactly(4),
@@ -140,7 +140,7 @@ pub const QUAD_HET: Descriptor = Descriptor {
     dealer: None,
 };
 
-pub struct Quad {
+pub(crate) struct Quad {
     me: PartyId,
     het: bool,
     keys: Vec<Option<Prg>>,
