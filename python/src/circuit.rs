@@ -53,8 +53,6 @@ fn describe<'py>(
 
 #[pymethods]
 impl Circuit {
-    /// Circuit.load(path, format="auto") -> Circuit
-    ///
     /// Reads Bristol Fashion, huddle's arithmetic format or (format="old")
     /// the old Bristol format; "auto" tells them apart. Raises InputError
     /// naming the file and the line for a file that is not a circuit.
@@ -76,8 +74,6 @@ impl Circuit {
             .map_err(|e| input(format!("{}: {e}", path.display())))
     }
 
-    /// save(path)
-    ///
     /// Writes Bristol Fashion, or huddle's arithmetic format if the circuit
     /// has ring wires (docs/circuit-format.md).
     fn save(&self, path: PathBuf) -> PyResult<()> {
@@ -87,8 +83,6 @@ impl Circuit {
         Ok(())
     }
 
-    /// stats() -> dict
-    ///
     /// Gate counts as `huddle circuit stats --json` prints them: gates,
     /// wires, and_depth, and_by_fanin, xor, inv, ..., and for ring
     /// circuits an "arithmetic" dict (ring_bits, mul_by_fanin, a2b, ...).
@@ -96,8 +90,6 @@ impl Circuit {
         json(py, &Stats::of(&self.inner))
     }
 
-    /// optimize(fanin=4, depth=None) -> Circuit
-    ///
     /// A Boolean circuit rewritten with ANDs of at most `fanin` inputs (2
     /// to 16) to lower its AND-depth: to the least depth the search finds,
     /// or to `depth` if larger. Never deeper than the circuit given.
@@ -109,8 +101,6 @@ impl Circuit {
             .map_err(input)
     }
 
-    /// hash() -> str
-    ///
     /// SHA-256 of the circuit's canonical form, in hex: what the parties of
     /// a run compare at connect.
     fn hash(&self) -> String {

@@ -15,8 +15,6 @@ fn boolean(kind: &str, bits: u32, fanin: usize) -> PyResult<Circuit> {
         .map_err(input)
 }
 
-/// boolean(kind, bits=64, fanin=2) -> Circuit
-///
 /// A Boolean circuit by the name `huddle circuit gen` takes: adder-ripple,
 /// adder-sklansky, mult-schoolbook, mult-wallace, mult-counter, cmp-lt,
 /// cmp-gt, cmp-eq, and-tree (of `bits`-bit values), aes128, aes192,
@@ -48,8 +46,6 @@ fn sha256(fanin: usize) -> PyResult<Circuit> {
     boolean("sha256", 256, fanin)
 }
 
-/// adder(bits, fanin=None) -> Circuit
-///
 /// Sum of two unsigned `bits`-bit values, `bits` + 1 bits wide:
 /// ripple-carry (AND-depth `bits`) without `fanin`, else a Sklansky adder with ANDs of up to
 /// `fanin` inputs (logarithmic depth).
@@ -62,8 +58,6 @@ fn adder(bits: u32, fanin: Option<usize>) -> PyResult<Circuit> {
     }
 }
 
-/// comparator(bits, op="lt", fanin=2) -> Circuit
-///
 /// One bit: x < y, x > y or x == y ("lt", "gt", "eq") of two unsigned
 /// `bits`-bit values.
 #[pyfunction]
@@ -77,8 +71,6 @@ fn comparator(bits: u32, op: &str, fanin: usize) -> PyResult<Circuit> {
     }
 }
 
-/// application(kind, bits=64, size=..., frac=16) -> Circuit
-///
 /// An application over Z_2^bits (bits 8, 16, 32 or 64): vecmat (size n),
 /// auction (bidders), eq and lt (pairs), max, min, argmax, argmin,
 /// max-pairwise (values), edit-distance (length, or [la, lb]), perceptron
@@ -91,8 +83,6 @@ fn application(kind: &str, size: Vec<u32>, bits: u32, frac: u8) -> PyResult<Circ
         .map_err(input)
 }
 
-/// table(kinds, rows, parties=3, bits=32, signed=False, threshold=None, bounds=())
-///
 /// Aggregates over one table per party of at most `rows` rows of
 /// `bits`-bit values, each with a validity bit per row (only `rows` is
 /// public): `kinds` is a comma list of table-count, table-sum, table-max,
@@ -122,8 +112,6 @@ fn table(
         .map_err(input)
 }
 
-/// random(gates, inputs, ring=None, boolean_inputs=None, max_fanin=2, seed=0) -> Circuit
-///
 /// A seeded random circuit for tests: Boolean with input values of
 /// `inputs` bits each (ring None); arithmetic over Z_2^ring with input
 /// values of `inputs` elements each; mixed (Boolean and ring gates with

@@ -94,9 +94,11 @@ impl Runnable {
                     }
                     1 => place(owned[0], value)?,
                     n => {
-                        let list = as_sequence(&value).filter(|l| l.len() == n).ok_or_else(
-                            || {
-                                input(format!(
+                        let list =
+                            as_sequence(&value)
+                                .filter(|l| l.len() == n)
+                                .ok_or_else(|| {
+                                    input(format!(
                                     "party {party} owns {n} input values ({}): give a list of {n}",
                                     owned
                                         .iter()
@@ -104,8 +106,7 @@ impl Runnable {
                                         .collect::<Vec<_>>()
                                         .join(", ")
                                 ))
-                            },
-                        )?;
+                                })?;
                         for (&i, v) in owned.iter().zip(list) {
                             place(i, v)?;
                         }

@@ -1,7 +1,7 @@
 //! The `huddle` Python package's native module (`huddle._huddle`): huddle's
 //! circuits, generators and local runs for Python, through
 //! huddle_circuit's and huddle_engine's public API only. python/huddle/
-//! re-exports it; python/README-level docs are in docs/python.md.
+//! re-exports it; docs/python.md is its reference.
 
 mod circuit;
 mod errors;
@@ -28,8 +28,6 @@ fn _huddle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// protocols() -> list[str]
-///
 /// The protocols this build runs, by the names run_local takes.
 #[pyfunction]
 fn protocols() -> Vec<&'static str> {

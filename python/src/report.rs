@@ -82,8 +82,6 @@ impl Outputs {
         self.names.clone()
     }
 
-    /// integers(key, signed=False) -> numpy array
-    ///
     /// Output value `key` (index or name) as numbers: a Boolean value one
     /// integer per instance (bit j of it on wire j; uint64, or int64 if
     /// `signed`, up to 64 bits; wider: an object array of Python ints); a

@@ -22,10 +22,8 @@ const POLL: Duration = Duration::from_millis(50);
 /// What the cancel says to the run (and to its error, were it read).
 const INTERRUPTED: &str = "interrupted (KeyboardInterrupt in Python)";
 
-/// run_local(circuit, protocol, inputs, batch=None, parties=None, net="lan", threads=1, links="memory", split_roles=False, reveal_to=None) -> RunResult
-///
 /// Runs every party of `protocol` ("trio", "mfi3", "quad", "bgw3", ...;
-/// `huddle protocols` lists them) in this process on `circuit`.
+/// `huddle.protocols()` lists them) in this process on `circuit`.
 ///
 /// inputs: a list with one value per input value of the circuit, in order;
 ///   or a dict keyed by input value name, or by party (the values that
@@ -90,8 +88,6 @@ pub(crate) fn run_local(
     ))
 }
 
-/// evaluate(circuit, inputs, batch=None) -> Outputs
-///
 /// The circuit's outputs in the clear (huddle's plaintext evaluator, the
 /// oracle every protocol is tested against). `inputs` as for run_local,
 /// as a list or keyed by name (owners depend on a protocol).
