@@ -1,7 +1,8 @@
 """huddle: secure multiparty computation from Python.
 
 Circuits (`Circuit.load`, `huddle.gen`), runs of every party in this
-process (`run_local`) and the plaintext evaluator (`evaluate`); errors are
+process (`run_local`), one party of a run across hosts (`Party`) and the
+plaintext evaluator (`evaluate`); errors are
 `HuddleError` subclasses, one per category of huddle's exit codes.
 Reference: docs/python.md.
 """
@@ -18,6 +19,7 @@ from ._huddle import (
     MismatchError,
     NetworkError,
     Outputs,
+    Party,
     RefusedError,
     Report,
     ResourceError,
@@ -41,6 +43,7 @@ __all__ = [
     "MismatchError",
     "NetworkError",
     "Outputs",
+    "Party",
     "RefusedError",
     "Report",
     "ResourceError",

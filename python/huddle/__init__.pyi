@@ -90,6 +90,28 @@ def run_local(
     split_roles: bool = False,
     reveal_to: Optional[int] = None,
 ) -> RunResult: ...
+class Party:
+    """One party of a run across hosts, over TLS as a parties file sets it up."""
+
+    def __init__(
+        self,
+        config: _Path,
+        id: int,
+        net: str = "lan",
+        setup_timeout: float = 60.0,
+        idle_timeout: float = 10.0,
+    ) -> None: ...
+    def run(
+        self,
+        circuit: Circuit,
+        protocol: str,
+        inputs: Optional[Union[_Value, Sequence[_Value], Mapping[str, _Value]]] = None,
+        batch: Optional[int] = None,
+        threads: int = 1,
+        split_roles: bool = False,
+        reveal_to: Optional[int] = None,
+    ) -> RunResult: ...
+
 def evaluate(circuit: Circuit, inputs: _Inputs, batch: Optional[int] = None) -> Outputs: ...
 def protocols() -> List[str]: ...
 

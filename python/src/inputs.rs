@@ -153,6 +153,84 @@ impl Runnable {
     }
 }
 
+impl Runnable {
+    /// The values of one party that owns input values `owned`: the value
+    /// itself where it owns one, a list of them in order where it owns
+    /// several, or a dict by name; None where it owns none. Rows as in
+    /// [`Runnable::gather`].
+    pub(crate) fn gather_owned(
+        &self,
+        given: Option<&Bound<'_, PyAny>>,
+        owned: &[usize],
+        batch: Option<usize>,
+    ) -> PyResult<Vec<(usize, BitMatrix)>> {
+        let values = self.circuit.inputs();
+        let listed = |i: &usize| format!("`{}`", values[*i].name);
+        let own_names = owned.iter().map(listed).collect::<Vec<_>>().join(", ");
+        let mut slots: Vec<(usize, Option<Bound<'_, PyAny>>)> =
+            owned.iter().map(|&i| (i, None)).collect();
+        match given {
+            None if owned.is_empty() => return Ok(Vec::new()),
+            None => return Err(input(format!("this party owns {own_names}: give them"))),
+            Some(g) if owned.is_empty() => {
+                return Err(input(format!(
+                    "this party owns no input value of this run, but inputs were given: {}",
+                    g.repr()?
+                )))
+            }
+            Some(g) => {
+                if let Ok(dict) = g.cast::<PyDict>() {
+                    for (key, value) in dict.iter() {
+                        let name: String = key.extract()?;
+                        let slot = slots
+                            .iter_mut()
+                            .find(|(i, _)| values[*i].name == name)
+                            .ok_or_else(|| {
+                                input(format!(
+                                    "`{name}` is not an input value of this party ({own_names})"
+                                ))
+                            })?;
+                        slot.1 = Some(value);
+                    }
+                } else if owned.len() == 1 {
+                    slots[0].1 = Some(g.clone());
+                } else {
+                    let list = as_sequence(g).filter(|l| l.len() == owned.len()).ok_or_else(|| {
+                        input(format!(
+                            "this party owns {} input values ({own_names}): give a list of them or a dict by name",
+                            owned.len()
+                        ))
+                    })?;
+                    for (slot, v) in slots.iter_mut().zip(list) {
+                        slot.1 = Some(v);
+                    }
+                }
+            }
+        }
+        let mut matrices = Vec::with_capacity(slots.len());
+        for (i, value) in slots {
+            let what = format!("input value {i} (`{}`)", values[i].name);
+            let value = value.ok_or_else(|| input(format!("{what} is not given")))?;
+            matrices.push((i, to_matrix(&value, &self.inputs[i], &what)?));
+        }
+        let batch =
+            batch.unwrap_or_else(|| matrices.iter().map(|(_, m)| m.rows()).max().unwrap_or(1));
+        Ok(matrices
+            .into_iter()
+            .map(|(i, m)| {
+                (
+                    i,
+                    if m.rows() == 1 && batch != 1 {
+                        repeat(&m, batch)
+                    } else {
+                        m
+                    },
+                )
+            })
+            .collect())
+    }
+}
+
 /// A list or tuple's items (not a string, bytes or array).
 fn as_sequence<'py>(obj: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyAny>>> {
     if let Ok(l) = obj.cast::<PyList>() {

@@ -7,6 +7,7 @@ mod circuit;
 mod errors;
 mod gen;
 mod inputs;
+mod party;
 mod report;
 mod run;
 mod values;
@@ -20,6 +21,7 @@ fn _huddle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<report::Outputs>()?;
     m.add_class::<report::Report>()?;
     m.add_class::<report::RunResult>()?;
+    m.add_class::<party::Party>()?;
     m.add_function(wrap_pyfunction!(run::run_local, m)?)?;
     m.add_function(wrap_pyfunction!(run::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(protocols, m)?)?;

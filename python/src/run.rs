@@ -9,6 +9,7 @@ use crate::errors::{input, local_error, run_error, InternalError};
 use crate::inputs::Runnable;
 use crate::report::{Outputs, Report, RunResult};
 use huddle_circuit::{BitMatrix, PlainEvaluator};
+use huddle_engine::error::RunError;
 use huddle_engine::{LocalError, LocalNet, Protocol, Run, RunOptions, RunReport};
 use huddle_net::NetProfile;
 use pyo3::prelude::*;
@@ -63,29 +64,54 @@ pub(crate) fn run_local(
     reveal_to: Option<usize>,
 ) -> PyResult<RunResult> {
     let runnable = Runnable::extract(circuit)?;
-    let protocol = Protocol::parse(protocol).map_err(|e| run_error(py, &e))?;
-    let mut builder = Run::builder(protocol)
-        .circuit(runnable.circuit.clone())
-        .options(
-            RunOptions::for_protocol(protocol)
-                .with_threads(threads)
-                .with_split_roles(split_roles)
-                .with_reveal_to(reveal_to),
-        );
-    if let Some(n) = parties {
-        builder = builder.parties(n);
-    }
-    let run = builder.build().map_err(|e| run_error(py, &e))?;
+    let choices = Choices {
+        protocol,
+        parties,
+        threads,
+        split_roles,
+        reveal_to,
+    };
+    let run = choices.build(py, &runnable)?;
     let owner = |i: usize| run.owner(i);
     let matrices = runnable.gather(inputs, Some(&owner), batch)?;
     let net =
         local_net(links)?.with_profile(NetProfile::named(net).map_err(|e| input(e.to_string()))?);
-    let report = wait_for(py, &run, matrices, net)?;
+    let parties = run.clone();
+    let report = wait_for(py, &run, move || {
+        parties.local(&matrices, &net).map_err(Failed::Local)
+    })?;
     let outputs = outputs(py, &runnable, report.outputs.clone())?;
     Ok(RunResult::new(
         Py::new(py, outputs)?,
         Py::new(py, Report(report))?,
     ))
+}
+
+/// What a caller chooses of a run beyond circuit and inputs.
+pub(crate) struct Choices<'a> {
+    pub(crate) protocol: &'a str,
+    pub(crate) parties: Option<usize>,
+    pub(crate) threads: usize,
+    pub(crate) split_roles: bool,
+    pub(crate) reveal_to: Option<usize>,
+}
+
+impl Choices<'_> {
+    /// The checked run (the engine refuses what does not go together).
+    pub(crate) fn build(&self, py: Python<'_>, runnable: &Runnable) -> PyResult<Run> {
+        let protocol = Protocol::parse(self.protocol).map_err(|e| run_error(py, &e))?;
+        let options = RunOptions::for_protocol(protocol)
+            .with_threads(self.threads)
+            .with_split_roles(self.split_roles)
+            .with_reveal_to(self.reveal_to);
+        let mut builder = Run::builder(protocol)
+            .circuit(runnable.circuit.clone())
+            .options(options);
+        if let Some(n) = self.parties {
+            builder = builder.parties(n);
+        }
+        builder.build().map_err(|e| run_error(py, &e))
+    }
 }
 
 /// The circuit's outputs in the clear (huddle's plaintext evaluator, the
@@ -107,7 +133,11 @@ pub(crate) fn evaluate(
     outputs(py, &runnable, values)
 }
 
-fn outputs(py: Python<'_>, runnable: &Runnable, values: Vec<BitMatrix>) -> PyResult<Outputs> {
+pub(crate) fn outputs(
+    py: Python<'_>,
+    runnable: &Runnable,
+    values: Vec<BitMatrix>,
+) -> PyResult<Outputs> {
     let names = runnable
         .circuit
         .outputs()
@@ -128,22 +158,27 @@ fn local_net(links: &str) -> PyResult<LocalNet> {
     }
 }
 
-/// Runs `run` on a thread of its own and waits for it with the GIL
-/// released, waking to let Python handle signals: a pending
+/// Why a run on the worker thread failed: a local run's error names the
+/// party whose error explains it; a one-party run's is its own.
+pub(crate) enum Failed {
+    Local(LocalError),
+    Party(RunError),
+}
+
+/// Runs `work` (a run of `run`) on a thread of its own and waits for it
+/// with the GIL released, waking to let Python handle signals: a pending
 /// KeyboardInterrupt cancels the run, and is raised once it has stopped
 /// (no party outlives the call).
-fn wait_for(
+pub(crate) fn wait_for(
     py: Python<'_>,
     run: &Run,
-    inputs: Vec<BitMatrix>,
-    net: LocalNet,
+    work: impl FnOnce() -> Result<RunReport, Failed> + Send + 'static,
 ) -> PyResult<RunReport> {
-    let (tx, mut rx) = mpsc::channel::<Result<RunReport, LocalError>>();
-    let parties = run.clone();
+    let (tx, mut rx) = mpsc::channel::<Result<RunReport, Failed>>();
     let worker = std::thread::Builder::new()
         .name("huddle-run".into())
         .spawn(move || {
-            let _ = tx.send(parties.local(&inputs, &net));
+            let _ = tx.send(work());
         })?;
     loop {
         // The receiver moves in and out: it is Send, not Sync.
@@ -155,7 +190,10 @@ fn wait_for(
         match got {
             Ok(result) => {
                 let _ = py.detach(move || worker.join());
-                return result.map_err(|e| local_error(py, &e));
+                return result.map_err(|e| match e {
+                    Failed::Local(e) => local_error(py, &e),
+                    Failed::Party(e) => run_error(py, &e),
+                });
             }
             Err(RecvTimeoutError::Timeout) => {
                 if let Err(interrupt) = py.check_signals() {
