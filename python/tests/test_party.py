@@ -88,6 +88,7 @@ def test_three_processes_compute_aes_over_tls(tmp_path):
 
 def test_a_party_with_another_circuit_stops_every_party_at_connect(tmp_path):
     results = run_three(parties_file(tmp_path), ["aes", "aes", "sha"])
-    for result in results:
-        assert result["error"] == "MismatchError", result
-        assert "circuit" in result["message"], result
+    assert all(r["error"] == "MismatchError" for r in results), results
+    # A party that compared the hellos itself names the circuit; one told
+    # by a peer that stopped says so.
+    assert any("evaluates a different circuit" in r["message"] for r in results), results
