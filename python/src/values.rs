@@ -334,6 +334,7 @@ pub(crate) fn to_integers<'py>(
             let words: Vec<u64> = (0..k.div_ceil(64))
                 .map(|i| get(m.row(r), i * 64, (k - i * 64).min(64)))
                 .collect();
+            // BigUint takes 32-bit digits, least significant first.
             let mut value = BigInt::from(num_bigint::BigUint::from_slice(
                 &words
                     .iter()
