@@ -1,0 +1,40 @@
+//! The `huddle` Python package's native module (`huddle._huddle`): huddle's
+//! circuits, generators and local runs for Python, through
+//! huddle_circuit's and huddle_engine's public API only. python/huddle/
+//! re-exports it; docs/python.md is its reference.
+
+mod circuit;
+mod errors;
+mod gen;
+mod inputs;
+mod party;
+mod report;
+mod run;
+mod values;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _huddle(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<circuit::Circuit>()?;
+    m.add_class::<report::Outputs>()?;
+    m.add_class::<report::Report>()?;
+    m.add_class::<report::RunResult>()?;
+    m.add_class::<party::Party>()?;
+    m.add_function(wrap_pyfunction!(run::run_local, m)?)?;
+    m.add_function(wrap_pyfunction!(run::evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(protocols, m)?)?;
+    m.add_submodule(&gen::module(py)?)?;
+    errors::register(m)?;
+    Ok(())
+}
+
+/// The protocols this build runs, by the names run_local takes.
+#[pyfunction]
+fn protocols() -> Vec<&'static str> {
+    huddle_engine::Protocol::ALL
+        .iter()
+        .map(|p| p.name())
+        .collect()
+}
