@@ -30,7 +30,7 @@ pub fn check_request(
     Ok(request)
 }
 
-/// Runs one party of `request`; `own_inputs` as in [`ttp::run`].
+/// Runs one party of `request`; `own_inputs` as in [`crate::ttp::run`].
 pub fn run(
     request: &RunRequest,
     net: &mut Network,
