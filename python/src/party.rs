@@ -9,7 +9,7 @@ use crate::errors::input;
 use crate::inputs::Runnable;
 use crate::report::{Report, RunResult};
 use crate::run::{outputs, wait_for, Choices, Failed};
-use huddle_engine::inputs::OwnValue;
+use huddle_engine::OwnValue;
 use huddle_engine::{Batch, PartyLinks, PartyPlan};
 use huddle_net::{NetProfile, NetworkConfig};
 use pyo3::prelude::*;
