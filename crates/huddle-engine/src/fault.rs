@@ -1,7 +1,7 @@
 //! Fault injection: one party deviates from a malicious protocol on purpose,
 //! for tests and demonstrations (`huddle local --corrupt P --fault KIND
 //! [--fault-at MESSAGE]`). The deviation is applied where that party's
-//! messages leave it ([`crate::sharing::Channel`]), so the protocol code is
+//! messages leave it (the engine's `Channel`), so the protocol code is
 //! the honest code: whatever the honest parties' checks catch, they catch in
 //! the protocol as it runs for real.
 //!
