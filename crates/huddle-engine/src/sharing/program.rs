@@ -185,7 +185,7 @@ impl ConversionKind {
     }
 
     /// Whether the terms' sum is the value with term 1 negated, t0 − t1':
-    /// the protocol's holders of t1 share −t1 ([`super::convert::SplitJob::term`]),
+    /// the protocol's holders of t1 share −t1 (`SplitJob::term`),
     /// so that equality of the terms, bit by bit, is the value being 0.
     pub fn negates_term1(self) -> bool {
         self == ConversionKind::Zero
@@ -380,11 +380,11 @@ pub struct Target<'a> {
     pub conversion_fan_in: usize,
     /// Whether it implements `Sharing::split` (mixed circuits).
     pub converts: bool,
-    /// Whether its `multiply` takes dot products ([`MulGate::dot`]); else
+    /// Whether its `multiply` takes dot products (`MulGate::dot`); else
     /// they become multiplications and sums.
     pub native_dot: bool,
     /// Whether `DOTTR` runs as one multiplication with probabilistic
-    /// truncation ([`MulGate::trunc`]; the protocol has it and the run
+    /// truncation (`MulGate::trunc`; the protocol has it and the run
     /// chose `Truncation::Probabilistic`); else it is lowered to an exact
     /// truncation through A2B and B2A, which needs conversions.
     pub fused_truncation: bool,
@@ -460,7 +460,7 @@ impl Program {
     }
 
     /// Packs the ring words of a ring-only program of a ring narrower than
-    /// 64 bits: 64/k elements per word ([`super::arith::Packed`]), its
+    /// 64 bits: 64/k elements per word (`arith::Packed`), its
     /// constants in every lane. Mixed programs stay as they are: their
     /// conversions place elements one by one.
     pub fn pack_ring(&mut self) {
