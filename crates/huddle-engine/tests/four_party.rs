@@ -9,6 +9,7 @@
 use huddle_circuit::random::random_inputs;
 use huddle_circuit::{Circuit, CircuitAssembler, Op, PlainEvaluator, ValueSpec};
 use huddle_core::{Prg, RingWidth};
+use huddle_engine::error::RunError;
 use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
@@ -312,7 +313,7 @@ fn run_each(
     protocol: &str,
     c: &Circuit,
     options: RunOptions,
-) -> Vec<(Result<Vec<huddle_circuit::BitMatrix>, String>, Accounting)> {
+) -> Vec<(Result<Vec<huddle_circuit::BitMatrix>, RunError>, Accounting)> {
     let inputs = random_inputs(c, &mut Prg::from_seed([32; 16]), 64);
     let request = common::request(protocol, PARTIES, c, options).expect("valid request");
     let nets = memory_networks(PARTIES, &NetProfile::lan(), Duration::from_secs(60));
@@ -327,8 +328,7 @@ fn run_each(
                         .filter(|&i| c.owner(i, PARTIES) == me)
                         .map(|i| (i, inputs[i].clone()))
                         .collect();
-                    let r = huddle_engine::run(request, &mut net, c, 64, &own)
-                        .map_err(|e| e.to_string());
+                    let r = huddle_engine::run(request, &mut net, c, 64, &own);
                     (r, net.accounting().clone())
                 })
             })
@@ -340,7 +340,7 @@ fn run_each(
     })
 }
 
-fn merged(runs: &[(Result<Vec<huddle_circuit::BitMatrix>, String>, Accounting)]) -> Accounting {
+fn merged(runs: &[(Result<Vec<huddle_circuit::BitMatrix>, RunError>, Accounting)]) -> Accounting {
     let mut acc = Accounting::default();
     for (_, a) in runs {
         acc.merge(a);
@@ -401,7 +401,10 @@ fn a_checkpoint_stops_a_deviation_before_the_rest_of_the_circuit() {
             for (q, (r, _)) in runs.iter().enumerate() {
                 if q != sender {
                     let e = r.as_ref().expect_err("an honest party aborts");
-                    assert!(e.contains("abort"), "{protocol} party {q}: {e}");
+                    assert!(
+                        matches!(e, RunError::Abort { .. }),
+                        "{protocol} party {q}: {e}"
+                    );
                 }
             }
             merged(&runs).phase_total(Phase::Online).bytes
