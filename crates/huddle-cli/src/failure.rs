@@ -14,8 +14,9 @@ use serde::Serialize;
 pub struct Failure {
     pub exit: Exit,
     pub message: String,
-    /// The engine's error this failure is, if it is one.
-    error: Option<RunError>,
+    /// The engine's error this failure is, if it is one (boxed: a
+    /// `Result` carries a failure as small as it can).
+    error: Option<Box<RunError>>,
     /// The party whose failure this is, where one is known.
     party: Option<PartyId>,
 }
@@ -39,7 +40,7 @@ impl Failure {
     /// The failure as `--json` prints it on stdout (docs/cli.md): one
     /// object under the key `error`, its keys in the documented order.
     pub fn json(&self) -> serde_json::Result<String> {
-        let e = self.error.as_ref();
+        let e = self.error.as_deref();
         let check = match e {
             Some(RunError::Abort { check, lane, .. }) => Some(CheckJson {
                 check,
@@ -138,7 +139,7 @@ pub fn json_on_failure<T>(json: bool, result: Result<T, Failure>) -> Result<T, F
 impl From<RunError> for Failure {
     fn from(e: RunError) -> Failure {
         let mut failure = Failure::new(e.exit(), e.to_string());
-        failure.error = Some(e);
+        failure.error = Some(Box::new(e));
         failure
     }
 }
@@ -146,7 +147,7 @@ impl From<RunError> for Failure {
 impl From<LocalError> for Failure {
     fn from(e: LocalError) -> Failure {
         let mut failure = Failure::new(e.error.exit(), e.to_string());
-        failure.error = Some(e.error);
+        failure.error = Some(Box::new(e.error));
         failure.party = Some(e.party);
         failure
     }
