@@ -12,6 +12,7 @@
 //! run touches the dealt material, so a crash cannot unmark a deal that was
 //! used. Folders are created owner-only (0700), markers 0600.
 
+use huddle_engine::error::{Refusal, RunError};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -20,10 +21,10 @@ use std::path::{Path, PathBuf};
 const LEDGER: &str = "huddle/spent-deals";
 
 /// Marks party `me`'s use of the deal in `dealt` (read from `path`) in this
-/// user's ledger, refusing a second use. Returns the deal id for the hello
-/// (all parties must replay the same deal).
-pub fn spend(path: &Path, dealt: &[u8], me: usize) -> Result<String, String> {
-    let ledger = ledger_dir(|name| std::env::var_os(name))?;
+/// user's ledger, refusing a second use ([`Refusal::Spent`]). Returns the
+/// deal id for the hello (all parties must replay the same deal).
+pub fn spend(path: &Path, dealt: &[u8], me: usize) -> Result<String, RunError> {
+    let ledger = ledger_dir(|name| std::env::var_os(name)).map_err(RunError::Input)?;
     spend_in(&ledger, path, dealt, me)
 }
 
@@ -47,11 +48,15 @@ fn ledger_dir(var: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf, String>
 }
 
 /// [`spend`] with the ledger in `ledger`.
-fn spend_in(ledger: &Path, path: &Path, dealt: &[u8], me: usize) -> Result<String, String> {
-    let id = huddle_engine::garble::linear::deal_id(dealt).map_err(|e| e.to_string())?;
-    let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
-    let in_ledger =
-        |e: std::io::Error| format!("the ledger of spent deals, {}: {e}", ledger.display());
+fn spend_in(ledger: &Path, path: &Path, dealt: &[u8], me: usize) -> Result<String, RunError> {
+    let deal = huddle_engine::garble::linear::deal_id(dealt)?;
+    let id: String = deal.iter().map(|b| format!("{b:02x}")).collect();
+    let in_ledger = |e: std::io::Error| {
+        RunError::Input(format!(
+            "the ledger of spent deals, {}: {e}",
+            ledger.display()
+        ))
+    };
     create_private_dir(ledger).map_err(in_ledger)?;
     let marker = ledger.join(format!("{id}.party-{me}"));
     let mut open = std::fs::OpenOptions::new();
@@ -61,13 +66,16 @@ fn spend_in(ledger: &Path, path: &Path, dealt: &[u8], me: usize) -> Result<Strin
     let mut file = match open.open(&marker) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            return Err(format!(
-                "--dealt {}: deal {id} was used before (see {}); dealt material is one-time: run `huddle deal` again",
-                path.display(),
-                marker.display()
+            return Err(RunError::refused(
+                Refusal::Spent { deal, party: me },
+                format!(
+                    "--dealt {}: deal {id} was used before (see {}); dealt material is one-time: run `huddle deal` again",
+                    path.display(),
+                    marker.display()
+                ),
             ))
         }
-        Err(e) => return Err(format!("{}: {e}", marker.display())),
+        Err(e) => return Err(RunError::Input(format!("{}: {e}", marker.display()))),
     };
     // Durable before use: the marker's contents, then its folder's entries.
     let durable = writeln!(file, "deal {id}, party {me}, from {}", path.display())
@@ -75,10 +83,10 @@ fn spend_in(ledger: &Path, path: &Path, dealt: &[u8], me: usize) -> Result<Strin
         .and_then(|()| sync_dir(ledger))
         .and_then(|()| ledger.parent().map_or(Ok(()), sync_dir));
     durable.map_err(|e| {
-        format!(
+        RunError::Input(format!(
             "{}: {e}; the deal is marked as used but the mark may not be on disk: run `huddle deal` again",
             marker.display()
-        )
+        ))
     })?;
     Ok(id)
 }
@@ -124,6 +132,17 @@ mod tests {
         huddle_engine::garble::deal(&circuit, 4, 1, options).expect("deal")
     }
 
+    /// The party whose share of a deal `e` refuses as spent, if it does.
+    fn spent_by(e: &RunError) -> Option<usize> {
+        match e {
+            RunError::Refused {
+                refusal: Refusal::Spent { party, .. },
+                ..
+            } => Some(*party),
+            _ => None,
+        }
+    }
+
     /// The ledger under a scratch state home (`XDG_STATE_HOME` as the CLI
     /// would read it; no test touches the real home).
     fn ledger_in(state: &Path) -> PathBuf {
@@ -160,7 +179,8 @@ mod tests {
                 "party {p}: exactly one run may pass"
             );
             let again = spend_in(&ledger, &paths[p], &files[p], p).expect_err("spent");
-            assert!(again.contains("was used before"), "{again}");
+            assert_eq!(spent_by(&again), Some(p), "{again}");
+            assert!(again.to_string().contains("was used before"), "{again}");
         }
     }
 
@@ -178,8 +198,11 @@ mod tests {
         std::fs::copy(&original, &copy).expect("copy");
         let id = spend_in(&ledger, &original, &files[1], 1).expect("first use");
         let again = spend_in(&ledger, &copy, &files[1], 1).expect_err("a copy is the same deal");
+        assert_eq!(spent_by(&again), Some(1), "{again}");
         assert!(
-            again.contains(&format!("deal {id} was used before")),
+            again
+                .to_string()
+                .contains(&format!("deal {id} was used before")),
             "{again}"
         );
         // Nothing is written beside either file; the mark is in the ledger.

@@ -59,6 +59,12 @@ fn killed_and_stalled_parties_are_named_and_nothing_is_lost() {
         .map(|c| c["runs"].as_u64().unwrap_or(0))
         .sum();
     assert_eq!(reruns, runs + outside, "{report:#}");
+    // bgw2-mal's job is dealt (the only batch): its reruns were refused as
+    // spent, by every party's typed --json error.
+    assert!(
+        report["dealt_reruns_refused_as_spent"].as_u64() >= Some(1),
+        "{report:#}"
+    );
 }
 
 #[test]

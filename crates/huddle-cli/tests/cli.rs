@@ -793,3 +793,108 @@ fn an_abort_and_a_resource_limit_have_their_codes() {
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     assert!(stderr(&o).contains("lower --batch"), "{}", stderr(&o));
 }
+
+/// `--json`: a failure prints the typed error object docs/cli.md shows on
+/// stdout, as well as its line on stderr and its exit code.
+#[test]
+fn with_json_a_failure_is_a_typed_object_on_stdout() {
+    let (_dir, adder) = temp_file("tiny.txt", "1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n");
+    let c = adder.to_str().expect("utf8");
+    let failed = |args: &[&str]| -> serde_json::Value {
+        let o = huddle(&[&["local", "--circuit", c, "--json"], args].concat());
+        let printed: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+        let e = printed["error"].clone();
+        assert_eq!(
+            o.status.code(),
+            e["exit_code"].as_i64().map(|c| c as i32),
+            "{e}"
+        );
+        assert_eq!(
+            stderr(&o).lines().last(),
+            Some(format!("error: {}", e["message"].as_str().expect("a message")).as_str()),
+            "{e}"
+        );
+        e
+    };
+    // A refusal: its kind and fields.
+    let e = failed(&["--protocol", "bgw2", "--parties", "3"]);
+    assert_eq!(
+        (e["kind"].as_str(), e["exit"].as_str()),
+        (Some("refused"), Some("input")),
+        "{e}"
+    );
+    assert_eq!(
+        e["refusal"],
+        serde_json::json!({ "kind": "no-security", "smallest": 4 })
+    );
+    assert_eq!(
+        (&e["party"], &e["culprit"], &e["check"]),
+        (
+            &serde_json::Value::Null,
+            &serde_json::Value::Null,
+            &serde_json::Value::Null
+        )
+    );
+    let e = failed(&[
+        "--protocol",
+        "bgw2-mal",
+        "--parties",
+        "4",
+        "--reveal-to",
+        "2",
+    ]);
+    assert_eq!(
+        e["refusal"],
+        serde_json::json!({ "kind": "option", "option": "reveal-to" })
+    );
+    // Bad input: no refusal.
+    let e = failed(&["--protocol", "quad", "--parties", "3"]);
+    assert_eq!(
+        (e["kind"].as_str(), e["exit_code"].as_i64()),
+        (Some("input"), Some(2)),
+        "{e}"
+    );
+    assert!(e["refusal"].is_null(), "{e}");
+    // A caught cheater: the check that caught it, where (party 0, the
+    // first honest party: every one checks an opening of party 1's key
+    // contributions), and whom it blames.
+    let e = failed(&[
+        "--protocol",
+        "quad",
+        "--corrupt",
+        "1",
+        "--fault",
+        "add-error",
+    ]);
+    assert_eq!(
+        (e["kind"].as_str(), e["exit_code"].as_i64()),
+        (Some("abort"), Some(3)),
+        "{e}"
+    );
+    assert_eq!(
+        (e["party"].as_u64(), e["culprit"].as_u64()),
+        (Some(0), Some(1)),
+        "{e}"
+    );
+    assert_eq!(
+        (e["check"]["kind"].as_str(), e["check"]["opener"].as_u64()),
+        (Some("key-opening"), Some(1)),
+        "{e}"
+    );
+    assert!(
+        e["check"]["key"].is_string() && e["refusal"].is_null(),
+        "{e}"
+    );
+    // Without --json, stdout stays empty.
+    let o = huddle(&[
+        "local",
+        "--circuit",
+        c,
+        "--protocol",
+        "bgw2",
+        "--parties",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty(), "{}", stdout(&o));
+}

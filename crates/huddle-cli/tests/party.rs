@@ -92,10 +92,39 @@ fn parties_on_separate_processes_compute_over_tls_by_default() {
     std::fs::create_dir_all(&elsewhere).expect("folder");
     let copy = elsewhere.join("party-3.dealt");
     std::fs::copy(dealt.join("party-3.dealt"), &copy).expect("copy");
-    let o = third.arg("--dealt").arg(&copy).output();
+    let o = third.json().arg("--dealt").arg(&copy).output();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         !o.status.success() && err.contains("was used before"),
+        "{err}"
+    );
+    // With --json the refusal is typed: party 3's share of this deal, spent.
+    let printed: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let e = &printed["error"];
+    assert_eq!(
+        (
+            e["kind"].as_str(),
+            e["exit_code"].as_i64(),
+            e["party"].as_u64()
+        ),
+        (Some("refused"), Some(2), Some(3)),
+        "{e}"
+    );
+    assert_eq!(
+        (
+            e["refusal"]["kind"].as_str(),
+            e["refusal"]["party"].as_u64()
+        ),
+        (Some("spent"), Some(3)),
+        "{e}"
+    );
+    let deal = e["refusal"]["deal"].as_str().expect("the deal id");
+    assert!(
+        deal.len() == 32 && deal.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{deal}"
+    );
+    assert!(
+        err.contains(&format!("deal {deal} was used before")),
         "{err}"
     );
     // A party given inputs it does not own is stopped before connecting.

@@ -9,6 +9,7 @@
 use huddle_circuit::random::random_inputs;
 use huddle_circuit::{Circuit, CircuitAssembler, Op, PlainEvaluator, ValueSpec};
 use huddle_core::{Prg, RingWidth};
+use huddle_engine::error::RunError;
 use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::time::Duration;
@@ -312,18 +313,18 @@ fn run_each(
     protocol: &str,
     c: &Circuit,
     options: RunOptions,
-) -> Vec<(Result<Vec<huddle_circuit::BitMatrix>, String>, Accounting)> {
+) -> Vec<(Result<Vec<huddle_circuit::BitMatrix>, RunError>, Accounting)> {
     let inputs = random_inputs(c, &mut Prg::from_seed([32; 16]), 64);
     let run = common::request(protocol, PARTIES, c, options).expect("valid request");
     let nets = memory_networks(PARTIES, &NetProfile::lan(), Duration::from_secs(60));
     run.local_each(nets, &inputs)
         .expect("the run starts")
         .into_iter()
-        .map(|o| (o.result.map_err(|e| e.to_string()), o.accounting))
+        .map(|o| (o.result, o.accounting))
         .collect()
 }
 
-fn merged(runs: &[(Result<Vec<huddle_circuit::BitMatrix>, String>, Accounting)]) -> Accounting {
+fn merged(runs: &[(Result<Vec<huddle_circuit::BitMatrix>, RunError>, Accounting)]) -> Accounting {
     let mut acc = Accounting::default();
     for (_, a) in runs {
         acc.merge(a);
@@ -384,7 +385,10 @@ fn a_checkpoint_stops_a_deviation_before_the_rest_of_the_circuit() {
             for (q, (r, _)) in runs.iter().enumerate() {
                 if q != sender {
                     let e = r.as_ref().expect_err("an honest party aborts");
-                    assert!(e.contains("abort"), "{protocol} party {q}: {e}");
+                    assert!(
+                        matches!(e, RunError::Abort { .. }),
+                        "{protocol} party {q}: {e}"
+                    );
                 }
             }
             merged(&runs).phase_total(Phase::Online).bytes

@@ -214,9 +214,13 @@ fn a_failing_lane_releases_the_others_and_nothing_is_revealed() {
                 seed: 5,
             }));
         let nets = memory_networks(PARTIES, &NetProfile::lan(), Duration::from_secs(60));
-        let err = common::local(protocol, nets, &c, &inputs(&c, 256, 1), options)
-            .err()
-            .expect("a corrupted party is caught");
-        assert!(err.contains("abort"), "{protocol}: {err}");
+        let run = common::request(protocol, PARTIES, &c, options).expect("request");
+        let err = run
+            .local_over(nets, &inputs(&c, 256, 1))
+            .expect_err("a corrupted party is caught");
+        assert!(
+            matches!(err.error, huddle_engine::error::RunError::Abort { .. }),
+            "{protocol}: {err}"
+        );
     }
 }

@@ -634,7 +634,8 @@ fn judge(
 
 /// Runs the job again, undisturbed: it must give the right outputs, or
 /// (a dealt job, whose one-time material the last run spent) be refused
-/// by every party as spent.
+/// by every party as spent: with `--json`, each party's failure on stdout
+/// is the refusal [`Refusal::Spent`] of its own share of this deal.
 fn rerun(job: &Job, session: &str, what: &str, tally: &mut Tally) -> Result<(), String> {
     if !job.spec.dealt {
         let run = clean_run(job, &format!("{session}-again"), tally)?;
@@ -648,7 +649,7 @@ fn rerun(job: &Job, session: &str, what: &str, tally: &mut Tally) -> Result<(), 
         return Ok(());
     }
     job.clear_outputs();
-    let mut run = job.start(&format!("{session}-spent"))?;
+    let mut run = job.start_with(&format!("{session}-spent"), &["--json"])?;
     let all: Vec<usize> = (0..job.spec.parties).collect();
     if !run.wait(&all, Instant::now() + HANG * 2) {
         tally.hangs += 1;
@@ -658,11 +659,12 @@ fn rerun(job: &Job, session: &str, what: &str, tally: &mut Tally) -> Result<(), 
         run.kill_all();
         return Ok(());
     }
-    let refused = all.iter().all(|&p| {
-        let spent = run.stderr(p);
-        run.code(p).is_some_and(|c| c != 0)
-            && (spent.contains("spent") || spent.contains("used before"))
-    });
+    let mut refused = true;
+    for &p in &all {
+        let spent = spent_refusal(job, p)?;
+        refused &= run.code(p) == Some(i32::from(Exit::Input.code()))
+            && failure_of(run.stdout(p)).is_some_and(|e| e["refusal"] == spent);
+    }
     match refused
         && job
             .learners
@@ -679,6 +681,22 @@ fn rerun(job: &Job, session: &str, what: &str, tally: &mut Tally) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// The refusal, as `--json` prints it, of party `p`'s share of `job`'s
+/// deal once it is spent.
+fn spent_refusal(job: &Job, p: usize) -> Result<serde_json::Value, String> {
+    let path = job.dealt_file(p);
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let deal = huddle_engine::garble::linear::deal_id(&bytes).map_err(|e| e.to_string())?;
+    serde_json::to_value(Refusal::Spent { deal, party: p }).map_err(|e| e.to_string())
+}
+
+/// The failure a `huddle` process printed with `--json` (the object under
+/// `error`), if it printed one.
+fn failure_of(stdout: &str) -> Option<serde_json::Value> {
+    let mut printed: serde_json::Value = serde_json::from_str(stdout).ok()?;
+    Some(printed.get_mut("error")?.take())
 }
 
 /// Whether `text` names party `p` ("party 1", not "party 12").

@@ -200,6 +200,11 @@ impl Job {
         }
     }
 
+    /// Party `p`'s dealt material (a dealt job, after [`Job::deal`]).
+    pub fn dealt_file(&self, p: usize) -> PathBuf {
+        self.dir.join("deal").join(format!("party-{p}.dealt"))
+    }
+
     /// The job file.
     pub fn file(&self) -> PathBuf {
         self.dir.join("job.toml")
@@ -208,6 +213,11 @@ impl Job {
     /// Starts every party in session `session`, on ports the OS just
     /// picked, each logging the phases it enters (`huddle_net::PHASE_LOG`).
     pub fn start(&self, session: &str) -> Result<Running, String> {
+        self.start_with(session, &[])
+    }
+
+    /// [`Job::start`], every party given the arguments `extra` too.
+    pub fn start_with(&self, session: &str, extra: &[&str]) -> Result<Running, String> {
         let config = self.parties_file(session)?;
         let job = self.file();
         let (tx, events) = std::sync::mpsc::channel();
@@ -234,9 +244,9 @@ impl Job {
             ];
             if self.spec.dealt {
                 args.push("--dealt".into());
-                let dealt = self.dir.join("deal").join(format!("party-{p}.dealt"));
-                args.push(dealt.display().to_string());
+                args.push(self.dealt_file(p).display().to_string());
             }
+            args.extend(extra.iter().map(|a| a.to_string()));
             let proc = Proc::spawn(&self.exe, &args, &envs, p, tx.clone())
                 .map_err(|e| format!("starting party {p}: {e}"))?;
             procs.push(proc);
@@ -244,6 +254,7 @@ impl Job {
         Ok(Running {
             logs: vec![Vec::new(); procs.len()],
             ends: vec![None; procs.len()],
+            stdouts: vec![String::new(); procs.len()],
             procs,
             events,
         })
@@ -311,6 +322,8 @@ pub struct Running {
     pub logs: Vec<Vec<(Instant, String)>>,
     /// How and when each party ended.
     pub ends: Vec<Option<(Instant, End)>>,
+    /// What each party that ended wrote to stdout.
+    stdouts: Vec<String>,
 }
 
 /// What [`Running::next`] saw.
@@ -333,8 +346,14 @@ impl Running {
                 self.logs[party].push((at, text));
                 Seen::Line(party)
             }
-            Ok(Event::End { party, at, end }) => {
+            Ok(Event::End {
+                party,
+                at,
+                end,
+                stdout,
+            }) => {
                 self.ends[party] = Some((at, end));
+                self.stdouts[party] = stdout;
                 Seen::End
             }
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => Seen::Nothing,
@@ -361,6 +380,11 @@ impl Running {
         }
         let all: Vec<usize> = (0..self.procs.len()).collect();
         self.wait(&all, Instant::now() + Duration::from_secs(30));
+    }
+
+    /// What party `p` wrote to stdout (once it ended).
+    pub fn stdout(&self, p: usize) -> &str {
+        &self.stdouts[p]
     }
 
     /// Party `p`'s stderr, whole.

@@ -1,10 +1,11 @@
 //! One party's `huddle` process, watched while it runs: every line of its
 //! stderr as it comes (with the moment it came), then its end (exit code or
-//! signal, peak resident memory), all as [`Event`]s on one channel shared
-//! by the parties of a run, in order per party (its end after its last
-//! line). Signals go to it by pid while it has not been reaped.
+//! signal, peak resident memory, all it wrote to stdout), all as [`Event`]s
+//! on one channel shared by the parties of a run, in order per party (its
+//! end after its last line). Signals go to it by pid while it has not been
+//! reaped.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,8 +21,13 @@ pub enum Event {
         at: Instant,
         text: String,
     },
-    /// It ended (after its last line).
-    End { party: usize, at: Instant, end: End },
+    /// It ended (after its last line), having written `stdout`.
+    End {
+        party: usize,
+        at: Instant,
+        end: End,
+        stdout: String,
+    },
 }
 
 /// How a process ended.
@@ -44,8 +50,8 @@ pub struct Proc {
 }
 
 impl Proc {
-    /// Starts `exe args` (with `envs`, stdout discarded, stderr watched)
-    /// as party `party`; its lines and end go to `events`.
+    /// Starts `exe args` (with `envs`, stderr watched, stdout kept for its
+    /// end) as party `party`; its lines and end go to `events`.
     pub fn spawn(
         exe: &Path,
         args: &[String],
@@ -57,7 +63,7 @@ impl Proc {
             .args(args)
             .envs(envs.iter().copied())
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()?;
         let pid = child.id() as libc::pid_t;
@@ -65,6 +71,15 @@ impl Proc {
             .stderr
             .take()
             .ok_or_else(|| std::io::Error::other("the child has no stderr pipe"))?;
+        let mut stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| std::io::Error::other("the child has no stdout pipe"))?;
+        let written = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stdout.read_to_string(&mut text);
+            text
+        });
         let lines = events.clone();
         let reader = std::thread::spawn(move || {
             for text in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -80,9 +95,15 @@ impl Proc {
             let end = reap(pid);
             flag.store(true, Ordering::SeqCst);
             let at = Instant::now();
-            // Its last lines first (the pipe ends with the process).
+            // Its last lines first (the pipes end with the process).
             let _ = reader.join();
-            let _ = events.send(Event::End { party, at, end });
+            let stdout = written.join().unwrap_or_default();
+            let _ = events.send(Event::End {
+                party,
+                at,
+                end,
+                stdout,
+            });
             drop(child);
         });
         Ok(Proc { pid, reaped })

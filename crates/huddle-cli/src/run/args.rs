@@ -3,6 +3,7 @@
 //! data files; a job file's settings taken in; and from them the checked
 //! [`Run`] of the engine's library API.
 
+use crate::failure::Failure;
 use clap::{Args, ValueEnum};
 use huddle_circuit::{hex, BitMatrix, Circuit};
 use huddle_core::Prg;
@@ -387,13 +388,30 @@ impl RunArgs {
     }
 
     /// The checked run for `parties` parties, `parties_here` of them on
-    /// this host (for `--threads auto`), with the circuit.
+    /// this host (for `--threads auto`), with the circuit. The engine's
+    /// refusals keep their type (for `--json`).
     pub(super) fn build(
         &self,
         parties: usize,
         parties_here: usize,
         linear: Option<&str>,
-    ) -> Result<Run, String> {
+    ) -> Result<Run, Failure> {
+        let (protocol, options, circuit) =
+            self.parts(parties_here, linear).map_err(Failure::input)?;
+        Ok(Run::builder(protocol)
+            .parties(parties)
+            .options(options)
+            .circuit(circuit)
+            .build()?)
+    }
+
+    /// What [`RunArgs::build`] gives the engine: the protocol, the options
+    /// and the circuit.
+    fn parts(
+        &self,
+        parties_here: usize,
+        linear: Option<&str>,
+    ) -> Result<(Protocol, RunOptions, Circuit), String> {
         let (threads, auto) = self.threads.resolve(parties_here);
         let options = self
             .options(linear)?
@@ -425,12 +443,7 @@ impl RunArgs {
             }
         }
         crate::data::check_style(&circuit, self.style())?;
-        Run::builder(self.protocol()?)
-            .parties(parties)
-            .options(options)
-            .circuit(circuit)
-            .build()
-            .map_err(|e| e.to_string())
+        Ok((self.protocol()?, options, circuit))
     }
 }
 

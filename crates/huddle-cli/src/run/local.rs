@@ -85,8 +85,10 @@ impl LocalArgs {
 
 /// `huddle local`: prepares the run, runs it, prints its report.
 pub fn local(args: LocalArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
-    let run = prepare_local(args, m, Caller::Command)?;
-    execute_local(run)?.print()
+    let json = args.run.json;
+    let result =
+        prepare_local(args, m, Caller::Command).and_then(|run| execute_local(run)?.print());
+    crate::failure::json_on_failure(json, result)
 }
 
 /// Who runs a `huddle local` run, which decides how it talks and where
@@ -146,10 +148,7 @@ pub fn prepare_local(
         )));
     }
     // Every party runs in this process.
-    let built = args
-        .run
-        .build(parties, parties, None)
-        .map_err(Failure::input)?;
+    let built = args.run.build(parties, parties, None)?;
     if let Caller::Command = caller {
         warn_if_insecure(&built);
     }

@@ -8,7 +8,7 @@ use super::execute::{execute, Parties};
 use crate::failure::Failure;
 use clap::Args;
 use huddle_core::Prg;
-use huddle_engine::error::RunError;
+use huddle_engine::error::{Refusal, RunError};
 use huddle_engine::OwnValue;
 use huddle_engine::{Batch, PartyLinks, PartyPlan};
 use huddle_net::{NetProfile, NetworkConfig};
@@ -100,6 +100,13 @@ impl Stage {
 
 /// `huddle party`: prepares this party, connects, runs, prints its report.
 pub fn party(args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
+    let (id, json) = (args.id, args.run.json);
+    let result = configured_party(args, m).map_err(|f| f.of_party(id));
+    crate::failure::json_on_failure(json, result)
+}
+
+/// [`party`] once `--id` and `--json` are read.
+fn configured_party(args: PartyArgs, m: &clap::ArgMatches) -> Result<(), Failure> {
     let config =
         NetworkConfig::from_file(&args.config).map_err(|e| Failure::input(e.to_string()))?;
     let id = args.id;
@@ -172,7 +179,7 @@ fn run_one_party(
     let linear = args.dealt.as_ref().map(|_| "dealer");
     // --threads auto shares this host's cores among the parties it runs.
     let parties_here = config.parties_sharing_host(args.id);
-    let built = run.build(n, parties_here, linear).map_err(Failure::input)?;
+    let built = run.build(n, parties_here, linear)?;
     warn_if_insecure(&built);
     let request = built.request();
     let circuit = built.circuit();
@@ -181,10 +188,17 @@ fn run_one_party(
     let dealer = Some(huddle_engine::garble::linear::LinearChoice::TrustedDealer);
     if args.dealt.is_none() && request.linear_preprocessing() == dealer {
         let t = huddle_engine::garble::Variant::Bgw2Mal.threshold(n);
-        return Err(Failure::input(format!(
-            "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed: run `huddle deal` as the trusted dealer and give each party its file with --dealt",
-            huddle_engine::garble::linear::binomial(n, t)
-        )));
+        return Err(RunError::refused(
+            Refusal::NeedsDealer {
+                parties: n,
+                threshold: t,
+            },
+            format!(
+                "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed: run `huddle deal` as the trusted dealer and give each party its file with --dealt",
+                huddle_engine::garble::linear::binomial(n, t)
+            ),
+        )
+        .into());
     }
     if args.id >= n {
         return Err(Failure::input(format!(
@@ -294,7 +308,7 @@ fn run_one_party(
     // Spent only once everything else is checked (a typo must not burn it),
     // and before connecting (a refused deal costs no traffic).
     if let (Some(path), Some(bytes)) = (&args.dealt, &dealt) {
-        crate::spent_deals::spend(path, bytes, args.id).map_err(Failure::input)?;
+        crate::spent_deals::spend(path, bytes, args.id)?;
     }
     // The batch as this party has it: open, counted in its input file, or given.
     let batch = match (counted, batch_open) {

@@ -13,7 +13,7 @@ use super::options::Variant;
 use super::plan::and_gates;
 use super::rows::{InstanceRows, RowScratch};
 use super::EVALUATOR;
-use crate::error::RunError;
+use crate::error::{FailedCheck, RunError};
 use crate::transport::Transport;
 use huddle_core::{Gf128, Prg};
 use huddle_net::Phase;
@@ -165,10 +165,7 @@ fn permutation_bits(values: &[u128]) -> Result<Vec<bool>, RunError> {
         .map(|l| match l {
             0 => Ok(false),
             1 => Ok(true),
-            _ => Err(RunError::abort(
-                "an output permutation bit reconstructs to neither 0 nor 1",
-                None,
-            )),
+            _ => Err(RunError::abort(FailedCheck::PermutationBit, None)),
         })
         .collect()
 }

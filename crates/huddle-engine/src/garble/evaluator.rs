@@ -7,7 +7,7 @@
 use super::context::{Garbling, Run};
 use super::gate_prf::push_eval_inputs;
 use super::plan::Step;
-use crate::error::RunError;
+use crate::error::{FailedCheck, RunError};
 use huddle_core::Gf128;
 
 /// The evaluator's inputs to the evaluation of one chunk.
@@ -108,7 +108,10 @@ impl Evaluator<'_> {
                 Ok(true)
             } else {
                 Err(RunError::abort(
-                    format!("garbled gate {gate} of instance {} decrypts to neither of the evaluator's keys", self.run.first + inst),
+                    FailedCheck::GarbledGate {
+                        gate,
+                        instance: self.run.first + inst,
+                    },
                     None,
                 ))
             }

@@ -4,7 +4,7 @@
 //! preprocessing comes from ([`LinearChoice`], with where PRSS is feasible).
 //! Nothing here runs a protocol, so the run's options can hold these.
 
-use crate::error::RunError;
+use crate::error::{Refusal, RunError};
 
 /// Which of the garbling protocols: one per garbling row of the protocol
 /// table ([`Protocol::garbling`](crate::Protocol::garbling)).
@@ -41,11 +41,14 @@ impl Variant {
     pub fn check_parties(self, n: usize) -> Result<(), RunError> {
         let smallest = self.smallest_secure_parties();
         if n < smallest {
-            return Err(RunError::Input(format!(
-                "{} with {n} parties tolerates t = {} corrupted parties: no security (every party would see the wire masks); use at least {smallest} parties",
-                self.name(),
-                self.threshold(n)
-            )));
+            return Err(RunError::refused(
+                Refusal::NoSecurity { smallest },
+                format!(
+                    "{} with {n} parties tolerates t = {} corrupted parties: no security (every party would see the wire masks); use at least {smallest} parties",
+                    self.name(),
+                    self.threshold(n)
+                ),
+            ));
         }
         Ok(())
     }

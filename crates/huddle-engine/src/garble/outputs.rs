@@ -8,7 +8,7 @@ use super::context::{Garbling, Run};
 use super::encoding::{le_u128s, pack_bits, unpack_bits};
 use super::plan::Plan;
 use super::EVALUATOR;
-use crate::error::RunError;
+use crate::error::{FailedCheck, RunError};
 use crate::transport::Transport;
 use huddle_circuit::BitMatrix;
 use huddle_core::Gf128;
@@ -38,11 +38,11 @@ pub(super) fn check_output_keys<T: Transport>(
                 true
             } else {
                 return Err(RunError::abort(
-                    format!(
-                        "the evaluator's key for output bit {k} of instance {} is neither of party {}'s labels",
-                        run.first + inst,
-                        net.party()
-                    ),
+                    FailedCheck::OutputLabel {
+                        bit: k,
+                        instance: run.first + inst,
+                        contributor: net.party(),
+                    },
                     Some(EVALUATOR),
                 ));
             });
@@ -76,7 +76,10 @@ pub(super) fn confirm_outputs<T: Transport>(
         match &agreed {
             Some((first, bits)) if *bits != report => {
                 return Err(RunError::abort(
-                    format!("key contributors {first} and {j} report different outputs"),
+                    FailedCheck::OutputReports {
+                        first: *first,
+                        other: j,
+                    },
                     None,
                 ));
             }

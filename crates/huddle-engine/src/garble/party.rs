@@ -17,7 +17,7 @@ use super::outputs::finish_outputs;
 use super::plan::Plan;
 use super::setup::{setup, LinearSupply};
 use super::EVALUATOR;
-use crate::error::RunError;
+use crate::error::{Refusal, RunError};
 use crate::transport::Transport;
 use huddle_circuit::{BitMatrix, Circuit};
 use huddle_core::{Gf128, Prg};
@@ -34,18 +34,20 @@ impl Variant {
         self.check_parties(n)?;
         match (options.reveal_to, self.is_malicious()) {
             (None, _) | (Some(EVALUATOR), false) => {}
-            (Some(_), true) => return Err(RunError::Input(
-                "bgw2-mal cannot reveal to one party only: its key contributors decode the outputs to confirm them (drop --reveal-to)".into(),
+            (Some(_), true) => return Err(RunError::refused(
+                Refusal::Option { option: "reveal-to" },
+                "bgw2-mal cannot reveal to one party only: its key contributors decode the outputs to confirm them (drop --reveal-to)",
             )),
-            (Some(to), false) => return Err(RunError::Input(format!(
-                "in BMR the evaluator (party 0) learns the outputs; --reveal-to {to} is not supported (only 0, or every party)"
-            ))),
+            (Some(to), false) => return Err(RunError::refused(
+                Refusal::Option { option: "reveal-to" },
+                format!("in BMR the evaluator (party 0) learns the outputs; --reveal-to {to} is not supported (only 0, or every party)"),
+            )),
         }
         if self.is_malicious() {
             if !options.garble.reduced_complexity {
-                return Err(RunError::Input(
-                    "bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`"
-                        .into(),
+                return Err(RunError::refused(
+                    Refusal::Option { option: "opt" },
+                    "bgw2-mal builds on the reduced-complexity rows: --opt must include `reduced`",
                 ));
             }
             let t = self.threshold(n);

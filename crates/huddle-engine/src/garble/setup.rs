@@ -6,7 +6,7 @@
 
 use super::context::Run;
 use super::linear::{self, Dealt, DealtHeader, LinearChoice, LinearSource, TrustedDealer};
-use crate::error::RunError;
+use crate::error::{Refusal, RunError};
 use crate::transport::Transport;
 use huddle_circuit::Circuit;
 use huddle_core::Prg;
@@ -80,10 +80,16 @@ pub(super) fn setup<T: Transport>(
                     Box::new(Dealt::open(bytes, &header)?)
                 }
                 None => {
-                    return Err(RunError::Input(format!(
-                        "{n} parties at t = {t} need the trusted dealer: in `huddle local` it runs in the process; across hosts, `huddle deal` writes each party's material for `huddle party --dealt` (PRSS is limited to {} sets of t parties)",
-                        linear::PRSS_MAX_SETS
-                    )))
+                    return Err(RunError::refused(
+                        Refusal::NeedsDealer {
+                            parties: n,
+                            threshold: t,
+                        },
+                        format!(
+                            "{n} parties at t = {t} need the trusted dealer: in `huddle local` it runs in the process; across hosts, `huddle deal` writes each party's material for `huddle party --dealt` (PRSS is limited to {} sets of t parties)",
+                            linear::PRSS_MAX_SETS
+                        ),
+                    ))
                 }
             },
             _ => match prss.take() {

@@ -11,7 +11,7 @@ use super::outputs::{domain_range, reveal_outputs, GateGuard, HeldSlice, OutputS
 use super::program::Program;
 use super::protocol::{Capabilities, Sharing};
 use super::shares::{Arenas, InputValues};
-use crate::error::RunError;
+use crate::error::{RoleLane, RunError};
 use crate::options::{FILLER_LANES, FILLER_MIN_SLICES};
 use crate::transport::Transport;
 use huddle_circuit::{Circuit, Domain};
@@ -154,12 +154,13 @@ fn in_parties(e: RunError, lane: usize, roles: &[PartyId]) -> RunError {
         return e;
     }
     match e {
-        RunError::Abort { check, culprit } => RunError::Abort {
-            check: format!(
-                "{check} (role lane {lane}: roles P0..P{} are parties {roles:?})",
-                roles.len() - 1
-            ),
+        RunError::Abort { check, culprit, .. } => RunError::Abort {
+            check,
             culprit: culprit.map(|c| roles.get(c).copied().unwrap_or(c)),
+            lane: Some(RoleLane {
+                lane,
+                parties: roles.to_vec(),
+            }),
         },
         e => e,
     }

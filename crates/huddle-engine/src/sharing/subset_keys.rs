@@ -33,7 +33,7 @@ use super::malicious::{Tags, PARTIES};
 use super::verify::{self, DigestWords, ViewSpec, Views};
 use super::wire::Encoding;
 use super::{recv_raw, send_raw_tagged, Channel};
-use crate::error::RunError;
+use crate::error::{FailedCheck, RunError};
 use huddle_core::Prg;
 use huddle_net::PartyId;
 use sha2::{Digest, Sha256};
@@ -131,10 +131,10 @@ fn agree_keys(
     if let Some((k, p)) = broken {
         // This party knows the culprit (the others heard its verdict).
         return Err(RunError::abort(
-            format!(
-                "check `{}` failed: party {p}'s opening does not match its commitment",
-                keys[k].check
-            ),
+            FailedCheck::KeyOpening {
+                key: keys[k].check,
+                opener: p,
+            },
             Some(p),
         ));
     }
@@ -435,12 +435,12 @@ mod tests {
         }
     }
 
-    /// Every honest party's abort: (message, culprit).
-    fn aborts(endings: &[Ending], corrupt: PartyId) -> Vec<(String, Option<PartyId>)> {
+    /// Every honest party's abort: (failed check, culprit).
+    fn aborts(endings: &[Ending], corrupt: PartyId) -> Vec<(FailedCheck, Option<PartyId>)> {
         (0..PARTIES)
             .filter(|&p| p != corrupt)
             .map(|p| match &endings[p].0 {
-                Err(RunError::Abort { check, culprit }) => (check.clone(), *culprit),
+                Err(RunError::Abort { check, culprit, .. }) => (check.clone(), *culprit),
                 other => panic!("P{p}: {:?}", other.as_ref().map(|_| "keys")),
             })
             .collect()
@@ -459,7 +459,7 @@ mod tests {
             for (check, culprit) in aborts(&agree_among(parties), 1) {
                 assert_eq!(culprit, Some(1), "{check}");
                 assert!(
-                    check.ends_with("party 1's opening does not match its commitment"),
+                    matches!(check, FailedCheck::KeyOpening { opener: 1, .. }),
                     "{check}"
                 );
             }
@@ -502,8 +502,12 @@ mod tests {
         ));
         let endings = agree_among(parties);
         let aborts = aborts(&endings, 0);
-        let own = "compare-view check `K013` failed: party 1's digest differs from party 3's";
-        assert!(aborts.contains(&(own.to_string(), None)), "{aborts:?}");
+        let own = FailedCheck::CompareView {
+            view: "K013",
+            peer: 1,
+            me: 3,
+        };
+        assert!(aborts.contains(&(own, None)), "{aborts:?}");
         // The keys P1 and P3 would have derived differ.
         assert!(endings.iter().all(|(keys, _)| keys.is_err()));
     }

@@ -20,7 +20,7 @@
 
 use super::wire::Encoding;
 use super::{recv_raw, send_raw_tagged, Channel};
-use crate::error::RunError;
+use crate::error::{FailedCheck, RunError};
 use huddle_net::{PartyId, Phase};
 use sha2::digest::generic_array::GenericArray;
 use sha2::{Digest, Sha256};
@@ -222,10 +222,11 @@ impl Views {
     /// The abort for a mismatch at this party.
     pub(crate) fn abort(&self, m: Mismatch) -> RunError {
         RunError::abort(
-            format!(
-                "compare-view check `{}` failed: party {}'s digest differs from party {}'s",
-                self.specs[m.view].check, m.peer, self.me
-            ),
+            FailedCheck::CompareView {
+                view: self.specs[m.view].check,
+                peer: m.peer,
+                me: self.me,
+            },
             None,
         )
     }
@@ -473,18 +474,21 @@ pub(crate) fn hear(ch: &mut Channel, views: &Views, parties: usize) -> Result<()
 /// What party `p`'s failure verdict `word` (non-zero) says: a failed check,
 /// or a forgery if it names no check or one that `p` does not take part in
 /// (and so could not have seen fail).
-fn report(specs: &[ViewSpec], p: PartyId, word: u64) -> String {
+fn report(specs: &[ViewSpec], p: PartyId, word: u64) -> FailedCheck {
     let named = usize::try_from(word - 1).ok().and_then(|i| specs.get(i));
     match named {
-        None => format!("party {p} sent a forged verdict: it names no check"),
-        Some(s) if !s.members.contains(&p) => format!(
-            "party {p} sent a forged verdict: it names check `{}`, which it does not take part in",
-            s.check
-        ),
-        Some(s) => format!(
-            "party {p} reports that compare-view check `{}` failed",
-            s.check
-        ),
+        None => FailedCheck::ForgedVerdict {
+            reporter: p,
+            view: None,
+        },
+        Some(s) if !s.members.contains(&p) => FailedCheck::ForgedVerdict {
+            reporter: p,
+            view: Some(s.check),
+        },
+        Some(s) => FailedCheck::ReportedFailure {
+            reporter: p,
+            view: s.check,
+        },
     }
 }
 
@@ -545,13 +549,19 @@ mod tests {
         })
     }
 
-    /// Every honest party blames the reporter, and says what it reported.
-    fn assert_every_party_says(errors: &[RunError], liar: PartyId, says: &str) {
+    /// Every honest party blames the reporter, names the check it
+    /// reported as `check`, and says `says`.
+    fn assert_every_party_says(errors: &[RunError], liar: PartyId, check: FailedCheck, says: &str) {
         assert_eq!(errors.len(), 3);
         for e in errors {
             match e {
-                RunError::Abort { check, culprit } => {
-                    assert_eq!(check, says);
+                RunError::Abort {
+                    check: seen,
+                    culprit,
+                    lane: None,
+                } => {
+                    assert_eq!(*seen, check);
+                    assert_eq!(seen.to_string(), says);
                     assert_eq!(*culprit, Some(liar));
                 }
                 other => panic!("not an abort: {other}"),
@@ -565,6 +575,10 @@ mod tests {
             assert_every_party_says(
                 &hear_a_verdict(2, word),
                 2,
+                FailedCheck::ForgedVerdict {
+                    reporter: 2,
+                    view: None,
+                },
                 "party 2 sent a forged verdict: it names no check",
             );
         }
@@ -576,12 +590,20 @@ mod tests {
         assert_every_party_says(
             &hear_a_verdict(2, 1),
             2,
+            FailedCheck::ForgedVerdict {
+                reporter: 2,
+                view: Some("a"),
+            },
             "party 2 sent a forged verdict: it names check `a`, which it does not take part in",
         );
         // Check `c` is P2's and P3's: P0 cannot have seen it fail.
         assert_every_party_says(
             &hear_a_verdict(0, 3),
             0,
+            FailedCheck::ForgedVerdict {
+                reporter: 0,
+                view: Some("c"),
+            },
             "party 0 sent a forged verdict: it names check `c`, which it does not take part in",
         );
     }
@@ -593,6 +615,10 @@ mod tests {
         assert_every_party_says(
             &hear_a_verdict(2, 2),
             2,
+            FailedCheck::ReportedFailure {
+                reporter: 2,
+                view: "b",
+            },
             "party 2 reports that compare-view check `b` failed",
         );
     }

@@ -8,6 +8,7 @@ use huddle_circuit::gen;
 use huddle_circuit::random::random_inputs;
 use huddle_circuit::PlainEvaluator;
 use huddle_core::Prg;
+use huddle_engine::error::{Refusal, RunError};
 use huddle_engine::RunOptions;
 use huddle_net::{memory_networks, NetProfile, Phase};
 use std::time::Duration;
@@ -71,5 +72,12 @@ fn reveal_to_the_evaluator_keeps_outputs_from_everyone_else() {
     }
     let opts = RunOptions::default().with_reveal_to(Some(0));
     let e = request("bgw2-mal", 4, &c, opts).expect_err("refused");
+    let reveal_to = Refusal::Option {
+        option: "reveal-to",
+    };
+    assert!(
+        matches!(e, RunError::Refused { refusal, .. } if refusal == reveal_to),
+        "{e}"
+    );
     assert!(e.to_string().contains("contributors decode"), "{e}");
 }

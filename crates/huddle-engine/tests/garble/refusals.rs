@@ -36,10 +36,13 @@ fn bad_requests_are_refused_before_any_communication() {
         assert!(request(protocol, smallest, &c, opts).is_ok());
         let to1 = opts.with_reveal_to(Some(1));
         let e = request(protocol, 4, &c, to1).expect_err("reveal to 1");
-        assert!(
-            e.to_string().contains("evaluator") || e.to_string().contains("contributors"),
-            "{e}"
-        );
+        assert!(refused(&e, "reveal-to"), "{e}");
+        // Each names who learns the outputs instead.
+        let who = match variant.is_malicious() {
+            true => "contributors",
+            false => "evaluator",
+        };
+        assert!(e.to_string().contains(who), "{e}");
         let mut prg = Prg::from_seed([1; 16]);
         let ring = random_circuit(
             &RandomCircuitSpec::arithmetic(RingWidth::ALL[0], &[2, 2], 20, 2),
@@ -51,10 +54,19 @@ fn bad_requests_are_refused_before_any_communication() {
     }
     let plain = opts.with_garble(Optimizations::NONE);
     let e = request("bgw2-mal", 4, &c, plain).expect_err("no reduced");
+    assert!(refused(&e, "opt"), "{e}");
     assert!(e.to_string().contains("reduced"), "{e}");
     // PRSS for 31 parties (C(31, 10) sets) is refused with the way out named.
     let prss = opts.with_linear(LinearChoice::Prss);
+    let needs_dealer = Refusal::NeedsDealer {
+        parties: 31,
+        threshold: 10,
+    };
     let e = request("bgw2-mal", 31, &c, prss).expect_err("PRSS at 31");
+    assert!(
+        matches!(e, RunError::Refused { refusal, .. } if refusal == needs_dealer),
+        "{e}"
+    );
     assert!(e.to_string().contains("trusted dealer"), "{e}");
     let mut prg = Prg::from_seed([2; 16]);
     let inputs = random_inputs(&c, &mut prg, 1);
@@ -65,4 +77,9 @@ fn bad_requests_are_refused_before_any_communication() {
             .expect("PRSS at 31 parties");
         assert!(e.contains("trusted dealer"), "{e}");
     }
+}
+
+/// Whether `e` refuses the option `option`.
+fn refused(e: &RunError, option: &str) -> bool {
+    matches!(e, RunError::Refused { refusal: Refusal::Option { option: o }, .. } if *o == option)
 }

@@ -50,17 +50,23 @@ pub use dealt::deal_id;
 pub(crate) use dealt::{Dealt, DealtHeader, Recorder, Recording};
 pub(crate) use prss::Prss;
 
-use crate::error::RunError;
+use crate::error::{Refusal, RunError};
 use huddle_core::Gf128;
 use huddle_net::PartyId;
 
 /// Refuses PRSS where it is infeasible, naming the way out.
 pub(crate) fn check_choice(choice: LinearChoice, n: usize, t: usize) -> Result<(), RunError> {
     if choice == LinearChoice::Prss && !prss_feasible(n, t) {
-        return Err(RunError::Input(format!(
-            "PRSS for {n} parties at t = {t} needs C({n}, {t}) = {} keys (limit {PRSS_MAX_SETS}): use the trusted dealer (--linear dealer, in `huddle local`)",
-            binomial(n, t)
-        )));
+        return Err(RunError::refused(
+            Refusal::NeedsDealer {
+                parties: n,
+                threshold: t,
+            },
+            format!(
+                "PRSS for {n} parties at t = {t} needs C({n}, {t}) = {} keys (limit {PRSS_MAX_SETS}): use the trusted dealer (--linear dealer, in `huddle local`)",
+                binomial(n, t)
+            ),
+        ));
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 
 use super::counter::stream;
 use super::{check_choice, LinearChoice, LinearSource};
-use crate::error::RunError;
+use crate::error::{FailedCheck, RunError};
 use crate::garble::field::point;
 use crate::transport::Transport;
 use aes::cipher::KeyInit;
@@ -240,10 +240,7 @@ impl PrssSetup {
         }
         for p in (0..n).filter(|&p| p != me) {
             if net.recv(p, 32)? != digest_with(p) {
-                return Err(RunError::abort(
-                    format!("PRSS setup: the keys shared with party {p} disagree (a party sent inconsistent contributions)"),
-                    Some(p),
-                ));
+                return Err(RunError::abort(FailedCheck::PrssKeys { peer: p }, Some(p)));
             }
         }
         Ok(Prss::from_keys(me, n, t, keys))
