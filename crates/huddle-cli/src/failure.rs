@@ -130,7 +130,8 @@ pub fn json_on_failure<T>(json: bool, result: Result<T, Failure>) -> Result<T, F
         // and a closed stdout is its cause or moot. (The JSON of these
         // types cannot fail to serialize: no maps, string keys only.)
         if let Ok(text) = failure.json() {
-            let _ = crate::stdout::output(text);
+            use std::io::Write;
+            let _ = writeln!(std::io::stdout().lock(), "{text}");
         }
     }
     result
