@@ -305,7 +305,7 @@ fn build(spec: &TableSpec, ring: RingWidth, aggregates: &[Aggregate]) -> Circuit
 
 /// The sum of `terms` (0 for none): ADD gates of at most [`MAX_FAN_IN`]
 /// inputs, in a tree.
-fn add_all(b: &mut Builder, terms: &[WireId]) -> WireId {
+pub(crate) fn add_all(b: &mut Builder, terms: &[WireId]) -> WireId {
     let mut level = terms.to_vec();
     if level.is_empty() {
         return b.ring_op(Op::ConstRing(0), &[]);

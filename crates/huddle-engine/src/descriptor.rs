@@ -11,7 +11,7 @@
 //! can use its types while the table, above them, names every one of them.
 
 use crate::fault::MessageType;
-use crate::garble::Variant;
+use crate::garble::options::Variant;
 
 /// How many parties a protocol runs with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! bits), unlike the probabilistic truncation of a fixed-point product.
 
 use crate::builder::{Builder, Comparison};
-use crate::model::{Op, WireId, MAX_FAN_IN};
+use crate::model::{Op, WireId};
 use huddle_core::RingWidth;
 
 fn ring(b: &Builder) -> RingWidth {
@@ -57,22 +57,13 @@ pub(super) fn fixed_mul(b: &mut Builder, x: WireId, y: WireId, f: u8) -> WireId 
     b.fixed_mul(x, y, f)
 }
 
-/// The sum of `terms` (0 for none): ADD gates of at most 16 inputs.
+/// The sum of `terms` (0 for none): the aggregates' ADD tree, with the
+/// program's own (shared) constant for an empty sum.
 pub(super) fn sum(b: &mut Builder, terms: &[WireId]) -> WireId {
-    let mut level = terms.to_vec();
-    if level.is_empty() {
+    if terms.is_empty() {
         return constant(b, 0);
     }
-    while level.len() > 1 {
-        level = level
-            .chunks(MAX_FAN_IN)
-            .map(|group| match group {
-                [one] => *one,
-                _ => b.ring_op(Op::Add, group),
-            })
-            .collect();
-    }
-    level[0]
+    crate::aggregates::add_all(b, terms)
 }
 
 /// The bit x < y (signed).

@@ -67,7 +67,7 @@ mod gate_prf;
 pub mod linear;
 mod offline;
 mod online;
-mod options;
+pub(crate) mod options;
 mod outputs;
 mod party;
 mod plan;
@@ -87,52 +87,43 @@ use huddle_net::PartyId;
 pub const EVALUATOR: PartyId = 0;
 
 /// BGW3_opt's row of the protocol table.
-pub const BGW3: Descriptor = Descriptor {
-    name: Variant::Bgw3.name(),
-    summary: "multiparty garbling BGW3_opt (Ben-Efraim-Omri), t < n/2, 3 offline + 3 online rounds",
-    parties: PartyRule::AtLeast(Variant::Bgw3.smallest_secure_parties()),
-    max_fan_in: None,
-    separate_preprocessing: false,
-    preprocessing: true,
-    security: Security::SemiHonest,
-    rings: false,
-    conversions: false,
-    fused_truncation: false,
-    family: Family::Garbling(Variant::Bgw3),
-    messages: &[],
-    dealer: None,
-};
+pub const BGW3: Descriptor = row(
+    Variant::Bgw3,
+    "multiparty garbling BGW3_opt (Ben-Efraim-Omri), t < n/2, 3 offline + 3 online rounds",
+    Security::SemiHonest,
+);
 
 /// BGW2_opt's row of the protocol table.
-pub const BGW2: Descriptor = Descriptor {
-    name: Variant::Bgw2.name(),
-    summary: "multiparty garbling BGW2_opt (Ben-Efraim-Omri), t < n/3, 2 offline + 3 online rounds",
-    parties: PartyRule::AtLeast(Variant::Bgw2.smallest_secure_parties()),
-    max_fan_in: None,
-    separate_preprocessing: false,
-    preprocessing: true,
-    security: Security::SemiHonest,
-    rings: false,
-    conversions: false,
-    fused_truncation: false,
-    family: Family::Garbling(Variant::Bgw2),
-    messages: &[],
-    dealer: None,
-};
+pub const BGW2: Descriptor = row(
+    Variant::Bgw2,
+    "multiparty garbling BGW2_opt (Ben-Efraim-Omri), t < n/3, 2 offline + 3 online rounds",
+    Security::SemiHonest,
+);
 
 /// BGW2_opt^mal's row of the protocol table.
-pub const BGW2_MAL: Descriptor = Descriptor {
-    name: Variant::Bgw2Mal.name(),
-    summary: "multiparty garbling BGW2_opt^mal (Ben-Efraim-Omri), t < n/3, linear preprocessing (PRSS or trusted dealer), 1 offline + 4 online rounds",
-    parties: PartyRule::AtLeast(Variant::Bgw2Mal.smallest_secure_parties()),
-    max_fan_in: None,
-    separate_preprocessing: false,
-    preprocessing: true,
-    security: Security::MaliciousSelectiveAbort,
-    rings: false,
-    conversions: false,
-    fused_truncation: false,
-    family: Family::Garbling(Variant::Bgw2Mal),
-    messages: &[],
-    dealer: None,
-};
+pub const BGW2_MAL: Descriptor = row(
+    Variant::Bgw2Mal,
+    "multiparty garbling BGW2_opt^mal (Ben-Efraim-Omri), t < n/3, linear preprocessing (PRSS or trusted dealer), 1 offline + 4 online rounds",
+    Security::MaliciousSelectiveAbort,
+);
+
+/// A garbling variant's row: what every garbling protocol shares (any
+/// fan-in, preprocessing with the inputs, Boolean circuits only, no dealer)
+/// and what its variant says (name, least secure party count).
+const fn row(variant: Variant, summary: &'static str, security: Security) -> Descriptor {
+    Descriptor {
+        name: variant.name(),
+        summary,
+        parties: PartyRule::AtLeast(variant.smallest_secure_parties()),
+        max_fan_in: None,
+        separate_preprocessing: false,
+        preprocessing: true,
+        security,
+        rings: false,
+        conversions: false,
+        fused_truncation: false,
+        family: Family::Garbling(variant),
+        messages: &[],
+        dealer: None,
+    }
+}
