@@ -1,15 +1,18 @@
 //! Numbers in and out: [`Data`] (a flat array of one element type, as
 //! numpy holds it) encoded into the rows of a party's circuit input
 //! values ([`PartyInputs`]) and decoded from output rows
-//! ([`Interface::decode_output`]). Element e of instance r is number
+//! ([`Interface::decode_output`], or [`Pads::decode`] for a party's
+//! outputs, masked or not). Element e of instance r is number
 //! r·E + e (E elements per instance, row after row); in the row it is bits
 //! e·b..e·b + b − 1 (b bits per element), the layout of every circuit
 //! value. Encoding is exact or an error: a number the type cannot hold is
 //! refused, never wrapped.
 
 use super::error::{shape_error, usage_error, value_error, Result};
-use super::interface::Interface;
+use super::interface::{Interface, OutputSpec};
+use super::pads::Pads;
 use super::types::{Number, Type};
+use crate::model::Domain;
 use huddle_core::BitMatrix;
 
 /// A flat array of numbers.
@@ -124,6 +127,38 @@ fn encode(
     Ok(m)
 }
 
+/// The numbers of output `out` from its rows, less `pad` (rows of the
+/// same shape) where the output is masked.
+pub(super) fn decode_rows(
+    out: &OutputSpec,
+    rows: &BitMatrix,
+    pad: Option<&BitMatrix>,
+) -> Result<Data> {
+    let (n, b) = (out.shape.len(), out.ty.bits());
+    if rows.cols() != n * b as usize {
+        return shape_error(format!(
+            "output {:?}: rows of {} bits given, the output has {}",
+            out.name,
+            rows.cols(),
+            n * b as usize
+        ));
+    }
+    let unmask = |r: usize, e: usize, raw: u64| match pad {
+        None => raw,
+        Some(pad) => {
+            let key = get(pad.row(r), e * b as usize, b);
+            match out.ty.domain() {
+                Domain::Bit => raw ^ key,
+                Domain::Ring => raw.wrapping_sub(key),
+            }
+        }
+    };
+    let raws = (0..rows.rows()).flat_map(|r| {
+        (0..n).map(move |e| unmask(r, e, get(rows.row(r), e * b as usize, b)))
+    });
+    Ok(Data::decode(out.ty, raws))
+}
+
 /// One party's input values, filled by name and handed to a run.
 pub struct PartyInputs<'a> {
     interface: &'a Interface,
@@ -144,23 +179,21 @@ impl Interface {
         }
     }
 
-    /// The numbers of output `index` from its rows (one per instance).
+    /// The numbers of output `index` from its rows (one per instance). An
+    /// output masked for its receiver is refused: only that party's
+    /// [`Pads`] decode it ([`Pads::decode`]).
     pub fn decode_output(&self, index: usize, rows: &BitMatrix) -> Result<Data> {
         let Some(out) = self.outputs.get(index) else {
             return usage_error(format!("output {index} does not exist"));
         };
-        let (n, b) = (out.shape.len(), out.ty.bits());
-        if rows.cols() != n * b as usize {
-            return shape_error(format!(
-                "output {:?}: rows of {} bits given, the output has {}",
-                out.name,
-                rows.cols(),
-                n * b as usize
+        if out.mask.is_some() {
+            return usage_error(format!(
+                "output {:?} goes to {} and is revealed masked with its one-time pad: \
+                 only the pads of that party (from PartyInputs::finish) decode it, with Pads::decode",
+                out.name, out.to
             ));
         }
-        let raws =
-            (0..rows.rows()).flat_map(|r| (0..n).map(move |e| get(rows.row(r), e * b as usize, b)));
-        Ok(Data::decode(out.ty, raws))
+        decode_rows(out, rows, None)
     }
 
     /// Every party's values (from [`PartyInputs::finish`], party by party)
@@ -240,9 +273,17 @@ impl PartyInputs<'_> {
     }
 
     /// The party's circuit input values, in circuit order (those of
-    /// [`Interface::owned_by`]), or which one is missing.
-    pub fn finish(self) -> Result<Vec<BitMatrix>> {
+    /// [`Interface::owned_by`]), or which one is missing; with the
+    /// one-time pads of the outputs masked for this party, drawn now from
+    /// the operating system's random generator and written into their
+    /// input values. The pads are the only way to decode those outputs
+    /// ([`Pads::decode`]), for this run only: finishing again draws new ones.
+    pub fn finish(mut self) -> Result<(Vec<BitMatrix>, Pads)> {
         let iface = self.interface;
+        let pads = Pads::draw(iface, self.party, self.batch)?;
+        for (index, rows) in pads.values() {
+            self.values[index] = Some(rows.clone());
+        }
         let mut out = Vec::new();
         for (i, value) in self.values.into_iter().enumerate() {
             if iface.owners[i] != self.party {
@@ -268,7 +309,7 @@ impl PartyInputs<'_> {
                 }
             }
         }
-        Ok(out)
+        Ok((out, pads))
     }
 
     fn own_input(&self, name: &str) -> Result<&super::interface::InputSpec> {

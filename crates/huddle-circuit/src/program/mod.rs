@@ -60,6 +60,8 @@ mod declare;
 mod error;
 mod interface;
 mod ops;
+mod pads;
+mod receivers;
 mod reduce;
 mod ring;
 mod shape;
@@ -68,6 +70,7 @@ mod value;
 
 pub use compile::CompiledProgram;
 pub use data::{Data, PartyInputs};
+pub use pads::{Outputs, Pads};
 pub use declare::{Program, Rows, PUBLIC_OK};
 pub use error::{ErrorKind, ProgramError, Result};
 pub use interface::{InputSpec, Interface, OutputSpec, PublicSpec};
