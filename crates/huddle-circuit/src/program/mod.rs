@@ -58,6 +58,7 @@ mod convert;
 mod data;
 mod declare;
 mod error;
+mod inputs;
 mod interface;
 mod ops;
 mod pads;
@@ -69,7 +70,8 @@ mod types;
 mod value;
 
 pub use compile::CompiledProgram;
-pub use data::{Data, PartyInputs};
+pub use data::Data;
+pub use inputs::PartyInputs;
 pub use pads::{Outputs, Pads};
 pub use declare::{Program, Rows, PUBLIC_OK};
 pub use error::{ErrorKind, ProgramError, Result};
