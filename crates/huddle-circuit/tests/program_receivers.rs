@@ -20,8 +20,12 @@ const RING: Type = Type::Int(RingWidth::W64);
 /// products, equality bits) and every party (comparison bits).
 fn mixed() -> CompiledProgram {
     let mut p = Program::new(3).expect("program");
-    let a = p.input(0, Type::UInt(32), Shape::Vector(4), "a").expect("a");
-    let b = p.input(1, Type::UInt(32), Shape::Vector(4), "b").expect("b");
+    let a = p
+        .input(0, Type::UInt(32), Shape::Vector(4), "a")
+        .expect("a");
+    let b = p
+        .input(1, Type::UInt(32), Shape::Vector(4), "b")
+        .expect("b");
     let x = p.input(2, RING, Shape::Vector(2), "x").expect("x");
     let y = p.input(1, RING, Shape::Vector(2), "y").expect("y");
     let f = p.input(0, FIXED, Shape::Scalar, "f").expect("f");
@@ -42,7 +46,11 @@ fn mixed() -> CompiledProgram {
 /// Every party's inputs of `mixed` for two instances.
 fn given() -> Vec<(usize, &'static str, Data)> {
     vec![
-        (0, "a", Data::UInts(vec![1, 7, u32::MAX as u64, 5, 0, 9, 9, 3])),
+        (
+            0,
+            "a",
+            Data::UInts(vec![1, 7, u32::MAX as u64, 5, 0, 9, 9, 3]),
+        ),
         (1, "b", Data::UInts(vec![2, 7, 3, 4, 0, 8, 10, 3])),
         (2, "x", Data::Ints(vec![3, -4, i64::MAX, 6])),
         (1, "y", Data::Ints(vec![5, 6, 2, -7])),
@@ -229,7 +237,10 @@ fn what_every_party_receives_of_a_masked_output_is_the_value_plus_the_pad() {
         .zip(&key)
         .map(|(s, k)| s.wrapping_sub(*k))
         .collect();
-    assert_eq!(unmasked, values.iter().map(|&v| v as u64).collect::<Vec<_>>());
+    assert_eq!(
+        unmasked,
+        values.iter().map(|&v| v as u64).collect::<Vec<_>>()
+    );
     let seen = elements(&first[fsum], 64);
     let key = elements(pad(fsum), 64);
     let raw = |x: f64| ((x * 65536.0) as i64) as u64;
@@ -345,10 +356,7 @@ fn decoding_without_the_pads_or_with_others_is_an_error() {
     assert_eq!(e.message, "party 1's pads are given twice");
     let e = Pads::join([p2, finish(iface, 1).remove(0).1]).expect_err("batches");
     assert_eq!(e.message, "pads of different runs cannot be joined");
-    assert_eq!(
-        Pads::join([]).expect_err("none").message,
-        "no pads to join"
-    );
+    assert_eq!(Pads::join([]).expect_err("none").message, "no pads to join");
 }
 
 #[test]
@@ -411,8 +419,10 @@ fn gated() -> CompiledProgram {
     let above = p.compare(CmpOp::Gt, &a, &t).expect("gt");
     let wide = p.convert(&above, RING).expect("bits to ring");
     let count = p.sum(&wide).expect("count");
-    p.reveal(&above, Receiver::Party(0), "above").expect("reveal");
-    p.reveal(&count, Receiver::Party(1), "count").expect("reveal");
+    p.reveal(&above, Receiver::Party(0), "above")
+        .expect("reveal");
+    p.reveal(&count, Receiver::Party(1), "count")
+        .expect("reveal");
     p.compile().expect("compiles")
 }
 
@@ -428,9 +438,7 @@ fn public_ok_reaches_every_party_unmasked_under_mixed_receivers() {
         for (p, t) in ts.into_iter().enumerate() {
             inputs[p].set("t", &Data::UInts(vec![t])).expect("t");
         }
-        inputs[2]
-            .set("a", &Data::UInts(vec![5, 50, 9]))
-            .expect("a");
+        inputs[2].set("a", &Data::UInts(vec![5, 50, 9])).expect("a");
         let (rows, pads): (Vec<_>, Vec<_>) = inputs
             .into_iter()
             .map(|i| i.finish().expect("finished"))
@@ -447,16 +455,30 @@ fn public_ok_reaches_every_party_unmasked_under_mixed_receivers() {
         agreed[0].get("above").expect("party 0's"),
         &Data::Bools(vec![false, true, true])
     );
-    assert_eq!(agreed[1].get("count").expect("party 1's"), &Data::Ints(vec![2]));
+    assert_eq!(
+        agreed[1].get("count").expect("party 1's"),
+        &Data::Ints(vec![2])
+    );
     let disputed = evaluate([8, 8, 60]);
     assert_eq!(
         disputed[0].get("above").expect("party 0's"),
         &Data::Bools(vec![false; 3])
     );
-    assert_eq!(disputed[1].get("count").expect("party 1's"), &Data::Ints(vec![0]));
+    assert_eq!(
+        disputed[1].get("count").expect("party 1's"),
+        &Data::Ints(vec![0])
+    );
     for (party, (yes, no)) in agreed.iter().zip(&disputed).enumerate() {
-        assert_eq!(yes.get(PUBLIC_OK).expect("all"), &Data::Bools(vec![true]), "{party}");
-        assert_eq!(no.get(PUBLIC_OK).expect("all"), &Data::Bools(vec![false]), "{party}");
+        assert_eq!(
+            yes.get(PUBLIC_OK).expect("all"),
+            &Data::Bools(vec![true]),
+            "{party}"
+        );
+        assert_eq!(
+            no.get(PUBLIC_OK).expect("all"),
+            &Data::Bools(vec![false]),
+            "{party}"
+        );
     }
     // Every output to party 1: the flag goes to party 1 alone, unmasked.
     let mut p = Program::new(3).expect("program");
@@ -476,7 +498,9 @@ fn an_interface_read_back_is_checked_and_digested() {
     assert_eq!(&Interface::from_json(&json).expect("valid"), iface);
     let digest = iface.digest();
     assert_eq!(digest.len(), 64);
-    assert!(digest.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+    assert!(digest
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
     assert_eq!(digest, mixed().interface().digest(), "deterministic");
     assert_ne!(digest, gated().interface().digest());
     // An output for party 0 without its pad would be revealed to all.
@@ -499,7 +523,14 @@ fn an_interface_read_back_is_checked_and_digested() {
     );
     let mut input = iface.clone();
     input.outputs[0].mask = Some(0);
-    assert!(input.reveal_to().is_err(), "party 0's input \"a\" is no pad");
+    assert!(
+        input.reveal_to().is_err(),
+        "party 0's input \"a\" is no pad"
+    );
     let e = Interface::from_json("{}").expect_err("not an interface");
-    assert!(e.message.starts_with("the interface is not valid: "), "{}", e.message);
+    assert!(
+        e.message.starts_with("the interface is not valid: "),
+        "{}",
+        e.message
+    );
 }

@@ -20,8 +20,12 @@ const FIXED: Type = Type::Fixed(RingWidth::W64, 16);
 /// "fsum" (fixed point) to party 0 as well.
 fn mixed(parties: usize, ring: bool) -> CompiledProgram {
     let mut p = Program::new(parties).expect("program");
-    let a = p.input(0, Type::UInt(16), Shape::Vector(3), "a").expect("a");
-    let b = p.input(1, Type::UInt(16), Shape::Vector(3), "b").expect("b");
+    let a = p
+        .input(0, Type::UInt(16), Shape::Vector(3), "a")
+        .expect("a");
+    let b = p
+        .input(1, Type::UInt(16), Shape::Vector(3), "b")
+        .expect("b");
     let sum = p.binary(BinOp::Add, &a, &b).expect("add");
     let both = p.binary(BinOp::And, &a, &b).expect("and");
     let lt = p.compare(CmpOp::Lt, &a, &b).expect("lt");
@@ -118,11 +122,18 @@ fn check_receivers(c: &CompiledProgram, report: &RunReport, pads: Vec<Pads>) {
         for (name, data) in got.learned() {
             assert_eq!(data, &expected(name), "{name} at party {party}");
         }
-        for o in iface.outputs.iter().filter(|o| !want.contains(&o.name.as_str())) {
+        for o in iface
+            .outputs
+            .iter()
+            .filter(|o| !want.contains(&o.name.as_str()))
+        {
             let e = got.get(&o.name).expect_err("not this party's");
             assert_eq!(
                 e.message,
-                format!("party {party} does not learn output {:?}: it goes to {}", o.name, o.to)
+                format!(
+                    "party {party} does not learn output {:?}: it goes to {}",
+                    o.name, o.to
+                )
             );
         }
     }
@@ -149,7 +160,12 @@ fn receivers_decode_under(protocol: Protocol, parties: usize, ring: bool) {
         let seen = |r: &RunReport| r.party_outputs[1][i].clone();
         for row in 0..2 {
             let same = seen(&first).row(row) == seen(&second).row(row);
-            assert_eq!(same, o.mask.is_none(), "{protocol:?}: {:?} row {row}", o.name);
+            assert_eq!(
+                same,
+                o.mask.is_none(),
+                "{protocol:?}: {:?} row {row}",
+                o.name
+            );
         }
     }
     check_receivers(&c, &second, second_pads);
@@ -173,8 +189,12 @@ fn every_receiver_decodes_its_outputs_under_bgw3() {
 #[test]
 fn outputs_for_one_party_run_unmasked_with_reveal_to_that_party() {
     let mut p = Program::new(3).expect("program");
-    let a = p.input(0, Type::UInt(16), Shape::Vector(3), "a").expect("a");
-    let b = p.input(1, Type::UInt(16), Shape::Vector(3), "b").expect("b");
+    let a = p
+        .input(0, Type::UInt(16), Shape::Vector(3), "a")
+        .expect("a");
+    let b = p
+        .input(1, Type::UInt(16), Shape::Vector(3), "b")
+        .expect("b");
     let sum = p.binary(BinOp::Add, &a, &b).expect("add");
     let lt = p.compare(CmpOp::Lt, &a, &b).expect("lt");
     p.reveal(&sum, Receiver::Party(2), "sum").expect("reveal");

@@ -152,9 +152,8 @@ pub(super) fn decode_rows(
             }
         }
     };
-    let raws = (0..rows.rows()).flat_map(|r| {
-        (0..n).map(move |e| unmask(r, e, get(rows.row(r), e * b as usize, b)))
-    });
+    let raws = (0..rows.rows())
+        .flat_map(|r| (0..n).map(move |e| unmask(r, e, get(rows.row(r), e * b as usize, b))));
     Ok(Data::decode(out.ty, raws))
 }
 

@@ -143,12 +143,18 @@ impl Interface {
     fn check(&self) -> Result<()> {
         let bad = |what: String| value_error(format!("the interface is not valid: {what}"));
         if let Some(&p) = self.owners.iter().find(|&&p| p >= self.parties) {
-            return bad(format!("party {p} gives an input, of {} parties", self.parties));
+            return bad(format!(
+                "party {p} gives an input, of {} parties",
+                self.parties
+            ));
         }
         let owned = |i: usize, p: usize| self.owners.get(i) == Some(&p);
         for spec in &self.inputs {
             if spec.values.is_empty() || !spec.values.iter().all(|&i| owned(i, spec.party)) {
-                return bad(format!("input {:?} is not party {}'s", spec.name, spec.party));
+                return bad(format!(
+                    "input {:?} is not party {}'s",
+                    spec.name, spec.party
+                ));
             }
         }
         for spec in &self.publics {
@@ -159,7 +165,10 @@ impl Interface {
             }
         }
         if let Some((i, o)) = self.outputs.iter().enumerate().find(|(i, o)| o.value != *i) {
-            return bad(format!("output {:?} is numbered {}, not {i}", o.name, o.value));
+            return bad(format!(
+                "output {:?} is numbered {}, not {i}",
+                o.name, o.value
+            ));
         }
         self.reveal_to().map(|_| ())
     }
