@@ -151,6 +151,11 @@ fn receivers_decode_under(protocol: Protocol, parties: usize, ring: bool) {
         .evaluate(&first_inputs)
         .expect("evaluates");
     assert_eq!(first.party_outputs, vec![plain; parties], "{protocol:?}");
+    // Party 1's view of "sum" (three u16 in one word) less party 0's pad.
+    let pad = &first_inputs[iface.outputs[0].mask.expect("masked")];
+    let seen = &first.party_outputs[1][0];
+    let words: Vec<u64> = (0..2).map(|r| seen.row(r)[0] ^ pad.row(r)[0]).collect();
+    assert_eq!(words, [3 | 1400 << 16 | 2 << 32, 17 | 1 << 16 | 5 << 32]);
     check_receivers(&c, &first, first_pads);
     // The same inputs again: what party 1 receives of the outputs masked
     // for parties 0 and 2 is new, the output it learns is not.

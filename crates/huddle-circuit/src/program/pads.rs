@@ -197,7 +197,10 @@ fn holder(parties: &[usize]) -> String {
 /// `rows` rows of `bits` uniformly random bits from the operating system.
 fn random_rows(rows: usize, bits: usize) -> Result<BitMatrix> {
     let per_row = bits.div_ceil(64);
-    let mut bytes = vec![0u8; rows * per_row * 8];
+    let Some(len) = rows.checked_mul(per_row).and_then(|w| w.checked_mul(8)) else {
+        return usage_error(format!("{rows} instances of {bits}-bit pads are too many"));
+    };
+    let mut bytes = vec![0u8; len];
     getrandom::fill(&mut bytes).map_err(|e| {
         ProgramError::new(
             ErrorKind::Entropy,
