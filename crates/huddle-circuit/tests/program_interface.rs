@@ -116,7 +116,11 @@ fn given_inputs_are_checked() {
         e.message,
         "the program has no input or public parameter \"nope\""
     );
-    let e = iface.party_inputs(0, 2).finish().expect_err("x missing");
+    let e = iface
+        .party_inputs(0, 2)
+        .finish()
+        .map(|_| ())
+        .expect_err("x missing");
     assert_eq!(e.message, "party 0 gave no value for \"x\"");
     let mut one = iface.party_inputs(1, 2);
     let e = one
@@ -237,10 +241,7 @@ fn stats_and_the_optimizer_apply_to_programs() {
     let after = run(&o, 1, &[(0, "x", xs), (1, "y", ys)]);
     assert_eq!(before, after);
     assert_eq!(ints(&before[0]), vec![(60 + 2295) % 256]);
-    assert_eq!(
-        c.interface().common_receiver().expect("one receiver"),
-        Some(1)
-    );
+    assert_eq!(c.interface().reveal_to().expect("one receiver"), Some(1));
     let ring = mixed(Type::SInt(32));
     let e = ring
         .optimize(4)
@@ -249,6 +250,6 @@ fn stats_and_the_optimizer_apply_to_programs() {
         e.message,
         "optimize: only Boolean circuits can be rewritten"
     );
-    assert_eq!(ring.interface().common_receiver().expect("all"), None);
+    assert_eq!(ring.interface().reveal_to().expect("all"), None);
     let _ = PlainEvaluator::new(ring.circuit());
 }

@@ -102,7 +102,7 @@ proptest! {
             let iface = c.interface();
             let mut given = iface.party_inputs(0, 1);
             given.set_rows("t", &data(ty, &rows), n).expect("rows encode");
-            let all = iface.merge(vec![given.finish().expect("given")]).expect("merge");
+            let all = iface.merge(vec![given.finish().expect("given").0]).expect("merge");
             let outs = huddle_circuit::PlainEvaluator::new(c.circuit()).evaluate(&all).expect("eval");
             let got: Vec<Vec<i128>> = outs.iter().enumerate()
                 .map(|(i, m)| ints(&iface.decode_output(i, m).expect("decode"))).collect();

@@ -1,7 +1,8 @@
 //! Compiling a [`Program`] into a [`CompiledProgram`]: the checked
-//! [`Circuit`] (inputs owned as declared, outputs in reveal order) and its
-//! [`Interface`]; statistics, the fan-in optimizer and the canonical form
-//! on top.
+//! [`Circuit`] (inputs owned as declared, then the receivers' pads;
+//! outputs in reveal order, gated on [`PUBLIC_OK`] and masked as
+//! `receivers.rs` says) and its [`Interface`]; statistics, the fan-in
+//! optimizer and the canonical form on top.
 
 use super::declare::PUBLIC_OK;
 use super::error::{usage_error, value_error, Result};
@@ -31,6 +32,7 @@ impl Program {
         if self.parties > 1 && !self.publics.is_empty() {
             self.gate_on_public_agreement(&mut outputs);
         }
+        self.mask_outputs(&mut outputs)?;
         let interface = Interface {
             parties: self.parties,
             ring_bits: self.builder.ring().map(|r| r.bits()),
@@ -71,19 +73,16 @@ impl Program {
                 };
             }
         }
-        // The flag goes to whoever learns outputs.
-        let first = outputs[0].0.to;
-        let to = if outputs.iter().all(|(o, _)| o.to == first) {
-            first
-        } else {
-            Receiver::All
-        };
+        // Whoever learns an output learns the flag (`receivers.rs` says why
+        // it is never masked).
+        let to = super::receivers::common(outputs.iter().map(|(o, _)| o.to));
         let spec = OutputSpec {
             name: PUBLIC_OK.into(),
-            to,
+            to: to.unwrap_or(Receiver::All),
             ty: Type::Bit,
             shape: Shape::Scalar,
             value: outputs.len(),
+            mask: None,
         };
         outputs.push((spec, vec![ok]));
     }

@@ -1,15 +1,17 @@
 //! Numbers in and out: [`Data`] (a flat array of one element type, as
 //! numpy holds it) encoded into the rows of a party's circuit input
-//! values ([`PartyInputs`]) and decoded from output rows
-//! ([`Interface::decode_output`]). Element e of instance r is number
+//! values (`inputs.rs`) and decoded from output rows
+//! ([`Interface::decode_output`], or [`super::Pads::decode`] for a
+//! party's outputs, masked or not). Element e of instance r is number
 //! r·E + e (E elements per instance, row after row); in the row it is bits
 //! e·b..e·b + b − 1 (b bits per element), the layout of every circuit
 //! value. Encoding is exact or an error: a number the type cannot hold is
 //! refused, never wrapped.
 
 use super::error::{shape_error, usage_error, value_error, Result};
-use super::interface::Interface;
+use super::interface::{Interface, OutputSpec};
 use super::types::{Number, Type};
+use crate::model::Domain;
 use huddle_core::BitMatrix;
 
 /// A flat array of numbers.
@@ -95,7 +97,7 @@ fn get(row: &[u64], pos: usize, bits: u32) -> u64 {
 
 /// `data` (`batch` instances of `elements` numbers of `ty`, or fewer rows
 /// of them: `given` ≤ `elements` per instance, the rest zeros) as rows.
-fn encode(
+pub(super) fn encode(
     what: &str,
     ty: Type,
     elements: usize,
@@ -124,171 +126,52 @@ fn encode(
     Ok(m)
 }
 
-/// One party's input values, filled by name and handed to a run.
-pub struct PartyInputs<'a> {
-    interface: &'a Interface,
-    party: usize,
-    batch: usize,
-    /// Per circuit input value: its rows once given.
-    values: Vec<Option<BitMatrix>>,
+/// The numbers of output `out` from its rows, less `pad` (rows of the
+/// same shape) where the output is masked.
+pub(super) fn decode_rows(
+    out: &OutputSpec,
+    rows: &BitMatrix,
+    pad: Option<&BitMatrix>,
+) -> Result<Data> {
+    let (n, b) = (out.shape.len(), out.ty.bits());
+    if rows.cols() != n * b as usize {
+        return shape_error(format!(
+            "output {:?}: rows of {} bits given, the output has {}",
+            out.name,
+            rows.cols(),
+            n * b as usize
+        ));
+    }
+    let unmask = |r: usize, e: usize, raw: u64| match pad {
+        None => raw,
+        Some(pad) => {
+            let key = get(pad.row(r), e * b as usize, b);
+            match out.ty.domain() {
+                Domain::Bit => raw ^ key,
+                Domain::Ring => raw.wrapping_sub(key),
+            }
+        }
+    };
+    let raws = (0..rows.rows())
+        .flat_map(|r| (0..n).map(move |e| unmask(r, e, get(rows.row(r), e * b as usize, b))));
+    Ok(Data::decode(out.ty, raws))
 }
 
 impl Interface {
-    /// An empty set of `party`'s inputs for `batch` instances.
-    pub fn party_inputs(&self, party: usize, batch: usize) -> PartyInputs<'_> {
-        PartyInputs {
-            interface: self,
-            party,
-            batch,
-            values: vec![None; self.owners.len()],
-        }
-    }
-
-    /// The numbers of output `index` from its rows (one per instance).
+    /// The numbers of output `index` from its rows (one per instance). An
+    /// output masked for its receiver is refused: only that party's
+    /// pads decode it ([`super::Pads::decode`]).
     pub fn decode_output(&self, index: usize, rows: &BitMatrix) -> Result<Data> {
         let Some(out) = self.outputs.get(index) else {
             return usage_error(format!("output {index} does not exist"));
         };
-        let (n, b) = (out.shape.len(), out.ty.bits());
-        if rows.cols() != n * b as usize {
-            return shape_error(format!(
-                "output {:?}: rows of {} bits given, the output has {}",
-                out.name,
-                rows.cols(),
-                n * b as usize
-            ));
-        }
-        let raws =
-            (0..rows.rows()).flat_map(|r| (0..n).map(move |e| get(rows.row(r), e * b as usize, b)));
-        Ok(Data::decode(out.ty, raws))
-    }
-
-    /// Every party's values (from [`PartyInputs::finish`], party by party)
-    /// merged into the circuit's input values, in order: what a plaintext
-    /// evaluation takes.
-    pub fn merge(&self, per_party: Vec<Vec<BitMatrix>>) -> Result<Vec<BitMatrix>> {
-        let mut lists: Vec<std::vec::IntoIter<BitMatrix>> =
-            per_party.into_iter().map(Vec::into_iter).collect();
-        let mut all = Vec::with_capacity(self.owners.len());
-        for (i, &p) in self.owners.iter().enumerate() {
-            match lists.get_mut(p).and_then(Iterator::next) {
-                Some(m) => all.push(m),
-                None => {
-                    return usage_error(format!("party {p} gave no rows for circuit input {i}"))
-                }
-            }
-        }
-        Ok(all)
-    }
-}
-
-impl PartyInputs<'_> {
-    /// Gives the input or public parameter `name`: `data` holds
-    /// `batch` × (its elements) numbers.
-    pub fn set(&mut self, name: &str, data: &Data) -> Result<()> {
-        let iface = self.interface;
-        if let Some(p) = iface.public(name) {
-            let what = format!("public {name:?} ({} {})", p.ty, p.shape);
-            let Some(&index) = p.values.get(self.party) else {
-                return usage_error(format!("{what}: party {} does not exist", self.party));
-            };
-            let m = encode(&what, p.ty, p.shape.len(), p.shape.len(), data, self.batch)?;
-            return self.store(&what, index, m);
-        }
-        let spec = self.own_input(name)?;
-        let what = format!("input {name:?} ({} {})", spec.ty, spec.shape);
-        if spec.max_rows.is_some() {
+        if out.mask.is_some() {
             return usage_error(format!(
-                "{what}: a variable-length input is given with set_rows"
+                "output {:?} goes to {} and is revealed masked with its one-time pad: \
+                 only the pads of that party (from PartyInputs::finish) decode it, with Pads::decode",
+                out.name, out.to
             ));
         }
-        let n = spec.shape.len();
-        let m = encode(&what, spec.ty, n, n, data, self.batch)?;
-        self.store(&what, spec.values[0], m)
-    }
-
-    /// Gives the variable-length input `name`: `rows` rows (at most its
-    /// maximum) per instance, `data` holding `batch` × `rows` × (row
-    /// length) numbers; its validity bits say `rows`.
-    pub fn set_rows(&mut self, name: &str, data: &Data, rows: usize) -> Result<()> {
-        let spec = self.own_input(name)?;
-        let what = format!("input {name:?} ({} {})", spec.ty, spec.shape);
-        let Some(max) = spec.max_rows else {
-            return usage_error(format!("{what}: has a fixed length; give it with set"));
-        };
-        if rows > max {
-            return value_error(format!("{what}: {rows} rows given, at most {max} allowed"));
-        }
-        let per_row = spec.shape.len() / max;
-        let m = encode(
-            &what,
-            spec.ty,
-            max * per_row,
-            rows * per_row,
-            data,
-            self.batch,
-        )?;
-        let mut valid = BitMatrix::zeros(self.batch, max);
-        for r in 0..self.batch {
-            for i in 0..rows {
-                valid.set(r, i, true);
-            }
-        }
-        let (values, mask) = (spec.values[0], spec.values[1]);
-        self.store(&what, values, m)?;
-        self.store(&what, mask, valid)
-    }
-
-    /// The party's circuit input values, in circuit order (those of
-    /// [`Interface::owned_by`]), or which one is missing.
-    pub fn finish(self) -> Result<Vec<BitMatrix>> {
-        let iface = self.interface;
-        let mut out = Vec::new();
-        for (i, value) in self.values.into_iter().enumerate() {
-            if iface.owners[i] != self.party {
-                continue;
-            }
-            match value {
-                Some(m) => out.push(m),
-                None => {
-                    let name = iface
-                        .inputs
-                        .iter()
-                        .find(|s| s.values.contains(&i))
-                        .map(|s| s.name.clone())
-                        .or_else(|| {
-                            iface
-                                .publics
-                                .iter()
-                                .find(|p| p.values.contains(&i))
-                                .map(|p| p.name.clone())
-                        })
-                        .unwrap_or_default();
-                    return usage_error(format!("party {} gave no value for {name:?}", self.party));
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    fn own_input(&self, name: &str) -> Result<&super::interface::InputSpec> {
-        match self.interface.input(name) {
-            Some(s) if s.party == self.party => Ok(s),
-            Some(s) => usage_error(format!(
-                "input {name:?} belongs to party {}, not party {}",
-                s.party, self.party
-            )),
-            None => usage_error(format!(
-                "the program has no input or public parameter {name:?}"
-            )),
-        }
-    }
-
-    fn store(&mut self, what: &str, index: usize, m: BitMatrix) -> Result<()> {
-        if self.values[index].is_some() {
-            return usage_error(format!("{what}: given twice"));
-        }
-        self.values[index] = Some(m);
-        Ok(())
+        decode_rows(out, rows, None)
     }
 }

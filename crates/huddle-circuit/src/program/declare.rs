@@ -226,6 +226,7 @@ impl Program {
             ty: value.ty,
             shape: value.shape,
             value: self.outputs.len(),
+            mask: None,
         };
         self.outputs.push((spec, value.wires.to_vec()));
         Ok(())
@@ -266,7 +267,7 @@ impl Program {
     }
 
     /// Declares one circuit input value of `party`.
-    fn declare(
+    pub(super) fn declare(
         &mut self,
         op: &str,
         party: usize,

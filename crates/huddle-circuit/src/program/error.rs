@@ -18,6 +18,8 @@ pub enum ErrorKind {
     /// A program used wrongly: a party it does not have, a value of another
     /// program, an input not given.
     Usage,
+    /// The operating system's random generator failed (drawing pads).
+    Entropy,
 }
 
 /// A mistake in building, compiling or feeding a program.

@@ -5,7 +5,7 @@
 //! with the circuit; `data.rs` turns numbers into the circuit's input rows
 //! and its output rows back into numbers.
 
-use super::error::{usage_error, Result};
+use super::error::{value_error, Result};
 use super::types::{Shape, Type};
 use super::value::Receiver;
 use serde::{Deserialize, Serialize};
@@ -54,6 +54,11 @@ pub struct OutputSpec {
     pub shape: Shape,
     /// Its circuit output value.
     pub value: usize,
+    /// For an output to one party that the run reveals to every party (the
+    /// outputs go to different receivers): the circuit input value of that
+    /// party's one-time pad, which the circuit adds to the output before
+    /// revealing it (see `receivers.rs`).
+    pub mask: Option<usize>,
 }
 
 /// The interface of a compiled program. See the module documentation.
@@ -96,26 +101,6 @@ impl Interface {
         self.outputs.iter().find(|o| o.name == name)
     }
 
-    /// The one party every output goes to (`None`: every party), for an
-    /// engine that reveals all outputs of a run to the same receivers;
-    /// an error naming two outputs if they go to different ones.
-    pub fn common_receiver(&self) -> Result<Option<usize>> {
-        let Some(first) = self.outputs.first() else {
-            return Ok(None);
-        };
-        if let Some(other) = self.outputs.iter().find(|o| o.to != first.to) {
-            return usage_error(format!(
-                "outputs go to different receivers ({:?} to {}, {:?} to {}); \
-                 a run reveals all its outputs to the same receivers",
-                first.name, first.to, other.name, other.to
-            ));
-        }
-        Ok(match first.to {
-            Receiver::All => None,
-            Receiver::Party(p) => Some(p),
-        })
-    }
-
     /// Whether `party` learns output `output`.
     pub fn learns(&self, party: usize, output: usize) -> bool {
         match self.outputs[output].to {
@@ -128,5 +113,63 @@ impl Interface {
     /// order, so that it can be hashed with the circuit.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("an interface serializes")
+    }
+
+    /// The SHA-256 of [`Interface::to_json`], as 64 lowercase hex digits.
+    /// Two programs may compile to the same circuit yet read its numbers
+    /// differently (`u32` or `i32`, other names or receivers): a party's
+    /// hello carries this digest beside the circuit's hash, so that hosts
+    /// holding different interfaces stop at connect.
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(self.to_json().as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// The interface in `json` (as [`Interface::to_json`] writes it), checked:
+    /// every circuit input value belongs to an existing party, every input,
+    /// public copy and pad to the party that gives it, outputs numbered in
+    /// order, and no output to one party revealed to others unmasked
+    /// ([`Interface::reveal_to`]). An interface read from a file is data.
+    pub fn from_json(json: &str) -> Result<Interface> {
+        let iface: Interface = serde_json::from_str(json)
+            .or_else(|e| value_error(format!("the interface is not valid: {e}")))?;
+        iface.check()?;
+        Ok(iface)
+    }
+
+    fn check(&self) -> Result<()> {
+        let bad = |what: String| value_error(format!("the interface is not valid: {what}"));
+        if let Some(&p) = self.owners.iter().find(|&&p| p >= self.parties) {
+            return bad(format!(
+                "party {p} gives an input, of {} parties",
+                self.parties
+            ));
+        }
+        let owned = |i: usize, p: usize| self.owners.get(i) == Some(&p);
+        for spec in &self.inputs {
+            if spec.values.is_empty() || !spec.values.iter().all(|&i| owned(i, spec.party)) {
+                return bad(format!(
+                    "input {:?} is not party {}'s",
+                    spec.name, spec.party
+                ));
+            }
+        }
+        for spec in &self.publics {
+            if spec.values.len() != self.parties
+                || !spec.values.iter().enumerate().all(|(p, &i)| owned(i, p))
+            {
+                return bad(format!("public {:?} is not one copy per party", spec.name));
+            }
+        }
+        if let Some((i, o)) = self.outputs.iter().enumerate().find(|(i, o)| o.value != *i) {
+            return bad(format!(
+                "output {:?} is numbered {}, not {i}",
+                o.name, o.value
+            ));
+        }
+        self.reveal_to().map(|_| ())
     }
 }

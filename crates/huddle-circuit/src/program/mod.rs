@@ -9,7 +9,8 @@
 //! [`Value`]s into new ones, and [`Program::reveal`] names outputs and
 //! their [`Receiver`]s. [`Program::compile`] gives a [`CompiledProgram`]:
 //! the [`crate::Circuit`] and its [`Interface`], which encodes numbers
-//! ([`Data`]) into a party's input rows and decodes output rows.
+//! ([`Data`]) into a party's input rows ([`PartyInputs`]) and decodes
+//! output rows ([`Pads::decode`] gives the [`Outputs`] a party learns).
 //!
 //! **Types.** [`Type::Bit`], [`Type::UInt`] and [`Type::SInt`] of 1 to 64
 //! bits live in the Boolean domain (one wire per bit); [`Type::Int`]
@@ -44,13 +45,31 @@
 //! copies agree), every other output being 0 unless they do, so no party
 //! alone decides a public value.
 //!
+//! **Receivers.** A run reveals all its outputs to the same parties (the
+//! engine's one `reveal_to`), and [`Interface::reveal_to`] says which:
+//! party p when every output goes to p, else every party. Then each output
+//! for a single party p is masked: p gives one more input value, a one-time
+//! pad of the output's type and shape that [`PartyInputs::finish`] draws
+//! from the operating system's random generator (fresh at every finish,
+//! one per instance), and every party receives value ⊕ pad (Boolean types)
+//! or value + pad mod 2^k (ring types), which tells it nothing. Only p's
+//! [`Pads`] remove the pad: [`Interface::decode_output`] refuses a masked
+//! output, [`Outputs::get`] names an output the holder does not learn, and
+//! decoding consumes the pads. A caller holding every party (the plaintext
+//! evaluator, a local run) joins their pads ([`Pads::join`]) and learns
+//! every output. [`PUBLIC_OK`] goes to the common receiver, else to every
+//! party, never masked: whoever learns an output must know whether it is
+//! void, and the flag depends only on public parameters.
+//!
 //! **Determinism.** The circuit depends only on the sequence of calls:
 //! building the same program twice gives byte-identical canonical forms.
 //!
 //! The files: `types.rs` (types, shapes, numbers), `value.rs`, `error.rs`,
 //! `declare.rs` (the program: declarations, outputs), `bits.rs` and `ring.rs` (element
 //! circuits), `ops.rs` (elementwise operators), `reduce.rs`, `convert.rs`,
-//! `shape.rs`, `interface.rs`, `data.rs` (encoding), `compile.rs`.
+//! `shape.rs`, `interface.rs`, `receivers.rs` (who learns what, masking),
+//! `data.rs` (encoding, decoding), `inputs.rs` (a party's inputs),
+//! `pads.rs` (one-time pads, a party's outputs), `compile.rs`.
 
 mod bits;
 mod compile;
@@ -58,8 +77,11 @@ mod convert;
 mod data;
 mod declare;
 mod error;
+mod inputs;
 mod interface;
 mod ops;
+mod pads;
+mod receivers;
 mod reduce;
 mod ring;
 mod shape;
@@ -67,10 +89,12 @@ mod types;
 mod value;
 
 pub use compile::CompiledProgram;
-pub use data::{Data, PartyInputs};
+pub use data::Data;
 pub use declare::{Program, Rows, PUBLIC_OK};
 pub use error::{ErrorKind, ProgramError, Result};
+pub use inputs::PartyInputs;
 pub use interface::{InputSpec, Interface, OutputSpec, PublicSpec};
 pub use ops::{BinOp, CmpOp, UnOp};
+pub use pads::{Outputs, Pads};
 pub use types::{Number, Shape, Type};
 pub use value::{Operand, Receiver, Value};

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use huddle_circuit::program::{
-    CompiledProgram, Data, Number, Program, Receiver, Result, Shape, Type, Value,
+    CompiledProgram, Data, Number, Pads, Program, Receiver, Result, Shape, Type, Value,
 };
 use huddle_circuit::PlainEvaluator;
 use huddle_core::RingWidth;
@@ -45,14 +45,15 @@ pub fn run(c: &CompiledProgram, batch: usize, given: &[(usize, &str, Data)]) -> 
         }
         per_party.push(inputs.finish().expect("every input given"));
     }
-    let all = iface.merge(per_party).expect("merge");
+    let (rows, pads): (Vec<_>, Vec<_>) = per_party.into_iter().unzip();
+    let all = iface.merge(rows).expect("merge");
     let outs = PlainEvaluator::new(c.circuit())
         .evaluate(&all)
         .expect("evaluates");
-    outs.iter()
-        .enumerate()
-        .map(|(i, m)| iface.decode_output(i, m).expect("decodes"))
-        .collect()
+    let pads = Pads::join(pads).expect("every party's pads");
+    let decoded = pads.decode(iface, &outs).expect("decodes");
+    assert_eq!(decoded.learned().count(), iface.outputs.len());
+    decoded.into_learned().into_iter().map(|(_, d)| d).collect()
 }
 
 /// f(x, y) over scalars x (party 0) and y (party 1) of `ty`, evaluated on
