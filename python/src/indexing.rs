@@ -1,11 +1,10 @@
 //! Indexing a secret value as numpy indexes an array: `v[i]`, `v[i, j]`,
 //! `v[a:b:s]`, `v[:, j]`, negative positions from the end. Public
-//! positions only; only wires move (the program layer's `index` and
+//! positions only (secret.rs refuses a secret one); only wires move (the program layer's `index` and
 //! `stack`), so indexing costs no gates.
 
 use crate::errors::program_misuse;
-use crate::program::Program;
-use crate::secret::Value;
+use crate::program_state::Program;
 use huddle_circuit::program::{ErrorKind, Program as Inner, ProgramError, Value as InnerValue};
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
@@ -70,12 +69,6 @@ fn pick(py: Python<'_>, key: &Bound<'_, PyAny>, n: usize) -> PyResult<Pick> {
             ));
         }
         return Ok(Pick::Many(positions));
-    }
-    if key.cast::<Value>().is_ok() {
-        return Err(PyTypeError::new_err(
-            "a secret value cannot be an index (positions are public ints); to choose \
-             between values use huddle.select(cond, a, b)",
-        ));
     }
     let i: i64 = key.extract().map_err(|_| {
         PyTypeError::new_err(format!(

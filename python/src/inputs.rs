@@ -6,7 +6,7 @@
 
 use crate::circuit::Circuit;
 use crate::errors::input;
-use crate::program::Program;
+use crate::program_state::Program;
 use crate::values::{repeat, to_matrix, Codec};
 use huddle_circuit::program::Interface;
 use huddle_circuit::{BitMatrix, Circuit as Inner};

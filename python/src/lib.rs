@@ -29,7 +29,7 @@ fn _huddle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<report::Report>()?;
     m.add_class::<report::RunResult>()?;
     m.add_class::<party::Party>()?;
-    m.add_class::<program::Program>()?;
+    m.add_class::<program_state::Program>()?;
     m.add_class::<secret::Value>()?;
     types::register(m)?;
     m.add_function(wrap_pyfunction!(run::run_local, m)?)?;

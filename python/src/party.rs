@@ -122,7 +122,10 @@ impl Party {
         };
         let run = choices.build(py, &runnable)?;
         let (values, given_batch) = match &runnable.interface {
-            Some(interface) => program_run::own_inputs(interface, self.id, inputs, publics, batch)?,
+            Some(interface) => {
+                let own = program_run::own_inputs(interface, self.id, inputs, publics, batch)?;
+                (own.values, own.batch)
+            }
             None => {
                 let inputs = inputs.filter(|g| !g.is_none());
                 if publics.is_some_and(|p| !p.is_none()) {

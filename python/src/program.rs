@@ -1,51 +1,20 @@
-//! `huddle.Program`: a typed secret program under construction (the Rust
+//! The methods of `huddle.Program` (the class and its life:
+//! program_state.rs): declarations and functions, each a call of the Rust
 //! [`huddle_circuit::program::Program`], which builds every operator's
-//! circuit), its declarations and functions; compiling it gives a
-//! `huddle.Circuit` that carries the interface. The `with` block and the
-//! module-level functions are python/huddle/_program.py, sugar over these
-//! methods; the operators of values are secret.rs.
+//! circuit; compiling gives a `huddle.Circuit` that carries the interface.
+//! The `with` block and the module-level functions are
+//! python/huddle/_program.py, sugar over these methods; the operators of
+//! values are secret.rs.
 
 use crate::circuit::Circuit;
 use crate::errors::{program_error, program_misuse};
-use crate::program_state::State;
+use crate::program_state::{Program, State};
 use crate::secret::{arg, secret, values, Arg, Value};
-use crate::types::extract_type;
+use crate::types::{extract_shape, extract_type};
 use huddle_circuit::program::{
     BinOp, ErrorKind, Number, Program as Inner, Receiver, Shape, UnOp, Value as InnerValue,
 };
 use pyo3::prelude::*;
-use std::sync::Mutex;
-
-/// A secret computation for `parties` parties (ids 0 .. parties-1), built
-/// by running ordinary Python: Program(parties, fan_in=None).
-///
-/// Inside `with prog:` the module-level functions (`huddle.input`,
-/// `huddle.reveal`, ...) build `prog`; each is also a method here
-/// (`prog.input(...)`). Operators on its values (`huddle.Value`) add
-/// gates. `compile()` gives the `huddle.Circuit` with the program's
-/// interface; a Program given to `run_local`, `evaluate` or `Party.run` is
-/// compiled on first use, once. After compiling, the program cannot grow.
-/// fan_in: the widest AND (2..16) of the trees it builds (comparisons,
-/// equality, adders), for protocols with multi-input ANDs.
-#[pyclass(module = "huddle", frozen)]
-pub(crate) struct Program {
-    parties: usize,
-    pub(crate) state: Mutex<State>,
-}
-
-/// A shape as Python gives it: an int (a vector) or a tuple of at most two.
-pub(crate) fn extract_shape(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Shape> {
-    let dims: Vec<usize> = match obj.extract::<usize>() {
-        Ok(n) => vec![n],
-        Err(_) => obj.extract().map_err(|_| {
-            pyo3::exceptions::PyTypeError::new_err(format!(
-                "a shape is a tuple of non-negative ints, like () or (3,) or (2, 3), not {}",
-                obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
-            ))
-        })?,
-    };
-    Shape::from_dims(&dims).map_err(|e| program_misuse(py, ErrorKind::Shape, e))
-}
 
 fn receiver(py: Python<'_>, to: &Bound<'_, PyAny>) -> PyResult<Receiver> {
     if let Ok(p) = to.extract::<usize>() {

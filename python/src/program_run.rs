@@ -17,6 +17,19 @@ use std::collections::BTreeMap;
 /// Per party, its values by name (inputs and its copies of the publics).
 type ByParty<'py> = Vec<BTreeMap<String, Bound<'py, PyAny>>>;
 
+/// Parties' circuit input values (each party's in circuit order) and the batch.
+struct Encoded {
+    per_party: Vec<Vec<BitMatrix>>,
+    batch: usize,
+}
+
+/// One party's circuit input values by index, and the batch they give
+/// (None: no values, the batch is the others').
+pub(crate) struct OwnInputs {
+    pub(crate) values: Vec<(usize, BitMatrix)>,
+    pub(crate) batch: Option<usize>,
+}
+
 fn program_input(e: ProgramError) -> PyErr {
     input(e.message)
 }
@@ -78,23 +91,21 @@ pub(crate) fn all_inputs(
     if let Some(given) = publics.filter(|g| !g.is_none()) {
         sort_publics(interface, given, &mut by_party)?;
     }
-    let (encoded, batch) = encode(interface, by_party, batch)?;
-    let merged = interface
-        .merge(encoded.into_iter().map(|(_, m)| m).collect())
-        .map_err(program_input)?;
-    Ok((merged, batch))
+    let parties: Vec<usize> = (0..interface.parties).collect();
+    let encoded = encode(interface, by_party, batch, &parties)?;
+    let merged = interface.merge(encoded.per_party).map_err(program_input)?;
+    Ok((merged, encoded.batch))
 }
 
 /// One party's values (Party.run): `inputs` a dict by name, or the value of
-/// its one input; `publics` a dict by name. Its input values with their
-/// indices, and the batch (None: no values, the batch is the others').
+/// its one input; `publics` a dict by name.
 pub(crate) fn own_inputs(
     interface: &Interface,
     me: usize,
     inputs: Option<&Bound<'_, PyAny>>,
     publics: Option<&Bound<'_, PyAny>>,
     batch: Option<usize>,
-) -> PyResult<(Vec<(usize, BitMatrix)>, Option<usize>)> {
+) -> PyResult<OwnInputs> {
     let mut by_party: ByParty<'_> = vec![BTreeMap::new(); interface.parties];
     let Some(mine) = by_party.get_mut(me) else {
         return Err(input(format!(
@@ -113,13 +124,17 @@ pub(crate) fn own_inputs(
     }
     let owned = interface.owned_by(me);
     if owned.is_empty() {
-        return Ok((Vec::new(), batch));
+        return Ok(OwnInputs {
+            values: Vec::new(),
+            batch,
+        });
     }
-    let mut only: ByParty<'_> = vec![BTreeMap::new(); interface.parties];
-    only[me] = std::mem::take(&mut by_party[me]);
-    let (mut encoded, batch) = encode_parties(interface, only, batch, &[me])?;
-    let values = encoded.remove(0).1;
-    Ok((owned.into_iter().zip(values).collect(), Some(batch)))
+    let mut encoded = encode(interface, by_party, batch, &[me])?;
+    let values = encoded.per_party.remove(0);
+    Ok(OwnInputs {
+        values: owned.into_iter().zip(values).collect(),
+        batch: Some(encoded.batch),
+    })
 }
 
 /// `inputs` of run_local/evaluate: {party: {name: value}}, {party: value}
@@ -283,24 +298,14 @@ fn put<'py>(
     Ok(())
 }
 
-/// Every party's values encoded, and the batch.
+/// The values of `parties` read, brought to one batch (the given one, else
+/// the most instances any value gives) and encoded party by party.
 fn encode(
     interface: &Interface,
     by_party: ByParty<'_>,
     batch: Option<usize>,
-) -> PyResult<(Vec<(usize, Vec<BitMatrix>)>, usize)> {
-    let parties: Vec<usize> = (0..interface.parties).collect();
-    encode_parties(interface, by_party, batch, &parties)
-}
-
-/// The values of `parties` read, brought to one batch (the given one, else
-/// the most instances any value gives) and encoded party by party.
-fn encode_parties(
-    interface: &Interface,
-    by_party: ByParty<'_>,
-    batch: Option<usize>,
     parties: &[usize],
-) -> PyResult<(Vec<(usize, Vec<BitMatrix>)>, usize)> {
+) -> PyResult<Encoded> {
     let mut read: Vec<Vec<(String, String, Given)>> = Vec::with_capacity(by_party.len());
     for (party, values) in by_party.into_iter().enumerate() {
         let mut list = Vec::with_capacity(values.len());
@@ -317,7 +322,7 @@ fn encode_parties(
             .max()
             .unwrap_or(1)
     });
-    let mut out = Vec::with_capacity(parties.len());
+    let mut per_party = Vec::with_capacity(parties.len());
     for &party in parties {
         let mut values = interface.party_inputs(party, batch);
         for (name, what, given) in std::mem::take(&mut read[party]) {
@@ -328,9 +333,9 @@ fn encode_parties(
             }
             .map_err(program_input)?;
         }
-        out.push((party, values.finish().map_err(program_input)?));
+        per_party.push(values.finish().map_err(program_input)?);
     }
-    Ok((out, batch))
+    Ok(Encoded { per_party, batch })
 }
 
 /// One value of `party` as numbers: `what` names it in errors.

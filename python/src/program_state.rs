@@ -1,14 +1,31 @@
-//! The life of a `huddle.Program`: built, then compiled once (by
+//! `huddle.Program` and its life: built, then compiled once (by
 //! `compile()` or by its first run; the circuit then kept), or spent by a
 //! failed compile. Building after compiling is a ProgramError saying so.
+//! Its methods are program.rs.
 
 use crate::circuit::Circuit;
 use crate::errors::{program_error, program_misuse};
-use crate::program::Program;
 use huddle_circuit::program::{ErrorKind, Program as Inner, ProgramError as BuildError};
 use pyo3::prelude::*;
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard};
+
+/// A secret computation for `parties` parties (ids 0 .. parties-1), built
+/// by running ordinary Python: Program(parties, fan_in=None).
+///
+/// Inside `with prog:` the module-level functions (`huddle.input`,
+/// `huddle.reveal`, ...) build `prog`; each is also a method here
+/// (`prog.input(...)`). Operators on its values (`huddle.Value`) add
+/// gates. `compile()` gives the `huddle.Circuit` with the program's
+/// interface; a Program given to `run_local`, `evaluate` or `Party.run` is
+/// compiled on first use, once. After compiling, the program cannot grow.
+/// fan_in: the widest AND (2..16) of the trees it builds (comparisons,
+/// equality, adders), for protocols with multi-input ANDs.
+#[pyclass(module = "huddle", frozen)]
+pub(crate) struct Program {
+    pub(crate) parties: usize,
+    pub(crate) state: Mutex<State>,
+}
 
 pub(crate) enum State {
     Building(Box<Building>),

@@ -7,8 +7,8 @@
 
 use crate::errors::program_misuse;
 use crate::indexing;
-use crate::program::{extract_shape, Program};
-use crate::types::{extract_type, type_name, SecretType};
+use crate::program_state::Program;
+use crate::types::{extract_shape, extract_type, type_name, SecretType};
 use huddle_circuit::program::{
     BinOp, CmpOp, ErrorKind, Number, Operand, UnOp, Value as InnerValue,
 };
@@ -383,6 +383,16 @@ impl Value {
     }
 
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Value> {
+        let secret_key = match key.cast::<PyTuple>() {
+            Ok(keys) => keys.iter().any(|k| k.cast::<Value>().is_ok()),
+            Err(_) => key.cast::<Value>().is_ok(),
+        };
+        if secret_key {
+            return Err(PyTypeError::new_err(
+                "a secret value cannot be an index (positions are public ints); to choose \
+                 between values use huddle.select(cond, a, b)",
+            ));
+        }
         let program = self.program.bind(py);
         let v = indexing::item(program.get(), py, &self.inner, key)?;
         Ok(secret(program, v))

@@ -1,10 +1,10 @@
 //! `huddle.Type`, the element type of a secret value (huddle_circuit's
 //! program [`Type`]), its constants (`huddle.u8`, `huddle.i32`, ...) and
 //! constructors (`huddle.uint(w)`, `huddle.sint(w)`, `huddle.ring(k)`,
-//! `huddle.fixed(f, k=64)`).
+//! `huddle.fixed(f, k=64)`); shapes as Python writes them.
 
 use crate::errors::program_misuse;
-use huddle_circuit::program::{ErrorKind, Type};
+use huddle_circuit::program::{ErrorKind, Shape, Type};
 use huddle_core::RingWidth;
 use pyo3::prelude::*;
 
@@ -91,7 +91,7 @@ impl SecretType {
             Type::UInt(w) => format!("huddle.uint({w})"),
             Type::SInt(w) => format!("huddle.sint({w})"),
             Type::Int(r) => format!("huddle.ring({})", r.bits()),
-            Type::Fixed(r, f) if r == RingWidth::W64 => format!("huddle.fixed({f})"),
+            Type::Fixed(RingWidth::W64, f) => format!("huddle.fixed({f})"),
             Type::Fixed(r, f) => format!("huddle.fixed({f}, {})", r.bits()),
             Type::Bit => "huddle.bit".into(),
         }
@@ -161,6 +161,20 @@ pub(crate) fn extract_type(obj: &Bound<'_, PyAny>) -> PyResult<Type> {
         "expected a huddle.Type (huddle.i32, huddle.fixed(16), ...), got {}",
         type_name(obj)
     )))
+}
+
+/// A shape as Python gives it: an int (a vector) or a tuple of at most two.
+pub(crate) fn extract_shape(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Shape> {
+    let dims: Vec<usize> = match obj.extract::<usize>() {
+        Ok(n) => vec![n],
+        Err(_) => obj.extract().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err(format!(
+                "a shape is a tuple of non-negative ints, like () or (3,) or (2, 3), not {}",
+                obj.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+            ))
+        })?,
+    };
+    Shape::from_dims(&dims).map_err(|e| program_misuse(py, ErrorKind::Shape, e))
 }
 
 /// The Python type name of `obj`, for messages.

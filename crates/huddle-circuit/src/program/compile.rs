@@ -132,6 +132,18 @@ impl CompiledProgram {
     /// program computes and how its numbers are read, so that two parties
     /// holding the same bytes run the same program.
     pub fn write_canonical(&self, out: &mut impl Write) -> io::Result<()> {
-        super::parts::write_canonical_parts(&self.circuit, &self.interface, out)
+        write_canonical_parts(&self.circuit, &self.interface, out)
     }
+}
+
+/// Writes the canonical form of the program of `circuit` and `interface`
+/// (see [`CompiledProgram::write_canonical`]), for a caller that holds
+/// them apart (huddle_engine::program_hash).
+pub fn write_canonical_parts(
+    circuit: &Circuit,
+    interface: &Interface,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    crate::write_canonical(circuit, out)?;
+    out.write_all(interface.to_json().as_bytes())
 }

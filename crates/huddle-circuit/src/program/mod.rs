@@ -51,7 +51,7 @@
 //! `declare.rs` (the program: declarations, outputs), `bits.rs` and `ring.rs` (element
 //! circuits), `ops.rs` (elementwise operators), `reduce.rs`, `convert.rs`,
 //! `shape.rs`, `interface.rs`, `data.rs` (encoding), `compile.rs`, `parts.rs`
-//! (a compiled program as circuit and interface apart).
+//! (a circuit and an interface read back, joined if they fit).
 
 mod bits;
 mod compile;
@@ -68,12 +68,11 @@ mod shape;
 mod types;
 mod value;
 
-pub use compile::CompiledProgram;
+pub use compile::{write_canonical_parts, CompiledProgram};
 pub use data::{Data, PartyInputs};
 pub use declare::{Program, Rows, PUBLIC_OK};
 pub use error::{ErrorKind, ProgramError, Result};
 pub use interface::{InputSpec, Interface, OutputSpec, PublicSpec};
 pub use ops::{BinOp, CmpOp, UnOp};
-pub use parts::write_canonical_parts;
 pub use types::{Number, Shape, Type};
 pub use value::{Operand, Receiver, Value};

@@ -1,8 +1,7 @@
 //! A compiled program held as its two parts, as a front end keeps it: the
 //! circuit shared with runs and the interface beside it, each saved to a
 //! file of its own. [`CompiledProgram::from_parts`] checks that an
-//! interface read back fits its circuit; [`write_canonical_parts`] writes
-//! the pair's canonical form (huddle_engine hashes it).
+//! interface read back fits its circuit.
 
 use super::compile::CompiledProgram;
 use super::error::{value_error, Result};
@@ -11,7 +10,6 @@ use super::types::{Shape, Type};
 use super::value::Receiver;
 use crate::model::{Circuit, Domain, InputOwners};
 use std::collections::BTreeSet;
-use std::io::{self, Write};
 
 impl CompiledProgram {
     /// The program of `circuit` and `interface` (e.g. read from files):
@@ -24,17 +22,6 @@ impl CompiledProgram {
             .or_else(|e| value_error(format!("the interface does not fit the circuit: {e}")))?;
         Ok(CompiledProgram { circuit, interface })
     }
-}
-
-/// Writes the canonical form of the program of `circuit` and `interface`
-/// (see [`CompiledProgram::write_canonical`]).
-pub fn write_canonical_parts(
-    circuit: &Circuit,
-    interface: &Interface,
-    out: &mut impl Write,
-) -> io::Result<()> {
-    crate::write_canonical(circuit, out)?;
-    out.write_all(interface.to_json().as_bytes())
 }
 
 impl Interface {
@@ -170,6 +157,7 @@ fn domain_name(d: Domain) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::write_canonical_parts;
     use crate::program::Program;
 
     fn program() -> CompiledProgram {
