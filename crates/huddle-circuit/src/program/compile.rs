@@ -17,8 +17,8 @@ use std::io::{self, Write};
 /// A program compiled to a circuit, with its interface.
 #[derive(Clone, Debug)]
 pub struct CompiledProgram {
-    circuit: Circuit,
-    interface: Interface,
+    pub(super) circuit: Circuit,
+    pub(super) interface: Interface,
 }
 
 impl Program {
@@ -131,7 +131,18 @@ impl CompiledProgram {
     /// program computes and how its numbers are read, so that two parties
     /// holding the same bytes run the same program.
     pub fn write_canonical(&self, out: &mut impl Write) -> io::Result<()> {
-        crate::write_canonical(&self.circuit, out)?;
-        out.write_all(self.interface.to_json().as_bytes())
+        write_canonical_parts(&self.circuit, &self.interface, out)
     }
+}
+
+/// Writes the canonical form of the program of `circuit` and `interface`
+/// (see [`CompiledProgram::write_canonical`]), for a caller that holds
+/// them apart (huddle_engine::program_hash).
+pub fn write_canonical_parts(
+    circuit: &Circuit,
+    interface: &Interface,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    crate::write_canonical(circuit, out)?;
+    out.write_all(interface.to_json().as_bytes())
 }

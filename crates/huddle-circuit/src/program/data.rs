@@ -95,33 +95,42 @@ fn get(row: &[u64], pos: usize, bits: u32) -> u64 {
     raw & (u64::MAX >> (64 - bits))
 }
 
-/// `data` (`batch` instances of `elements` numbers of `ty`, or fewer rows
-/// of them: `given` ≤ `elements` per instance, the rest zeros) as rows.
+/// `data` as rows: instance r gives `given[r]` ≤ `elements` numbers of
+/// `ty` (fewer for a variable-length input: its rows given, the rest
+/// zeros), instance after instance.
 pub(super) fn encode(
     what: &str,
     ty: Type,
     elements: usize,
-    given: usize,
+    given: &[usize],
     data: &Data,
-    batch: usize,
 ) -> Result<BitMatrix> {
-    if data.len() != batch * given {
-        return shape_error(format!(
-            "{what}: {} numbers given for {batch} instance(s) of {given} elements",
-            data.len()
-        ));
+    let batch = given.len();
+    let total: usize = given.iter().sum();
+    if data.len() != total {
+        return shape_error(match given.first() {
+            Some(&g) if given.iter().all(|&n| n == g) => format!(
+                "{what}: {} numbers given for {batch} instance(s) of {g} elements",
+                data.len()
+            ),
+            _ => format!(
+                "{what}: {} numbers given for {total} elements of {batch} instances",
+                data.len()
+            ),
+        });
     }
     let b = ty.bits();
     let mut m = BitMatrix::zeros(batch, elements * b as usize);
-    for r in 0..batch {
+    let mut at = 0;
+    for (r, &n) in given.iter().enumerate() {
         let row = m.row_mut(r);
-        for e in 0..given {
-            let n = data.number(r * given + e);
-            let raw = ty.encode(n).or_else(|why| {
+        for e in 0..n {
+            let raw = ty.encode(data.number(at + e)).or_else(|why| {
                 value_error(format!("{what}: element {e} of instance {r}: {why}"))
             })?;
             put(row, e * b as usize, b, raw);
         }
+        at += n;
     }
     Ok(m)
 }

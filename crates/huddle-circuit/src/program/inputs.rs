@@ -3,7 +3,7 @@
 //! the one-time pads of the outputs masked for it (`pads.rs`).
 
 use super::data::{encode, Data};
-use super::error::{usage_error, value_error, Result};
+use super::error::{shape_error, usage_error, value_error, Result};
 use super::interface::Interface;
 use super::pads::Pads;
 use huddle_core::BitMatrix;
@@ -57,7 +57,8 @@ impl PartyInputs<'_> {
             let Some(&index) = p.values.get(self.party) else {
                 return usage_error(format!("{what}: party {} does not exist", self.party));
             };
-            let m = encode(&what, p.ty, p.shape.len(), p.shape.len(), data, self.batch)?;
+            let n = p.shape.len();
+            let m = encode(&what, p.ty, n, &vec![n; self.batch], data)?;
             return self.store(&what, index, m);
         }
         let spec = self.own_input(name)?;
@@ -68,7 +69,7 @@ impl PartyInputs<'_> {
             ));
         }
         let n = spec.shape.len();
-        let m = encode(&what, spec.ty, n, n, data, self.batch)?;
+        let m = encode(&what, spec.ty, n, &vec![n; self.batch], data)?;
         self.store(&what, spec.values[0], m)
     }
 
@@ -76,26 +77,34 @@ impl PartyInputs<'_> {
     /// maximum) per instance, `data` holding `batch` × `rows` × (row
     /// length) numbers; its validity bits say `rows`.
     pub fn set_rows(&mut self, name: &str, data: &Data, rows: usize) -> Result<()> {
+        self.set_rows_each(name, data, &vec![rows; self.batch])
+    }
+
+    /// Gives the variable-length input `name` with a row count per
+    /// instance: `rows[r]` rows (at most its maximum) for instance r,
+    /// `data` holding their numbers instance after instance.
+    pub fn set_rows_each(&mut self, name: &str, data: &Data, rows: &[usize]) -> Result<()> {
         let spec = self.own_input(name)?;
         let what = format!("input {name:?} ({} {})", spec.ty, spec.shape);
         let Some(max) = spec.max_rows else {
             return usage_error(format!("{what}: has a fixed length; give it with set"));
         };
-        if rows > max {
-            return value_error(format!("{what}: {rows} rows given, at most {max} allowed"));
+        if rows.len() != self.batch {
+            return shape_error(format!(
+                "{what}: row counts of {} instances given for {}",
+                rows.len(),
+                self.batch
+            ));
+        }
+        if let Some(&n) = rows.iter().find(|&&n| n > max) {
+            return value_error(format!("{what}: {n} rows given, at most {max} allowed"));
         }
         let per_row = spec.shape.len() / max;
-        let m = encode(
-            &what,
-            spec.ty,
-            max * per_row,
-            rows * per_row,
-            data,
-            self.batch,
-        )?;
+        let given: Vec<usize> = rows.iter().map(|n| n * per_row).collect();
+        let m = encode(&what, spec.ty, max * per_row, &given, data)?;
         let mut valid = BitMatrix::zeros(self.batch, max);
-        for r in 0..self.batch {
-            for i in 0..rows {
+        for (r, &n) in rows.iter().enumerate() {
+            for i in 0..n {
                 valid.set(r, i, true);
             }
         }

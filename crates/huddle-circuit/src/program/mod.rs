@@ -69,7 +69,8 @@
 //! circuits), `ops.rs` (elementwise operators), `reduce.rs`, `convert.rs`,
 //! `shape.rs`, `interface.rs`, `receivers.rs` (who learns what, masking),
 //! `data.rs` (encoding, decoding), `inputs.rs` (a party's inputs),
-//! `pads.rs` (one-time pads, a party's outputs), `compile.rs`.
+//! `pads.rs` (one-time pads, a party's outputs), `compile.rs`, `parts.rs`
+//! (a compiled program as circuit and interface apart).
 
 mod bits;
 mod compile;
@@ -81,6 +82,7 @@ mod inputs;
 mod interface;
 mod ops;
 mod pads;
+mod parts;
 mod receivers;
 mod reduce;
 mod ring;
@@ -88,7 +90,7 @@ mod shape;
 mod types;
 mod value;
 
-pub use compile::CompiledProgram;
+pub use compile::{write_canonical_parts, CompiledProgram};
 pub use data::Data;
 pub use declare::{Program, Rows, PUBLIC_OK};
 pub use error::{ErrorKind, ProgramError, Result};

@@ -1,0 +1,75 @@
+"""huddle.Party.run with a program: three processes over TLS, each
+building the program itself; a party gets only the outputs it learns, and
+hosts whose programs differ only in their interface stop at connect."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from test_party import parties_file
+
+PARTY = textwrap.dedent(
+    """
+    import json, sys
+    import huddle
+    config, me, to, variant = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    to = "all" if to == "all" else int(to)
+    b_name = "b" if variant == "same" else "renamed"
+    prog = huddle.Program(parties=3)
+    with prog:
+        a = huddle.input(0, huddle.u16, (3,), name="a")
+        b = huddle.input(1, huddle.u16, (3,), name=b_name)
+        t = huddle.public("t", huddle.u16)
+        huddle.reveal(a + b, to=to, name="sum")
+        huddle.reveal(huddle.sum(a * b) > t, to=to, name="big")
+    inputs = {0: {"a": [1, 2, 3]}, 1: [10, 20, 30], 2: None}[me]
+    try:
+        result = huddle.Party(config, me, setup_timeout=30).run(
+            prog, "trio", inputs, publics={"t": 100}
+        )
+        outputs = {n: result[n].tolist() for n in result.outputs.names}
+        print(json.dumps({"outputs": outputs, "party": result.report.to_dict().get("party")}))
+    except huddle.HuddleError as e:
+        print(json.dumps({"error": type(e).__name__, "message": str(e)}))
+    """
+)
+
+
+def run_three(config, to, variants):
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", PARTY, str(config), str(me), to, variant],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for me, variant in enumerate(variants)
+    ]
+    results = []
+    for child in children:
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+        results.append(json.loads(out))
+    return results
+
+
+WANT = {"sum": [[11, 22, 33]], "big": [True], "public_ok": [True]}
+
+
+@pytest.mark.parametrize("to", ["2", "all"])
+def test_three_processes_run_a_program_and_each_gets_what_it_learns(tmp_path, to):
+    results = run_three(parties_file(tmp_path), to, ["same"] * 3)
+    for me, result in enumerate(results):
+        learns = to == "all" or int(to) == me
+        assert result == {"outputs": WANT if learns else {}, "party": me}, result
+
+
+def test_hosts_with_another_interface_stop_at_connect(tmp_path):
+    results = run_three(parties_file(tmp_path), "all", ["same", "same", "renamed"])
+    assert all(r.get("error") == "MismatchError" for r in results), results
+    # The circuits are the same (names are not part of a circuit): the
+    # interface is what differs, and a party that compared says so.
+    assert any("the programs differ in their interface" in r["message"] for r in results), results
