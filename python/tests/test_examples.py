@@ -10,6 +10,7 @@ import sys
 import pytest
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 
 # example: a line its output must hold (the result it checked)
 KEY_LINES = {
@@ -36,3 +37,14 @@ def test_example_runs_and_prints_its_result(name):
     )
     assert run.returncode == 0, f"{name} failed:\n{run.stdout}\n{run.stderr}"
     assert re.search(KEY_LINES[name], run.stdout, re.MULTILINE), run.stdout
+
+
+def test_the_readme_python_example_runs_and_prints_what_it_says():
+    section = README.read_text().split("## Python\n", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    first, second = run.stdout.splitlines()
+    assert first == "[87] [191]"
+    rounds, total_bytes = map(int, second.split())
+    assert rounds > 0 and total_bytes > 0
