@@ -1,10 +1,10 @@
 """huddle: secure multiparty computation from Python.
 
-Circuits (`Circuit.load`, `huddle.gen`), runs of every party in this
-process (`run_local`), one party of a run across hosts (`Party`) and the
-plaintext evaluator (`evaluate`); errors are
-`HuddleError` subclasses, one per category of huddle's exit codes.
-Reference: docs/python.md.
+Typed secret programs (`Program`, `input`, `reveal`, the operators of
+`Value`), circuits (`Circuit.load`, `huddle.gen`), runs of every party in
+this process (`run_local`), one party of a run across hosts (`Party`) and
+the plaintext evaluator (`evaluate`); errors are `HuddleError` subclasses,
+one per category of huddle's exit codes. Reference: docs/python.md.
 """
 
 import sys as _sys
@@ -20,14 +20,48 @@ from ._huddle import (
     NetworkError,
     Outputs,
     Party,
+    Program,
+    ProgramError,
     RefusedError,
     Report,
     ResourceError,
     RunResult,
+    Type,
+    Value,
+    bit,
     evaluate,
+    fixed,
     gen,
+    i8,
+    i16,
+    i32,
+    i64,
     protocols,
+    ring,
     run_local,
+    sint,
+    u8,
+    u16,
+    u32,
+    u64,
+    uint,
+)
+from ._program import (
+    Rows,
+    abs,
+    constant,
+    convert,
+    dot,
+    input,
+    input_rows,
+    matmul,
+    max,
+    min,
+    public,
+    reveal,
+    select,
+    stack,
+    sum,
 )
 
 # The native submodule becomes importable as `huddle.gen` too.
@@ -44,12 +78,44 @@ __all__ = [
     "NetworkError",
     "Outputs",
     "Party",
+    "Program",
+    "ProgramError",
     "RefusedError",
     "Report",
     "ResourceError",
+    "Rows",
     "RunResult",
+    "Type",
+    "Value",
+    "abs",
+    "bit",
+    "constant",
+    "convert",
+    "dot",
     "evaluate",
+    "fixed",
     "gen",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "input",
+    "input_rows",
+    "matmul",
+    "max",
+    "min",
     "protocols",
+    "public",
+    "reveal",
+    "ring",
     "run_local",
+    "select",
+    "sint",
+    "stack",
+    "sum",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "uint",
 ]

@@ -4,12 +4,14 @@
 //! engine's, unchanged; the category's name and exit code are class
 //! attributes taken from [`Exit`] (not restated here).
 
+use huddle_circuit::program::{ErrorKind, ProgramError as BuildError};
 use huddle_engine::error::{Refusal, RunError};
 use huddle_engine::exit::Exit;
 use huddle_engine::LocalError;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::PyType;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyType};
 
 pyo3::create_exception!(
     huddle,
@@ -120,7 +122,70 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         }
         m.add(name, class)?;
     }
+    let program = program_error_type(py)?;
+    program.setattr("category", Exit::Input.name())?;
+    program.setattr("exit_code", Exit::Input.code())?;
+    program.setattr("kind", py.None())?;
+    m.add("ProgramError", program)?;
     Ok(())
+}
+
+/// `huddle.ProgramError`: a HuddleError and a ValueError (two bases, so
+/// made by `type()` rather than `create_exception!`), made once.
+fn program_error_type(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
+    static CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let class = CLASS.get_or_try_init(py, || -> PyResult<Py<PyType>> {
+        let namespace = PyDict::new(py);
+        namespace.set_item("__module__", "huddle")?;
+        namespace.set_item(
+            "__doc__",
+            "A program cannot be built, compiled or fed as written: the message \
+             names the operation and the types or shapes involved. `kind` is \
+             'type', 'shape', 'ring' (a second ring width), 'value' or 'usage'.",
+        )?;
+        let bases = (
+            py.get_type::<HuddleError>(),
+            py.get_type::<pyo3::exceptions::PyValueError>(),
+        );
+        let class =
+            py.import("builtins")?
+                .getattr("type")?
+                .call1(("ProgramError", bases, namespace))?;
+        Ok(class.cast_into::<PyType>()?.unbind())
+    })?;
+    Ok(class.bind(py).clone())
+}
+
+/// The `huddle.ProgramError` of the program layer's error.
+pub(crate) fn program_error(py: Python<'_>, error: &BuildError) -> PyErr {
+    let kind = match error.kind {
+        ErrorKind::Type => "type",
+        ErrorKind::Shape => "shape",
+        ErrorKind::Ring => "ring",
+        ErrorKind::Value => "value",
+        ErrorKind::Usage => "usage",
+    };
+    match program_error_type(py) {
+        Ok(class) => {
+            let err = PyErr::from_type(class, error.message.clone());
+            // Best effort, as the other attributes: the class is right regardless.
+            let _ = err.value(py).setattr("kind", kind);
+            err
+        }
+        Err(e) => e,
+    }
+}
+
+/// A [`program_error`] of `kind` the binding itself finds (a shape that
+/// is no shape, a program used after compiling).
+pub(crate) fn program_misuse(py: Python<'_>, kind: ErrorKind, message: impl Into<String>) -> PyErr {
+    program_error(
+        py,
+        &BuildError {
+            kind,
+            message: message.into(),
+        },
+    )
 }
 
 /// An [`InputError`] saying `message`: for input the binding itself

@@ -1,37 +1,48 @@
-//! What a caller runs ([`Runnable`]) and its input values from Python: a
-//! list (one per input value, in order) or a dict keyed by input value name
-//! or by owning party, each value given once; values given for one
-//! instance are repeated over the batch.
+//! What a caller runs ([`Runnable`]) and a circuit's input values from
+//! Python: a list (one per input value, in order) or a dict keyed by input
+//! value name or by owning party, each value given once; values given for
+//! one instance are repeated over the batch. (A program's inputs:
+//! program_run.rs.)
 
 use crate::circuit::Circuit;
 use crate::errors::input;
+use crate::program::Program;
 use crate::values::{repeat, to_matrix, Codec};
+use huddle_circuit::program::Interface;
 use huddle_circuit::{BitMatrix, Circuit as Inner};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::sync::Arc;
 
-/// A circuit with the codecs of its values. A typed program becomes one
-/// too (its own codecs: signed, fixed point), so everything that takes a
-/// `Circuit` takes a program through [`Runnable::extract`].
+/// A circuit with the codecs of its values, and a compiled program's
+/// interface (its values then go by name and type: program_run.rs), so
+/// everything that takes a `Circuit` takes a program through
+/// [`Runnable::extract`].
 pub(crate) struct Runnable {
     pub(crate) circuit: Arc<Inner>,
     pub(crate) inputs: Vec<Codec>,
     pub(crate) outputs: Vec<Codec>,
+    pub(crate) interface: Option<Arc<Interface>>,
 }
 
 impl Runnable {
-    /// The runnable behind a Python object (today: a `huddle.Circuit`).
+    /// The runnable behind a Python object: a `huddle.Circuit`, or a
+    /// `huddle.Program` (compiled on its first run, once).
     pub(crate) fn extract(obj: &Bound<'_, PyAny>) -> PyResult<Runnable> {
-        let circuit = obj.cast::<Circuit>().map_err(|_| {
-            pyo3::exceptions::PyTypeError::new_err(format!(
-                "expected a huddle.Circuit, got {}",
-                obj.get_type()
-                    .name()
-                    .map_or_else(|_| "?".into(), |n| n.to_string())
-            ))
-        })?;
-        let c = circuit.get().inner.clone();
+        let circuit = match obj.cast::<Program>() {
+            Ok(program) => program.get().compiled(obj.py())?,
+            Err(_) => obj
+                .cast::<Circuit>()
+                .map_err(|_| {
+                    pyo3::exceptions::PyTypeError::new_err(format!(
+                        "expected a huddle.Circuit or huddle.Program, got {}",
+                        crate::types::type_name(obj)
+                    ))
+                })?
+                .get()
+                .clone(),
+        };
+        let c = circuit.inner;
         Ok(Runnable {
             inputs: c
                 .inputs()
@@ -44,6 +55,7 @@ impl Runnable {
                 .map(|v| Codec::of(&c, v.domain, v.wires.len()))
                 .collect(),
             circuit: c,
+            interface: circuit.interface,
         })
     }
 

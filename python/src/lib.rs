@@ -1,15 +1,22 @@
 //! The `huddle` Python package's native module (`huddle._huddle`): huddle's
-//! circuits, generators and local runs for Python, through
+//! typed secret programs, circuits, generators and runs for Python, through
 //! huddle_circuit's and huddle_engine's public API only. python/huddle/
 //! re-exports it; docs/python.md is its reference.
 
 mod circuit;
 mod errors;
 mod gen;
+mod indexing;
 mod inputs;
 mod party;
+mod program;
+mod program_data;
+mod program_run;
+mod program_state;
 mod report;
 mod run;
+mod secret;
+mod types;
 mod values;
 
 use pyo3::prelude::*;
@@ -22,6 +29,9 @@ fn _huddle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<report::Report>()?;
     m.add_class::<report::RunResult>()?;
     m.add_class::<party::Party>()?;
+    m.add_class::<program::Program>()?;
+    m.add_class::<secret::Value>()?;
+    types::register(m)?;
     m.add_function(wrap_pyfunction!(run::run_local, m)?)?;
     m.add_function(wrap_pyfunction!(run::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(protocols, m)?)?;

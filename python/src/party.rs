@@ -1,12 +1,14 @@
 //! `huddle.Party`: this process as one party of a run across hosts, over
 //! TLS as a parties file sets it up (`huddle certs` makes one). The hello
-//! carries the run's settings and the circuit's hash, so parties that
-//! disagree on either stop at connect (MismatchError) naming the
-//! difference. Job files (`huddle party --job`) are the CLI's: a program
-//! gives the circuit and the inputs itself.
+//! carries the run's settings, the circuit's hash and a program's
+//! interface digest, so parties that disagree on any stop at connect
+//! (MismatchError) naming the difference. Job files (`huddle party
+//! --job`) are the CLI's: a Python program gives the circuit and the
+//! inputs itself.
 
 use crate::errors::input;
 use crate::inputs::Runnable;
+use crate::program_run;
 use crate::report::{Report, RunResult};
 use crate::run::{outputs, wait_for, Choices, Failed};
 use huddle_engine::OwnValue;
@@ -74,19 +76,24 @@ impl Party {
 
     /// Connects to the other parties and runs this party's part.
     ///
+    /// circuit: a huddle.Circuit, or a huddle.Program (compiled once).
     /// protocol, threads, split_roles, reveal_to: as run_local; every
     /// party must give the same (the hello compares them), and the same
-    /// circuit. The party count is the parties file's.
-    /// inputs: the input values this party owns: the value itself if it
-    ///   owns one, a list of them (in order) or a dict by name if several,
-    ///   None if it owns none. Values as run_local's.
+    /// circuit (and a program's same interface). The party count is the
+    /// parties file's.
+    /// inputs of a circuit: the input values this party owns: the value
+    ///   itself if it owns one, a list of them (in order) or a dict by name
+    ///   if several, None if it owns none. Values as run_local's.
+    /// inputs of a program: this party's inputs, a dict by name (or the
+    ///   value of its one input); publics: its copies, a dict by name.
     /// batch: the instances; a party without inputs and without a batch
     ///   takes what the others say.
     ///
     /// Returns a RunResult: this party's outputs (none for a party that
-    /// learns nothing) and its report (its own links). Ctrl-C stops the
-    /// run (from connect on: once connected) and tells the peers.
-    #[pyo3(signature = (circuit, protocol, inputs = None, batch = None, threads = 1, split_roles = false, reveal_to = None))]
+    /// learns nothing; of a program, those it learns) and its report (its
+    /// own links). Ctrl-C stops the run (from connect on: once connected)
+    /// and tells the peers.
+    #[pyo3(signature = (circuit, protocol, inputs = None, publics = None, batch = None, threads = 1, split_roles = false, reveal_to = None))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments
     fn run(
         &self,
@@ -94,28 +101,49 @@ impl Party {
         circuit: &Bound<'_, PyAny>,
         protocol: &str,
         inputs: Option<&Bound<'_, PyAny>>,
+        publics: Option<&Bound<'_, PyAny>>,
         batch: Option<usize>,
         threads: usize,
         split_roles: bool,
         reveal_to: Option<usize>,
     ) -> PyResult<RunResult> {
         let runnable = Runnable::extract(circuit)?;
+        let parties = Some(self.config.parties());
+        let (parties, reveal_to) = match &runnable.interface {
+            Some(interface) => program_run::choices(interface, parties, reveal_to)?,
+            None => (parties, reveal_to),
+        };
         let choices = Choices {
             protocol,
-            parties: Some(self.config.parties()),
+            parties,
             threads,
             split_roles,
             reveal_to,
         };
         let run = choices.build(py, &runnable)?;
-        let owned = run.owned_by(self.id);
-        let values = runnable.gather_owned(inputs, &owned, batch)?;
-        let batch = match (values.first(), batch) {
-            (Some((_, m)), _) => Batch::Given(m.rows()),
-            (None, Some(n)) => Batch::Given(n),
-            (None, None) => Batch::Open,
+        let (values, given_batch) = match &runnable.interface {
+            Some(interface) => program_run::own_inputs(interface, self.id, inputs, publics, batch)?,
+            None => {
+                let inputs = inputs.filter(|g| !g.is_none());
+                if publics.is_some_and(|p| !p.is_none()) {
+                    return Err(input(
+                        "publics are a program's public parameters; a circuit has none",
+                    ));
+                }
+                let values = runnable.gather_owned(inputs, &run.owned_by(self.id), batch)?;
+                let rows = values.first().map(|(_, m)| m.rows()).or(batch);
+                (values, rows)
+            }
+        };
+        let batch = match given_batch {
+            Some(n) => Batch::Given(n),
+            None => Batch::Open,
         };
         let mut plan = PartyPlan::new(self.id, batch);
+        if let Some(interface) = &runnable.interface {
+            let (first, last) = program_run::hello_settings(interface);
+            plan = plan.with_hello_settings(first, last);
+        }
         for (i, m) in values {
             plan = plan.with_input(i, OwnValue::Rows(m));
         }
@@ -129,7 +157,7 @@ impl Party {
         let outputs = if report.outputs.is_empty() {
             crate::report::Outputs::new(py, Vec::new(), Vec::new(), Vec::new())?
         } else {
-            outputs(py, &runnable, report.outputs.clone())?
+            outputs(py, &runnable, &report.outputs, Some(self.id))?
         };
         Ok(RunResult::new(
             Py::new(py, outputs)?,

@@ -11,7 +11,10 @@ use std::collections::BTreeMap;
 /// order: `outputs[i]` or `outputs["name"]` is a numpy array, Boolean
 /// values as uint8 bits (instances × bits, bit j on the value's j-th
 /// wire), ring values as uint64 (instances × elements). `integers(key)`
-/// gives the same values as numbers.
+/// gives the same values as numbers. A compiled program's outputs are
+/// numbers already, typed by the program: shape (instances,) + the
+/// output's shape, bits as bool, unsigned as uint64, signed and ring
+/// integers as int64, fixed point as float64.
 #[pyclass(module = "huddle", frozen)]
 pub(crate) struct Outputs {
     names: Vec<String>,
@@ -38,6 +41,16 @@ impl Outputs {
             matrices,
             arrays,
         })
+    }
+
+    /// A program's outputs: typed arrays already (no codecs).
+    pub(crate) fn typed(names: Vec<String>, arrays: Vec<Py<PyAny>>) -> Outputs {
+        Outputs {
+            names,
+            codecs: Vec::new(),
+            matrices: Vec::new(),
+            arrays,
+        }
     }
 
     fn index(&self, key: &Bound<'_, PyAny>) -> PyResult<usize> {
@@ -85,7 +98,9 @@ impl Outputs {
     /// Output value `key` (index or name) as numbers: a Boolean value one
     /// integer per instance (bit j of it on wire j; uint64, or int64 if
     /// `signed`, up to 64 bits; wider: an object array of Python ints); a
-    /// ring value uint64 or (signed) int64, instances × elements.
+    /// ring value uint64 or (signed) int64, instances × elements. A
+    /// program's outputs are numbers already: the same array (`signed`
+    /// aside).
     #[pyo3(signature = (key, signed = false))]
     fn integers<'py>(
         &self,
@@ -94,7 +109,10 @@ impl Outputs {
         signed: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let i = self.index(key)?;
-        to_integers(py, &self.matrices[i], &self.codecs[i], signed)
+        match (self.matrices.get(i), self.codecs.get(i)) {
+            (Some(m), Some(codec)) => to_integers(py, m, codec, signed),
+            _ => Ok(self.arrays[i].bind(py).clone()),
+        }
     }
 
     fn __repr__(&self) -> String {

@@ -7,6 +7,7 @@
 
 use crate::errors::{input, local_error, run_error, InternalError};
 use crate::inputs::Runnable;
+use crate::program_run;
 use crate::report::{Outputs, Report, RunResult};
 use huddle_circuit::{BitMatrix, PlainEvaluator};
 use huddle_engine::error::RunError;
@@ -24,37 +25,50 @@ const POLL: Duration = Duration::from_millis(50);
 const INTERRUPTED: &str = "interrupted (KeyboardInterrupt in Python)";
 
 /// Runs every party of `protocol` ("trio", "mfi3", "quad", "bgw3", ...;
-/// `huddle.protocols()` lists them) in this process on `circuit`.
+/// `huddle.protocols()` lists them) in this process on `circuit`: a
+/// huddle.Circuit, or a huddle.Program (compiled on first use, once).
 ///
-/// inputs: a list with one value per input value of the circuit, in order;
-///   or a dict keyed by input value name, or by party (the values that
-///   party owns under this protocol: the value itself, or a list of them if
-///   it owns several). A Boolean value: integers (a scalar, or one per
-///   instance; bit j on wire j), `bytes` (big-endian, one instance) or a
-///   2-D 0/1 array (instances × bits). A ring value: integers, instances ×
-///   elements (1-D for a one-element value's instances); negative numbers as
-///   two's complement. A value given for one instance is used for all.
+/// inputs of a circuit: a list with one value per input value of the
+///   circuit, in order; or a dict keyed by input value name, or by party
+///   (the values that party owns under this protocol: the value itself, or
+///   a list of them if it owns several). A Boolean value: integers (a
+///   scalar, or one per instance; bit j on wire j), `bytes` (big-endian,
+///   one instance) or a 2-D 0/1 array (instances × bits). A ring value:
+///   integers, instances × elements (1-D for a one-element value's
+///   instances); negative numbers as two's complement. A value given for
+///   one instance is used for all.
+/// inputs of a program: {party: {name: array}}, {party: array} (a party
+///   with one input) or {name: array}; an array is one instance of the
+///   input's shape or instances × shape (numbers, lists or numpy); a
+///   variable-length input n <= max_rows rows, or a list of such, one per
+///   instance.
+/// publics (programs): {name: value} (every party gives the same copy) or
+///   {party: {name: value}} (each party its own).
 /// batch: instances (default: the most any input gives).
-/// parties: the party count (default: the protocol's own, else 3).
+/// parties: the party count (default: the protocol's own, else 3; a
+///   program's own).
 /// net: "lan", "wan", "aws3", "hetero4" or a .toml profile (emulated
 ///   latency and bandwidth of every link).
 /// threads: worker threads per party.
 /// links: "memory" (threads joined in memory), "tcp" or "tls" (loopback).
 /// split_roles: every party plays every role at once (the secret-sharing
 ///   protocols without a dealer; refused elsewhere).
-/// reveal_to: the one party that learns the outputs (default: every party).
+/// reveal_to: the one party that learns a circuit's outputs (default:
+///   every party); a program's go where its reveal() says.
 ///
-/// Returns a RunResult: `outputs` (see Outputs) and `report` (see Report).
-/// Raises a HuddleError subclass per exit-code category with the engine's
-/// message; Ctrl-C stops every party and raises KeyboardInterrupt.
+/// Returns a RunResult: `outputs` (see Outputs; a program's by name as
+/// typed numpy arrays) and `report` (see Report). Raises a HuddleError
+/// subclass per exit-code category with the engine's message; Ctrl-C stops
+/// every party and raises KeyboardInterrupt.
 #[pyfunction]
-#[pyo3(signature = (circuit, protocol, inputs, batch = None, parties = None, net = "lan", threads = 1, links = "memory", split_roles = false, reveal_to = None))]
+#[pyo3(signature = (circuit, protocol = "trio", inputs = None, publics = None, batch = None, parties = None, net = "lan", threads = 1, links = "memory", split_roles = false, reveal_to = None))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn run_local(
     py: Python<'_>,
     circuit: &Bound<'_, PyAny>,
     protocol: &str,
-    inputs: &Bound<'_, PyAny>,
+    inputs: Option<&Bound<'_, PyAny>>,
+    publics: Option<&Bound<'_, PyAny>>,
     batch: Option<usize>,
     parties: Option<usize>,
     net: &str,
@@ -64,6 +78,10 @@ pub(crate) fn run_local(
     reveal_to: Option<usize>,
 ) -> PyResult<RunResult> {
     let runnable = Runnable::extract(circuit)?;
+    let (parties, reveal_to) = match &runnable.interface {
+        Some(interface) => program_run::choices(interface, parties, reveal_to)?,
+        None => (parties, reveal_to),
+    };
     let choices = Choices {
         protocol,
         parties,
@@ -72,19 +90,41 @@ pub(crate) fn run_local(
         reveal_to,
     };
     let run = choices.build(py, &runnable)?;
-    let owner = |i: usize| run.owner(i);
-    let matrices = runnable.gather(inputs, Some(&owner), batch)?;
+    let matrices = match &runnable.interface {
+        Some(interface) => program_run::all_inputs(interface, inputs, publics, batch)?.0,
+        None => {
+            let owner = |i: usize| run.owner(i);
+            runnable.gather(&circuit_inputs(py, inputs, publics)?, Some(&owner), batch)?
+        }
+    };
     let net =
         local_net(links)?.with_profile(NetProfile::named(net).map_err(|e| input(e.to_string()))?);
     let parties = run.clone();
     let report = wait_for(py, &run, move || {
         parties.local(&matrices, &net).map_err(Failed::Local)
     })?;
-    let outputs = outputs(py, &runnable, report.outputs.clone())?;
+    let outputs = outputs(py, &runnable, &report.outputs, None)?;
     Ok(RunResult::new(
         Py::new(py, outputs)?,
         Py::new(py, Report(report))?,
     ))
+}
+
+/// A circuit's inputs (an empty list if none), refusing public parameters.
+pub(crate) fn circuit_inputs<'py>(
+    py: Python<'py>,
+    inputs: Option<&Bound<'py, PyAny>>,
+    publics: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if publics.is_some_and(|p| !p.is_none()) {
+        return Err(input(
+            "publics are a program's public parameters; a circuit has none",
+        ));
+    }
+    match inputs {
+        Some(given) => Ok(given.clone()),
+        None => Ok(pyo3::types::PyList::empty(py).into_any()),
+    }
 }
 
 /// What a caller chooses of a run beyond circuit and inputs.
@@ -116,35 +156,46 @@ impl Choices<'_> {
 
 /// The circuit's outputs in the clear (huddle's plaintext evaluator, the
 /// oracle every protocol is tested against). `inputs` as for run_local,
-/// as a list or keyed by name (owners depend on a protocol).
+/// for a circuit as a list or keyed by name (owners depend on a
+/// protocol); a program's and its `publics` as run_local takes them.
 #[pyfunction]
-#[pyo3(signature = (circuit, inputs, batch = None))]
+#[pyo3(signature = (circuit, inputs = None, publics = None, batch = None))]
 pub(crate) fn evaluate(
     py: Python<'_>,
     circuit: &Bound<'_, PyAny>,
-    inputs: &Bound<'_, PyAny>,
+    inputs: Option<&Bound<'_, PyAny>>,
+    publics: Option<&Bound<'_, PyAny>>,
     batch: Option<usize>,
 ) -> PyResult<Outputs> {
     let runnable = Runnable::extract(circuit)?;
-    let matrices = runnable.gather(inputs, None, batch)?;
+    let matrices = match &runnable.interface {
+        Some(interface) => program_run::all_inputs(interface, inputs, publics, batch)?.0,
+        None => runnable.gather(&circuit_inputs(py, inputs, publics)?, None, batch)?,
+    };
     let c = runnable.circuit.clone();
     let result = py.detach(move || PlainEvaluator::new(&c).evaluate(&matrices));
     let values = result.map_err(|e| input(e.to_string()))?;
-    outputs(py, &runnable, values)
+    outputs(py, &runnable, &values, None)
 }
 
+/// The outputs as Python gets them: a circuit's by its codecs, a
+/// program's typed by its interface (`party`: only those it learns).
 pub(crate) fn outputs(
     py: Python<'_>,
     runnable: &Runnable,
-    values: Vec<BitMatrix>,
+    values: &[BitMatrix],
+    party: Option<usize>,
 ) -> PyResult<Outputs> {
+    if let Some(interface) = &runnable.interface {
+        return program_run::outputs(py, interface, values, party);
+    }
     let names = runnable
         .circuit
         .outputs()
         .iter()
         .map(|v| v.name.clone())
         .collect();
-    Outputs::new(py, names, runnable.outputs.clone(), values)
+    Outputs::new(py, names, runnable.outputs.clone(), values.to_vec())
 }
 
 fn local_net(links: &str) -> PyResult<LocalNet> {

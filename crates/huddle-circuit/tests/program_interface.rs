@@ -137,6 +137,62 @@ fn given_inputs_are_checked() {
     assert_eq!(iface.input("t").and_then(|s| s.max_rows), Some(3));
 }
 
+#[test]
+fn each_instance_gives_its_own_rows() {
+    let mut p = Program::new(2).expect("program");
+    let t = p
+        .input_rows(1, Type::SInt(8), Shape::Scalar, 3, "t")
+        .expect("t");
+    let s = p.sum(&t.values).expect("sum");
+    p.reveal(&s, Receiver::All, "s").expect("reveal");
+    p.reveal(&t.valid, Receiver::All, "valid").expect("reveal");
+    let c = p.compile().expect("compiles");
+    let iface = c.interface();
+    let mut one = iface.party_inputs(1, 3);
+    let e = one
+        .set_rows_each("t", &Data::Ints(vec![1; 4]), &[1, 4, 0])
+        .expect_err("4 rows");
+    assert_eq!(
+        e.message,
+        "input \"t\" (i8 (3,)): 4 rows given, at most 3 allowed"
+    );
+    let e = one
+        .set_rows_each("t", &Data::Ints(vec![1; 2]), &[1, 1])
+        .expect_err("two counts for three instances");
+    assert_eq!(
+        e.message,
+        "input \"t\" (i8 (3,)): row counts of 2 instances given for 3"
+    );
+    let e = one
+        .set_rows_each("t", &Data::Ints(vec![1; 4]), &[2, 0, 3])
+        .expect_err("a number short");
+    assert_eq!(
+        e.message,
+        "input \"t\" (i8 (3,)): 4 numbers given for 5 elements of 3 instances"
+    );
+    one.set_rows_each("t", &Data::Ints(vec![5, -1, 7, 2, 3]), &[2, 0, 3])
+        .expect("rows");
+    let zero = iface
+        .party_inputs(0, 3)
+        .finish()
+        .expect("party 0 gives nothing");
+    let all = iface
+        .merge(vec![zero, one.finish().expect("complete")])
+        .expect("merged");
+    let out = PlainEvaluator::new(c.circuit())
+        .evaluate(&all)
+        .expect("evaluates");
+    assert_eq!(
+        iface.decode_output(0, &out[0]).expect("s"),
+        Data::Ints(vec![4, 0, 12])
+    );
+    let valid = [true, true, false, false, false, false, true, true, true];
+    assert_eq!(
+        iface.decode_output(1, &out[1]).expect("valid"),
+        Data::Bools(valid.to_vec())
+    );
+}
+
 /// A program with every kind of declaration, built from scratch.
 fn mixed(threshold_type: Type) -> CompiledProgram {
     let mut p = Program::new(3).expect("program");

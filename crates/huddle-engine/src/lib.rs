@@ -134,3 +134,20 @@ pub fn circuit_hash(circuit: &Circuit) -> [u8; 32] {
     let _ = huddle_circuit::write_canonical(circuit, &mut hasher);
     hasher.finalize().into()
 }
+
+/// SHA-256 of a compiled program held as circuit and interface: of both in
+/// their canonical form ([`huddle_circuit::program::write_canonical_parts`]),
+/// equal for the same program built in any process.
+pub fn program_hash(circuit: &Circuit, interface: &huddle_circuit::program::Interface) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    let _ = huddle_circuit::program::write_canonical_parts(circuit, interface, &mut hasher);
+    hasher.finalize().into()
+}
+
+/// SHA-256 of a program's interface (its JSON): what hosts running one
+/// circuit compare to know they read its values alike.
+pub fn interface_digest(interface: &huddle_circuit::program::Interface) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(interface.to_json().as_bytes()).into()
+}

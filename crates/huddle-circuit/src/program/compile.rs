@@ -16,8 +16,8 @@ use std::io::{self, Write};
 /// A program compiled to a circuit, with its interface.
 #[derive(Clone, Debug)]
 pub struct CompiledProgram {
-    circuit: Circuit,
-    interface: Interface,
+    pub(super) circuit: Circuit,
+    pub(super) interface: Interface,
 }
 
 impl Program {
@@ -132,7 +132,6 @@ impl CompiledProgram {
     /// program computes and how its numbers are read, so that two parties
     /// holding the same bytes run the same program.
     pub fn write_canonical(&self, out: &mut impl Write) -> io::Result<()> {
-        crate::write_canonical(&self.circuit, out)?;
-        out.write_all(self.interface.to_json().as_bytes())
+        super::parts::write_canonical_parts(&self.circuit, &self.interface, out)
     }
 }

@@ -93,33 +93,42 @@ fn get(row: &[u64], pos: usize, bits: u32) -> u64 {
     raw & (u64::MAX >> (64 - bits))
 }
 
-/// `data` (`batch` instances of `elements` numbers of `ty`, or fewer rows
-/// of them: `given` ≤ `elements` per instance, the rest zeros) as rows.
+/// `data` as rows: instance r gives `given[r]` ≤ `elements` numbers of
+/// `ty` (fewer for a variable-length input: its rows given, the rest
+/// zeros), instance after instance.
 fn encode(
     what: &str,
     ty: Type,
     elements: usize,
-    given: usize,
+    given: &[usize],
     data: &Data,
-    batch: usize,
 ) -> Result<BitMatrix> {
-    if data.len() != batch * given {
-        return shape_error(format!(
-            "{what}: {} numbers given for {batch} instance(s) of {given} elements",
-            data.len()
-        ));
+    let batch = given.len();
+    let total: usize = given.iter().sum();
+    if data.len() != total {
+        return shape_error(match given.first() {
+            Some(&g) if given.iter().all(|&n| n == g) => format!(
+                "{what}: {} numbers given for {batch} instance(s) of {g} elements",
+                data.len()
+            ),
+            _ => format!(
+                "{what}: {} numbers given for {total} elements of {batch} instances",
+                data.len()
+            ),
+        });
     }
     let b = ty.bits();
     let mut m = BitMatrix::zeros(batch, elements * b as usize);
-    for r in 0..batch {
+    let mut at = 0;
+    for (r, &n) in given.iter().enumerate() {
         let row = m.row_mut(r);
-        for e in 0..given {
-            let n = data.number(r * given + e);
-            let raw = ty.encode(n).or_else(|why| {
+        for e in 0..n {
+            let raw = ty.encode(data.number(at + e)).or_else(|why| {
                 value_error(format!("{what}: element {e} of instance {r}: {why}"))
             })?;
             put(row, e * b as usize, b, raw);
         }
+        at += n;
     }
     Ok(m)
 }
@@ -192,7 +201,8 @@ impl PartyInputs<'_> {
             let Some(&index) = p.values.get(self.party) else {
                 return usage_error(format!("{what}: party {} does not exist", self.party));
             };
-            let m = encode(&what, p.ty, p.shape.len(), p.shape.len(), data, self.batch)?;
+            let n = p.shape.len();
+            let m = encode(&what, p.ty, n, &vec![n; self.batch], data)?;
             return self.store(&what, index, m);
         }
         let spec = self.own_input(name)?;
@@ -203,7 +213,7 @@ impl PartyInputs<'_> {
             ));
         }
         let n = spec.shape.len();
-        let m = encode(&what, spec.ty, n, n, data, self.batch)?;
+        let m = encode(&what, spec.ty, n, &vec![n; self.batch], data)?;
         self.store(&what, spec.values[0], m)
     }
 
@@ -211,26 +221,34 @@ impl PartyInputs<'_> {
     /// maximum) per instance, `data` holding `batch` × `rows` × (row
     /// length) numbers; its validity bits say `rows`.
     pub fn set_rows(&mut self, name: &str, data: &Data, rows: usize) -> Result<()> {
+        self.set_rows_each(name, data, &vec![rows; self.batch])
+    }
+
+    /// Gives the variable-length input `name` with a row count per
+    /// instance: `rows[r]` rows (at most its maximum) for instance r,
+    /// `data` holding their numbers instance after instance.
+    pub fn set_rows_each(&mut self, name: &str, data: &Data, rows: &[usize]) -> Result<()> {
         let spec = self.own_input(name)?;
         let what = format!("input {name:?} ({} {})", spec.ty, spec.shape);
         let Some(max) = spec.max_rows else {
             return usage_error(format!("{what}: has a fixed length; give it with set"));
         };
-        if rows > max {
-            return value_error(format!("{what}: {rows} rows given, at most {max} allowed"));
+        if rows.len() != self.batch {
+            return shape_error(format!(
+                "{what}: row counts of {} instances given for {}",
+                rows.len(),
+                self.batch
+            ));
+        }
+        if let Some(&n) = rows.iter().find(|&&n| n > max) {
+            return value_error(format!("{what}: {n} rows given, at most {max} allowed"));
         }
         let per_row = spec.shape.len() / max;
-        let m = encode(
-            &what,
-            spec.ty,
-            max * per_row,
-            rows * per_row,
-            data,
-            self.batch,
-        )?;
+        let given: Vec<usize> = rows.iter().map(|n| n * per_row).collect();
+        let m = encode(&what, spec.ty, max * per_row, &given, data)?;
         let mut valid = BitMatrix::zeros(self.batch, max);
-        for r in 0..self.batch {
-            for i in 0..rows {
+        for (r, &n) in rows.iter().enumerate() {
+            for i in 0..n {
                 valid.set(r, i, true);
             }
         }

@@ -50,7 +50,8 @@
 //! The files: `types.rs` (types, shapes, numbers), `value.rs`, `error.rs`,
 //! `declare.rs` (the program: declarations, outputs), `bits.rs` and `ring.rs` (element
 //! circuits), `ops.rs` (elementwise operators), `reduce.rs`, `convert.rs`,
-//! `shape.rs`, `interface.rs`, `data.rs` (encoding), `compile.rs`.
+//! `shape.rs`, `interface.rs`, `data.rs` (encoding), `compile.rs`, `parts.rs`
+//! (a compiled program as circuit and interface apart).
 
 mod bits;
 mod compile;
@@ -60,6 +61,7 @@ mod declare;
 mod error;
 mod interface;
 mod ops;
+mod parts;
 mod reduce;
 mod ring;
 mod shape;
@@ -72,5 +74,6 @@ pub use declare::{Program, Rows, PUBLIC_OK};
 pub use error::{ErrorKind, ProgramError, Result};
 pub use interface::{InputSpec, Interface, OutputSpec, PublicSpec};
 pub use ops::{BinOp, CmpOp, UnOp};
+pub use parts::write_canonical_parts;
 pub use types::{Number, Shape, Type};
 pub use value::{Operand, Receiver, Value};

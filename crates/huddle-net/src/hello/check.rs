@@ -226,6 +226,11 @@ mod tests {
                 "the job files differ in `owners`: [1,0] here, [0,1] at party 2",
             ),
             (
+                vec![("program.interface", Program, Value::Text("1a2b".into()))],
+                vec![("program.interface", Program, Value::Text("3c4d".into()))],
+                "the programs differ in their interface: 1a2b here, 3c4d at party 2",
+            ),
+            (
                 vec![],
                 vec![("corrupt", Option, Value::Number(1))],
                 "party 2 runs with --corrupt 1, this party (0) without it",

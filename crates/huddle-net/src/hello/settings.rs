@@ -13,10 +13,13 @@ pub enum Form {
     Job,
     /// The number of lines of this party's input file.
     Lines,
+    /// A property of the program a library front end (the Python
+    /// package) built and runs; its name is `program.<property>`.
+    Program,
 }
 
 impl Form {
-    pub(super) const ALL: [Form; 3] = [Form::Option, Form::Job, Form::Lines];
+    pub(super) const ALL: [Form; 4] = [Form::Option, Form::Job, Form::Lines, Form::Program];
 }
 
 /// A setting's value.

@@ -8,7 +8,8 @@
 //! ```
 //!
 //! Value tags: 0 absent, 1 bool (one byte, 0 or 1), 2 number (`u64`),
-//! 3 text (str), 4 open, 5 least (`u64`). Forms: 0 option, 1 job, 2 lines.
+//! 3 text (str), 4 open, 5 least (`u64`). Forms: 0 option, 1 job, 2 lines,
+//! 3 program.
 //! Version 1 was the string hello, whose version byte was the digit `1`; a
 //! peer of another version is named with its version and nothing else is read.
 //! A setting's name is its wire name, chosen once where the setting is made;
@@ -275,7 +276,7 @@ mod tests {
             parties: u32,
             session in ".{0,40}",
             circuit: [u8; 32],
-            list in proptest::collection::vec(("[a-z.-]{1,12}", 0..3usize, value()), 0..12),
+            list in proptest::collection::vec(("[a-z.-]{1,12}", 0..Form::ALL.len(), value()), 0..12),
         ) {
             let mut s = Settings::new();
             for (name, form, v) in list {

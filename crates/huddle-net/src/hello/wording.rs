@@ -35,11 +35,16 @@ pub(super) fn user_name(name: &str, form: Form) -> String {
         Form::Option => format!("--{name}"),
         Form::Job => format!("`{}` in the job file", job_key(name)),
         Form::Lines => format!("the {name}"),
+        Form::Program => format!("the program's {}", program_property(name)),
     }
 }
 
 fn job_key(name: &str) -> &str {
     name.strip_prefix("job.").unwrap_or(name)
+}
+
+fn program_property(name: &str) -> &str {
+    name.strip_prefix("program.").unwrap_or(name)
 }
 
 /// A value as a message shows it (long ones cut).
@@ -91,6 +96,8 @@ fn source_says(name: &str, form: Form, v: &Value, again: bool) -> String {
         (Form::Option, _, true) => format!("is {}", shown(v)),
         (Form::Option, _, false) => format!("--{name} is {}", shown(v)),
         (Form::Job, _, false) => format!("job file has {} = {}", job_key(name), shown(v)),
+        (Form::Program, _, true) => format!("has {}", shown(v)),
+        (Form::Program, _, false) => format!("program has {} {}", program_property(name), shown(v)),
     }
 }
 
@@ -106,7 +113,7 @@ pub(super) fn describe(name: &str, a: (Party, (Form, Value)), b: (Party, (Form, 
             pb.subject(),
             with_option(name, &vb, true)
         ),
-        (Form::Job, Form::Job) => {
+        (Form::Job, Form::Job) | (Form::Program, Form::Program) => {
             let at = |p: Party| match p.us {
                 true => "here".to_string(),
                 false => format!("at party {}", p.id),
@@ -117,9 +124,12 @@ pub(super) fn describe(name: &str, a: (Party, (Form, Value)), b: (Party, (Form, 
             } else {
                 ((pa, va), (pb, vb))
             };
+            let what = match fa {
+                Form::Job => format!("the job files differ in `{}`", job_key(name)),
+                _ => format!("the programs differ in their {}", program_property(name)),
+            };
             format!(
-                "the job files differ in `{}`: {} {}, {} {}",
-                job_key(name),
+                "{what}: {} {}, {} {}",
                 shown(&v1),
                 at(p1),
                 shown(&v2),
