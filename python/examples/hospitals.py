@@ -20,7 +20,7 @@ import huddle
 DATA = pathlib.Path(__file__).parent / "data"
 HOSPITALS = ["st_agnes", "riverside", "north_valley"]  # parties 0, 1, 2
 MAX_ROWS = 64
-FRACTION = 4  # the mean in units of 1/16 year
+FRACTION = 10  # the mean is rounded down to a multiple of 2^-10
 
 
 def divide(n, d, bits):
@@ -68,7 +68,7 @@ def main():
 
     everyone = [a for rows in ages.values() for a in rows]
     print(f"patients per hospital (each known only to its hospital): {[len(r) for r in ages.values()]}")
-    print(f"mean age: {mean:.4f} (plaintext {sum(everyone) / len(everyone):.4f})")
+    print(f"mean age: {mean:.4f} (plaintext {sum(everyone) / len(everyone):.4f}, rounded down to 2^-{FRACTION})")
     print(f"max age: {oldest}")
     assert mean == (sum(everyone) << FRACTION) // len(everyone) / 2**FRACTION
     assert oldest == max(everyone)
