@@ -105,13 +105,13 @@ def shift_amounts(kind):
 
 
 def literal(kind):
-    """A public literal in the type's range, away from 0 and 1."""
+    """A public literal in the type's range, away from 0 and 1 where the width allows."""
     return kind.lo // 3 if kind.signed else (kind.hi * 2) // 3
 
 
 # name -> (how the program computes it, what Python says), for two operands a, b
 # and a bit c; `k` is the Kind. The reference sees values as the type reads them.
-BINARY = {
+ELEMENTWISE = {
     "add": (lambda a, b, c, k: a + b, lambda a, b, c, k: k.wrap(a + b)),
     "sub": (lambda a, b, c, k: a - b, lambda a, b, c, k: k.wrap(a - b)),
     "mul": (lambda a, b, c, k: a * b, lambda a, b, c, k: k.wrap(a * b)),
@@ -151,7 +151,7 @@ NOT = {"not": (lambda a, b, c, k: ~a, lambda a, b, c, k: k.wrap(~a))}
 
 
 def operator_table(kind):
-    table = dict(BINARY)
+    table = dict(ELEMENTWISE)
     table.update(NOT)
     if not kind.ring:
         table.update(BITWISE)
