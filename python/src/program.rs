@@ -81,7 +81,7 @@ impl Program {
     }
 
     /// Whether the program is compiled (it cannot grow any more).
-    #[getter]
+    #[getter(is_compiled)]
     fn compiled_already(&self) -> bool {
         self.status() != "building"
     }

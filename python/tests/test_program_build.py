@@ -182,7 +182,8 @@ def test_build_errors_name_the_mistake():
         with pytest.raises(huddle.ProgramError, match="belongs to another program"):
             u + other
         huddle.reveal(u + 1)
-    assert prog.compile().is_program
+    assert not prog.is_compiled
+    assert prog.compile().is_program and prog.is_compiled
     with pytest.raises(huddle.ProgramError) as e:
         prog.compile()
     assert "compiled already" in str(e.value)
