@@ -164,6 +164,7 @@ pub(crate) fn program_error(py: Python<'_>, error: &BuildError) -> PyErr {
         ErrorKind::Ring => "ring",
         ErrorKind::Value => "value",
         ErrorKind::Usage => "usage",
+        ErrorKind::Entropy => "entropy",
     };
     match program_error_type(py) {
         Ok(class) => {

@@ -8,7 +8,7 @@
 use crate::errors::input;
 use crate::program_data::{fixed, rows, to_numpy, Given};
 use crate::report::Outputs;
-use huddle_circuit::program::{Interface, Pads, ProgramError};
+use huddle_circuit::program::{ErrorKind, Interface, Pads, ProgramError};
 use huddle_circuit::BitMatrix;
 use huddle_net::{Form, Settings, Value as Setting};
 use pyo3::prelude::*;
@@ -35,8 +35,13 @@ pub(crate) struct OwnInputs {
     pub(crate) pads: Option<Pads>,
 }
 
+/// A program layer's refusal of given values: an InputError; the one
+/// failure that is not the caller's (no randomness for the pads) is not.
 fn program_input(e: ProgramError) -> PyErr {
-    input(e.message)
+    match e.kind {
+        ErrorKind::Entropy => crate::errors::InternalError::new_err(e.message),
+        _ => input(e.message),
+    }
 }
 
 /// The party count and the receiver of a run of the program: its own. A

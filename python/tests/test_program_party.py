@@ -16,15 +16,16 @@ PARTY = textwrap.dedent(
     import json, sys
     import huddle
     config, me, to, variant = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-    to = "all" if to == "all" else int(to)
+    # "mixed": the sum to party 0, the comparison to party 2.
+    to_sum, to_big = {"all": ("all", "all"), "mixed": (0, 2)}.get(to) or (int(to), int(to))
     b_name = "b" if variant == "same" else "renamed"
     prog = huddle.Program(parties=3)
     with prog:
         a = huddle.input(0, huddle.u16, (3,), name="a")
         b = huddle.input(1, huddle.u16, (3,), name=b_name)
         t = huddle.public("t", huddle.u16)
-        huddle.reveal(a + b, to=to, name="sum")
-        huddle.reveal(huddle.sum(a * b) > t, to=to, name="big")
+        huddle.reveal(a + b, to=to_sum, name="sum")
+        huddle.reveal(huddle.sum(a * b) > t, to=to_big, name="big")
     inputs = {0: {"a": [1, 2, 3]}, 1: [10, 20, 30], 2: None}[me]
     try:
         result = huddle.Party(config, me, setup_timeout=30).run(
@@ -65,6 +66,17 @@ def test_three_processes_run_a_program_and_each_gets_what_it_learns(tmp_path, to
     for me, result in enumerate(results):
         learns = to == "all" or int(to) == me
         assert result == {"outputs": WANT if learns else {}, "party": me}, result
+
+
+def test_outputs_for_different_parties_reach_only_their_receivers(tmp_path):
+    # Every party sees the sum and the comparison masked; only the
+    # receiver's pads remove the mask, and whether the publics agreed
+    # reaches every party.
+    results = run_three(parties_file(tmp_path), "mixed", ["same"] * 3)
+    ok = {"public_ok": [True]}
+    assert results[0] == {"outputs": {"sum": WANT["sum"], **ok}, "party": 0}, results
+    assert results[1] == {"outputs": ok, "party": 1}, results
+    assert results[2] == {"outputs": {"big": WANT["big"], **ok}, "party": 2}, results
 
 
 def test_hosts_with_another_interface_stop_at_connect(tmp_path):

@@ -224,16 +224,24 @@ def test_outputs_to_one_party_and_program_run_errors():
         huddle.run_local(huddle.gen.adder(4), "trio", [1, 2], publics={"t": 1})
 
 
-def test_outputs_to_different_receivers_are_refused_for_now():
+def test_outputs_to_different_receivers_run_in_one_run():
     prog = huddle.Program(parties=3)
     with prog:
         x = huddle.input(0, huddle.u8, name="x")
+        y = huddle.input(1, huddle.ring(32), name="y")
         huddle.reveal(x, to=1, name="one")
-        huddle.reveal(x, to=2, name="two")
-    with pytest.raises(huddle.InputError, match="different receivers"):
-        huddle.run_local(prog, "trio", {0: 1})
-    # The evaluator holds every output.
-    assert huddle.evaluate(prog, {0: 7})["two"].tolist() == [7]
+        huddle.reveal(y * 3, to=2, name="two")
+        huddle.reveal(x ^ 1, name="everyone")
+    # One pad input per output for a single party, owned by its receiver.
+    masks = [o.get("mask") for o in prog.compile().interface["outputs"]]
+    assert [m is not None for m in masks] == [True, True, False]
+    for protocol in ["trio", "replicated", "mfi3"]:
+        result = huddle.run_local(prog, protocol, {0: [7, 200], 1: [5, -4]})
+        assert result["one"].tolist() == [7, 200], protocol
+        assert result["two"].tolist() == [15, -12], protocol
+        assert result["everyone"].tolist() == [6, 201], protocol
+    # The evaluator holds every party, so every output.
+    assert huddle.evaluate(prog, {0: 7, 1: 5})["two"].tolist() == [15]
 
 
 def test_a_program_is_compiled_once_for_its_runs():

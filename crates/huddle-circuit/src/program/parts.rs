@@ -26,7 +26,8 @@ impl CompiledProgram {
 
 impl Interface {
     /// Whether the interface fits `circuit`: its ring, every input value's
-    /// owner, domain and width, every output's, and the parties.
+    /// (inputs, public copies, output pads) owner, domain and width, every
+    /// output's, and the parties.
     pub fn check_circuit(&self, circuit: &Circuit) -> Result<()> {
         let unfit =
             |why: String| value_error(format!("the interface does not fit the circuit: {why}"));
@@ -100,8 +101,20 @@ impl Interface {
                 claim(&what, v, party, public.ty, public.shape)?;
             }
         }
+        // A masked output's one-time pad: its receiver's, of its type and shape.
+        for output in &self.outputs {
+            if let Some(pad) = output.mask {
+                let what = format!("the pad of output {:?}", output.name);
+                let Receiver::Party(p) = output.to else {
+                    return unfit(format!("{what}: the output goes to every party"));
+                };
+                claim(&what, pad, p, output.ty, output.shape)?;
+            }
+        }
         if seen.len() != values.len() {
-            return unfit("some input values are neither inputs nor public parameters".into());
+            return unfit(
+                "some input values are neither inputs, public parameters nor pads".into(),
+            );
         }
         let outputs = circuit.outputs();
         if self.outputs.len() != outputs.len() {
