@@ -9,6 +9,7 @@ mod bench;
 mod bench_compare;
 mod bench_fixed;
 mod bench_garble;
+mod bench_library;
 mod bench_net;
 mod bench_protocols;
 mod bench_soak;
