@@ -5,9 +5,7 @@
 //! Only the call is timed: building the circuit and the inputs, and checking
 //! the outputs, are not.
 
-use huddle_circuit::builder::Builder;
-use huddle_circuit::{gen, BitMatrix, Circuit, Op};
-use huddle_core::RingWidth;
+use huddle_circuit::{gen, read_circuit, BitMatrix, Circuit};
 use huddle_engine::{LocalNet, Protocol, Run, RunOptions};
 use serde_json::json;
 use std::time::Instant;
@@ -19,14 +17,19 @@ pub enum Case {
     /// AES-128 with its key schedule (`huddle.gen.aes128()`), the FIPS-197
     /// key and plaintext on every instance.
     Aes128,
-    /// One product in Z_2^64 per instance: x_i = (i + 1)·X, y_i = (i + 1)·Y
-    /// (mod 2^64; X, Y the constants below), as overhead.py computes them.
+    /// One product in Z_2^64 per instance ([`MUL64`]): x_i = (i + 1)·X,
+    /// y_i = (i + 1)·Y (mod 2^64; X, Y the constants below), as
+    /// overhead.py computes them.
     Mul64,
 }
 
 /// The odd constants of the products' inputs.
 const X: u64 = 0x9E37_79B9_7F4A_7C15;
 const Y: u64 = 0xD1B5_4A32_D192_ED03;
+
+/// One product in Z_2^64 (docs/circuit-format.md), the text overhead.py
+/// loads too.
+const MUL64: &str = "ring 64\n1 3\n2 1r 1r\n1 1r\n\n2 1 0 1 2 MUL\n";
 
 const FIPS_KEY: &str = "000102030405060708090a0b0c0d0e0f";
 const FIPS_PLAINTEXT: &str = "00112233445566778899aabbccddeeff";
@@ -99,11 +102,7 @@ fn workload(case: Case, batch: usize) -> Result<(Circuit, Vec<BitMatrix>), Strin
             Ok((circuit, inputs))
         }
         Case::Mul64 => {
-            let mut b = Builder::arithmetic(RingWidth::W64, 2);
-            let x = b.ring_input("x", 1);
-            let y = b.ring_input("y", 1);
-            let product = b.ring_op(Op::Mul, &[x[0], y[0]]);
-            b.ring_output("product", vec![product]);
+            let circuit = read_circuit(MUL64.as_bytes()).map_err(|e| e.to_string())?;
             let inputs = [X, Y]
                 .iter()
                 .map(|&c| {
@@ -111,7 +110,7 @@ fn workload(case: Case, batch: usize) -> Result<(Circuit, Vec<BitMatrix>), Strin
                     BitMatrix::from_row_words(batch, 64, words).ok_or("a matrix of the wrong size")
                 })
                 .collect::<Result<_, _>>()?;
-            Ok((b.finish(), inputs))
+            Ok((circuit, inputs))
         }
     }
 }
