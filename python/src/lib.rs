@@ -7,6 +7,7 @@ mod circuit;
 mod errors;
 mod gen;
 mod inputs;
+mod pack;
 mod party;
 mod report;
 mod run;

@@ -120,7 +120,7 @@ impl Party {
             plan = plan.with_input(i, OwnValue::Rows(m));
         }
         let (party, config, links) = (run.clone(), self.config.clone(), self.links.clone());
-        let report = wait_for(py, &run, move || {
+        let mut report = wait_for(py, &run, move || {
             let mut net = party
                 .connect(&config, &plan, &links)
                 .map_err(Failed::Party)?;
@@ -129,7 +129,7 @@ impl Party {
         let outputs = if report.outputs.is_empty() {
             crate::report::Outputs::new(py, Vec::new(), Vec::new(), Vec::new())?
         } else {
-            outputs(py, &runnable, report.outputs.clone())?
+            outputs(py, &runnable, std::mem::take(&mut report.outputs))?
         };
         Ok(RunResult::new(
             Py::new(py, outputs)?,

@@ -77,10 +77,11 @@ pub(crate) fn run_local(
     let net =
         local_net(links)?.with_profile(NetProfile::named(net).map_err(|e| input(e.to_string()))?);
     let parties = run.clone();
-    let report = wait_for(py, &run, move || {
+    let mut report = wait_for(py, &run, move || {
         parties.local(&matrices, &net).map_err(Failed::Local)
     })?;
-    let outputs = outputs(py, &runnable, report.outputs.clone())?;
+    // The values move to Outputs (the report's copy is not read again).
+    let outputs = outputs(py, &runnable, std::mem::take(&mut report.outputs))?;
     Ok(RunResult::new(
         Py::new(py, outputs)?,
         Py::new(py, Report(report))?,
