@@ -1,7 +1,8 @@
 """What the Python layer adds to a run: `huddle.run_local` on numpy arrays
 (conversion in and out included) against one `Run::local` call of the Rust
 library API on the same circuit and values in memory (`huddle bench
-library`, a subprocess), in alternation, medians; and the seconds of
+library`, a subprocess; it checks the circuit hash), in alternation, each
+side after an untimed run, medians; and the seconds of
 building a 10^6-gate program from scalar Python code, where this build has
 `huddle.Program`.
 
@@ -151,12 +152,15 @@ def main():
 
     print(f"huddle Python overhead: {args.batch} instances, trio, links in memory, 1 thread per party")
     print(f"{cpu()}; {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"{args.rounds} rounds, the two sides alternating (order swapped every round); medians")
+    print(f"{args.rounds} rounds after one untimed run of each side, alternating "
+          "(order swapped every round); medians")
     print(f"{'case':8} {'run_local s':>12} {'Run::local s':>13} {'ratio':>7}   rounds (python / rust)")
     for case in cases:
         if case not in CASES:
             continue
         circuit, inputs, check = CASES[case](args.batch)
+        # Untimed, as `huddle bench library` warms up before its timed call.
+        time_python(circuit, inputs, check)
         py, rs = [], []
         for r in range(args.rounds):
             sides = [

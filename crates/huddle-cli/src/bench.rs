@@ -230,6 +230,9 @@ pub enum BenchCommand {
         /// Calls timed (each printed, and their median).
         #[arg(long, default_value_t = 1)]
         repeat: usize,
+        /// Untimed calls first.
+        #[arg(long, default_value_t = 1)]
+        warmup: usize,
         /// Worker threads (lanes) per party.
         #[arg(long, default_value_t = 1)]
         threads: usize,
@@ -435,6 +438,7 @@ fn measure(cmd: BenchCommand) -> Result<(), String> {
             batch,
             protocol,
             repeat,
+            warmup,
             threads,
             json,
         } => crate::bench_library::run(crate::bench_library::Setup {
@@ -442,6 +446,7 @@ fn measure(cmd: BenchCommand) -> Result<(), String> {
             protocol: huddle_engine::Protocol::parse(&protocol).map_err(|e| e.to_string())?,
             batch: batch.max(1),
             repeat: repeat.max(1),
+            warmup,
             threads: threads.max(1),
             json,
         }),

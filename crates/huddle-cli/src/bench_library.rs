@@ -2,8 +2,10 @@
 //! library API on inputs already in memory, for the workloads the Python
 //! package's overhead is measured on (python/benches/overhead.py runs this
 //! in alternation with `huddle.run_local` on the same circuit and values).
-//! Only the call is timed: building the circuit and the inputs, and checking
-//! the outputs, are not.
+//! Only the call is timed: building the circuit and the inputs, checking
+//! the outputs and the untimed warm-up calls before (a fresh process pays
+//! page faults and allocator growth a long-running caller has behind it)
+//! are not.
 
 use huddle_circuit::{gen, read_circuit, BitMatrix, Circuit};
 use huddle_engine::{LocalNet, Protocol, Run, RunOptions};
@@ -40,6 +42,7 @@ pub struct Setup {
     pub protocol: Protocol,
     pub batch: usize,
     pub repeat: usize,
+    pub warmup: usize,
     pub threads: usize,
     pub json: bool,
 }
@@ -56,6 +59,9 @@ pub fn run(s: Setup) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     let net = LocalNet::memory();
+    for _ in 0..s.warmup {
+        run.local(&inputs, &net).map_err(|e| e.to_string())?;
+    }
     let mut seconds = Vec::with_capacity(s.repeat);
     for _ in 0..s.repeat {
         let start = Instant::now();
@@ -72,6 +78,7 @@ pub fn run(s: Setup) -> Result<(), String> {
                 "protocol": s.protocol.name(),
                 "batch": s.batch,
                 "threads": s.threads,
+                "warmup": s.warmup,
                 "circuit_hash": hash,
                 "seconds": seconds,
                 "median_seconds": median,
