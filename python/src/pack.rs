@@ -8,6 +8,8 @@ use huddle_circuit::BitMatrix;
 /// The elements of a numpy integer or bool buffer, widened for the range
 /// checks.
 pub(crate) trait Int: Copy + Send + Sync + std::fmt::Display {
+    /// The type's range, widened.
+    const RANGE: (i128, i128);
     fn wide(self) -> i128;
     /// The buffer as bytes, where an element is one byte of its value (the
     /// fast path of bits given as uint8 or bool).
@@ -20,6 +22,7 @@ pub(crate) trait Int: Copy + Send + Sync + std::fmt::Display {
 macro_rules! int {
     ($($t:ty),*) => {$(
         impl Int for $t {
+            const RANGE: (i128, i128) = (<$t>::MIN as i128, <$t>::MAX as i128);
             fn wide(self) -> i128 {
                 i128::from(self)
             }
@@ -29,6 +32,7 @@ macro_rules! int {
 int!(u16, u32, u64, i8, i16, i32, i64);
 
 impl Int for u8 {
+    const RANGE: (i128, i128) = (0, 255);
     fn wide(self) -> i128 {
         i128::from(self)
     }
@@ -110,6 +114,10 @@ fn bits_of_bytes(bytes: &[u8], row: &mut [u64]) -> Result<(), Refused> {
 pub(crate) fn words<T: Int>(values: &[T], bits: usize) -> Result<Vec<u64>, Refused> {
     let (low, high) = (-(1i128 << (bits - 1)), 1i128 << bits);
     let mask = u64::MAX >> (64 - bits);
+    if T::RANGE.0 >= low && T::RANGE.1 < high {
+        // Every value of the type fits: no check (a copy for 64 bits).
+        return Ok(values.iter().map(|v| v.wide() as u64 & mask).collect());
+    }
     values
         .iter()
         .map(|v| match v.wide() {
