@@ -151,7 +151,7 @@ impl Party {
             plan = plan.with_input(i, OwnValue::Rows(m));
         }
         let (party, config, links) = (run.clone(), self.config.clone(), self.links.clone());
-        let report = wait_for(py, &run, move || {
+        let mut report = wait_for(py, &run, move || {
             let mut net = party
                 .connect(&config, &plan, &links)
                 .map_err(Failed::Party)?;
@@ -168,7 +168,7 @@ impl Party {
             None if report.outputs.is_empty() => {
                 crate::report::Outputs::new(py, Vec::new(), Vec::new(), Vec::new())?
             }
-            None => outputs(py, &runnable, &report.outputs, None)?,
+            None => outputs(py, &runnable, std::mem::take(&mut report.outputs), None)?,
         };
         Ok(RunResult::new(
             Py::new(py, outputs)?,

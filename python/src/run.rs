@@ -105,10 +105,11 @@ pub(crate) fn run_local(
     let net =
         local_net(links)?.with_profile(NetProfile::named(net).map_err(|e| input(e.to_string()))?);
     let parties = run.clone();
-    let report = wait_for(py, &run, move || {
+    let mut report = wait_for(py, &run, move || {
         parties.local(&matrices, &net).map_err(Failed::Local)
     })?;
-    let outputs = outputs(py, &runnable, &report.outputs, pads)?;
+    // The values move to Outputs (the report's copy is not read again).
+    let outputs = outputs(py, &runnable, std::mem::take(&mut report.outputs), pads)?;
     Ok(RunResult::new(
         Py::new(py, outputs)?,
         Py::new(py, Report(report))?,
@@ -186,7 +187,7 @@ pub(crate) fn evaluate(
     let c = runnable.circuit.clone();
     let result = py.detach(move || PlainEvaluator::new(&c).evaluate(&matrices));
     let values = result.map_err(|e| input(e.to_string()))?;
-    outputs(py, &runnable, &values, pads)
+    outputs(py, &runnable, values, pads)
 }
 
 /// The outputs as Python gets them: a circuit's by its codecs, a
@@ -194,12 +195,12 @@ pub(crate) fn evaluate(
 pub(crate) fn outputs(
     py: Python<'_>,
     runnable: &Runnable,
-    values: &[BitMatrix],
+    values: Vec<BitMatrix>,
     pads: Option<Pads>,
 ) -> PyResult<Outputs> {
     if let Some(interface) = &runnable.interface {
         let pads = pads.ok_or_else(|| InternalError::new_err("a program's outputs need its pads"))?;
-        return program_run::outputs(py, interface, values, pads);
+        return program_run::outputs(py, interface, &values, pads);
     }
     let names = runnable
         .circuit
@@ -207,7 +208,7 @@ pub(crate) fn outputs(
         .iter()
         .map(|v| v.name.clone())
         .collect();
-    Outputs::new(py, names, runnable.outputs.clone(), values.to_vec())
+    Outputs::new(py, names, runnable.outputs.clone(), values)
 }
 
 fn local_net(links: &str) -> PyResult<LocalNet> {

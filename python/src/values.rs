@@ -12,11 +12,15 @@
 //! Returned: Boolean values as uint8 bits, instances × bits; ring values as
 //! uint64, instances × elements.
 
-use crate::errors::input;
+use crate::errors::{input, InternalError};
+use crate::pack::{self, Int, Refused};
 use huddle_circuit::{BitMatrix, Circuit, Domain};
 use num_bigint::BigInt;
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArrayDyn, PyArrayMethods};
+use numpy::{
+    Element, IntoPyArray, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt};
 
@@ -57,15 +61,12 @@ impl Codec {
             Codec::Ring { elems, .. } => *elems,
         }
     }
-
-    /// Bits of one instance.
-    fn row_bits(&self) -> usize {
-        self.element_bits() * self.elements()
-    }
 }
 
 /// Python's value `obj` for a value with codec `codec`, called `what` in
-/// errors, as a matrix with a row per instance given.
+/// errors, as a matrix with a row per instance given. A numpy array of a
+/// machine integer or bool dtype is read in one pass over its buffer with
+/// the GIL released; only object arrays (Python ints) go item by item.
 pub(crate) fn to_matrix(obj: &Bound<'_, PyAny>, codec: &Codec, what: &str) -> PyResult<BitMatrix> {
     let py = obj.py();
     if let Ok(bytes) = obj.cast::<PyBytes>() {
@@ -74,46 +75,124 @@ pub(crate) fn to_matrix(obj: &Bound<'_, PyAny>, codec: &Codec, what: &str) -> Py
         let value = int_type.call_method1("from_bytes", (bytes, "big"))?;
         return to_matrix(&value, codec, what);
     }
-    let numpy = py.import("numpy")?;
-    let array = numpy.call_method1("asarray", (obj,))?;
-    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
-    let ndim: usize = array.getattr("ndim")?.extract()?;
-    let shape: Vec<usize> = array.getattr("shape")?.extract()?;
-    match (codec, kind.as_str(), ndim) {
+    let array = match obj.cast::<PyUntypedArray>() {
+        Ok(array) => array.clone(),
+        Err(_) => py
+            .import("numpy")?
+            .call_method1("asarray", (obj,))?
+            .cast_into::<PyUntypedArray>()?,
+    };
+    let kind = array.dtype().kind();
+    let shape = array.shape().to_vec();
+    let k = codec.element_bits();
+    let job = match (codec, kind, shape.len()) {
         // Bits: a matrix of 0/1, or one instance's bools.
-        (Codec::Bits { .. }, "b" | "i" | "u", 2) | (Codec::Bits { .. }, "b", 1) => {
-            let (rows, cols) = if ndim == 2 {
-                (shape[0], shape[1])
-            } else {
-                (1, shape[0])
+        (Codec::Bits { .. }, b'b' | b'i' | b'u', 2) | (Codec::Bits { .. }, b'b', 1) => {
+            let (rows, cols) = match shape[..] {
+                [rows, cols] => (rows, cols),
+                _ => (1, shape[0]),
             };
-            let bits = numpy.call_method1("ascontiguousarray", (array, "uint8"))?;
-            bits_matrix(&bits.cast_into::<PyArrayDyn<u8>>()?, rows, cols, what)
+            Job::Bits { rows, cols }
         }
-        (_, "b" | "i" | "u", 0 | 1) if codec.element_bits() > 64 => {
-            // Wider than a machine word: as Python ints, sign-extended.
-            let objects = array.call_method1("astype", ("object",))?;
-            to_matrix(&objects, codec, what)
-        }
-        (_, "b" | "i" | "u", 0 | 1) | (Codec::Ring { .. }, "b" | "i" | "u", 2) => {
+        (_, b'b' | b'i' | b'u', 0 | 1) | (Codec::Ring { .. }, b'b' | b'i' | b'u', 2) => {
             let (rows, elems) = instances(codec, &shape, what)?;
-            let words = machine_integers(&numpy, &array, &kind, codec.element_bits(), what)?;
-            Ok(pack(&words, rows, elems, codec))
+            Job::Integers { rows, elems, k }
         }
-        (_, "O", 0 | 1) => {
+        (_, b'O', 0 | 1) => {
             let (rows, elems) = instances(codec, &shape, what)?;
-            let flat = array.call_method0("ravel")?;
-            let mut words = Vec::with_capacity(rows * elems);
-            for item in flat.try_iter()? {
-                words.push(wide_integer(&item?, codec.element_bits(), what)?);
+            return python_integers(&array, rows, elems, k, what);
+        }
+        _ => {
+            return Err(input(format!(
+                "{what}: expected integers or bits (0/1), got an array of dtype {} and shape {shape:?}",
+                array.dtype().str()?
+            )))
+        }
+    };
+    let refused = |r: Refused| match r {
+        Refused::NotABit(b) => input(format!("{what}: bits must be 0 or 1, got {b}")),
+        Refused::TooWide(v) => input(format!("{what}: {v} does not fit in {k} bits")),
+    };
+    read_buffer(&array, kind, &job)?
+        .map_err(refused)?
+        .ok_or_else(|| InternalError::new_err(format!("{what}: a matrix of the wrong size")))
+}
+
+/// What is made of a numpy buffer: a matrix of its 0/1 bits, `rows` ×
+/// `cols`; or of its integers, `rows` × `elems` elements of `k` bits.
+enum Job {
+    Bits { rows: usize, cols: usize },
+    Integers { rows: usize, elems: usize, k: usize },
+}
+
+impl Job {
+    fn run<T: Int>(&self, values: &[T]) -> Result<Option<BitMatrix>, Refused> {
+        match *self {
+            Job::Bits { rows, cols } => pack::bits(values, rows, cols).map(Some),
+            Job::Integers { rows, elems, k } if k > 64 => {
+                Ok(pack::rows(pack::wide_words(values, k), rows, elems, k))
             }
-            Ok(pack_wide(&words, rows, elems, codec))
+            Job::Integers { rows, elems, k } => {
+                Ok(pack::rows(pack::words(values, k)?, rows, elems, k))
+            }
         }
-        _ => Err(input(format!(
-            "{what}: expected integers or bits (0/1), got an array of dtype {} and shape {shape:?}",
-            array.getattr("dtype")?.str()?
-        ))),
     }
+}
+
+/// `job` done on `array`'s buffer (dtype kind `kind`: b, i or u) with the
+/// GIL released. Buffers that are not C-contiguous, aligned and of native
+/// byte order are first copied into one by numpy.
+fn read_buffer(
+    array: &Bound<'_, PyUntypedArray>,
+    kind: u8,
+    job: &Job,
+) -> PyResult<Result<Option<BitMatrix>, Refused>> {
+    if kind == b'b' {
+        // numpy bools are bytes of 0/1: read as such (any other byte is
+        // refused like a bit given as 2).
+        let bytes = array.call_method1("view", ("uint8",))?.cast_into()?;
+        return read_buffer(&bytes, b'u', job);
+    }
+    if let Some(done) = run_on::<u8>(array, job)
+        .or_else(|| run_on::<i8>(array, job))
+        .or_else(|| run_on::<u16>(array, job))
+        .or_else(|| run_on::<i16>(array, job))
+        .or_else(|| run_on::<u32>(array, job))
+        .or_else(|| run_on::<i32>(array, job))
+        .or_else(|| run_on::<u64>(array, job))
+        .or_else(|| run_on::<i64>(array, job))
+    {
+        return Ok(done);
+    }
+    // A layout or byte order the typed views refuse: numpy copies it into
+    // a native, C-contiguous buffer of the widest integers of its kind.
+    let native = if kind == b'i' { "int64" } else { "uint64" };
+    let numpy = array.py().import("numpy")?;
+    let copy = numpy
+        .call_method1("ascontiguousarray", (array, native))?
+        .cast_into::<PyUntypedArray>()?;
+    let done = run_on::<i64>(&copy, job).or_else(|| run_on::<u64>(&copy, job));
+    done.ok_or_else(|| {
+        InternalError::new_err(format!(
+            "numpy gave no {native} buffer for an array of dtype {}",
+            array.dtype()
+        ))
+    })
+}
+
+/// `job` on `array`'s buffer if its elements are `T`s, C-contiguous and
+/// aligned; else None.
+fn run_on<T: Int + Element>(
+    array: &Bound<'_, PyUntypedArray>,
+    job: &Job,
+) -> Option<Result<Option<BitMatrix>, Refused>> {
+    let typed = array.cast::<PyArrayDyn<T>>().ok()?;
+    if !typed.is_c_contiguous() {
+        return None;
+    }
+    let view = typed.try_readonly().ok()?;
+    let values = view.as_slice().ok()?;
+    Some(array.py().detach(|| job.run(values)))
 }
 
 /// Instances and elements of integers of `shape` (see the module doc).
@@ -135,51 +214,21 @@ fn instances(codec: &Codec, shape: &[usize], what: &str) -> PyResult<(usize, usi
     Ok((rows, elems))
 }
 
-/// Integers of a numpy integer array as words below 2^`bits` (at most 64
-/// bits; wider Boolean values come as Python ints or bits).
-fn machine_integers(
-    numpy: &Bound<'_, PyModule>,
-    array: &Bound<'_, PyAny>,
-    kind: &str,
-    bits: usize,
+/// The Python ints of an object array, each as `k.div_ceil(64)` words.
+fn python_integers(
+    array: &Bound<'_, PyUntypedArray>,
+    rows: usize,
+    elems: usize,
+    k: usize,
     what: &str,
-) -> PyResult<Vec<u64>> {
-    let flat = numpy.call_method1("ravel", (array,))?;
-    let mask = if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    let too_wide =
-        |v: &dyn std::fmt::Display| input(format!("{what}: {v} does not fit in {bits} bits"));
-    if kind == "i" {
-        let values = numpy.call_method1("ascontiguousarray", (flat, "int64"))?;
-        let values = values.cast_into::<PyArrayDyn<i64>>()?.readonly();
-        // -2^(bits-1) <= v < 2^bits: signed or unsigned, as the caller means it.
-        let (low, high) = (-(1i128 << (bits - 1)), 1i128 << bits);
-        values
-            .as_slice()?
-            .iter()
-            .map(|&v| match i128::from(v) {
-                w if w < low || w >= high => Err(too_wide(&v)),
-                _ => Ok(v as u64 & mask),
-            })
-            .collect()
-    } else {
-        let values = numpy.call_method1("ascontiguousarray", (flat, "uint64"))?;
-        let values = values.cast_into::<PyArrayDyn<u64>>()?.readonly();
-        values
-            .as_slice()?
-            .iter()
-            .map(|&v| {
-                if v & !mask != 0 {
-                    Err(too_wide(&v))
-                } else {
-                    Ok(v)
-                }
-            })
-            .collect()
+) -> PyResult<BitMatrix> {
+    let flat = array.call_method0("ravel")?;
+    let mut words = Vec::with_capacity(rows * elems * k.div_ceil(64));
+    for item in flat.try_iter()? {
+        words.extend(wide_integer(&item?, k, what)?);
     }
+    pack::rows(words, rows, elems, k)
+        .ok_or_else(|| InternalError::new_err(format!("{what}: a matrix of the wrong size")))
 }
 
 /// A Python int as `bits.div_ceil(64)` little-endian words, two's
@@ -208,88 +257,8 @@ fn wide_integer(item: &Bound<'_, PyAny>, bits: usize, what: &str) -> PyResult<Ve
     Ok(words)
 }
 
-/// A matrix of 0/1 bytes, `rows` × `cols`.
-fn bits_matrix(
-    array: &Bound<'_, PyArrayDyn<u8>>,
-    rows: usize,
-    cols: usize,
-    what: &str,
-) -> PyResult<BitMatrix> {
-    let array = array.readonly();
-    let bytes = array.as_slice()?;
-    let mut m = BitMatrix::zeros(rows, cols);
-    for (r, row) in bytes.chunks(cols.max(1)).enumerate().take(rows) {
-        for (c, &b) in row.iter().enumerate() {
-            match b {
-                0 => {}
-                1 => m.set(r, c, true),
-                _ => return Err(input(format!("{what}: bits must be 0 or 1, got {b}"))),
-            }
-        }
-    }
-    Ok(m)
-}
-
-/// Elements of at most 64 bits, row-major, into rows of `codec`'s bits.
-fn pack(words: &[u64], rows: usize, elems: usize, codec: &Codec) -> BitMatrix {
-    let k = codec.element_bits();
-    let mut m = BitMatrix::zeros(rows, codec.row_bits());
-    if k == 64 {
-        for (r, values) in words.chunks(elems).enumerate() {
-            m.row_mut(r).copy_from_slice(values);
-        }
-        return m;
-    }
-    for (r, values) in words.chunks(elems).enumerate() {
-        let row = m.row_mut(r);
-        for (e, &v) in values.iter().enumerate() {
-            put(row, e * k, v, k);
-        }
-    }
-    m
-}
-
-/// [`pack`] of elements of any width, each as its words.
-fn pack_wide(words: &[Vec<u64>], rows: usize, elems: usize, codec: &Codec) -> BitMatrix {
-    let k = codec.element_bits();
-    let mut m = BitMatrix::zeros(rows, codec.row_bits());
-    for (r, values) in words.chunks(elems).enumerate() {
-        let row = m.row_mut(r);
-        for (e, value) in values.iter().enumerate() {
-            for (i, &w) in value.iter().enumerate() {
-                let len = (k - i * 64).min(64);
-                put(row, e * k + i * 64, w, len);
-            }
-        }
-    }
-    m
-}
-
-/// Writes the `len` (<= 64) low bits of `v` into `row` from bit `at`.
-fn put(row: &mut [u64], at: usize, v: u64, len: usize) {
-    let (word, shift) = (at / 64, at % 64);
-    row[word] |= v << shift;
-    if shift != 0 && shift + len > 64 {
-        row[word + 1] |= v >> (64 - shift);
-    }
-}
-
-/// The `len` (<= 64) bits of `row` from bit `at`.
-fn get(row: &[u64], at: usize, len: usize) -> u64 {
-    let (word, shift) = (at / 64, at % 64);
-    let mut v = row[word] >> shift;
-    if shift != 0 && shift + len > 64 {
-        v |= row[word + 1] << (64 - shift);
-    }
-    if len < 64 {
-        v & ((1 << len) - 1)
-    } else {
-        v
-    }
-}
-
 /// An output value as numpy: bits (uint8, instances × bits) or ring
-/// elements (uint64, instances × elements).
+/// elements (uint64, instances × elements), built with the GIL released.
 pub(crate) fn to_numpy<'py>(
     py: Python<'py>,
     m: &BitMatrix,
@@ -298,19 +267,11 @@ pub(crate) fn to_numpy<'py>(
     let rows = m.rows();
     Ok(match codec {
         Codec::Bits { bits } => {
-            let mut out = Vec::with_capacity(rows * bits);
-            for r in 0..rows {
-                let row = m.row(r);
-                out.extend((0..*bits).map(|c| ((row[c / 64] >> (c % 64)) & 1) as u8));
-            }
+            let out = py.detach(|| pack::bytes_of_bits(m));
             array2(out, rows, *bits)?.into_pyarray(py).into_any()
         }
         Codec::Ring { elems, k } => {
-            let mut out = Vec::with_capacity(rows * elems);
-            for r in 0..rows {
-                let row = m.row(r);
-                out.extend((0..*elems).map(|e| get(row, e * k, *k)));
-            }
+            let out = py.detach(|| pack::elements(m, *elems, *k));
             array2(out, rows, *elems)?.into_pyarray(py).into_any()
         }
     })
@@ -332,7 +293,7 @@ pub(crate) fn to_integers<'py>(
         let mut ints = Vec::with_capacity(rows);
         for r in 0..rows {
             let words: Vec<u64> = (0..k.div_ceil(64))
-                .map(|i| get(m.row(r), i * 64, (k - i * 64).min(64)))
+                .map(|i| pack::get(m.row(r), i * 64, (k - i * 64).min(64)))
                 .collect();
             // BigUint takes 32-bit digits, least significant first.
             let mut value = BigInt::from(num_bigint::BigUint::from_slice(
@@ -349,20 +310,15 @@ pub(crate) fn to_integers<'py>(
         let numpy = py.import("numpy")?;
         return numpy.call_method1("array", (ints, "object"));
     }
-    let mut out = Vec::with_capacity(rows * elems);
-    for r in 0..rows {
-        out.extend((0..elems).map(|e| get(m.row(r), e * k, k)));
-    }
+    let out = py.detach(|| pack::elements(m, elems, k));
     let shape_1d = matches!(codec, Codec::Bits { .. });
     if signed {
-        let extend = |v: u64| {
-            if k < 64 && v >> (k - 1) == 1 {
-                (v | !((1 << k) - 1)) as i64
-            } else {
-                v as i64
-            }
-        };
-        let values: Vec<i64> = out.into_iter().map(extend).collect();
+        let unused = 64 - k;
+        let values: Vec<i64> = py.detach(|| {
+            out.into_iter()
+                .map(|v| ((v << unused) as i64) >> unused)
+                .collect()
+        });
         if shape_1d {
             return Ok(values.into_pyarray(py).into_any());
         }
@@ -375,8 +331,7 @@ pub(crate) fn to_integers<'py>(
 }
 
 fn array2<T>(v: Vec<T>, rows: usize, cols: usize) -> PyResult<Array2<T>> {
-    Array2::from_shape_vec((rows, cols), v)
-        .map_err(|e| crate::errors::InternalError::new_err(e.to_string()))
+    Array2::from_shape_vec((rows, cols), v).map_err(|e| InternalError::new_err(e.to_string()))
 }
 
 /// `m` with its one row repeated `rows` times (a value given once for a

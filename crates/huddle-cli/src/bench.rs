@@ -213,6 +213,32 @@ pub enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// One `Run::local` call of the library API timed on inputs already in
+    /// memory (AES-128 on the FIPS-197 vector, or 64-bit products): the
+    /// reference python/benches/overhead.py measures `huddle.run_local`
+    /// against.
+    Library {
+        /// The workload.
+        #[arg(long, value_enum)]
+        case: crate::bench_library::Case,
+        /// Instances.
+        #[arg(long, default_value_t = 1_000_000)]
+        batch: usize,
+        /// The protocol.
+        #[arg(long, default_value = "trio")]
+        protocol: String,
+        /// Calls timed (each printed, and their median).
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
+        /// Untimed calls first.
+        #[arg(long, default_value_t = 1)]
+        warmup: usize,
+        /// Worker threads (lanes) per party.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// The transport: loopback throughput of TCP and TLS with large batched
     /// rounds, and small-message round trips, each next to a raw socket
     /// measured in the same run.
@@ -407,6 +433,23 @@ fn measure(cmd: BenchCommand) -> Result<(), String> {
                 },
             )
         }
+        BenchCommand::Library {
+            case,
+            batch,
+            protocol,
+            repeat,
+            warmup,
+            threads,
+            json,
+        } => crate::bench_library::run(crate::bench_library::Setup {
+            case,
+            protocol: huddle_engine::Protocol::parse(&protocol).map_err(|e| e.to_string())?,
+            batch: batch.max(1),
+            repeat: repeat.max(1),
+            warmup,
+            threads: threads.max(1),
+            json,
+        }),
         BenchCommand::Net {
             json,
             mib,

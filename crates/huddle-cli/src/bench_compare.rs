@@ -93,7 +93,7 @@ fn wait_with_peak(child: std::process::Child) -> Result<Finished, String> {
     ))
 }
 
-fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     match v.len() {

@@ -9,6 +9,7 @@ mod bench;
 mod bench_compare;
 mod bench_fixed;
 mod bench_garble;
+mod bench_library;
 mod bench_net;
 mod bench_protocols;
 mod bench_soak;
@@ -182,35 +183,8 @@ enum NetCommand {
     Check(net_cmd::CheckArgs),
 }
 
-/// The system allocator, told to keep what protocol rounds free for the
-/// next rounds: a round's messages and share buffers are megabytes, which
-/// glibc by default maps fresh for each (a page fault per 4 KiB, most of an
-/// in-memory run's time at large batches) and hands back once freed. Blocks
-/// up to 256 MiB come from its heaps instead, and up to 64 MiB (the default
-/// share memory) of free space stays at the heap's top. Against mimalloc
-/// (which huddle used before), measured alternately over loopback TCP: as
-/// fast or faster, with less peak memory per party on most workloads
-/// (docs/perf/2026-11-26-allocator-circuit-reader.md).
-///
-/// One arena for all threads: a message buffer is often allocated on one
-/// thread (a link's reader) and freed on another (the protocol's), and with
-/// an arena per thread each kept its own free megabytes. One arena lowered
-/// the peak memory at the same speed (docs/perf/2026-11-27-table-every-peer.md);
-/// the malloc lock is not contended (buffers are pooled).
-fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt takes two integers and changes only the allocator's
-    // thresholds; called first thing in `main`, before any thread starts. A
-    // refused value (returns 0) leaves glibc's default.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
-        libc::mallopt(libc::M_ARENA_MAX, 1);
-    }
-}
-
 fn main() -> ExitCode {
-    keep_freed_memory();
+    huddle_engine::keep_freed_memory();
     no_transparent_huge_pages();
     use clap::{CommandFactory, FromArgMatches};
     let matches = Cli::command().get_matches();

@@ -58,6 +58,8 @@
 //! - **The protocol table**: [`protocol`] ([`Protocol`] and its
 //!   [`Descriptor`](protocol::Descriptor), [`MessageType`]) and the
 //!   [`RunRequest`] every party of a run agrees on.
+//! - **The process**: [`keep_freed_memory`], the allocator settings huddle
+//!   runs fastest with (the CLI and the Python package set them).
 //! - **Facts to plan with**: [`circuit_hash`], [`check_memory`],
 //!   [`MAX_BATCH`], [`MAX_PARTIES`], the memory defaults
 //!   ([`default_share_memory_mib`]), [`FILLER_LANES`] and
@@ -110,7 +112,7 @@ pub use error::{Refusal, RunError};
 pub use fault::MessageType;
 pub use inputs::{OwnValue, RandomRows};
 pub use local::{Links, LocalNet, PartyOutcome};
-pub use memory::check_memory;
+pub use memory::{check_memory, keep_freed_memory};
 pub use options::{
     Preprocess, Randomness, RunOptions, Truncation, DEFAULT_GARBLE_MEMORY_MIB,
     DEFAULT_SHARE_MEMORY_MIB, FILLER_LANES, FILLER_MIN_SLICES,

@@ -12,8 +12,8 @@ pub struct Memory {
 /// The process's memory now. What is kept for reuse only, in amounts
 /// that depend on the runs before, is first given back: the transport's
 /// message buffers (a bounded pool) and the allocator's free memory
-/// (huddle tells glibc to keep up to 64 MiB, `keep_freed_memory` in
-/// main.rs). What remains is what the process holds.
+/// (huddle tells glibc to keep up to 64 MiB,
+/// `huddle_engine::keep_freed_memory`). What remains is what the process holds.
 pub fn this_process() -> Memory {
     huddle_net::release_kept_buffers();
     give_back_free_memory();
