@@ -387,9 +387,9 @@ pub(crate) fn outputs(
     pads: Pads,
 ) -> PyResult<Outputs> {
     let batch = matrices.first().map_or(0, BitMatrix::rows);
-    let learned = pads.decode(interface, matrices).map_err(|e| {
-        crate::errors::InternalError::new_err(format!("decoding the outputs: {e}"))
-    })?;
+    let learned = pads
+        .decode(interface, matrices)
+        .map_err(|e| crate::errors::InternalError::new_err(format!("decoding the outputs: {e}")))?;
     let mut names = Vec::new();
     let mut arrays = Vec::new();
     for (name, data) in learned.into_learned() {

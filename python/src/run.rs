@@ -199,7 +199,8 @@ pub(crate) fn outputs(
     pads: Option<Pads>,
 ) -> PyResult<Outputs> {
     if let Some(interface) = &runnable.interface {
-        let pads = pads.ok_or_else(|| InternalError::new_err("a program's outputs need its pads"))?;
+        let pads =
+            pads.ok_or_else(|| InternalError::new_err("a program's outputs need its pads"))?;
         return program_run::outputs(py, interface, &values, pads);
     }
     let names = runnable

@@ -176,13 +176,12 @@ fn each_instance_gives_its_own_rows() {
     );
     one.set_rows_each("t", &Data::Ints(vec![5, -1, 7, 2, 3]), &[2, 0, 3])
         .expect("rows");
-    let zero = iface
+    let (zero, _) = iface
         .party_inputs(0, 3)
         .finish()
         .expect("party 0 gives nothing");
-    let all = iface
-        .merge(vec![zero, one.finish().expect("complete")])
-        .expect("merged");
+    let (one, _) = one.finish().expect("complete");
+    let all = iface.merge(vec![zero, one]).expect("merged");
     let out = PlainEvaluator::new(c.circuit())
         .evaluate(&all)
         .expect("evaluates");
