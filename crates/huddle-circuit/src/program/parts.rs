@@ -238,9 +238,10 @@ mod tests {
             &|i| i.inputs[0].party = 1,
             "input value 0 is not party 1's alone",
         );
+        let n = circuit.inputs().len();
         refused(
             &|i| i.owners.push(0),
-            "it has 6 input values, the circuit 5",
+            &format!("it has {} input values, the circuit {n}", n + 1),
         );
         refused(
             &|i| i.outputs.pop().map(drop).unwrap_or(()),
