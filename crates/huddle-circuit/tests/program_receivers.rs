@@ -252,13 +252,20 @@ fn what_every_party_receives_of_a_masked_output_is_the_value_plus_the_pad() {
         vec![raw(1.75), raw(-1.75)]
     );
     // The same inputs again: fresh pads, so what every party receives of a
-    // masked output changes (2^-64 or less that a row repeats), the
-    // unmasked output does not, and each receiver still decodes the same.
+    // masked output of 32 bits or more changes (2^-32 or less that a row
+    // repeats; a narrower one may repeat by chance, so it is not asserted),
+    // the unmasked output does not, and each receiver still decodes the same.
     let (_, second, again) = evaluate(&c);
     for (i, o) in iface.outputs.iter().enumerate() {
         for r in 0..2 {
             let same = first[i].row(r) == second[i].row(r);
-            assert_eq!(same, o.mask.is_none(), "output {:?} row {r}", o.name);
+            match o.mask {
+                None => assert!(same, "output {:?} row {r}", o.name),
+                Some(_) if first[i].cols() >= 32 => {
+                    assert!(!same, "output {:?} row {r}", o.name)
+                }
+                Some(_) => {}
+            }
         }
     }
     let both = |pads: Vec<Pads>, outs: &[BitMatrix]| {

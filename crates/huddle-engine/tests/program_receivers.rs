@@ -158,19 +158,23 @@ fn receivers_decode_under(protocol: Protocol, parties: usize, ring: bool) {
     assert_eq!(words, [3 | 1400 << 16 | 2 << 32, 17 | 1 << 16 | 5 << 32]);
     check_receivers(&c, &first, first_pads);
     // The same inputs again: what party 1 receives of the outputs masked
-    // for parties 0 and 2 is new, the output it learns is not.
+    // for parties 0 and 2 is new (asserted where a row has 32 bits or more:
+    // 2^-32 or less that it repeats), the output it learns is not.
     let (second_inputs, second_pads) = inputs(iface);
     let second = run(&c, protocol, &second_inputs);
     for (i, o) in iface.outputs.iter().enumerate() {
         let seen = |r: &RunReport| r.party_outputs[1][i].clone();
         for row in 0..2 {
             let same = seen(&first).row(row) == seen(&second).row(row);
-            assert_eq!(
-                same,
-                o.mask.is_none(),
-                "{protocol:?}: {:?} row {row}",
-                o.name
-            );
+            // A masked row of fewer than 32 bits may repeat by chance.
+            if o.mask.is_none() || seen(&first).cols() >= 32 {
+                assert_eq!(
+                    same,
+                    o.mask.is_none(),
+                    "{protocol:?}: {:?} row {row}",
+                    o.name
+                );
+            }
         }
     }
     check_receivers(&c, &second, second_pads);
