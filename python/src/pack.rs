@@ -83,27 +83,31 @@ pub(crate) fn bits<T: Int>(values: &[T], rows: usize, cols: usize) -> Result<Bit
     Ok(m)
 }
 
-/// One row of 0/1 bytes into `row`'s words, eight bytes per step.
+/// One row of 0/1 bytes into `row`'s words, eight bytes per step; the
+/// check of the bytes is one OR per step, its error found afterwards.
 fn bits_of_bytes(bytes: &[u8], row: &mut [u64]) -> Result<(), Refused> {
-    let mut eights = bytes.chunks_exact(8);
-    for (i, eight) in eights.by_ref().enumerate() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(eight);
-        let w = u64::from_le_bytes(word);
-        if w & !ONES != 0 {
-            let bad = eight.iter().find(|&&b| b > 1).copied().unwrap_or(0);
-            return Err(Refused::NotABit(i128::from(bad)));
+    let mut stray = 0;
+    let mut sixty_fours = bytes.chunks_exact(64);
+    for (word, sixty_four) in row.iter_mut().zip(sixty_fours.by_ref()) {
+        let mut packed = 0;
+        for (i, eight) in sixty_four.chunks_exact(8).enumerate() {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(eight);
+            let w = u64::from_le_bytes(le);
+            stray |= w & !ONES;
+            packed |= gather8(w) << (8 * i);
         }
-        row[i / 8] |= gather8(w) << (8 * (i % 8));
+        *word = packed;
     }
-    let done = bytes.len() - eights.remainder().len();
-    for (j, &b) in eights.remainder().iter().enumerate() {
+    let done = bytes.len() - sixty_fours.remainder().len();
+    for (j, &b) in sixty_fours.remainder().iter().enumerate() {
         let c = done + j;
-        match b {
-            0 => {}
-            1 => row[c / 64] |= 1 << (c % 64),
-            other => return Err(Refused::NotABit(i128::from(other))),
-        }
+        stray |= u64::from(b & !1);
+        row[c / 64] |= u64::from(b & 1) << (c % 64);
+    }
+    if stray != 0 {
+        let bad = bytes.iter().find(|&&b| b > 1).copied().unwrap_or(0);
+        return Err(Refused::NotABit(i128::from(bad)));
     }
     Ok(())
 }
@@ -206,14 +210,14 @@ const SPREAD: [u64; 256] = {
     table
 };
 
-/// Every row's `cols` bits as bytes of 0/1, row-major.
-pub(crate) fn bytes_of_bits(m: &BitMatrix) -> Vec<u8> {
+/// Every row's `cols` bits as bytes of 0/1 into `out` (rows × cols,
+/// row-major; every byte written).
+pub(crate) fn bytes_of_bits(m: &BitMatrix, out: &mut [u8]) {
     let cols = m.cols();
-    let mut out = vec![0u8; m.rows() * cols];
     if cols == 0 {
-        return out;
+        return;
     }
-    for (r, to) in out.chunks_exact_mut(cols).enumerate() {
+    for (r, to) in out.chunks_exact_mut(cols).enumerate().take(m.rows()) {
         let row = m.row(r);
         let mut eights = to.chunks_exact_mut(8);
         for (i, eight) in eights.by_ref().enumerate() {
@@ -225,21 +229,23 @@ pub(crate) fn bytes_of_bits(m: &BitMatrix) -> Vec<u8> {
             to[c] = ((row[c / 64] >> (c % 64)) & 1) as u8;
         }
     }
-    out
 }
 
-/// The elements of `k` <= 64 bits of every row (`elems` a row), row-major.
-pub(crate) fn elements(m: &BitMatrix, elems: usize, k: usize) -> Vec<u64> {
-    if k == 64 || elems == 1 {
+/// The elements of `k` <= 64 bits of every row (`elems` a row) into `out`
+/// (rows × elems, row-major; every element written).
+pub(crate) fn elements(m: &BitMatrix, elems: usize, k: usize, out: &mut [u64]) {
+    if (k == 64 || elems == 1) && m.words_per_row() == elems {
         // Words are elements already (padding bits are zero).
-        if m.words_per_row() == elems {
-            return m.as_words().to_vec();
+        out.copy_from_slice(m.as_words());
+        return;
+    }
+    if elems == 0 {
+        return;
+    }
+    for (r, to) in out.chunks_exact_mut(elems).enumerate().take(m.rows()) {
+        let row = m.row(r);
+        for (e, slot) in to.iter_mut().enumerate() {
+            *slot = get(row, e * k, k);
         }
     }
-    let mut out = Vec::with_capacity(m.rows() * elems);
-    for r in 0..m.rows() {
-        let row = m.row(r);
-        out.extend((0..elems).map(|e| get(row, e * k, k)));
-    }
-    out
 }

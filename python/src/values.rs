@@ -258,7 +258,7 @@ fn wide_integer(item: &Bound<'_, PyAny>, bits: usize, what: &str) -> PyResult<Ve
 }
 
 /// An output value as numpy: bits (uint8, instances × bits) or ring
-/// elements (uint64, instances × elements), built with the GIL released.
+/// elements (uint64, instances × elements), filled with the GIL released.
 pub(crate) fn to_numpy<'py>(
     py: Python<'py>,
     m: &BitMatrix,
@@ -266,15 +266,32 @@ pub(crate) fn to_numpy<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let rows = m.rows();
     Ok(match codec {
-        Codec::Bits { bits } => {
-            let out = py.detach(|| pack::bytes_of_bits(m));
-            array2(out, rows, *bits)?.into_pyarray(py).into_any()
-        }
+        Codec::Bits { bits } => filled(py, rows, *bits, |out| pack::bytes_of_bits(m, out))?,
         Codec::Ring { elems, k } => {
-            let out = py.detach(|| pack::elements(m, *elems, *k));
-            array2(out, rows, *elems)?.into_pyarray(py).into_any()
+            filled(py, rows, *elems, |out| pack::elements(m, *elems, *k, out))?
         }
     })
+}
+
+/// A new `rows` × `cols` array, filled by `fill` without the GIL. Its
+/// buffer comes from the allocator huddle set (not numpy's, which asks for
+/// huge pages: a first touch of those stalls for as long as the system
+/// takes to find and clear 2 MiB, which after a large run was longer than
+/// the faults of 4 KiB pages).
+fn filled<'py, T: Element + Send + Default + Clone>(
+    py: Python<'py>,
+    rows: usize,
+    cols: usize,
+    fill: impl FnOnce(&mut [T]) + Send,
+) -> PyResult<Bound<'py, PyAny>> {
+    let len = rows
+        .checked_mul(cols)
+        .ok_or_else(|| InternalError::new_err("an output array too large to address"))?;
+    let mut out = vec![T::default(); len];
+    py.detach(|| fill(&mut out));
+    let array = Array2::from_shape_vec((rows, cols), out)
+        .map_err(|e| InternalError::new_err(e.to_string()))?;
+    Ok(array.into_pyarray(py).into_any())
 }
 
 /// An output value as integers: a Boolean value one integer per instance
@@ -310,28 +327,26 @@ pub(crate) fn to_integers<'py>(
         let numpy = py.import("numpy")?;
         return numpy.call_method1("array", (ints, "object"));
     }
-    let out = py.detach(|| pack::elements(m, elems, k));
     let shape_1d = matches!(codec, Codec::Bits { .. });
-    if signed {
+    let array = if signed {
         let unused = 64 - k;
-        let values: Vec<i64> = py.detach(|| {
-            out.into_iter()
-                .map(|v| ((v << unused) as i64) >> unused)
-                .collect()
-        });
-        if shape_1d {
-            return Ok(values.into_pyarray(py).into_any());
-        }
-        return Ok(array2(values, rows, elems)?.into_pyarray(py).into_any());
-    }
+        filled(py, rows, elems, |out: &mut [i64]| {
+            let mut words = vec![0u64; out.len()];
+            pack::elements(m, elems, k, &mut words);
+            for (to, v) in out.iter_mut().zip(words) {
+                *to = ((v << unused) as i64) >> unused;
+            }
+        })?
+    } else {
+        filled(py, rows, elems, |out: &mut [u64]| {
+            pack::elements(m, elems, k, out)
+        })?
+    };
     if shape_1d {
-        return Ok(out.into_pyarray(py).into_any());
+        // One integer per instance.
+        return array.call_method1("reshape", (rows,));
     }
-    Ok(array2(out, rows, elems)?.into_pyarray(py).into_any())
-}
-
-fn array2<T>(v: Vec<T>, rows: usize, cols: usize) -> PyResult<Array2<T>> {
-    Array2::from_shape_vec((rows, cols), v).map_err(|e| InternalError::new_err(e.to_string()))
+    Ok(array)
 }
 
 /// `m` with its one row repeated `rows` times (a value given once for a
