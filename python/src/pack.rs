@@ -231,21 +231,17 @@ pub(crate) fn bytes_of_bits(m: &BitMatrix, out: &mut [u8]) {
     }
 }
 
-/// The elements of `k` <= 64 bits of every row (`elems` a row) into `out`
-/// (rows × elems, row-major; every element written).
-pub(crate) fn elements(m: &BitMatrix, elems: usize, k: usize, out: &mut [u64]) {
+/// The elements of `k` <= 64 bits of every row (`elems` a row),
+/// row-major.
+pub(crate) fn elements(m: &BitMatrix, elems: usize, k: usize) -> Vec<u64> {
     if (k == 64 || elems == 1) && m.words_per_row() == elems {
         // Words are elements already (padding bits are zero).
-        out.copy_from_slice(m.as_words());
-        return;
+        return m.as_words().to_vec();
     }
-    if elems == 0 {
-        return;
-    }
-    for (r, to) in out.chunks_exact_mut(elems).enumerate().take(m.rows()) {
+    let mut out = Vec::with_capacity(m.rows() * elems);
+    for r in 0..m.rows() {
         let row = m.row(r);
-        for (e, slot) in to.iter_mut().enumerate() {
-            *slot = get(row, e * k, k);
-        }
+        out.extend((0..elems).map(|e| get(row, e * k, k)));
     }
+    out
 }

@@ -266,30 +266,37 @@ pub(crate) fn to_numpy<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let rows = m.rows();
     Ok(match codec {
-        Codec::Bits { bits } => filled(py, rows, *bits, |out| pack::bytes_of_bits(m, out))?,
+        Codec::Bits { bits } => {
+            let mut out = zeros(rows, *bits)?;
+            py.detach(|| pack::bytes_of_bits(m, &mut out));
+            array(py, rows, *bits, out)?
+        }
         Codec::Ring { elems, k } => {
-            filled(py, rows, *elems, |out| pack::elements(m, *elems, *k, out))?
+            let out = py.detach(|| pack::elements(m, *elems, *k));
+            array(py, rows, *elems, out)?
         }
     })
 }
 
-/// A new `rows` × `cols` array, filled by `fill` without the GIL. Its
-/// buffer comes from the allocator huddle set (not numpy's, which asks for
-/// huge pages: a first touch of those stalls for as long as the system
-/// takes to find and clear 2 MiB, which after a large run was longer than
-/// the faults of 4 KiB pages).
-fn filled<'py, T: Element + Send + Default + Clone>(
-    py: Python<'py>,
-    rows: usize,
-    cols: usize,
-    fill: impl FnOnce(&mut [T]) + Send,
-) -> PyResult<Bound<'py, PyAny>> {
+/// A zeroed buffer of `rows` × `cols`. It comes from the allocator huddle
+/// set, not numpy's: numpy asks for huge pages, and a first touch of those
+/// stalls for as long as the system takes to find and clear 2 MiB, which
+/// after a large run was longer than the faults of 4 KiB pages.
+fn zeros<T: Default + Clone>(rows: usize, cols: usize) -> PyResult<Vec<T>> {
     let len = rows
         .checked_mul(cols)
         .ok_or_else(|| InternalError::new_err("an output array too large to address"))?;
-    let mut out = vec![T::default(); len];
-    py.detach(|| fill(&mut out));
-    let array = Array2::from_shape_vec((rows, cols), out)
+    Ok(vec![T::default(); len])
+}
+
+/// `values` as a `rows` × `cols` numpy array, without a copy.
+fn array<'py, T: Element>(
+    py: Python<'py>,
+    rows: usize,
+    cols: usize,
+    values: Vec<T>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let array = Array2::from_shape_vec((rows, cols), values)
         .map_err(|e| InternalError::new_err(e.to_string()))?;
     Ok(array.into_pyarray(py).into_any())
 }
@@ -327,26 +334,30 @@ pub(crate) fn to_integers<'py>(
         let numpy = py.import("numpy")?;
         return numpy.call_method1("array", (ints, "object"));
     }
-    let shape_1d = matches!(codec, Codec::Bits { .. });
-    let array = if signed {
-        let unused = 64 - k;
-        filled(py, rows, elems, |out: &mut [i64]| {
-            let mut words = vec![0u64; out.len()];
-            pack::elements(m, elems, k, &mut words);
-            for (to, v) in out.iter_mut().zip(words) {
-                *to = ((v << unused) as i64) >> unused;
-            }
-        })?
+    let words = py.detach(|| pack::elements(m, elems, k));
+    // A Boolean value: one integer per instance.
+    let cols = if matches!(codec, Codec::Bits { .. }) {
+        None
     } else {
-        filled(py, rows, elems, |out: &mut [u64]| {
-            pack::elements(m, elems, k, out)
-        })?
+        Some(elems)
     };
-    if shape_1d {
-        // One integer per instance.
-        return array.call_method1("reshape", (rows,));
+    if signed {
+        let unused = 64 - k;
+        let values: Vec<i64> = py.detach(|| {
+            words
+                .into_iter()
+                .map(|v| ((v << unused) as i64) >> unused)
+                .collect()
+        });
+        return match cols {
+            None => Ok(values.into_pyarray(py).into_any()),
+            Some(c) => array(py, rows, c, values),
+        };
     }
-    Ok(array)
+    match cols {
+        None => Ok(words.into_pyarray(py).into_any()),
+        Some(c) => array(py, rows, c, words),
+    }
 }
 
 /// `m` with its one row repeated `rows` times (a value given once for a
