@@ -1,14 +1,14 @@
 """What the Python layer adds to a run: `huddle.run_local` on numpy arrays
 (conversion in and out included) against one `Run::local` call of the Rust
 library API on the same circuit and values in memory (`huddle bench
-library`, a subprocess; it checks the circuit hash), in alternation, each
-side after an untimed run, medians; and the seconds of
-building a 10^6-gate program from scalar Python code, where this build has
-`huddle.Program`.
+library --on-request`, a subprocess that times a call per request; the
+circuit hashes are compared), one call of each per round, alternating,
+both sides warmed up, medians; and the seconds of building a 10^6-gate
+program from scalar Python code, where this build has `huddle.Program`.
 
-    python python/benches/overhead.py [--batch 1000000] [--rounds 3]
-        [--calls 3] [--huddle target/release/huddle]
-        [--cases aes128,mul64,program]
+    python python/benches/overhead.py [--batch 1000000] [--rounds 11]
+        [--huddle target/release/huddle] [--cases aes128,mul64,program]
+        [--verbose]
 
 Build both sides in release first (docs/python.md, "Performance"):
 `maturin develop --release -m python/Cargo.toml` into the environment
@@ -83,35 +83,46 @@ def mul64(batch):
 CASES = {"aes128": aes128, "mul64": mul64}
 
 
-def time_python(circuit, inputs, check, calls):
-    """The median seconds of `calls` calls of run_local, and the median of
-    the same calls' time outside the run's own clock (report.wall_seconds:
-    conversions, building the run, threads started and joined)."""
-    seconds, outside = [], []
-    for _ in range(calls):
-        gc.collect()
-        start = time.perf_counter()
-        result = huddle.run_local(circuit, "trio", inputs, threads=1, links="memory")
-        outputs = [result[i] for i in range(len(result.outputs))]
-        seconds.append(time.perf_counter() - start)
-        outside.append(seconds[-1] - result.report.wall_seconds)
-        if not check(outputs):
-            sys.exit("run_local's outputs are wrong")
-        del result, outputs
-    return statistics.median(seconds), statistics.median(outside)
+def time_python(circuit, inputs, check):
+    """Seconds of one run_local call (outputs taken from the result), and
+    of those the time outside the run's own clock (report.wall_seconds:
+    conversions, building the run, its threads started and joined)."""
+    gc.collect()
+    start = time.perf_counter()
+    result = huddle.run_local(circuit, "trio", inputs, threads=1, links="memory")
+    outputs = [result[i] for i in range(len(result.outputs))]
+    seconds = time.perf_counter() - start
+    if not check(outputs):
+        sys.exit("run_local's outputs are wrong")
+    return seconds, seconds - result.report.wall_seconds
 
 
-def time_rust(huddle_bin, case, batch, circuit, calls):
-    """As time_python, of `calls` calls of Run::local in a `huddle bench
-    library` process."""
-    command = [str(huddle_bin), "bench", "library", "--case", case, "--batch", str(batch),
-               "--repeat", str(calls), "--json"]
-    done = subprocess.run(command, check=True, capture_output=True, text=True)
-    report = json.loads(done.stdout)
-    if report["circuit_hash"] != circuit.hash():
-        sys.exit(f"{case}: the Rust side ran another circuit ({report['circuit_hash']})")
-    outside = [s - w for s, w in zip(report["seconds"], report["wall_seconds"])]
-    return statistics.median(report["seconds"]), statistics.median(outside)
+class RustSide:
+    """A `huddle bench library --on-request` process: its circuit and
+    inputs built and one call run untimed, it times one Run::local call per
+    request."""
+
+    def __init__(self, huddle_bin, case, batch, circuit):
+        command = [str(huddle_bin), "bench", "library", "--case", case, "--batch", str(batch),
+                   "--on-request"]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        ready = json.loads(self.process.stdout.readline() or "{}")
+        if ready.get("circuit_hash") != circuit.hash():
+            self.close()
+            sys.exit(f"{case}: the Rust side did not start or runs another circuit ({ready})")
+
+    def time(self):
+        self.process.stdin.write("run\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            sys.exit("the Rust side ended early")
+        done = json.loads(line)
+        return done["seconds"], done["seconds"] - done["wall_seconds"]
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
 
 
 def program_build(gates):
@@ -149,8 +160,8 @@ def cpu():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=1_000_000)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--calls", type=int, default=3, help="timed calls per side and round (their median counts)")
+    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--verbose", action="store_true", help="also print every round's seconds")
     parser.add_argument("--huddle", default=os.environ.get("HUDDLE", REPO / "target/release/huddle"))
     parser.add_argument("--cases", default="aes128,mul64,program")
     args = parser.parse_args()
@@ -161,29 +172,31 @@ def main():
 
     print(f"huddle Python overhead: {args.batch} instances, trio, links in memory, 1 thread per party")
     print(f"{cpu()}; {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"{args.rounds} rounds, each the median of {args.calls} calls per side after an untimed one, "
-          "the sides alternating (order swapped every round); medians of the rounds")
+    print(f"{args.rounds} rounds of one call per side (each side warmed up by an untimed call), "
+          "the order swapped every round; medians")
     print("outside: each side's time outside the run's own clock (RunReport.wall_seconds)")
-    print(f"{'case':8} {'run_local s':>12} {'Run::local s':>13} {'ratio':>7} {'outside ms':>14}   rounds (python/rust s)")
+    print(f"{'case':8} {'run_local s':>12} {'Run::local s':>13} {'ratio':>7} {'per round':>10} "
+          f"{'outside ms':>12}")
     for case in cases:
         if case not in CASES:
             continue
         circuit, inputs, check = CASES[case](args.batch)
-        # Untimed, as `huddle bench library` warms up before its timed calls.
-        time_python(circuit, inputs, check, 1)
+        rust = RustSide(huddle_bin, case, args.batch, circuit)
+        time_python(circuit, inputs, check)
         py, rs = [], []
         for r in range(args.rounds):
-            sides = [
-                lambda: py.append(time_python(circuit, inputs, check, args.calls)),
-                lambda: rs.append(time_rust(huddle_bin, case, args.batch, circuit, args.calls)),
-            ]
+            sides = [lambda: py.append(time_python(circuit, inputs, check)),
+                     lambda: rs.append(rust.time())]
             for side in sides if r % 2 == 0 else reversed(sides):
                 side()
+        rust.close()
         p, q = statistics.median(s for s, _ in py), statistics.median(s for s, _ in rs)
+        paired = statistics.median(a / b for (a, _), (b, _) in zip(py, rs))
         po, qo = statistics.median(o for _, o in py), statistics.median(o for _, o in rs)
-        rounds = ", ".join(f"{a:.3f}/{b:.3f}" for (a, _), (b, _) in zip(py, rs))
         outside = f"{1e3 * po:.1f}/{1e3 * qo:.1f}"
-        print(f"{case:8} {p:12.3f} {q:13.3f} {p / q:7.3f} {outside:>14}   {rounds}")
+        print(f"{case:8} {p:12.3f} {q:13.3f} {p / q:7.3f} {paired:10.3f} {outside:>12}")
+        if args.verbose:
+            print("  rounds (python/rust s): " + ", ".join(f"{a:.3f}/{b:.3f}" for (a, _), (b, _) in zip(py, rs)))
         del inputs
     if "program" in cases:
         measured = program_build(1_000_000)
