@@ -126,22 +126,27 @@ class RustSide:
 
 
 def program_build(gates):
-    """Seconds to build (and compile) a ring program of about `gates`
-    products and sums from scalar Python code, and its gate count; None
-    without huddle.Program. Written against docs/python.md's program API."""
+    """Seconds to build a ring program of about `gates` gates from scalar
+    Python code (n running sums of products of scalar values), to compile
+    it, and its gate count; None without huddle.Program. Written against
+    the program API of docs/python.md."""
     if not hasattr(huddle, "Program"):
         return None
     n = 1000
+    terms = gates // (2 * n) + 1
     start = time.perf_counter()
     prog = huddle.Program(parties=3)
     with prog:
         x = huddle.input(party=0, type=huddle.ring(64), shape=(n,), name="x")
         y = huddle.input(party=1, type=huddle.ring(64), shape=(n,), name="y")
         xs, ys = list(x), list(y)
-        acc = xs[0]
-        for i in range(gates // 2):
-            acc = acc * xs[i % n] + ys[i % n]
-        huddle.reveal(acc, name="acc")
+        sums = []
+        for j in range(n):
+            acc = xs[j] * ys[j]
+            for i in range(1, terms):
+                acc = acc + xs[j] * ys[(i + j) % n]
+            sums.append(acc)
+        huddle.reveal(huddle.stack(sums), name="sums")
     built = time.perf_counter() - start
     compiled = prog.compile()
     total = time.perf_counter() - start
@@ -205,7 +210,7 @@ def main():
         else:
             built, total, gates = measured
             print(f"program: {gates} gates from scalar Python code: built in {built:.3f} s, "
-                  f"compiled by {total:.3f} s")
+                  f"compiled by {total:.3f} s (the goal: under 2 s)")
 
 
 if __name__ == "__main__":

@@ -157,7 +157,7 @@ pub(crate) fn rows(words: Vec<u64>, rows: usize, elems: usize, k: usize) -> Opti
     }
     // Whole words per element, or one element per row: the words are the
     // rows already (their high bits zero, as the range checks left them).
-    if k % 64 == 0 || elems == 1 {
+    if k.is_multiple_of(64) || elems == 1 {
         return BitMatrix::from_row_words(rows, cols, words);
     }
     let mut m = BitMatrix::zeros(rows, cols);

@@ -102,12 +102,10 @@ pub(crate) fn to_matrix(obj: &Bound<'_, PyAny>, codec: &Codec, what: &str) -> Py
             let (rows, elems) = instances(codec, &shape, what)?;
             return python_integers(&array, rows, elems, k, what);
         }
-        _ => {
-            return Err(input(format!(
-                "{what}: expected integers or bits (0/1), got an array of dtype {} and shape {shape:?}",
-                array.dtype().str()?
-            )))
-        }
+        _ => return Err(input(format!(
+            "{what}: expected integers or bits (0/1), got an array of dtype {} and shape {shape:?}",
+            array.dtype().str()?
+        ))),
     };
     let refused = |r: Refused| match r {
         Refused::NotABit(b) => input(format!("{what}: bits must be 0 or 1, got {b}")),

@@ -74,7 +74,10 @@ pub fn run(s: Setup) -> Result<(), String> {
         Ok((seconds, report.wall_seconds))
     };
     if s.on_request {
-        println!("{}", json!({ "case": case_name(s.case), "circuit_hash": hash }));
+        println!(
+            "{}",
+            json!({ "case": case_name(s.case), "circuit_hash": hash })
+        );
         for line in std::io::stdin().lines() {
             line.map_err(|e| format!("stdin: {e}"))?;
             let (seconds, wall) = timed()?;
@@ -158,8 +161,12 @@ fn every_instance(hex: &str, batch: usize) -> Result<BitMatrix, String> {
 fn check(case: Case, inputs: &[BitMatrix], outputs: &[BitMatrix]) -> Result<(), String> {
     let right = match case {
         Case::Aes128 => {
-            let want = huddle_circuit::hex::decode(FIPS_CIPHERTEXT, 128).map_err(|e| e.to_string())?;
-            outputs[0].as_words().chunks(want.len()).all(|row| row == want)
+            let want =
+                huddle_circuit::hex::decode(FIPS_CIPHERTEXT, 128).map_err(|e| e.to_string())?;
+            outputs[0]
+                .as_words()
+                .chunks(want.len())
+                .all(|row| row == want)
         }
         Case::Mul64 => outputs[0]
             .as_words()
