@@ -5,11 +5,11 @@
 
 use huddle_circuit::BitMatrix;
 
-/// The elements of a numpy integer or bool buffer, widened for the range
-/// checks.
-pub(crate) trait Int: Copy + Send + Sync + std::fmt::Display {
+/// The elements of a numpy integer buffer (bools are read as uint8).
+pub(crate) trait Int: Copy + Send + Sync {
     /// The type's range, widened.
     const RANGE: (i128, i128);
+    /// The value, widened for the range checks.
     fn wide(self) -> i128;
     /// The buffer as bytes, where an element is one byte of its value (the
     /// fast path of bits given as uint8 or bool).
@@ -57,6 +57,7 @@ fn gather8(w: u64) -> u64 {
     w.wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
+/// The low bit of each of eight bytes.
 const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// A `rows` × `cols` matrix of the 0/1 `values`, row-major.

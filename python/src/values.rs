@@ -11,6 +11,10 @@
 //! instances of a one-element value, or the elements of one instance).
 //! Returned: Boolean values as uint8 bits, instances × bits; ring values as
 //! uint64, instances × elements.
+//!
+//! Arrays of any integer dtype or bool, any strides and byte order, are
+//! read from their buffer in one pass without the GIL ([`crate::pack`]
+//! does the bulk work); only Python ints go one by one.
 
 use crate::errors::{input, InternalError};
 use crate::pack::{self, Int, Refused};
@@ -64,9 +68,7 @@ impl Codec {
 }
 
 /// Python's value `obj` for a value with codec `codec`, called `what` in
-/// errors, as a matrix with a row per instance given. A numpy array of a
-/// machine integer or bool dtype is read in one pass over its buffer with
-/// the GIL released; only object arrays (Python ints) go item by item.
+/// errors, as a matrix with a row per instance given.
 pub(crate) fn to_matrix(obj: &Bound<'_, PyAny>, codec: &Codec, what: &str) -> PyResult<BitMatrix> {
     let py = obj.py();
     if let Ok(bytes) = obj.cast::<PyBytes>() {
@@ -102,10 +104,12 @@ pub(crate) fn to_matrix(obj: &Bound<'_, PyAny>, codec: &Codec, what: &str) -> Py
             let (rows, elems) = instances(codec, &shape, what)?;
             return python_integers(&array, rows, elems, k, what);
         }
-        _ => return Err(input(format!(
+        _ => {
+            return Err(input(format!(
             "{what}: expected integers or bits (0/1), got an array of dtype {} and shape {shape:?}",
             array.dtype().str()?
-        ))),
+        )))
+        }
     };
     let refused = |r: Refused| match r {
         Refused::NotABit(b) => input(format!("{what}: bits must be 0 or 1, got {b}")),
@@ -138,8 +142,7 @@ impl Job {
 }
 
 /// `job` done on `array`'s buffer (dtype kind `kind`: b, i or u) with the
-/// GIL released. Buffers that are not C-contiguous, aligned and of native
-/// byte order are first copied into one by numpy.
+/// GIL released.
 fn read_buffer(
     array: &Bound<'_, PyUntypedArray>,
     kind: u8,
@@ -151,7 +154,33 @@ fn read_buffer(
         let bytes = array.call_method1("view", ("uint8",))?.cast_into()?;
         return read_buffer(&bytes, b'u', job);
     }
-    if let Some(done) = run_on::<u8>(array, job)
+    if let Some(done) = run_on_any(array, job) {
+        return Ok(done);
+    }
+    // Strides, alignment or a byte order the typed views refuse: numpy
+    // copies the array into a C-contiguous buffer of the same integers in
+    // native byte order.
+    let native = array.dtype().call_method1("newbyteorder", ("=",))?;
+    let copy = array
+        .py()
+        .import("numpy")?
+        .call_method1("ascontiguousarray", (array, native))?
+        .cast_into::<PyUntypedArray>()?;
+    run_on_any(&copy, job).ok_or_else(|| {
+        InternalError::new_err(format!(
+            "no integer buffer for an array of dtype {}",
+            array.dtype()
+        ))
+    })
+}
+
+/// `job` on `array`'s buffer if it holds machine integers of one of
+/// numpy's sizes, C-contiguous, aligned and in native byte order.
+fn run_on_any(
+    array: &Bound<'_, PyUntypedArray>,
+    job: &Job,
+) -> Option<Result<Option<BitMatrix>, Refused>> {
+    run_on::<u8>(array, job)
         .or_else(|| run_on::<i8>(array, job))
         .or_else(|| run_on::<u16>(array, job))
         .or_else(|| run_on::<i16>(array, job))
@@ -159,23 +188,6 @@ fn read_buffer(
         .or_else(|| run_on::<i32>(array, job))
         .or_else(|| run_on::<u64>(array, job))
         .or_else(|| run_on::<i64>(array, job))
-    {
-        return Ok(done);
-    }
-    // A layout or byte order the typed views refuse: numpy copies it into
-    // a native, C-contiguous buffer of the widest integers of its kind.
-    let native = if kind == b'i' { "int64" } else { "uint64" };
-    let numpy = array.py().import("numpy")?;
-    let copy = numpy
-        .call_method1("ascontiguousarray", (array, native))?
-        .cast_into::<PyUntypedArray>()?;
-    let done = run_on::<i64>(&copy, job).or_else(|| run_on::<u64>(&copy, job));
-    done.ok_or_else(|| {
-        InternalError::new_err(format!(
-            "numpy gave no {native} buffer for an array of dtype {}",
-            array.dtype()
-        ))
-    })
 }
 
 /// `job` on `array`'s buffer if its elements are `T`s, C-contiguous and
