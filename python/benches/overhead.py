@@ -7,8 +7,8 @@ both sides warmed up, medians; and the seconds of building a 10^6-gate
 program from scalar Python code, where this build has `huddle.Program`.
 
     python python/benches/overhead.py [--batch 1000000] [--rounds 11]
-        [--huddle target/release/huddle] [--cases aes128,mul64,program]
-        [--verbose]
+        [--min-seconds 30] [--huddle target/release/huddle]
+        [--cases aes128,mul64,program] [--verbose]
 
 Build both sides in release first (docs/python.md, "Performance"):
 `maturin develop --release -m python/Cargo.toml` into the environment
@@ -165,7 +165,9 @@ def cpu():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=1_000_000)
-    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--rounds", type=int, default=11, help="at least this many rounds per case")
+    parser.add_argument("--min-seconds", type=float, default=30.0,
+                        help="and rounds until this many seconds passed (short runs get more rounds)")
     parser.add_argument("--verbose", action="store_true", help="also print every round's seconds")
     parser.add_argument("--huddle", default=os.environ.get("HUDDLE", REPO / "target/release/huddle"))
     parser.add_argument("--cases", default="aes128,mul64,program")
@@ -177,11 +179,12 @@ def main():
 
     print(f"huddle Python overhead: {args.batch} instances, trio, links in memory, 1 thread per party")
     print(f"{cpu()}; {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"{args.rounds} rounds of one call per side (each side warmed up by an untimed call), "
-          "the order swapped every round; medians")
+    print(f"rounds of one call per side (at least {args.rounds} and {args.min_seconds:g} s a case; "
+          "each side warmed up by an untimed call), the order swapped every round; medians")
+    print("ratio: of the medians; per round: the median of each round's ratio")
     print("outside: each side's time outside the run's own clock (RunReport.wall_seconds)")
     print(f"{'case':8} {'run_local s':>12} {'Run::local s':>13} {'ratio':>7} {'per round':>10} "
-          f"{'outside ms':>12}")
+          f"{'outside ms':>12} {'rounds':>7}")
     for case in cases:
         if case not in CASES:
             continue
@@ -189,17 +192,20 @@ def main():
         rust = RustSide(huddle_bin, case, args.batch, circuit)
         time_python(circuit, inputs, check)
         py, rs = [], []
-        for r in range(args.rounds):
+        start = time.perf_counter()
+        r = 0
+        while r < args.rounds or time.perf_counter() - start < args.min_seconds:
             sides = [lambda: py.append(time_python(circuit, inputs, check)),
                      lambda: rs.append(rust.time())]
             for side in sides if r % 2 == 0 else reversed(sides):
                 side()
+            r += 1
         rust.close()
         p, q = statistics.median(s for s, _ in py), statistics.median(s for s, _ in rs)
         paired = statistics.median(a / b for (a, _), (b, _) in zip(py, rs))
         po, qo = statistics.median(o for _, o in py), statistics.median(o for _, o in rs)
         outside = f"{1e3 * po:.1f}/{1e3 * qo:.1f}"
-        print(f"{case:8} {p:12.3f} {q:13.3f} {p / q:7.3f} {paired:10.3f} {outside:>12}")
+        print(f"{case:8} {p:12.3f} {q:13.3f} {p / q:7.3f} {paired:10.3f} {outside:>12} {len(py):7}")
         if args.verbose:
             print("  rounds (python/rust s): " + ", ".join(f"{a:.3f}/{b:.3f}" for (a, _), (b, _) in zip(py, rs)))
         del inputs
