@@ -5,11 +5,11 @@
 
 use huddle_circuit::BitMatrix;
 
-/// The elements of a numpy integer or bool buffer, widened for the range
-/// checks.
-pub(crate) trait Int: Copy + Send + Sync + std::fmt::Display {
+/// The elements of a numpy integer buffer (bools are read as uint8).
+pub(crate) trait Int: Copy + Send + Sync {
     /// The type's range, widened.
     const RANGE: (i128, i128);
+    /// The value, widened for the range checks.
     fn wide(self) -> i128;
     /// The buffer as bytes, where an element is one byte of its value (the
     /// fast path of bits given as uint8 or bool).
@@ -57,6 +57,7 @@ fn gather8(w: u64) -> u64 {
     w.wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
+/// The low bit of each of eight bytes.
 const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// A `rows` × `cols` matrix of the 0/1 `values`, row-major.
@@ -83,27 +84,31 @@ pub(crate) fn bits<T: Int>(values: &[T], rows: usize, cols: usize) -> Result<Bit
     Ok(m)
 }
 
-/// One row of 0/1 bytes into `row`'s words, eight bytes per step.
+/// One row of 0/1 bytes into `row`'s words, eight bytes per step; the
+/// check of the bytes is one OR per step, its error found afterwards.
 fn bits_of_bytes(bytes: &[u8], row: &mut [u64]) -> Result<(), Refused> {
-    let mut eights = bytes.chunks_exact(8);
-    for (i, eight) in eights.by_ref().enumerate() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(eight);
-        let w = u64::from_le_bytes(word);
-        if w & !ONES != 0 {
-            let bad = eight.iter().find(|&&b| b > 1).copied().unwrap_or(0);
-            return Err(Refused::NotABit(i128::from(bad)));
+    let mut stray = 0;
+    let mut sixty_fours = bytes.chunks_exact(64);
+    for (word, sixty_four) in row.iter_mut().zip(sixty_fours.by_ref()) {
+        let mut packed = 0;
+        for (i, eight) in sixty_four.chunks_exact(8).enumerate() {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(eight);
+            let w = u64::from_le_bytes(le);
+            stray |= w & !ONES;
+            packed |= gather8(w) << (8 * i);
         }
-        row[i / 8] |= gather8(w) << (8 * (i % 8));
+        *word = packed;
     }
-    let done = bytes.len() - eights.remainder().len();
-    for (j, &b) in eights.remainder().iter().enumerate() {
+    let done = bytes.len() - sixty_fours.remainder().len();
+    for (j, &b) in sixty_fours.remainder().iter().enumerate() {
         let c = done + j;
-        match b {
-            0 => {}
-            1 => row[c / 64] |= 1 << (c % 64),
-            other => return Err(Refused::NotABit(i128::from(other))),
-        }
+        stray |= u64::from(b & !1);
+        row[c / 64] |= u64::from(b & 1) << (c % 64);
+    }
+    if stray != 0 {
+        let bad = bytes.iter().find(|&&b| b > 1).copied().unwrap_or(0);
+        return Err(Refused::NotABit(i128::from(bad)));
     }
     Ok(())
 }
@@ -206,14 +211,14 @@ const SPREAD: [u64; 256] = {
     table
 };
 
-/// Every row's `cols` bits as bytes of 0/1, row-major.
-pub(crate) fn bytes_of_bits(m: &BitMatrix) -> Vec<u8> {
+/// Every row's `cols` bits as bytes of 0/1 into `out` (rows × cols,
+/// row-major; every byte written).
+pub(crate) fn bytes_of_bits(m: &BitMatrix, out: &mut [u8]) {
     let cols = m.cols();
-    let mut out = vec![0u8; m.rows() * cols];
     if cols == 0 {
-        return out;
+        return;
     }
-    for (r, to) in out.chunks_exact_mut(cols).enumerate() {
+    for (r, to) in out.chunks_exact_mut(cols).enumerate().take(m.rows()) {
         let row = m.row(r);
         let mut eights = to.chunks_exact_mut(8);
         for (i, eight) in eights.by_ref().enumerate() {
@@ -225,16 +230,14 @@ pub(crate) fn bytes_of_bits(m: &BitMatrix) -> Vec<u8> {
             to[c] = ((row[c / 64] >> (c % 64)) & 1) as u8;
         }
     }
-    out
 }
 
-/// The elements of `k` <= 64 bits of every row (`elems` a row), row-major.
+/// The elements of `k` <= 64 bits of every row (`elems` a row),
+/// row-major.
 pub(crate) fn elements(m: &BitMatrix, elems: usize, k: usize) -> Vec<u64> {
-    if k == 64 || elems == 1 {
+    if (k == 64 || elems == 1) && m.words_per_row() == elems {
         // Words are elements already (padding bits are zero).
-        if m.words_per_row() == elems {
-            return m.as_words().to_vec();
-        }
+        return m.as_words().to_vec();
     }
     let mut out = Vec::with_capacity(m.rows() * elems);
     for r in 0..m.rows() {

@@ -11,6 +11,10 @@
 //! instances of a one-element value, or the elements of one instance).
 //! Returned: Boolean values as uint8 bits, instances × bits; ring values as
 //! uint64, instances × elements.
+//!
+//! Arrays of any integer dtype or bool, any strides and byte order, are
+//! read from their buffer in one pass without the GIL ([`crate::pack`]
+//! does the bulk work); only Python ints go one by one.
 
 use crate::errors::{input, InternalError};
 use crate::pack::{self, Int, Refused};
@@ -64,9 +68,7 @@ impl Codec {
 }
 
 /// Python's value `obj` for a value with codec `codec`, called `what` in
-/// errors, as a matrix with a row per instance given. A numpy array of a
-/// machine integer or bool dtype is read in one pass over its buffer with
-/// the GIL released; only object arrays (Python ints) go item by item.
+/// errors, as a matrix with a row per instance given.
 pub(crate) fn to_matrix(obj: &Bound<'_, PyAny>, codec: &Codec, what: &str) -> PyResult<BitMatrix> {
     let py = obj.py();
     if let Ok(bytes) = obj.cast::<PyBytes>() {
@@ -140,8 +142,7 @@ impl Job {
 }
 
 /// `job` done on `array`'s buffer (dtype kind `kind`: b, i or u) with the
-/// GIL released. Buffers that are not C-contiguous, aligned and of native
-/// byte order are first copied into one by numpy.
+/// GIL released.
 fn read_buffer(
     array: &Bound<'_, PyUntypedArray>,
     kind: u8,
@@ -153,7 +154,33 @@ fn read_buffer(
         let bytes = array.call_method1("view", ("uint8",))?.cast_into()?;
         return read_buffer(&bytes, b'u', job);
     }
-    if let Some(done) = run_on::<u8>(array, job)
+    if let Some(done) = run_on_any(array, job) {
+        return Ok(done);
+    }
+    // Strides, alignment or a byte order the typed views refuse: numpy
+    // copies the array into a C-contiguous buffer of the same integers in
+    // native byte order.
+    let native = array.dtype().call_method1("newbyteorder", ("=",))?;
+    let copy = array
+        .py()
+        .import("numpy")?
+        .call_method1("ascontiguousarray", (array, native))?
+        .cast_into::<PyUntypedArray>()?;
+    run_on_any(&copy, job).ok_or_else(|| {
+        InternalError::new_err(format!(
+            "no integer buffer for an array of dtype {}",
+            array.dtype()
+        ))
+    })
+}
+
+/// `job` on `array`'s buffer if it holds machine integers of one of
+/// numpy's sizes, C-contiguous, aligned and in native byte order.
+fn run_on_any(
+    array: &Bound<'_, PyUntypedArray>,
+    job: &Job,
+) -> Option<Result<Option<BitMatrix>, Refused>> {
+    run_on::<u8>(array, job)
         .or_else(|| run_on::<i8>(array, job))
         .or_else(|| run_on::<u16>(array, job))
         .or_else(|| run_on::<i16>(array, job))
@@ -161,23 +188,6 @@ fn read_buffer(
         .or_else(|| run_on::<i32>(array, job))
         .or_else(|| run_on::<u64>(array, job))
         .or_else(|| run_on::<i64>(array, job))
-    {
-        return Ok(done);
-    }
-    // A layout or byte order the typed views refuse: numpy copies it into
-    // a native, C-contiguous buffer of the widest integers of its kind.
-    let native = if kind == b'i' { "int64" } else { "uint64" };
-    let numpy = array.py().import("numpy")?;
-    let copy = numpy
-        .call_method1("ascontiguousarray", (array, native))?
-        .cast_into::<PyUntypedArray>()?;
-    let done = run_on::<i64>(&copy, job).or_else(|| run_on::<u64>(&copy, job));
-    done.ok_or_else(|| {
-        InternalError::new_err(format!(
-            "numpy gave no {native} buffer for an array of dtype {}",
-            array.dtype()
-        ))
-    })
 }
 
 /// `job` on `array`'s buffer if its elements are `T`s, C-contiguous and
@@ -258,7 +268,7 @@ fn wide_integer(item: &Bound<'_, PyAny>, bits: usize, what: &str) -> PyResult<Ve
 }
 
 /// An output value as numpy: bits (uint8, instances × bits) or ring
-/// elements (uint64, instances × elements), built with the GIL released.
+/// elements (uint64, instances × elements), filled with the GIL released.
 pub(crate) fn to_numpy<'py>(
     py: Python<'py>,
     m: &BitMatrix,
@@ -267,14 +277,38 @@ pub(crate) fn to_numpy<'py>(
     let rows = m.rows();
     Ok(match codec {
         Codec::Bits { bits } => {
-            let out = py.detach(|| pack::bytes_of_bits(m));
-            array2(out, rows, *bits)?.into_pyarray(py).into_any()
+            let mut out = zeros(rows, *bits)?;
+            py.detach(|| pack::bytes_of_bits(m, &mut out));
+            array(py, rows, *bits, out)?
         }
         Codec::Ring { elems, k } => {
             let out = py.detach(|| pack::elements(m, *elems, *k));
-            array2(out, rows, *elems)?.into_pyarray(py).into_any()
+            array(py, rows, *elems, out)?
         }
     })
+}
+
+/// A zeroed buffer of `rows` × `cols`. It comes from the allocator huddle
+/// set, not numpy's: numpy asks for huge pages, and a first touch of those
+/// stalls for as long as the system takes to find and clear 2 MiB, which
+/// after a large run was longer than the faults of 4 KiB pages.
+fn zeros<T: Default + Clone>(rows: usize, cols: usize) -> PyResult<Vec<T>> {
+    let len = rows
+        .checked_mul(cols)
+        .ok_or_else(|| InternalError::new_err("an output array too large to address"))?;
+    Ok(vec![T::default(); len])
+}
+
+/// `values` as a `rows` × `cols` numpy array, without a copy.
+fn array<'py, T: Element>(
+    py: Python<'py>,
+    rows: usize,
+    cols: usize,
+    values: Vec<T>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let array = Array2::from_shape_vec((rows, cols), values)
+        .map_err(|e| InternalError::new_err(e.to_string()))?;
+    Ok(array.into_pyarray(py).into_any())
 }
 
 /// An output value as integers: a Boolean value one integer per instance
@@ -310,28 +344,30 @@ pub(crate) fn to_integers<'py>(
         let numpy = py.import("numpy")?;
         return numpy.call_method1("array", (ints, "object"));
     }
-    let out = py.detach(|| pack::elements(m, elems, k));
-    let shape_1d = matches!(codec, Codec::Bits { .. });
+    let words = py.detach(|| pack::elements(m, elems, k));
+    // A Boolean value: one integer per instance.
+    let cols = if matches!(codec, Codec::Bits { .. }) {
+        None
+    } else {
+        Some(elems)
+    };
     if signed {
         let unused = 64 - k;
         let values: Vec<i64> = py.detach(|| {
-            out.into_iter()
+            words
+                .into_iter()
                 .map(|v| ((v << unused) as i64) >> unused)
                 .collect()
         });
-        if shape_1d {
-            return Ok(values.into_pyarray(py).into_any());
-        }
-        return Ok(array2(values, rows, elems)?.into_pyarray(py).into_any());
+        return match cols {
+            None => Ok(values.into_pyarray(py).into_any()),
+            Some(c) => array(py, rows, c, values),
+        };
     }
-    if shape_1d {
-        return Ok(out.into_pyarray(py).into_any());
+    match cols {
+        None => Ok(words.into_pyarray(py).into_any()),
+        Some(c) => array(py, rows, c, words),
     }
-    Ok(array2(out, rows, elems)?.into_pyarray(py).into_any())
-}
-
-fn array2<T>(v: Vec<T>, rows: usize, cols: usize) -> PyResult<Array2<T>> {
-    Array2::from_shape_vec((rows, cols), v).map_err(|e| InternalError::new_err(e.to_string()))
 }
 
 /// `m` with its one row repeated `rows` times (a value given once for a

@@ -233,6 +233,11 @@ pub enum BenchCommand {
         /// Untimed calls first.
         #[arg(long, default_value_t = 1)]
         warmup: usize,
+        /// After the warm-up, print the circuit hash as a JSON line, then
+        /// time one call per line read from stdin, each printed as a JSON
+        /// line (for a caller that alternates them with its own runs).
+        #[arg(long)]
+        on_request: bool,
         /// Worker threads (lanes) per party.
         #[arg(long, default_value_t = 1)]
         threads: usize,
@@ -439,6 +444,7 @@ fn measure(cmd: BenchCommand) -> Result<(), String> {
             protocol,
             repeat,
             warmup,
+            on_request,
             threads,
             json,
         } => crate::bench_library::run(crate::bench_library::Setup {
@@ -449,6 +455,7 @@ fn measure(cmd: BenchCommand) -> Result<(), String> {
             warmup,
             threads: threads.max(1),
             json,
+            on_request,
         }),
         BenchCommand::Net {
             json,

@@ -45,6 +45,9 @@ pub struct Setup {
     pub warmup: usize,
     pub threads: usize,
     pub json: bool,
+    /// After the warm-up, one timed call per line read from stdin instead
+    /// of `repeat` calls.
+    pub on_request: bool,
 }
 
 pub fn run(s: Setup) -> Result<(), String> {
@@ -62,25 +65,46 @@ pub fn run(s: Setup) -> Result<(), String> {
     for _ in 0..s.warmup {
         run.local(&inputs, &net).map_err(|e| e.to_string())?;
     }
-    let mut seconds = Vec::with_capacity(s.repeat);
-    for _ in 0..s.repeat {
+    // One timed call: its seconds and the run's own clock.
+    let timed = || -> Result<(f64, f64), String> {
         let start = Instant::now();
         let report = run.local(&inputs, &net).map_err(|e| e.to_string())?;
-        seconds.push(start.elapsed().as_secs_f64());
+        let seconds = start.elapsed().as_secs_f64();
         check(s.case, &inputs, &report.outputs)?;
+        Ok((seconds, report.wall_seconds))
+    };
+    if s.on_request {
+        println!(
+            "{}",
+            json!({ "case": case_name(s.case), "circuit_hash": hash })
+        );
+        for line in std::io::stdin().lines() {
+            line.map_err(|e| format!("stdin: {e}"))?;
+            let (seconds, wall) = timed()?;
+            println!("{}", json!({ "seconds": seconds, "wall_seconds": wall }));
+        }
+        return Ok(());
+    }
+    let (mut seconds, mut wall) = (Vec::new(), Vec::new());
+    for _ in 0..s.repeat {
+        let (one, clock) = timed()?;
+        seconds.push(one);
+        wall.push(clock);
     }
     let median = crate::bench_compare::median(&seconds);
     if s.json {
         println!(
             "{}",
             json!({
-                "case": format!("{:?}", s.case).to_lowercase(),
+                "case": case_name(s.case),
                 "protocol": s.protocol.name(),
                 "batch": s.batch,
                 "threads": s.threads,
                 "warmup": s.warmup,
                 "circuit_hash": hash,
                 "seconds": seconds,
+                // The run's own clock (RunReport::wall_seconds) of each.
+                "wall_seconds": wall,
                 "median_seconds": median,
             })
         );
@@ -95,6 +119,10 @@ pub fn run(s: Setup) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+fn case_name(case: Case) -> String {
+    format!("{case:?}").to_lowercase()
 }
 
 /// The circuit of `case` and its input values for `batch` instances.
