@@ -241,6 +241,8 @@ def run_local(
     links: str = "memory",
     split_roles: bool = False,
     reveal_to: Optional[int] = None,
+    truncation: Optional[str] = None,
+    preprocess: Optional[str] = None,
 ) -> RunResult: ...
 class Party:
     """One party of a run across hosts, over TLS as a parties file sets it up."""
@@ -263,6 +265,8 @@ class Party:
         threads: int = 1,
         split_roles: bool = False,
         reveal_to: Optional[int] = None,
+        truncation: Optional[str] = None,
+        preprocess: Optional[str] = None,
     ) -> RunResult: ...
 
 def evaluate(

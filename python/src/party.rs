@@ -77,8 +77,9 @@ impl Party {
     /// Connects to the other parties and runs this party's part.
     ///
     /// circuit: a huddle.Circuit, or a huddle.Program (compiled once).
-    /// protocol, threads, split_roles, reveal_to: as run_local; every
-    /// party must give the same (the hello compares them), and the same
+    /// protocol, threads, split_roles, reveal_to, truncation, preprocess:
+    /// as run_local; every party must give the same (the hello compares
+    /// them), and the same
     /// circuit (and a program's same interface). The party count is the
     /// parties file's.
     /// inputs of a circuit: the input values this party owns: the value
@@ -93,7 +94,7 @@ impl Party {
     /// learns nothing; of a program, those it learns) and its report (its
     /// own links). Ctrl-C stops the run (from connect on: once connected)
     /// and tells the peers.
-    #[pyo3(signature = (circuit, protocol, inputs = None, publics = None, batch = None, threads = 1, split_roles = false, reveal_to = None))]
+    #[pyo3(signature = (circuit, protocol, inputs = None, publics = None, batch = None, threads = 1, split_roles = false, reveal_to = None, truncation = None, preprocess = None))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments
     fn run(
         &self,
@@ -106,6 +107,8 @@ impl Party {
         threads: usize,
         split_roles: bool,
         reveal_to: Option<usize>,
+        truncation: Option<&str>,
+        preprocess: Option<&str>,
     ) -> PyResult<RunResult> {
         let runnable = Runnable::extract(circuit)?;
         let parties = Some(self.config.parties());
@@ -119,6 +122,8 @@ impl Party {
             threads,
             split_roles,
             reveal_to,
+            truncation,
+            preprocess,
         };
         let run = choices.build(py, &runnable)?;
         let (values, given_batch, pads) = match &runnable.interface {

@@ -11,7 +11,7 @@ use crate::errors::input;
 use huddle_circuit::program::{Data, Shape};
 use numpy::{IntoPyArray, PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyInt, PyList, PyTuple};
 
 /// One input or public parameter's numbers, instance after instance.
 pub(crate) struct Given {
@@ -191,7 +191,17 @@ pub(crate) fn numbers(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(Data, Vec
         .call_method1("asarray", (obj,))
         .map_err(|e| input(format!("{what}: not an array of numbers ({e})")))?;
     let dims: Vec<usize> = array.getattr("shape")?.extract()?;
-    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    let mut kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    // numpy reads a plain list mixing ints below 2^63 with ints from 2^63 up
+    // as float64, which would round them: read such a list as Python's ints.
+    let mut array = array;
+    if kind == "f" && !obj.is_instance(&numpy.getattr("ndarray")?)? {
+        let objects = numpy.call_method1("asarray", (obj, "object"))?;
+        if all_ints(&objects)? {
+            array = objects;
+            kind = "O".into();
+        }
+    }
     let flat = |dtype: &str| -> PyResult<Bound<'_, PyAny>> {
         numpy.call_method1("ascontiguousarray", (array.call_method0("ravel")?, dtype))
     };
@@ -219,6 +229,18 @@ pub(crate) fn numbers(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(Data, Vec
         }
     };
     Ok((data, dims))
+}
+
+/// Whether every element of an object array is an integer (Python's or numpy's).
+fn all_ints(objects: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let integer = objects.py().import("numpy")?.getattr("integer")?;
+    for item in objects.call_method0("ravel")?.try_iter()? {
+        let item = item?;
+        if !(item.is_instance_of::<PyInt>() || item.is_instance(&integer)?) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 fn slice<T: numpy::Element + Copy>(array: &Bound<'_, PyAny>) -> PyResult<Vec<T>> {

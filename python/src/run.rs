@@ -12,7 +12,9 @@ use crate::report::{Outputs, Report, RunResult};
 use huddle_circuit::program::Pads;
 use huddle_circuit::{BitMatrix, PlainEvaluator};
 use huddle_engine::error::RunError;
-use huddle_engine::{LocalError, LocalNet, Protocol, Run, RunOptions, RunReport};
+use huddle_engine::{
+    LocalError, LocalNet, Preprocess, Protocol, Run, RunOptions, RunReport, Truncation,
+};
 use huddle_net::NetProfile;
 use pyo3::prelude::*;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -56,13 +58,20 @@ const INTERRUPTED: &str = "interrupted (KeyboardInterrupt in Python)";
 ///   protocols without a dealer; refused elsewhere).
 /// reveal_to: the one party that learns a circuit's outputs (default:
 ///   every party); a program's go where its reveal() says.
+/// truncation: how fixed-point products truncate under the secret-sharing
+///   protocols: "exact" (default; as evaluate(), through A2B and B2A) or
+///   "probabilistic" (fused into the product, fewer rounds: the result may
+///   be one more in the last place, and wraps around with probability
+///   about |v| / 2^k).
+/// preprocess: "separate" (ASTRA's and Trio's preprocessing before the
+///   inputs) or "interleaved" (layer by layer); default the protocol's.
 ///
 /// Returns a RunResult: `outputs` (see Outputs; a program's by name as
 /// typed numpy arrays) and `report` (see Report). Raises a HuddleError
 /// subclass per exit-code category with the engine's message; Ctrl-C stops
 /// every party and raises KeyboardInterrupt.
 #[pyfunction]
-#[pyo3(signature = (circuit, protocol = "trio", inputs = None, publics = None, batch = None, parties = None, net = "lan", threads = 1, links = "memory", split_roles = false, reveal_to = None))]
+#[pyo3(signature = (circuit, protocol = "trio", inputs = None, publics = None, batch = None, parties = None, net = "lan", threads = 1, links = "memory", split_roles = false, reveal_to = None, truncation = None, preprocess = None))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn run_local(
     py: Python<'_>,
@@ -77,6 +86,8 @@ pub(crate) fn run_local(
     links: &str,
     split_roles: bool,
     reveal_to: Option<usize>,
+    truncation: Option<&str>,
+    preprocess: Option<&str>,
 ) -> PyResult<RunResult> {
     let runnable = Runnable::extract(circuit)?;
     let (parties, reveal_to) = match &runnable.interface {
@@ -89,6 +100,8 @@ pub(crate) fn run_local(
         threads,
         split_roles,
         reveal_to,
+        truncation,
+        preprocess,
     };
     let run = choices.build(py, &runnable)?;
     let (matrices, pads) = match &runnable.interface {
@@ -140,16 +153,36 @@ pub(crate) struct Choices<'a> {
     pub(crate) threads: usize,
     pub(crate) split_roles: bool,
     pub(crate) reveal_to: Option<usize>,
+    /// "exact" or "probabilistic" (None: exact).
+    pub(crate) truncation: Option<&'a str>,
+    /// "separate" or "interleaved" (None: the protocol's default).
+    pub(crate) preprocess: Option<&'a str>,
 }
 
 impl Choices<'_> {
     /// The checked run (the engine refuses what does not go together).
     pub(crate) fn build(&self, py: Python<'_>, runnable: &Runnable) -> PyResult<Run> {
         let protocol = Protocol::parse(self.protocol).map_err(|e| run_error(py, &e))?;
-        let options = RunOptions::for_protocol(protocol)
+        let mut options = RunOptions::for_protocol(protocol)
             .with_threads(self.threads)
             .with_split_roles(self.split_roles)
             .with_reveal_to(self.reveal_to);
+        if let Some(name) = self.truncation {
+            let truncation = Truncation::parse(name).ok_or_else(|| {
+                input(format!(
+                    "truncation {name:?}: expected \"exact\" or \"probabilistic\""
+                ))
+            })?;
+            options = options.with_truncation(truncation);
+        }
+        if let Some(name) = self.preprocess {
+            let preprocess = Preprocess::parse(name).ok_or_else(|| {
+                input(format!(
+                    "preprocess {name:?}: expected \"separate\" or \"interleaved\""
+                ))
+            })?;
+            options = options.with_preprocess(preprocess);
+        }
         let mut builder = Run::builder(protocol)
             .circuit(runnable.circuit.clone())
             .options(options);

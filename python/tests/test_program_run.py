@@ -117,6 +117,26 @@ def test_a_ring_program_runs_like_numpy(protocol):
     assert list(result["pos"][0]) == [10, 0, 10]
 
 
+@pytest.mark.parametrize("protocol", ["trio", "ca2pc"])
+def test_probabilistic_truncation_saves_rounds_within_one_more_in_the_last_place(protocol):
+    prog = huddle.Program(parties=3)
+    with prog:
+        w = huddle.input(0, huddle.fixed(16), (3,), name="w")
+        x = huddle.input(1, huddle.fixed(16), (2, 3), name="x")
+        huddle.reveal(x @ w, name="score")
+    w = np.array([0.5, -1.25, 2.0])
+    x = np.array([[1.0, 2.0, 3.0], [-0.75, 0.0, 10.5]])
+    exact = huddle.run_local(prog, protocol, {"w": w, "x": x})
+    fused = huddle.run_local(prog, protocol, {"w": w, "x": x}, truncation="probabilistic")
+    # One truncation per output: the exact one's error, plus at most one more 2^-16.
+    assert np.abs(fused["score"][0] - x @ w).max() <= 3 * 2**-16
+    assert fused.report.online_rounds < exact.report.online_rounds
+    with pytest.raises(huddle.InputError, match="truncation"):
+        huddle.run_local(prog, protocol, {"w": w, "x": x}, truncation="round")
+    with pytest.raises(huddle.InputError, match="preprocess"):
+        huddle.run_local(prog, protocol, {"w": w, "x": x}, preprocess="later")
+
+
 def test_evaluate_takes_every_input_form_and_repeats_one_instance():
     prog = huddle.Program(parties=2)
     with prog:
