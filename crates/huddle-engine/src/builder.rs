@@ -87,6 +87,12 @@ impl Run {
             .collect()
     }
 
+    /// The exact traffic of this run on `batch` instances, predicted without
+    /// running it (see [`RunRequest::cost`]).
+    pub fn cost(&self, batch: usize) -> Result<crate::Cost, RunError> {
+        self.request.cost(&self.circuit, batch)
+    }
+
     /// Whether `party` learns the outputs: every party unless the options
     /// name one (`reveal_to`), never a protocol's dealer.
     pub fn learns(&self, party: PartyId) -> bool {

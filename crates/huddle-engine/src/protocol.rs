@@ -38,6 +38,8 @@ use crate::sharing::{
     self, astra::Astra, client_aided::ClientAided, fantastic4::FantasticFour, mfi3::Mfi3,
     quad::Quad, replicated::Replicated, tetrad::Tetrad, trio::Trio,
 };
+use crate::cost::Cost;
+use crate::predict::Query;
 use crate::start::{Outputs, Start};
 use crate::ttp;
 use huddle_circuit::{Circuit, InputOwners};
@@ -54,7 +56,7 @@ pub const MAX_SPLIT_PARTIES: usize = 4;
 /// row, start;`, where `row` is the path of the protocol's [`Descriptor`]
 /// and `start` a function of a [`Start`] that runs its party.
 macro_rules! protocols {
-    ($($(#[doc = $doc:literal])* $variant:ident => $row:path, $start:expr;)+) => {
+    ($($(#[doc = $doc:literal])* $variant:ident => $row:path, $start:expr, $cost:expr;)+) => {
         /// A protocol this build runs (see [`Protocol::descriptor`] for
         /// what each can do).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -81,6 +83,13 @@ macro_rules! protocols {
                     $(Protocol::$variant => start_with(party, $start),)+
                 }
             }
+
+            /// Predicts the run's traffic (its cost function).
+            fn predict(self, query: Query<'_>) -> Result<Cost, RunError> {
+                match self {
+                    $(Protocol::$variant => predict_with(query, $cost),)+
+                }
+            }
         }
     };
 }
@@ -91,33 +100,47 @@ fn start_with<'a>(party: Start<'a>, start: fn(Start<'a>) -> Outputs) -> Outputs 
     start(party)
 }
 
+/// Calls a line's cost function (as [`start_with`]).
+fn predict_with<'a>(
+    query: Query<'a>,
+    cost: fn(Query<'a>) -> Result<Cost, RunError>,
+) -> Result<Cost, RunError> {
+    cost(query)
+}
+
 protocols! {
     /// The trusted third party: a baseline, not secure.
-    Ttp => ttp::DESCRIPTOR, Start::clear;
+    Ttp => ttp::DESCRIPTOR, Start::clear, Query::clear;
     /// Replicated 3PC (Araki et al.).
-    Replicated => sharing::replicated::DESCRIPTOR, |s| s.sharing(|me, _| Replicated::new(me));
+    Replicated => sharing::replicated::DESCRIPTOR,
+        |s| s.sharing(|me, _| Replicated::new(me)), |q| q.sharing(|me, _| Replicated::new(me));
     /// ASTRA 3PC.
-    Astra => sharing::astra::DESCRIPTOR, |s| s.sharing(Astra::new);
+    Astra => sharing::astra::DESCRIPTOR, |s| s.sharing(Astra::new), |q| q.sharing(Astra::new);
     /// Trio 3PC (Harth-Kitzerow–Carle).
-    Trio => sharing::trio::DESCRIPTOR, |s| s.sharing(Trio::new);
+    Trio => sharing::trio::DESCRIPTOR, |s| s.sharing(Trio::new), |q| q.sharing(Trio::new);
     /// MFI-3PC (Faraji–Kerschbaum).
-    Mfi3 => sharing::mfi3::DESCRIPTOR, |s| s.sharing(Mfi3::new);
+    Mfi3 => sharing::mfi3::DESCRIPTOR, |s| s.sharing(Mfi3::new), |q| q.sharing(Mfi3::new);
     /// Quad 4PC (Harth-Kitzerow–Carle).
-    Quad => sharing::quad::QUAD, |s| s.sharing(|me, _| Quad::new(me, false));
+    Quad => sharing::quad::QUAD,
+        |s| s.sharing(|me, _| Quad::new(me, false)), |q| q.sharing(|me, _| Quad::new(me, false));
     /// Quad-Het 4PC (Harth-Kitzerow–Carle).
-    QuadHet => sharing::quad::QUAD_HET, |s| s.sharing(|me, _| Quad::new(me, true));
+    QuadHet => sharing::quad::QUAD_HET,
+        |s| s.sharing(|me, _| Quad::new(me, true)), |q| q.sharing(|me, _| Quad::new(me, true));
     /// Fantastic Four 4PC (Dalskov–Escudero–Keller).
-    FantasticFour => sharing::fantastic4::DESCRIPTOR, |s| s.sharing(|me, _| FantasticFour::new(me));
+    FantasticFour => sharing::fantastic4::DESCRIPTOR,
+        |s| s.sharing(|me, _| FantasticFour::new(me)), |q| q.sharing(|me, _| FantasticFour::new(me));
     /// Tetrad 4PC (Koti–Patra–Rachuri–Suresh).
-    Tetrad => sharing::tetrad::DESCRIPTOR, |s| s.sharing(|me, _| Tetrad::new(me));
+    Tetrad => sharing::tetrad::DESCRIPTOR,
+        |s| s.sharing(|me, _| Tetrad::new(me)), |q| q.sharing(|me, _| Tetrad::new(me));
     /// Client-aided 2PC (Ohata–Nuida).
-    Ca2pc => sharing::client_aided::DESCRIPTOR, |s| s.sharing(ClientAided::new);
+    Ca2pc => sharing::client_aided::DESCRIPTOR,
+        |s| s.sharing(ClientAided::new), |q| q.sharing(ClientAided::new);
     /// Multiparty garbling BGW3_opt (Ben-Efraim–Omri).
-    Bgw3 => garble::BGW3, Start::garbling;
+    Bgw3 => garble::BGW3, Start::garbling, Query::garbling;
     /// Multiparty garbling BGW2_opt (Ben-Efraim–Omri).
-    Bgw2 => garble::BGW2, Start::garbling;
+    Bgw2 => garble::BGW2, Start::garbling, Query::garbling;
     /// Multiparty garbling BGW2_opt^mal (Ben-Efraim–Omri).
-    Bgw2Mal => garble::BGW2_MAL, Start::garbling;
+    Bgw2Mal => garble::BGW2_MAL, Start::garbling, Query::garbling;
 }
 
 impl Protocol {
@@ -349,6 +372,23 @@ impl RunRequest {
     /// start on a 65,536-gate circuit).
     pub(crate) fn check_circuit(&self, circuit: &Circuit) -> Result<(), RunError> {
         self.check_owners_and_domain(circuit)
+    }
+
+    /// The exact traffic of this run on `batch` instances of `circuit`:
+    /// bytes, messages and rounds per directed link and phase, and rounds
+    /// per phase, as the run's accounting will count them (see
+    /// [`crate::cost`]). Refused as the run would be: a circuit the
+    /// protocol cannot run, a batch out of range.
+    pub fn cost(&self, circuit: &Circuit, batch: usize) -> Result<Cost, RunError> {
+        crate::builder::check_batch(batch)?;
+        self.check_circuit(circuit)?;
+        self.protocol.predict(Query {
+            descriptor: self.protocol.descriptor(),
+            parties: self.parties,
+            circuit,
+            instances: batch,
+            options: self.options,
+        })
     }
 
     /// The parties that hold data: all but a dealer (the last party), so

@@ -32,6 +32,7 @@
 pub(crate) mod arith;
 pub(crate) mod astra;
 mod channel;
+pub(crate) mod cost;
 pub(crate) mod client_aided;
 pub(crate) mod convert;
 mod evaluate;
@@ -43,6 +44,8 @@ pub(crate) mod malicious;
 pub(crate) mod messages;
 pub(crate) mod mfi3;
 mod outputs;
+mod pending_cost;
+mod plan;
 pub(crate) mod pieces;
 pub(crate) mod program;
 mod protocol;
