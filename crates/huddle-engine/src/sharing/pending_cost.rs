@@ -12,4 +12,4 @@ impl SharingCost for $t {
     fn reveal_cost(&mut self, _ch: &mut Dry, _d: Domain, _slots: usize, _w: usize, _to: Option<PartyId>) {}
 }
 )* } }
-pending!(super::quad::Quad, super::fantastic4::FantasticFour, super::tetrad::Tetrad, super::client_aided::ClientAided);
+pending!(super::client_aided::ClientAided);
