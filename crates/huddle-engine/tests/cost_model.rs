@@ -119,7 +119,8 @@ fn check_all(name: &str, circuit: &Circuit, protocols: &[Protocol]) -> usize {
     compared
 }
 
-const DONE: [Protocol; 9] = [
+const DONE: [Protocol; 10] = [
+    Protocol::Ca2pc,
     Protocol::FantasticFour,
     Protocol::Tetrad,
     Protocol::Quad,

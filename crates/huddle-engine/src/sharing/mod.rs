@@ -44,7 +44,6 @@ pub(crate) mod malicious;
 pub(crate) mod messages;
 pub(crate) mod mfi3;
 mod outputs;
-mod pending_cost;
 mod plan;
 pub(crate) mod pieces;
 pub(crate) mod program;
