@@ -12,6 +12,7 @@ use huddle_circuit::builder::Builder;
 use huddle_circuit::random::random_inputs;
 use huddle_circuit::{corpus, gen, read_circuit_file, Circuit, Format, Op};
 use huddle_core::{Prg, RingWidth};
+use huddle_engine::garble::Optimizations;
 use huddle_engine::{Preprocess, Protocol, Run, RunOptions, Truncation};
 use huddle_net::{memory_networks, Accounting, NetProfile, Phase};
 use std::collections::BTreeSet;
@@ -81,6 +82,10 @@ fn variants(protocol: Protocol) -> Vec<(&'static str, RunOptions)> {
     v.push(("reveal to 1", base.with_reveal_to(Some(1))));
     if protocol.garbling().is_some() {
         v.push(("reveal to 0", base.with_reveal_to(Some(0))));
+        v.push(("2 threads", base.with_threads(2)));
+        let all = Optimizations::parse("all").expect("all");
+        v.push(("every optimization", base.with_garble(all)));
+        v.push(("no optimization", base.with_garble(Optimizations::NONE)));
     }
     if d.family == huddle_engine::protocol::Family::Sharing {
         v.push(("2 threads", base.with_threads(2)));
@@ -119,7 +124,10 @@ fn check_all(name: &str, circuit: &Circuit, protocols: &[Protocol]) -> usize {
     compared
 }
 
-const DONE: [Protocol; 10] = [
+const DONE: [Protocol; 13] = [
+    Protocol::Bgw3,
+    Protocol::Bgw2,
+    Protocol::Bgw2Mal,
     Protocol::Ca2pc,
     Protocol::FantasticFour,
     Protocol::Tetrad,
