@@ -14,9 +14,6 @@ use huddle_circuit::Circuit;
 use huddle_net::PartyId;
 use std::sync::Arc;
 
-/// The most instances one run evaluates at once.
-pub const MAX_BATCH: usize = 1 << 26;
-
 /// A checked run: protocol, parties, options and circuit, with the
 /// caller's handles. Cloning is cheap (the circuit is shared), and clones
 /// share the handles.
@@ -166,14 +163,4 @@ impl RunBuilder {
             cancel: self.cancel,
         })
     }
-}
-
-/// Refuses a batch of no instances or more than [`MAX_BATCH`].
-pub(crate) fn check_batch(batch: usize) -> Result<(), RunError> {
-    if batch == 0 || batch > MAX_BATCH {
-        return Err(RunError::Input(format!(
-            "a run evaluates 1 to {MAX_BATCH} instances, not {batch}"
-        )));
-    }
-    Ok(())
 }

@@ -109,12 +109,12 @@ pub mod testing;
 mod transport;
 mod ttp;
 
-pub use builder::{Run, RunBuilder, MAX_BATCH};
+pub use builder::{Run, RunBuilder};
 pub use cancel::CancelToken;
 pub use cost::Cost;
 pub use error::{Refusal, RunError};
 pub use fault::MessageType;
-pub use inputs::{OwnValue, RandomRows};
+pub use inputs::{OwnValue, RandomRows, MAX_BATCH};
 pub use local::{Links, LocalNet, PartyOutcome};
 pub use memory::check_memory;
 pub use options::{

@@ -2,9 +2,11 @@
 //! one `protocols!` invocation below. A line names the protocol's
 //! variant, its row (the [`Descriptor`] its own module states: name, party
 //! count rule, native fan-in, preprocessing, security model, the circuits it
-//! takes) and how its party starts; the macro generates [`Protocol`],
+//! takes), how its party starts and its cost function (what every party
+//! sends, [`RunRequest::cost`]); the macro generates [`Protocol`],
 //! [`Protocol::ALL`] in the table's order, [`Protocol::descriptor`], the
-//! name lookup ([`Protocol::parse`]) and the dispatch that starts a party.
+//! name lookup ([`Protocol::parse`]) and the dispatches that start a party
+//! and predict a run's cost.
 //! A run is requested as a [`RunRequest`], validated once (protocol,
 //! parties, options, circuit) against the row and then used by `huddle
 //! local`, `huddle party`, the connection hello and the engine alike.
@@ -19,27 +21,30 @@
 //! compiler. The rows in the protocols' modules, because a protocol's code
 //! reads its own capabilities (MFI-3PC's fan-in sizes its arrays, client-
 //! aided 2PC's dealer), and a row kept apart from the code drifts from it.
-//! The start in the table line, not in the row, because a row must sit
-//! below the protocols and a start sits above the engines it calls.
+//! The start and the cost function in the table line, not in the row,
+//! because a row must sit below the protocols and both sit above the
+//! engines they call.
 //!
 //! The layering, so that no two modules import each other: the row's types
 //! (`descriptor.rs`) live below everything and name no protocol; each
 //! protocol's module states its row with them and reads back what it needs
 //! from its own constant, never from this module; the ways a party starts
-//! (`start.rs`) sit above the engines; this module, which names every
-//! protocol's module, sits above them all, and only the run's front
-//! (`run.rs`, the builder, the report, the hello's settings) uses it.
+//! (`start.rs`) and a cost is predicted (`predict.rs`) sit above the
+//! engines, the cost's types (`cost/`) below the protocols; this module,
+//! which names every protocol's module, sits above them all, and only the
+//! run's front (`run.rs`, the builder, the report, the hello's settings)
+//! uses it.
 
+use crate::cost::Cost;
 use crate::error::{Refusal, RunError};
 use crate::garble::linear::LinearChoice;
 use crate::garble::{self, Variant};
 use crate::options::{Preprocess, RunOptions, DEFAULT_GARBLE_MEMORY_MIB, DEFAULT_SHARE_MEMORY_MIB};
+use crate::predict::Query;
 use crate::sharing::{
     self, astra::Astra, client_aided::ClientAided, fantastic4::FantasticFour, mfi3::Mfi3,
     quad::Quad, replicated::Replicated, tetrad::Tetrad, trio::Trio,
 };
-use crate::cost::Cost;
-use crate::predict::Query;
 use crate::start::{Outputs, Start};
 use crate::ttp;
 use huddle_circuit::{Circuit, InputOwners};
@@ -376,12 +381,20 @@ impl RunRequest {
 
     /// The exact traffic of this run on `batch` instances of `circuit`:
     /// bytes, messages and rounds per directed link and phase, and rounds
-    /// per phase, as the run's accounting will count them (see
-    /// [`crate::cost`]). Refused as the run would be: a circuit the
-    /// protocol cannot run, a batch out of range.
+    /// per phase, as the run's accounting will count them ([`Cost`]).
+    /// Refused as the run would be (a circuit the protocol cannot run, a
+    /// batch out of range), and for a run with a party that deviates on
+    /// purpose (fault injection), whose traffic is not the protocol's.
     pub fn cost(&self, circuit: &Circuit, batch: usize) -> Result<Cost, RunError> {
-        crate::builder::check_batch(batch)?;
+        crate::inputs::check_batch(batch)?;
         self.check_circuit(circuit)?;
+        if self.options.fault.is_some() {
+            return Err(RunError::Input(
+                "the cost model predicts runs in which every party follows the protocol; \
+                 a corrupted party (--corrupt) deviates from it on purpose"
+                    .into(),
+            ));
+        }
         self.protocol.predict(Query {
             descriptor: self.protocol.descriptor(),
             parties: self.parties,

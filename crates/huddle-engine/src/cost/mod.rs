@@ -177,15 +177,6 @@ impl Script {
         }
     }
 
-    /// `f`'s messages under `phase`, then back to the current phase.
-    pub(crate) fn in_phase<T>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> T) -> T {
-        let now = self.phase;
-        self.phase = phase;
-        let out = f(self);
-        self.phase = now;
-        out
-    }
-
     pub(crate) fn events(&self) -> &[Event] {
         &self.events
     }

@@ -11,9 +11,9 @@
 //! gamma_2's place, so the masks sum to e^t and the value is u^t - e^t.
 
 use super::arith::Arith;
+use super::cost::Dry;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, Program};
-use super::cost::Dry;
 use super::{Channel, Shares};
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;

@@ -82,10 +82,6 @@ impl Dry {
         self.script.party()
     }
 
-    pub(crate) fn encoding(&self) -> Encoding {
-        self.encoding
-    }
-
     pub(crate) fn set_encoding(&mut self, encoding: Encoding) {
         self.encoding = encoding;
     }
@@ -148,7 +144,12 @@ pub(crate) fn predict<P: SharingCost, F: Fn(PartyId) -> P>(
     let probe = make(0);
     let parties = probe.parties();
     let walk = Walk {
-        plan: Plan::new(&probe, std::borrow::Cow::Borrowed(circuit), instances, options)?,
+        plan: Plan::new(
+            &probe,
+            std::borrow::Cow::Borrowed(circuit),
+            instances,
+            options,
+        )?,
         circuit,
         input_parties: parties - usize::from(probe.dealer().is_some()),
         hold_outputs: !probe.messages().is_empty(),

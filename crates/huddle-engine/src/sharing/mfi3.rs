@@ -34,9 +34,9 @@
 //! P0 (d, m_b), a sharing of u^t - e^t.
 
 use super::arith::{subset_products, Arith};
+use super::cost::Dry;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, MulGate, Program};
-use super::cost::Dry;
 use super::{Channel, Shares};
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;

@@ -19,9 +19,9 @@
 //! learns whether the dropped low bits carried (`docs/circuit-format.md`).
 
 use super::arith::Arith;
+use super::cost::Dry;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, Program};
-use super::cost::Dry;
 use super::{Channel, Shares};
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;

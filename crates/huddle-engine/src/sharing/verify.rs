@@ -104,10 +104,7 @@ impl Views {
             hasher.update(spec.check.as_bytes());
             hasher.update([0]);
             hasher.update(self.epoch.to_le_bytes());
-            View {
-                hasher,
-                words: 0,
-            }
+            View { hasher, words: 0 }
         })
     }
 

@@ -10,7 +10,9 @@
 use super::{ConversionTerm, FantasticFour, CONVERSION_TERMS, KEYS, ROUTES, VIEWS};
 use crate::sharing::convert::SplitJob;
 use crate::sharing::cost::{Dry, SharingCost};
-use crate::sharing::malicious::{checkpoint_cost, compare_views_cost, reveal_vouched_cost, Vouched};
+use crate::sharing::malicious::{
+    checkpoint_cost, compare_views_cost, reveal_vouched_cost, Vouched,
+};
 use crate::sharing::program::{Layer, Program};
 use crate::sharing::subset_keys::agree_cost;
 use crate::sharing::InputValues;

@@ -13,9 +13,7 @@ pub(crate) fn agree_cost(ch: &mut Dry, keys: &'static [ViewSpec]) {
     let me = ch.party();
     let holds = |k: &ViewSpec, p: PartyId| k.members.contains(&p);
     let shared = |p: PartyId| keys.iter().filter(|k| holds(k, me) && holds(k, p)).count();
-    let peers: Vec<PartyId> = (0..PARTIES)
-        .filter(|&p| p != me && shared(p) > 0)
-        .collect();
+    let peers: Vec<PartyId> = (0..PARTIES).filter(|&p| p != me && shared(p) > 0).collect();
     for &p in &peers {
         ch.send_raw(p, 4 * shared(p));
     }
