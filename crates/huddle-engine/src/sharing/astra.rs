@@ -45,9 +45,9 @@ impl Variant for AstraVariant {
     const VALUE_MASKS: [[bool; 2]; 2] = [[true, true], [true, true]];
     const NATIVE_DOT: bool = true;
 
-    /// Per multiplication one element P0 -> P2 in preprocessing (gamma_2)
-    /// and one each way between P1 and P2 online (`shared/specs/astra-3pc.md`,
-    /// "Multiplication").
+    /// Per multiplication one element P0 -> P2 in preprocessing (gamma_2,
+    /// `shared/specs/astra-3pc.md` §5.1) and one each way between P1 and P2
+    /// online (§5.2; §7 counts them).
     fn multiply_cost(core: &mut Core, ch: &mut Dry, layer: &Layer, w: usize) {
         let n = layer.gates.len() * w;
         match core.me {

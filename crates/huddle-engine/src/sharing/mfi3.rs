@@ -79,7 +79,7 @@ impl Variant for MfiVariant {
     /// its pairs (the l-input products are not sums of 2-input terms).
     const NATIVE_DOT: bool = true;
 
-    /// Per l-input gate (Faraji–Kerschbaum Sections 2.3 and 3): P1 and P2
+    /// Per l-input gate (Faraji–Kerschbaum Sections 3.1.2–3.1.4): P1 and P2
     /// each send the other 2^l − l − 1 elements (one for l = 2), and P0
     /// sends P1 one element for every gate and P2 one for every gate of
     /// more than two inputs; P0 receives nothing.

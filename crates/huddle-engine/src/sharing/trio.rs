@@ -54,7 +54,7 @@ impl Variant for TrioVariant {
     const NATIVE_DOT: bool = true;
 
     /// Per multiplication one element P0 -> P2 in preprocessing (m0) and
-    /// one each way between P1 and P2 online (HK-C Section V, Figure 4).
+    /// one each way between P1 and P2 online (HK-C Section V-B, Figure 4).
     fn multiply_cost(core: &mut Core, ch: &mut Dry, layer: &Layer, w: usize) {
         let n = layer.gates.len() * w;
         match core.me {

@@ -4,7 +4,8 @@
 //! and, online, one element each way per distinct operand of the layer
 //! (fewer where an operand is one party's conversion term alone, Section
 //! 3.3); per truncated element one more dealt and one to the opener;
-//! inputs and conversions free; the reveal one element each way.
+//! inputs and conversions free (Sections 2.2, 3.3); the reveal one element
+//! each way (Section 2.2); the three keys of two words each.
 
 use super::{
     dealt_words, distinct_operands, groups, term_holders, truncated, truncation, ClientAided,

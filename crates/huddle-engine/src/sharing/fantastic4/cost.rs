@@ -4,8 +4,9 @@
 //! an input's x_b to the dealer's two neighbours (§3.2); the reveal's x_i
 //! from P_{i-1} with a digest from P_{i+1} (§3.3). Beyond the
 //! specification, what huddle sends as well: the keys' joint agreement,
-//! the compare-view digests, the verdicts, and the terms of conversions and
-//! truncated products (`CONVERSION_TERMS`).
+//! the compare-view digests (§6.1) and verdicts, and the terms of
+//! conversions and truncated products (`CONVERSION_TERMS`). §7 counts the
+//! specification's part.
 
 use super::{ConversionTerm, FantasticFour, CONVERSION_TERMS, KEYS, ROUTES, VIEWS};
 use crate::sharing::convert::SplitJob;

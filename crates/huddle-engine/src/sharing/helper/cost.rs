@@ -1,9 +1,11 @@
 //! The helper protocols' messages at each step (ASTRA, Trio, MFI-3PC; see
 //! the module documentation): P0 chooses K01 and K02; an input costs one
-//! element per wire to each party that lacks its masked value; the reveal
-//! one mask from P0 to each evaluator (input-independent: offline, ahead of
-//! everything under `--preprocess separate`) and P2's value to P0; each
-//! variant states its multiplication ([`Variant::multiply_cost`]).
+//! element per wire to each party that lacks its masked value (ASTRA spec
+//! §3.2, HK-C Section V-A); the reveal one mask from P0 to each evaluator
+//! (input-independent: ahead of everything under `--preprocess separate`)
+//! and P2's value to P0 (ASTRA spec §3.3); conversions P0's masked term to
+//! both evaluators (HK-C Appendix B in this sharing); each variant states
+//! its multiplication ([`Variant::multiply_cost`]).
 
 use super::{Core, Helper, Variant, HELPER};
 use crate::inputs::learns;

@@ -1,5 +1,6 @@
-//! Quad's and Quad-Het's messages at each step (HK-C Section VI, Figures 5
-//! and 6; see the module documentation for what each message is): per
+//! Quad's and Quad-Het's messages at each step (HK-C Sections VI-B and
+//! VI-C, Figures 5 and 6; compare views, Section IV-B; see the module
+//! documentation for what each message is): per
 //! multiplication m0 (P0 -> P2) in preprocessing, and Quad's m3 (P3 -> P0);
 //! online m1 (P1 -> P2), m20 (P2 -> P1) and m21 (P2 -> P0), Quad-Het's m22
 //! (P2 -> P0) too. Beyond the paper's counts, what huddle sends as well:

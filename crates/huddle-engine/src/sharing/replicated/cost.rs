@@ -1,7 +1,8 @@
-//! Replicated 3PC's messages at each step (see the module documentation and
-//! `shared/specs/replicated-3pc.md`): one element per party per
-//! multiplication, P_i -> P_{i+1}; inputs one element to each neighbour of
-//! the owner; outputs x_i to P_{i+1}.
+//! Replicated 3PC's messages at each step (`shared/specs/replicated-3pc.md`,
+//! whose §7 counts them; see the module documentation): one element per
+//! party per multiplication, P_i -> P_{i+1} (§5); inputs one element to
+//! each neighbour of the owner (§3.2); outputs x_i to P_{i+1} (§3.3); keys
+//! of two words (§2).
 
 use super::Replicated;
 use crate::inputs::learns;
@@ -13,14 +14,14 @@ use huddle_circuit::Domain;
 use huddle_net::PartyId;
 
 impl SharingCost for Replicated {
-    /// P_i sends K_{i,i+1} (two words) to P_{i+1}, then receives K_{i-1,i}.
+    /// P_i sends K_{i,i+1} (two words) to P_{i+1}, then receives K_{i-1,i} (§2).
     fn setup_cost(&mut self, ch: &mut Dry) {
         let (prev, next) = self.neighbours();
         ch.send_raw(next, 2);
         ch.recv_raw(prev, 2);
     }
 
-    /// The owner sends each neighbour one element per wire (spec, "Input").
+    /// The owner sends each neighbour one element per wire (§3.2).
     fn share_inputs_cost(&mut self, ch: &mut Dry, inputs: &InputValues, w: usize) {
         let (prev, next) = self.neighbours();
         let own = inputs.dealt_by(self.me).len() * w;
@@ -31,7 +32,7 @@ impl SharingCost for Replicated {
         }
     }
 
-    /// One element per gate P_i -> P_{i+1} (spec, "Multiplication"); a
+    /// One element per gate P_i -> P_{i+1} (§5); a
     /// truncating gate's element goes from P0 to P2 instead of P1, and P2
     /// answers P1 with c + p: one element more, one round more.
     fn multiply_cost(&mut self, ch: &mut Dry, _program: &Program, layer: &Layer, w: usize) {
@@ -76,7 +77,7 @@ impl SharingCost for Replicated {
         self.share_inputs_cost(ch, &terms, job.slot_words());
     }
 
-    /// P_i sends x_i to P_{i+1} where P_{i+1} learns the outputs.
+    /// P_i sends x_i to P_{i+1} where P_{i+1} learns the outputs (§3.3).
     fn reveal_cost(
         &mut self,
         ch: &mut Dry,

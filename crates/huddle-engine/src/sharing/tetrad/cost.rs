@@ -1,6 +1,7 @@
 //! Tetrad's messages at each step (`specs/tetrad-4pc.md`; see the module
-//! documentation): per multiplication (§5) t1 (P3 -> P0) and t2 (P3 -> P2)
-//! in preprocessing, t3 (P1 -> P2), t4 (P2 -> P1) and t5 (P2 -> P0) online;
+//! documentation): per multiplication t1 (P3 -> P0) and t2 (P3 -> P2) in
+//! preprocessing (§5.2), t3 (P1 -> P2), t4 (P2 -> P1) and t5 (P2 -> P0)
+//! online (§5.3; §7 counts them);
 //! an input's masked value to those of P0, P1, P2 that are not its dealer
 //! (§3.2); the reveal's routes (§3.3). Beyond the specification, what
 //! huddle sends as well: the keys' joint agreement, the compare-view
