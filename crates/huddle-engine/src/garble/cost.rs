@@ -120,7 +120,12 @@ impl Model {
         for p in me + 1..seeded {
             s.send(p, 16);
         }
-        let sets = held_sets(n, self.t, me);
+        // PRSS's keys (only where PRSS runs: C(n, t) sets).
+        let sets = if self.prss {
+            held_sets(n, self.t, me)
+        } else {
+            Vec::new()
+        };
         let shared = |p: PartyId| 16 * sets.iter().filter(|&&set| outside(set, p)).count() as u64;
         let others = || (0..n).filter(move |&p| p != me);
         if self.prss {
