@@ -414,3 +414,15 @@ fn garbling_among_many_parties_takes_the_papers_rounds() {
         assert_eq!(cost.online_rounds(), 3, "{protocol}");
     }
 }
+
+/// A circuit without outputs: the TTP still tells every party there are
+/// none (an empty message, counted), the others open nothing.
+#[test]
+fn a_circuit_without_outputs() {
+    let mut b = Builder::boolean(2);
+    let x = b.input("x", 2);
+    let _ = b.and(x[0], x[1]);
+    let c = b.finish();
+    assert!(c.outputs().is_empty());
+    assert!(check("no outputs", &c, Scope::Full, &[]) >= Protocol::ALL.len());
+}

@@ -177,6 +177,22 @@ impl Script {
         }
     }
 
+    /// A message of `bytes` bytes to `to`, sent even when empty: by a
+    /// protocol that calls `huddle_net::Network` itself rather than
+    /// through the engine's `Transport` (which drops empty messages).
+    pub(crate) fn send_even_empty(&mut self, to: PartyId, bytes: u64) {
+        self.events.push(Event::Send {
+            phase: self.phase,
+            to,
+            bytes,
+        });
+    }
+
+    /// The receive of a message [`send_even_empty`](Self::send_even_empty) sent.
+    pub(crate) fn recv_even_empty(&mut self, from: PartyId, bytes: u64) {
+        self.events.push(Event::Recv { from, bytes });
+    }
+
     pub(crate) fn events(&self) -> &[Event] {
         &self.events
     }
