@@ -14,9 +14,6 @@ use huddle_circuit::Circuit;
 use huddle_net::PartyId;
 use std::sync::Arc;
 
-/// The most instances one run evaluates at once.
-pub const MAX_BATCH: usize = 1 << 26;
-
 /// A checked run: protocol, parties, options and circuit, with the
 /// caller's handles. Cloning is cheap (the circuit is shared), and clones
 /// share the handles.
@@ -85,6 +82,12 @@ impl Run {
         (0..self.circuit.inputs().len())
             .filter(|&i| self.owner(i) == party)
             .collect()
+    }
+
+    /// The exact traffic of this run on `batch` instances, predicted without
+    /// running it (see [`RunRequest::cost`]).
+    pub fn cost(&self, batch: usize) -> Result<crate::Cost, RunError> {
+        self.request.cost(&self.circuit, batch)
     }
 
     /// Whether `party` learns the outputs: every party unless the options
@@ -160,14 +163,4 @@ impl RunBuilder {
             cancel: self.cancel,
         })
     }
-}
-
-/// Refuses a batch of no instances or more than [`MAX_BATCH`].
-pub(crate) fn check_batch(batch: usize) -> Result<(), RunError> {
-    if batch == 0 || batch > MAX_BATCH {
-        return Err(RunError::Input(format!(
-            "a run evaluates 1 to {MAX_BATCH} instances, not {batch}"
-        )));
-    }
-    Ok(())
 }

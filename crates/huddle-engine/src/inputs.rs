@@ -203,6 +203,19 @@ pub(crate) fn learns(p: PartyId, to: Option<PartyId>) -> bool {
     to.is_none_or(|t| t == p)
 }
 
+/// The most instances one run evaluates at once.
+pub const MAX_BATCH: usize = 1 << 26;
+
+/// Refuses a batch of no instances or more than [`MAX_BATCH`].
+pub(crate) fn check_batch(batch: usize) -> Result<(), RunError> {
+    if batch == 0 || batch > MAX_BATCH {
+        return Err(RunError::Input(format!(
+            "a run evaluates 1 to {MAX_BATCH} instances, not {batch}"
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

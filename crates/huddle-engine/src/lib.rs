@@ -55,6 +55,9 @@
 //!   [`Run::connect`], [`Run::party`].
 //! - **What a run gives**: a [`RunReport`] ([`PerPhase`]), or a
 //!   [`RunError`] ([`Refusal`]) with its exit code ([`exit::Exit`]).
+//! - **What a run will cost**: [`Run::cost`] (or [`RunRequest::cost`]), the
+//!   exact bytes, messages and rounds per link and phase as a [`Cost`],
+//!   predicted from the circuit, protocol and options without running.
 //! - **The protocol table**: [`protocol`] ([`Protocol`] and its
 //!   [`Descriptor`](protocol::Descriptor), [`MessageType`]) and the
 //!   [`RunRequest`] every party of a run agrees on.
@@ -81,6 +84,7 @@
 
 mod builder;
 mod cancel;
+mod cost;
 mod descriptor;
 pub mod error;
 pub mod exit;
@@ -94,6 +98,7 @@ mod local;
 mod memory;
 mod options;
 mod party;
+mod predict;
 mod progress;
 pub mod protocol;
 mod report;
@@ -106,11 +111,12 @@ pub mod testing;
 mod transport;
 mod ttp;
 
-pub use builder::{Run, RunBuilder, MAX_BATCH};
+pub use builder::{Run, RunBuilder};
 pub use cancel::CancelToken;
+pub use cost::Cost;
 pub use error::{Refusal, RunError};
 pub use fault::MessageType;
-pub use inputs::{OwnValue, RandomRows};
+pub use inputs::{OwnValue, RandomRows, MAX_BATCH};
 pub use local::{Links, LocalNet, PartyOutcome};
 pub use memory::{check_memory, keep_freed_memory};
 pub use options::{

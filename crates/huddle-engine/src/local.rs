@@ -3,9 +3,10 @@
 //! throwaway certificates ([`LocalNet`]), or over networks the caller made
 //! ([`Run::local_over`]; [`Run::local_each`] for every party's own ending).
 
-use crate::builder::{check_batch, Run};
+use crate::builder::Run;
 use crate::error::RunError;
 use crate::garble::{self, linear::LinearChoice, linear::TrustedDealer};
+use crate::inputs::check_batch;
 use crate::inputs::OwnValue;
 use crate::report::{Finished, RunReport};
 use crate::run::{run_party_with, LocalError};

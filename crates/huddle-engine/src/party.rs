@@ -4,8 +4,9 @@
 //! connecting to the peers of a parties file ([`Run::connect`], over
 //! [`PartyLinks`]) and the run over the connected network ([`Run::party`]).
 
-use crate::builder::{check_batch, Run};
+use crate::builder::Run;
 use crate::error::RunError;
+use crate::inputs::check_batch;
 use crate::inputs::OwnValue;
 use crate::report::{Finished, RunReport};
 use huddle_net::tls::TlsIdentity;

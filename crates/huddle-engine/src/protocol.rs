@@ -2,9 +2,11 @@
 //! one `protocols!` invocation below. A line names the protocol's
 //! variant, its row (the [`Descriptor`] its own module states: name, party
 //! count rule, native fan-in, preprocessing, security model, the circuits it
-//! takes) and how its party starts; the macro generates [`Protocol`],
+//! takes), how its party starts and its cost function (what every party
+//! sends, [`RunRequest::cost`]); the macro generates [`Protocol`],
 //! [`Protocol::ALL`] in the table's order, [`Protocol::descriptor`], the
-//! name lookup ([`Protocol::parse`]) and the dispatch that starts a party.
+//! name lookup ([`Protocol::parse`]) and the dispatches that start a party
+//! and predict a run's cost.
 //! A run is requested as a [`RunRequest`], validated once (protocol,
 //! parties, options, circuit) against the row and then used by `huddle
 //! local`, `huddle party`, the connection hello and the engine alike.
@@ -19,21 +21,26 @@
 //! compiler. The rows in the protocols' modules, because a protocol's code
 //! reads its own capabilities (MFI-3PC's fan-in sizes its arrays, client-
 //! aided 2PC's dealer), and a row kept apart from the code drifts from it.
-//! The start in the table line, not in the row, because a row must sit
-//! below the protocols and a start sits above the engines it calls.
+//! The start and the cost function in the table line, not in the row,
+//! because a row must sit below the protocols and both sit above the
+//! engines they call.
 //!
 //! The layering, so that no two modules import each other: the row's types
 //! (`descriptor.rs`) live below everything and name no protocol; each
 //! protocol's module states its row with them and reads back what it needs
 //! from its own constant, never from this module; the ways a party starts
-//! (`start.rs`) sit above the engines; this module, which names every
-//! protocol's module, sits above them all, and only the run's front
-//! (`run.rs`, the builder, the report, the hello's settings) uses it.
+//! (`start.rs`) and a cost is predicted (`predict.rs`) sit above the
+//! engines, the cost's types (`cost/`) below the protocols; this module,
+//! which names every protocol's module, sits above them all, and only the
+//! run's front (`run.rs`, the builder, the report, the hello's settings)
+//! uses it.
 
+use crate::cost::Cost;
 use crate::error::{Refusal, RunError};
 use crate::garble::linear::LinearChoice;
 use crate::garble::{self, Variant};
 use crate::options::{Preprocess, RunOptions, DEFAULT_GARBLE_MEMORY_MIB, DEFAULT_SHARE_MEMORY_MIB};
+use crate::predict::Query;
 use crate::sharing::{
     self, astra::Astra, client_aided::ClientAided, fantastic4::FantasticFour, mfi3::Mfi3,
     quad::Quad, replicated::Replicated, tetrad::Tetrad, trio::Trio,
@@ -54,7 +61,7 @@ pub const MAX_SPLIT_PARTIES: usize = 4;
 /// row, start;`, where `row` is the path of the protocol's [`Descriptor`]
 /// and `start` a function of a [`Start`] that runs its party.
 macro_rules! protocols {
-    ($($(#[doc = $doc:literal])* $variant:ident => $row:path, $start:expr;)+) => {
+    ($($(#[doc = $doc:literal])* $variant:ident => $row:path, $start:expr, $cost:expr;)+) => {
         /// A protocol this build runs (see [`Protocol::descriptor`] for
         /// what each can do).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -81,6 +88,13 @@ macro_rules! protocols {
                     $(Protocol::$variant => start_with(party, $start),)+
                 }
             }
+
+            /// Predicts the run's traffic (its cost function).
+            fn predict(self, query: Query<'_>) -> Result<Cost, RunError> {
+                match self {
+                    $(Protocol::$variant => predict_with(query, $cost),)+
+                }
+            }
         }
     };
 }
@@ -91,33 +105,47 @@ fn start_with<'a>(party: Start<'a>, start: fn(Start<'a>) -> Outputs) -> Outputs 
     start(party)
 }
 
+/// Calls a line's cost function (as [`start_with`]).
+fn predict_with<'a>(
+    query: Query<'a>,
+    cost: fn(Query<'a>) -> Result<Cost, RunError>,
+) -> Result<Cost, RunError> {
+    cost(query)
+}
+
 protocols! {
     /// The trusted third party: a baseline, not secure.
-    Ttp => ttp::DESCRIPTOR, Start::clear;
+    Ttp => ttp::DESCRIPTOR, Start::clear, Query::clear;
     /// Replicated 3PC (Araki et al.).
-    Replicated => sharing::replicated::DESCRIPTOR, |s| s.sharing(|me, _| Replicated::new(me));
+    Replicated => sharing::replicated::DESCRIPTOR,
+        |s| s.sharing(|me, _| Replicated::new(me)), |q| q.sharing(|me, _| Replicated::new(me));
     /// ASTRA 3PC.
-    Astra => sharing::astra::DESCRIPTOR, |s| s.sharing(Astra::new);
+    Astra => sharing::astra::DESCRIPTOR, |s| s.sharing(Astra::new), |q| q.sharing(Astra::new);
     /// Trio 3PC (Harth-Kitzerow–Carle).
-    Trio => sharing::trio::DESCRIPTOR, |s| s.sharing(Trio::new);
+    Trio => sharing::trio::DESCRIPTOR, |s| s.sharing(Trio::new), |q| q.sharing(Trio::new);
     /// MFI-3PC (Faraji–Kerschbaum).
-    Mfi3 => sharing::mfi3::DESCRIPTOR, |s| s.sharing(Mfi3::new);
+    Mfi3 => sharing::mfi3::DESCRIPTOR, |s| s.sharing(Mfi3::new), |q| q.sharing(Mfi3::new);
     /// Quad 4PC (Harth-Kitzerow–Carle).
-    Quad => sharing::quad::QUAD, |s| s.sharing(|me, _| Quad::new(me, false));
+    Quad => sharing::quad::QUAD,
+        |s| s.sharing(|me, _| Quad::new(me, false)), |q| q.sharing(|me, _| Quad::new(me, false));
     /// Quad-Het 4PC (Harth-Kitzerow–Carle).
-    QuadHet => sharing::quad::QUAD_HET, |s| s.sharing(|me, _| Quad::new(me, true));
+    QuadHet => sharing::quad::QUAD_HET,
+        |s| s.sharing(|me, _| Quad::new(me, true)), |q| q.sharing(|me, _| Quad::new(me, true));
     /// Fantastic Four 4PC (Dalskov–Escudero–Keller).
-    FantasticFour => sharing::fantastic4::DESCRIPTOR, |s| s.sharing(|me, _| FantasticFour::new(me));
+    FantasticFour => sharing::fantastic4::DESCRIPTOR,
+        |s| s.sharing(|me, _| FantasticFour::new(me)), |q| q.sharing(|me, _| FantasticFour::new(me));
     /// Tetrad 4PC (Koti–Patra–Rachuri–Suresh).
-    Tetrad => sharing::tetrad::DESCRIPTOR, |s| s.sharing(|me, _| Tetrad::new(me));
+    Tetrad => sharing::tetrad::DESCRIPTOR,
+        |s| s.sharing(|me, _| Tetrad::new(me)), |q| q.sharing(|me, _| Tetrad::new(me));
     /// Client-aided 2PC (Ohata–Nuida).
-    Ca2pc => sharing::client_aided::DESCRIPTOR, |s| s.sharing(ClientAided::new);
+    Ca2pc => sharing::client_aided::DESCRIPTOR,
+        |s| s.sharing(ClientAided::new), |q| q.sharing(ClientAided::new);
     /// Multiparty garbling BGW3_opt (Ben-Efraim–Omri).
-    Bgw3 => garble::BGW3, Start::garbling;
+    Bgw3 => garble::BGW3, Start::garbling, Query::garbling;
     /// Multiparty garbling BGW2_opt (Ben-Efraim–Omri).
-    Bgw2 => garble::BGW2, Start::garbling;
+    Bgw2 => garble::BGW2, Start::garbling, Query::garbling;
     /// Multiparty garbling BGW2_opt^mal (Ben-Efraim–Omri).
-    Bgw2Mal => garble::BGW2_MAL, Start::garbling;
+    Bgw2Mal => garble::BGW2_MAL, Start::garbling, Query::garbling;
 }
 
 impl Protocol {
@@ -349,6 +377,31 @@ impl RunRequest {
     /// start on a 65,536-gate circuit).
     pub(crate) fn check_circuit(&self, circuit: &Circuit) -> Result<(), RunError> {
         self.check_owners_and_domain(circuit)
+    }
+
+    /// The exact traffic of this run on `batch` instances of `circuit`:
+    /// bytes, messages and rounds per directed link and phase, and rounds
+    /// per phase, as the run's accounting will count them ([`Cost`]).
+    /// Refused as the run would be (a circuit the protocol cannot run, a
+    /// batch out of range), and for a run with a party that deviates on
+    /// purpose (fault injection), whose traffic is not the protocol's.
+    pub fn cost(&self, circuit: &Circuit, batch: usize) -> Result<Cost, RunError> {
+        crate::inputs::check_batch(batch)?;
+        self.check_circuit(circuit)?;
+        if self.options.fault.is_some() {
+            return Err(RunError::Input(
+                "the cost model predicts runs in which every party follows the protocol; \
+                 a corrupted party (--corrupt) deviates from it on purpose"
+                    .into(),
+            ));
+        }
+        self.protocol.predict(Query {
+            descriptor: self.protocol.descriptor(),
+            parties: self.parties,
+            circuit,
+            instances: batch,
+            options: self.options,
+        })
     }
 
     /// The parties that hold data: all but a dealer (the last party), so

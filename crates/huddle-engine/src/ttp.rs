@@ -5,6 +5,7 @@
 //! input values (all instances, instance-major words); party 0 evaluates with
 //! the plaintext evaluator and sends every other party all output values.
 
+use crate::cost::{replay, Cost, Script};
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
 use crate::inputs;
@@ -132,6 +133,48 @@ pub(crate) fn run(
     } else {
         Vec::new()
     })
+}
+
+/// The TTP's traffic (see [`run`]): in phase `online`, every other party
+/// that owns inputs sends party 0 all of them (8 bytes per 64 bits of a row,
+/// per instance), and party 0 sends every other party that learns the
+/// outputs all of them: two rounds where a party both gives and learns.
+pub(crate) fn cost(
+    parties: usize,
+    circuit: &Circuit,
+    instances: usize,
+    options: &crate::RunOptions,
+) -> Result<Cost, RunError> {
+    let bytes = |bits: usize| (instances * bits.div_ceil(64) * 8) as u64;
+    let learns = |p: PartyId| inputs::learns(p, options.reveal_to);
+    let mut scripts: Vec<Script> = (0..parties).map(Script::new).collect();
+    let output_bytes: u64 = (0..circuit.outputs().len())
+        .map(|o| bytes(circuit.output_bits(o)))
+        .sum();
+    for (p, script) in scripts.iter_mut().enumerate() {
+        script.set_phase(Phase::Online);
+        let input_bytes = |from: PartyId| -> u64 {
+            (0..circuit.inputs().len())
+                .filter(|&i| circuit.owner(i, parties) == from)
+                .map(|i| bytes(circuit.input_bits(i)))
+                .sum()
+        };
+        if p != EVALUATOR {
+            script.send(EVALUATOR, input_bytes(p));
+            if learns(p) {
+                script.recv_even_empty(EVALUATOR, output_bytes);
+            }
+            continue;
+        }
+        for from in (0..parties).filter(|&q| q != EVALUATOR) {
+            script.recv(from, input_bytes(from));
+        }
+        for to in (0..parties).filter(|&q| q != EVALUATOR && learns(q)) {
+            // The network itself: a circuit without outputs sends an empty message.
+            script.send_even_empty(to, output_bytes);
+        }
+    }
+    replay(&scripts)
 }
 
 /// Cuts a byte string into `count` matrices of `instances` rows and `bits(k)` columns.

@@ -58,6 +58,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod context;
+pub(crate) mod cost;
 mod deal;
 mod dependent;
 mod encoding;

@@ -103,11 +103,9 @@ pub(crate) fn run_with_supply<T: Transport>(
     // more than one thread, the semi-honest evaluator evaluates a chunk
     // beside the next one's garbling (evaluating sends nothing), so it
     // holds two chunks and each is half as large.
-    let overlap = !malicious && options.worker_threads() > 1;
-    let budget = options.share_memory / if overlap { 2 } else { 1 };
-    let for_instances = budget.saturating_sub(evaluation_bytes(&plan, contributors));
+    let overlap = overlaps(malicious, &options);
+    let chunk = chunk_instances(&plan, contributors, &options, malicious);
     let per_instance = instance_bytes(&plan, contributors, options.garble);
-    let chunk = (for_instances / per_instance).max(1);
     if malicious {
         // A batch is one joint evaluation: every chunk's garbled circuit
         // waits until every chunk's masked inputs are in.
@@ -244,6 +242,25 @@ fn malicious_batch<T: Transport>(
         }
     }
     Ok(bits)
+}
+
+/// Whether the semi-honest evaluator evaluates a chunk on a second thread
+/// beside the next chunk's rounds (more than one thread).
+pub(super) fn overlaps(malicious: bool, options: &crate::RunOptions) -> bool {
+    !malicious && options.worker_threads() > 1
+}
+
+/// Instances per chunk: as many as the share memory holds (half of it
+/// where two chunks are held at once, see [`overlaps`]), at least one.
+pub(super) fn chunk_instances(
+    plan: &Plan,
+    contributors: usize,
+    options: &crate::RunOptions,
+    malicious: bool,
+) -> usize {
+    let budget = options.share_memory / if overlaps(malicious, options) { 2 } else { 1 };
+    let for_instances = budget.saturating_sub(evaluation_bytes(plan, contributors));
+    (for_instances / instance_bytes(plan, contributors, options.garble)).max(1)
 }
 
 /// What one instance holds at its peak at the evaluator (the other parties

@@ -11,11 +11,13 @@
 //! gamma_2's place, so the masks sum to e^t and the value is u^t - e^t.
 
 use super::arith::Arith;
+use super::cost::Dry;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, Program};
 use super::{Channel, Shares};
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
+use huddle_net::Phase;
 
 /// ASTRA's row of the protocol table.
 pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
@@ -42,6 +44,25 @@ impl Variant for AstraVariant {
     const DESCRIPTOR: &'static Descriptor = &DESCRIPTOR;
     const VALUE_MASKS: [[bool; 2]; 2] = [[true, true], [true, true]];
     const NATIVE_DOT: bool = true;
+
+    /// Per multiplication one element P0 -> P2 in preprocessing (gamma_2,
+    /// `shared/specs/astra-3pc.md` §5.1) and one each way between P1 and P2
+    /// online (§5.2; §7 counts them).
+    fn multiply_cost(core: &mut Core, ch: &mut Dry, layer: &Layer, w: usize) {
+        let n = layer.gates.len() * w;
+        match core.me {
+            HELPER => ch.send_in(Phase::Offline, 2, n),
+            1 => {
+                ch.send(2, n);
+                ch.recv(2, n);
+            }
+            _ => {
+                core.recv_offline_cost(ch, n);
+                ch.send(1, n);
+                ch.recv(1, n);
+            }
+        }
+    }
 
     #[inline(always)]
     fn multiply<R: Arith>(

@@ -67,6 +67,7 @@ use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 use std::collections::{HashMap, VecDeque};
 
+mod cost;
 mod truncation;
 
 /// Client-aided 2PC's row of the protocol table.
@@ -263,6 +264,49 @@ fn groups(program: &Program, layer: &Layer) -> Vec<Group> {
     groups
 }
 
+/// The distinct operand slots of a layer's products (`groups`) in order of
+/// first use, and per group the index among them of every product's
+/// operand i (product gi's at gi·l + i): an operand several products share
+/// has one mask and is opened once.
+fn distinct_operands(groups: &[Group]) -> (Vec<u32>, Vec<Vec<usize>>) {
+    let mut first_use: HashMap<u32, usize> = HashMap::new();
+    let mut distinct: Vec<u32> = Vec::new();
+    let operand: Vec<Vec<usize>> = groups
+        .iter()
+        .map(|g| {
+            let mut at = Vec::with_capacity(g.products.len() * g.l);
+            for product in &g.products {
+                for &x in &product.ops[..g.l] {
+                    at.push(*first_use.entry(x).or_insert_with(|| {
+                        distinct.push(x);
+                        distinct.len() - 1
+                    }));
+                }
+            }
+            at
+        })
+        .collect();
+    (distinct, operand)
+}
+
+/// Per distinct operand of `layer`, the conversion term it is a function of
+/// alone, if any: its one holder. Arithmetic blinding (Section 3.3): such an
+/// operand is P_t's share, the other party's being 0; its mask is P_t's part
+/// alone (the other part 0), so only P_t opens it: x − a from P_t is uniform
+/// to the other, and P_t learns nothing it did not know.
+fn term_holders(layer: &Layer, distinct: &[u32]) -> Vec<Option<usize>> {
+    distinct
+        .iter()
+        .map(|x| {
+            layer
+                .of_term
+                .binary_search_by_key(x, |&(s, _)| s)
+                .ok()
+                .map(|i| usize::from(layer.of_term[i].1))
+        })
+        .collect()
+}
+
 impl Sharing for ClientAided {
     fn descriptor(&self) -> &'static Descriptor {
         &DESCRIPTOR
@@ -420,26 +464,7 @@ impl Sharing for ClientAided {
         let me = self.me;
         let w = s.w;
         let groups = groups(program, layer);
-        // The layer's distinct operand slots in order of first use, and per
-        // group the index among them of every gate's operand i (gi·l + i):
-        // an operand several gates share has one mask and is opened once.
-        let mut first_use: HashMap<u32, usize> = HashMap::new();
-        let mut distinct: Vec<u32> = Vec::new();
-        let operand: Vec<Vec<usize>> = groups
-            .iter()
-            .map(|g| {
-                let mut at = Vec::with_capacity(g.products.len() * g.l);
-                for product in &g.products {
-                    for &x in &product.ops[..g.l] {
-                        at.push(*first_use.entry(x).or_insert_with(|| {
-                            distinct.push(x);
-                            distinct.len() - 1
-                        }));
-                    }
-                }
-                at
-            })
-            .collect();
+        let (distinct, operand) = distinct_operands(&groups);
         let opened = distinct.len() * w;
         // Draws: the single masks of every distinct operand (K02 for P0's
         // shares, K12 for P1's), then group by group P0's subset shares
@@ -450,21 +475,7 @@ impl Sharing for ClientAided {
         };
         let mut a0 = draw(&mut self.k02, ch, opened);
         let mut a1 = draw(&mut self.k12, ch, opened);
-        // Arithmetic blinding (Section 3.3): an operand that is a function
-        // of one conversion term alone is P_t's share, the other party's
-        // being 0. Its mask is P_t's part alone (the other part 0), so only
-        // P_t opens it: x − a from P_t is uniform to the other, and P_t
-        // learns nothing it did not know.
-        let holder: Vec<Option<usize>> = distinct
-            .iter()
-            .map(|x| {
-                layer
-                    .of_term
-                    .binary_search_by_key(x, |&(s, _)| s)
-                    .ok()
-                    .map(|i| usize::from(layer.of_term[i].1))
-            })
-            .collect();
+        let holder = term_holders(layer, &distinct);
         for (k, h) in holder.iter().enumerate() {
             let other_part = match h {
                 Some(0) => &mut a1,

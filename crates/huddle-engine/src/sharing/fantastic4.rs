@@ -65,6 +65,8 @@ use crate::error::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 
+mod cost;
+
 /// K¬j (index j): the key of every party but Pj, as the check of its
 /// holders' commitments (its members: the holders; see
 /// [`super::subset_keys`]).

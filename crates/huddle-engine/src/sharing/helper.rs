@@ -37,6 +37,7 @@
 use super::arith::Arith;
 use super::arith::Bits;
 use super::convert::SplitJob;
+use super::cost::Dry;
 use super::program::{Layer, Program, Step};
 use super::{
     agree_key, draw, evaluate, Arenas, Channel, ConstantRule, InputValues, Shares, Sharing,
@@ -50,6 +51,8 @@ use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 use std::collections::VecDeque;
 use std::marker::PhantomData;
+
+mod cost;
 
 pub(crate) const HELPER: PartyId = 0;
 
@@ -72,6 +75,9 @@ pub(crate) trait Variant {
         layer: &Layer,
         s: &mut Shares,
     ) -> Result<(), RunError>;
+    /// The messages of [`multiply`](Self::multiply): one layer of `w` words
+    /// per slot (see [`SharingCost`](crate::sharing::cost::SharingCost)).
+    fn multiply_cost(core: &mut Core, ch: &mut Dry, layer: &Layer, w: usize);
 }
 
 /// (mu1, mu2) of one input value.

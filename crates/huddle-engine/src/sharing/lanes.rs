@@ -143,7 +143,7 @@ pub(super) fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
 }
 
 /// The role `party` plays where role r is played by `roles[r]`.
-fn role_of(roles: &[PartyId], party: PartyId) -> PartyId {
+pub(super) fn role_of(roles: &[PartyId], party: PartyId) -> PartyId {
     roles.iter().position(|&p| p == party).unwrap_or(party)
 }
 

@@ -9,6 +9,9 @@ use crate::error::RunError;
 use crate::inputs::learns;
 use huddle_net::{PartyId, Phase};
 
+mod cost;
+pub(crate) use cost::{checkpoint_cost, compare_views_cost, reveal_vouched_cost};
+
 /// The four parties of every protocol here.
 pub(crate) const PARTIES: usize = 4;
 

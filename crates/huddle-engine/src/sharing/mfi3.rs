@@ -34,6 +34,7 @@
 //! P0 (d, m_b), a sharing of u^t - e^t.
 
 use super::arith::{subset_products, Arith};
+use super::cost::Dry;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, MulGate, Program};
 use super::{Channel, Shares};
@@ -77,6 +78,30 @@ impl Variant for MfiVariant {
     /// A dot product is a 2-input gate whose three terms are summed over
     /// its pairs (the l-input products are not sums of 2-input terms).
     const NATIVE_DOT: bool = true;
+
+    /// Per l-input gate (Faraji–Kerschbaum Sections 3.1.2–3.1.4): P1 and P2
+    /// each send the other 2^l − l − 1 elements (one for l = 2), and P0
+    /// sends P1 one element for every gate and P2 one for every gate of
+    /// more than two inputs; P0 receives nothing.
+    fn multiply_cost(core: &mut Core, ch: &mut Dry, layer: &Layer, w: usize) {
+        let groups = layer.by_fan_in();
+        let words = |of: &dyn Fn(usize) -> usize| -> usize {
+            groups.iter().map(|&(l, g)| g.len() * w * of(l)).sum()
+        };
+        match core.me {
+            HELPER => {
+                ch.send(1, words(&|_| 1));
+                ch.send(2, words(&|l| usize::from(l > 2)));
+            }
+            me => {
+                let other = 3 - me;
+                let exchanged = words(&elements_per_party);
+                ch.send(other, exchanged);
+                ch.recv(other, exchanged);
+                ch.recv(HELPER, words(&|l| usize::from(me == 1 || l > 2)));
+            }
+        }
+    }
 
     fn multiply<R: Arith>(
         core: &mut Core,

@@ -40,6 +40,8 @@ use crate::inputs::learns;
 use huddle_core::Prg;
 use huddle_net::PartyId;
 
+mod cost;
+
 /// Replicated 3PC's row of the protocol table.
 pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     name: "replicated",

@@ -3,9 +3,9 @@
 //! lanes, and run.
 
 use super::input_words::{to_wire_words, DomainValues, OwnWords};
-use super::lanes::{lanes_and_slice, permutations, run_lanes, Lane};
+use super::lanes::{run_lanes, Lane};
 use super::outputs::{OutputSink, RevealGate};
-use super::program::{Program, Target};
+use super::plan::Plan;
 use super::protocol::{Capabilities, Sharing};
 use crate::error::RunError;
 use crate::inputs::{learns, OwnValue};
@@ -43,94 +43,19 @@ pub(crate) fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     // Round-robin owners skip a dealer (the last party).
     let input_parties = parties - usize::from(probe.dealer().is_some());
     crate::inputs::check_own_values(net.party(), input_parties, &circuit, instances, &own_inputs)?;
-    // --max-fan-in caps the circuit's products and sets the conversions'.
-    let cap = options.max_fan_in.unwrap_or(usize::MAX);
-    let conversion_fan_in = options
-        .max_fan_in
-        .unwrap_or(probe.conversion_fan_in(instances));
     // An owned circuit goes to the compiler, which drops it once scheduled;
     // from then on only the values' shapes are needed (its interface).
     let interface = match &circuit {
         std::borrow::Cow::Owned(c) => std::borrow::Cow::Owned(c.interface()),
         std::borrow::Cow::Borrowed(c) => std::borrow::Cow::Borrowed(*c),
     };
-    let mut program = Program::compile(
-        circuit,
-        Target {
-            name: probe.name(),
-            max_fan_in: probe.max_fan_in().min(cap),
-            conversion_fan_in: conversion_fan_in.min(probe.max_fan_in()),
-            converts: probe.converts(),
-            native_dot: probe.native_dot(),
-            fused_truncation: probe.fused_truncation()
-                && options.truncation == crate::Truncation::Probabilistic,
-        },
-    )?;
-    program.pack_ring();
+    let plan = Plan::new(&probe, circuit, instances, &options)?;
+    let program = &plan.program;
     let circuit: &Circuit = &interface;
-    // The batch is cut into units that keep words whole: 64 instances when
-    // the program has Boolean wires, else a ring word's elements.
-    let unit = if program.uses(Domain::Bit) {
-        64
-    } else {
-        program.ring_lanes
-    };
-    let units = instances.div_ceil(unit);
+    let (unit, units, slice) = (plan.unit, plan.units, plan.slice);
     let per_unit = |d: Domain| program.words(d, unit) as u128;
     let slot_bytes = probe.components() as u128 * 8;
-    // Share bytes per unit: both arenas, and the widest conversion's terms.
-    let conversion_bytes = program
-        .conversions
-        .iter()
-        .map(|c| {
-            let to = c.kind.target();
-            c.gates() as u128
-                * program.recombining(c.kind).slots[to as usize] as u128
-                * per_unit(to)
-        })
-        .max()
-        .unwrap_or(0);
-    // Sharing a slice's inputs holds several copies of their words at once
-    // (a dealer's rows, their words, two masks, two messages), which for
-    // input-heavy circuits (AES with an expanded key) outweigh the shares.
-    let input_bytes: u128 = program
-        .inputs
-        .iter()
-        .map(|(d, slots)| slots.len() as u128 * per_unit(*d) * 8)
-        .sum();
-    // A peer that needs nothing from this party during a slice (Trio's
-    // helper while it prepares) sends the slice's messages ahead, which wait
-    // in this party's inbox: about one element per multiplication, in deep
-    // circuits many times the slice's live shares.
-    let ahead_bytes: u128 = if probe.may_run_ahead(&program) {
-        program
-            .layers
-            .iter()
-            .map(|l| l.gates.len() as u128 * per_unit(l.domain) * 8)
-            .sum()
-    } else {
-        0
-    };
-    let unit_bytes = slot_bytes
-        * (program.slots[0] as u128 * per_unit(Domain::Bit)
-            + program.slots[1] as u128 * per_unit(Domain::Ring)
-            + conversion_bytes)
-        + INPUT_COPIES * input_bytes
-        + ahead_bytes;
-    let slice = ((options.share_memory as u128 / unit_bytes.max(1)) as usize).max(1);
-    let (threads, slice) = lanes_and_slice(&options, units, slice);
-    // Who plays which role in each lane: the protocol's own assignment,
-    // or with split roles one lane per assignment (as many as the batch has
-    // units for; every party computes the same count).
-    let roles: Vec<Vec<PartyId>> = if options.split_roles {
-        let all = permutations(parties);
-        let n = all.len().min(units.max(1)).min(slice);
-        all.into_iter().take(n).collect()
-    } else {
-        let lanes = threads.clamp(1, units.max(1).min(slice));
-        vec![(0..parties).collect(); lanes]
-    };
-    let lanes = roles.len();
+    let lanes = plan.lanes();
     // Inputs held whole (random ones are drawn slice by slice; given ones
     // in up to three copies while converted) and the outputs (one matrix
     // per value, a row of whole words per instance) at a party that learns.
@@ -164,27 +89,11 @@ pub(crate) fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     };
     crate::check_memory(
         &format!("{} on {instances} instances of this circuit", probe.name()),
-        unit_bytes * units.min(slice) as u128
+        plan.unit_bytes * units.min(slice) as u128
             + held_bytes
             + (input_bits as u128 * 3 / 8 + output_words as u128 * 8) * instances as u128,
     )?;
-    // Slices of the batch (in instances), each split among the lanes.
-    let slices: Vec<std::ops::Range<usize>> = (0..units.div_ceil(slice))
-        .map(|s| s * slice..((s + 1) * slice).min(units))
-        .collect();
-    let lane_ranges = |lane: usize| -> Vec<std::ops::Range<usize>> {
-        slices
-            .iter()
-            .map(|r| {
-                let n = r.len();
-                let (a, b) = (r.start + n * lane / lanes, r.start + n * (lane + 1) / lanes);
-                a * unit..(b * unit).min(instances)
-            })
-            // A short last slice leaves some lanes nothing (the same at
-            // every party).
-            .filter(|r| !r.is_empty())
-            .collect()
-    };
+    let lane_ranges = |lane: usize| plan.lane_ranges(lane);
     let mut own_words: Vec<Option<OwnWords>> = (0..circuit.inputs().len()).map(|_| None).collect();
     for (i, v) in own_inputs {
         own_words[i] = Some(match v {
@@ -211,11 +120,11 @@ pub(crate) fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     };
     // A party that learns the outputs gets each slice's as its lane
     // finishes it, written into the result at once.
-    let sink = learner.then(|| OutputSink::new(circuit, &program, instances));
+    let sink = learner.then(|| OutputSink::new(circuit, program, instances));
     let gate = (hold_outputs && lanes > 1).then(|| RevealGate::new(lanes));
     let job = Lane {
         circuit,
-        program: &program,
+        program,
         outputs: sink.as_ref(),
         values: [values(Domain::Bit), values(Domain::Ring)],
         reveal_to: options.reveal_to,
@@ -233,10 +142,10 @@ pub(crate) fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     progress.start(
         net.party(),
         instances as u64,
-        (slices.len() * lanes * program.steps.len()) as u64,
+        (plan.slices() * lanes * program.steps.len()) as u64,
     );
     progress.set_lanes(lanes);
-    if let Err(e) = run_lanes(&job, &make, net, &roles, &lane_ranges) {
+    if let Err(e) = run_lanes(&job, &make, net, &plan.roles, &lane_ranges) {
         if let RunError::Abort {
             culprit: Some(c), ..
         } = e
@@ -252,7 +161,3 @@ pub(crate) fn run<P: Sharing, F: Fn(PartyId) -> P + Sync>(
     net.stop_clock();
     Ok(sink.map_or_else(Vec::new, OutputSink::into_matrices))
 }
-
-/// Copies of a slice's input words a party may hold while sharing them
-/// (counted in the slice size, so `share_memory` bounds them too).
-const INPUT_COPIES: u128 = 6;

@@ -38,6 +38,9 @@ use huddle_core::Prg;
 use huddle_net::PartyId;
 use sha2::{Digest, Sha256};
 
+mod cost;
+pub(crate) use cost::agree_cost;
+
 /// A holder's share of the randomness of a key, as it travels.
 type Contribution = [u64; 2];
 

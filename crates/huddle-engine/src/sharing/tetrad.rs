@@ -73,6 +73,8 @@ use crate::error::RunError;
 use huddle_core::Prg;
 use huddle_net::{PartyId, Phase};
 
+mod cost;
+
 /// K013, K023, K123: the keys of λ1, λ2, λ3, each as the check of its
 /// holders' commitments (its members: the holders; see
 /// [`super::subset_keys`]).

@@ -19,11 +19,13 @@
 //! learns whether the dropped low bits carried (`docs/circuit-format.md`).
 
 use super::arith::Arith;
+use super::cost::Dry;
 use super::helper::{Core, Helper, Variant, HELPER};
 use super::program::{Layer, Program};
 use super::{Channel, Shares};
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
+use huddle_net::Phase;
 
 /// Trio's row of the protocol table.
 pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
@@ -50,6 +52,24 @@ impl Variant for TrioVariant {
     const DESCRIPTOR: &'static Descriptor = &DESCRIPTOR;
     const VALUE_MASKS: [[bool; 2]; 2] = [[false, true], [true, false]];
     const NATIVE_DOT: bool = true;
+
+    /// Per multiplication one element P0 -> P2 in preprocessing (m0) and
+    /// one each way between P1 and P2 online (HK-C Section V-B, Figure 4).
+    fn multiply_cost(core: &mut Core, ch: &mut Dry, layer: &Layer, w: usize) {
+        let n = layer.gates.len() * w;
+        match core.me {
+            HELPER => ch.send_in(Phase::Offline, 2, n),
+            1 => {
+                ch.send(2, n);
+                ch.recv(2, n);
+            }
+            _ => {
+                core.recv_offline_cost(ch, n);
+                ch.send(1, n);
+                ch.recv(1, n);
+            }
+        }
+    }
 
     #[inline(always)]
     fn multiply<R: Arith>(

@@ -25,6 +25,11 @@ use huddle_net::{PartyId, Phase};
 use sha2::digest::generic_array::GenericArray;
 use sha2::{Digest, Sha256};
 
+mod cost;
+pub(crate) use cost::{
+    exchange_cost, hear_cost, receive_digests_cost, send_digests_cost, settle_cost, tell_cost,
+};
+
 /// A SHA-256 digest as four little-endian words (how it travels).
 pub(crate) type DigestWords = [u64; 4];
 
@@ -39,7 +44,6 @@ pub(crate) struct ViewSpec {
 }
 
 struct View {
-    members: &'static [PartyId],
     hasher: TwoLaneSha256,
     /// Words absorbed since the encoding was set: a packed word's wire
     /// length depends on its place in its slot, and parties absorb the same
@@ -100,11 +104,7 @@ impl Views {
             hasher.update(spec.check.as_bytes());
             hasher.update([0]);
             hasher.update(self.epoch.to_le_bytes());
-            View {
-                members: spec.members,
-                hasher,
-                words: 0,
-            }
+            View { hasher, words: 0 }
         })
     }
 
@@ -233,25 +233,12 @@ impl Views {
 
     /// The other parties this one shares at least one view with.
     fn peers(&self) -> Vec<PartyId> {
-        let mut peers: Vec<PartyId> = self
-            .views
-            .iter()
-            .flatten()
-            .flat_map(|v| v.members.iter().copied())
-            .filter(|&p| p != self.me)
-            .collect();
-        peers.sort_unstable();
-        peers.dedup();
-        peers
+        peers(self.specs, self.me)
     }
 
     /// Indices of the views both this party and `peer` are members of.
     fn shared_with(&self, peer: PartyId) -> impl Iterator<Item = usize> + '_ {
-        self.views
-            .iter()
-            .enumerate()
-            .filter(move |(_, v)| v.as_ref().is_some_and(|v| v.members.contains(&peer)))
-            .map(|(i, _)| i)
+        shared(self.specs, self.me, peer)
     }
 
     /// The name of view `view` (for messages).
@@ -262,6 +249,29 @@ impl Views {
     pub(crate) fn specs(&self) -> &'static [ViewSpec] {
         self.specs
     }
+}
+
+/// The parties other than `me` that share at least one of `specs` with it,
+/// ascending: whom an exchange of digests goes to.
+fn peers(specs: &[ViewSpec], me: PartyId) -> Vec<PartyId> {
+    let mut peers: Vec<PartyId> = specs
+        .iter()
+        .filter(|v| v.members.contains(&me))
+        .flat_map(|v| v.members.iter().copied())
+        .filter(|&p| p != me)
+        .collect();
+    peers.sort_unstable();
+    peers.dedup();
+    peers
+}
+
+/// Indices of the views of `specs` both `me` and `peer` are members of.
+fn shared(specs: &[ViewSpec], me: PartyId, peer: PartyId) -> impl Iterator<Item = usize> + '_ {
+    specs
+        .iter()
+        .enumerate()
+        .filter(move |(_, v)| v.members.contains(&me) && v.members.contains(&peer))
+        .map(|(i, _)| i)
 }
 
 /// SHA-256 in two lanes: the stream's 64-byte blocks go alternately to two

@@ -48,7 +48,7 @@ pub use super::options::{binomial, prss_feasible, LinearChoice, PRSS_MAX_SETS};
 pub(crate) use dealer::TrustedDealer;
 pub use dealt::deal_id;
 pub(crate) use dealt::{Dealt, DealtHeader, Recorder, Recording};
-pub(crate) use prss::Prss;
+pub(crate) use prss::{held_sets, outside, Prss};
 
 use crate::error::{Refusal, RunError};
 use huddle_core::Gf128;

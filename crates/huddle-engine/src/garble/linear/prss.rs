@@ -91,13 +91,7 @@ impl Prss {
     ) -> Result<PrssSetup, RunError> {
         let (me, n) = (net.party(), net.parties());
         check_choice(LinearChoice::Prss, n, t)?;
-        let mine = |s: u64| s >> me & 1 == 0;
-        let sets: Vec<u64> = subsets(n, t)
-            .into_iter()
-            .chain(if t > 0 { subsets(n, t - 1) } else { Vec::new() })
-            .filter(|&s| mine(s))
-            .collect();
-        let outside = |s: u64, p: usize| s >> p & 1 == 0;
+        let sets = held_sets(n, t, me);
         let contributions: Vec<[u8; 16]> = sets.iter().map(|_| prg.next_seed()).collect();
         for p in (0..n).filter(|&p| p != me) {
             let msg: Vec<u8> = sets
@@ -179,6 +173,21 @@ impl Prss {
     }
 }
 
+/// The sets whose key party `me` of `n` holds at threshold `t` (it is
+/// outside them): every t-set and (t−1)-set without it.
+pub(crate) fn held_sets(n: usize, t: usize, me: PartyId) -> Vec<u64> {
+    subsets(n, t)
+        .into_iter()
+        .chain(if t > 0 { subsets(n, t - 1) } else { Vec::new() })
+        .filter(|&s| outside(s, me))
+        .collect()
+}
+
+/// Whether party `p` is outside the set `s` (and so holds its key).
+pub(crate) fn outside(s: u64, p: PartyId) -> bool {
+    s >> p & 1 == 0
+}
+
 /// The PRSS setup after its first round (see [`Prss::begin_setup`]).
 pub(crate) struct PrssSetup {
     /// The sets whose key this party holds (it is outside them).
@@ -198,7 +207,6 @@ impl PrssSetup {
             contributions,
             t,
         } = self;
-        let outside = |s: u64, p: usize| s >> p & 1 == 0;
         // received[p]: party p's contributions to the sets we share, in order.
         let mut received: Vec<Vec<u8>> = vec![Vec::new(); n];
         for p in (0..n).filter(|&p| p != me) {

@@ -86,6 +86,7 @@
 //! with the reveal ([`super::verify::settle`]), and again after it: an honest party
 //! outputs only when every party reports success.
 
+mod cost;
 mod inputs;
 mod multiply;
 mod split;
