@@ -107,7 +107,11 @@ impl Run {
             links: crate::Links::Tls,
             one_host: false,
         };
-        crate::time::predict(&self.request.plays(&self.circuit, batch)?, &placement, rates)
+        crate::time::predict(
+            &self.request.plays(&self.circuit, batch)?,
+            &placement,
+            rates,
+        )
     }
 
     /// The time [`local`](Self::local) will take on `batch` instances over
@@ -125,7 +129,11 @@ impl Run {
             links: net.links,
             one_host: true,
         };
-        crate::time::predict(&self.request.plays(&self.circuit, batch)?, &placement, rates)
+        crate::time::predict(
+            &self.request.plays(&self.circuit, batch)?,
+            &placement,
+            rates,
+        )
     }
 
     /// Whether `party` learns the outputs: every party unless the options

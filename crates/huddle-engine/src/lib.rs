@@ -110,9 +110,9 @@ mod run;
 mod settings;
 mod sharing;
 mod start;
-mod time;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod time;
 mod transport;
 mod ttp;
 
@@ -134,9 +134,7 @@ pub use protocol::{default_share_memory_mib, Protocol, RunRequest, MAX_PARTIES};
 pub use report::{PerPhase, RunReport};
 pub use run::LocalError;
 pub use sharing::program::CONVERSION_FAN_IN;
-pub use time::{
-    Bound, Prediction, Rates, RatesError, TransportRates, TransportsRates, WorkRates,
-};
+pub use time::{Bound, Prediction, Rates, RatesError, TransportRates, TransportsRates, WorkRates};
 pub use transport::REVEAL;
 
 use huddle_circuit::Circuit;

@@ -82,30 +82,94 @@ fn calibrate(size: Size) -> Result<Rates, RunError> {
     // The general rates first (the reference protocols'), then each
     // protocol's own.
     let ttp = Protocol::Ttp;
-    let clear = fit(&rates, ttp, &boolean, bits, Work::ClearGateWord, online, size)?;
+    let clear = fit(
+        &rates,
+        ttp,
+        &boolean,
+        bits,
+        Work::ClearGateWord,
+        online,
+        size,
+    )?;
     rates.work.clear_gate_word = clear;
     let reference = Protocol::Replicated;
-    rates.work.linear_word = fit(&rates, reference, &linear, bits, Work::LinearWord, online, size)?;
-    rates.work.bit_gate_word = fit(&rates, reference, &boolean, bits, Work::BitGateWord, online, size)?;
-    rates.work.ring_gate_word = fit(&rates, reference, &ring, size.words, Work::RingGateWord, online, size)?;
+    rates.work.linear_word = fit(
+        &rates,
+        reference,
+        &linear,
+        bits,
+        Work::LinearWord,
+        online,
+        size,
+    )?;
+    rates.work.bit_gate_word = fit(
+        &rates,
+        reference,
+        &boolean,
+        bits,
+        Work::BitGateWord,
+        online,
+        size,
+    )?;
+    rates.work.ring_gate_word = fit(
+        &rates,
+        reference,
+        &ring,
+        size.words,
+        Work::RingGateWord,
+        online,
+        size,
+    )?;
     rates.protocol.clear();
     for protocol in Protocol::ALL {
         match protocol.descriptor().family {
             Family::Clear => {}
             Family::Sharing => {
-                let r = fit(&rates, protocol, &boolean, bits, Work::BitGateWord, online, size)?;
+                let r = fit(
+                    &rates,
+                    protocol,
+                    &boolean,
+                    bits,
+                    Work::BitGateWord,
+                    online,
+                    size,
+                )?;
                 rates.set_seconds_of(protocol, Work::BitGateWord, r);
                 if protocol.descriptor().rings {
-                    let r = fit(&rates, protocol, &ring, size.words, Work::RingGateWord, online, size)?;
+                    let r = fit(
+                        &rates,
+                        protocol,
+                        &ring,
+                        size.words,
+                        Work::RingGateWord,
+                        online,
+                        size,
+                    )?;
                     rates.set_seconds_of(protocol, Work::RingGateWord, r);
                 }
             }
             Family::Garbling(_) => {
                 // Garbling's chunks are instances: a small batch suffices.
                 let batch = size.words;
-                let r = fit(&rates, protocol, &boolean, batch, Work::GarbleGate, offline, size)?;
+                let r = fit(
+                    &rates,
+                    protocol,
+                    &boolean,
+                    batch,
+                    Work::GarbleGate,
+                    offline,
+                    size,
+                )?;
                 rates.set_seconds_of(protocol, Work::GarbleGate, r);
-                let r = fit(&rates, protocol, &boolean, batch, Work::EvaluateGate, online, size)?;
+                let r = fit(
+                    &rates,
+                    protocol,
+                    &boolean,
+                    batch,
+                    Work::EvaluateGate,
+                    online,
+                    size,
+                )?;
                 rates.set_seconds_of(protocol, Work::EvaluateGate, r);
             }
         }
@@ -182,8 +246,12 @@ fn transport(links: Links, size: Size) -> Result<TransportRates, RunError> {
     };
     let hop = |bytes: usize| -> Result<f64, RunError> {
         let mut nets = run.local_networks(&net)?;
-        let mut echo = nets.pop().ok_or_else(|| RunError::Internal("no endpoint".into()))?;
-        let mut me = nets.pop().ok_or_else(|| RunError::Internal("no endpoint".into()))?;
+        let mut echo = nets
+            .pop()
+            .ok_or_else(|| RunError::Internal("no endpoint".into()))?;
+        let mut me = nets
+            .pop()
+            .ok_or_else(|| RunError::Internal("no endpoint".into()))?;
         let messages = size.messages;
         let peer = std::thread::spawn(move || -> Result<(), RunError> {
             for _ in 0..messages {

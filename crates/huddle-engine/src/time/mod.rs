@@ -203,7 +203,11 @@ pub(crate) fn predict(
 
 /// What bounds `phase`: the largest part of the chain that ended it.
 fn bound(timeline: &Timeline, cost: &Cost, net: &NetProfile, phase: Phase) -> Bound {
-    let path = timeline.paths.get(&phase).copied().unwrap_or(Path::default());
+    let path = timeline
+        .paths
+        .get(&phase)
+        .copied()
+        .unwrap_or(Path::default());
     let rounds = cost.rounds(phase);
     if path.latency >= path.serialization && path.latency >= path.compute && rounds > 0 {
         return Bound::Latency {

@@ -66,7 +66,9 @@ pub(crate) struct Timeline {
 impl Timeline {
     /// Seconds of `phase`, as `Accounting::seconds` (zero if never entered).
     pub(crate) fn seconds(&self, phase: Phase) -> f64 {
-        self.windows.get(&phase).map_or(0.0, |(s, e)| (e - s).max(0.0))
+        self.windows
+            .get(&phase)
+            .map_or(0.0, |(s, e)| (e - s).max(0.0))
     }
 }
 

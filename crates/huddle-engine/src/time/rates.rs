@@ -193,7 +193,8 @@ impl Rates {
             path: path.into(),
             cause,
         };
-        let rates: Rates = toml::from_str(text).map_err(|e| error(e.to_string().trim_end().to_string()))?;
+        let rates: Rates =
+            toml::from_str(text).map_err(|e| error(e.to_string().trim_end().to_string()))?;
         rates.check().map_err(error)?;
         Ok(rates)
     }

@@ -165,7 +165,11 @@ fn work_shares_the_cores_of_a_host() {
     let alone = run(working(), &lan, &rates, false);
     assert!(close(alone.online_seconds, 0.1), "{}", alone.online_seconds);
     let shared = run(working(), &lan, &rates, true);
-    assert!(close(shared.online_seconds, 0.2), "{}", shared.online_seconds);
+    assert!(
+        close(shared.online_seconds, 0.2),
+        "{}",
+        shared.online_seconds
+    );
     assert_eq!(
         shared.bound,
         Bound::Compute {
@@ -181,7 +185,11 @@ fn work_shares_the_cores_of_a_host() {
     s[0].send(1, 1000);
     s[1].recv(0, 1000);
     let p = run(s, &lan, &rates, false);
-    assert!(close(p.online_seconds, 2.0 * (1e-3 + 1e-3)), "{}", p.online_seconds);
+    assert!(
+        close(p.online_seconds, 2.0 * (1e-3 + 1e-3)),
+        "{}",
+        p.online_seconds
+    );
 }
 
 /// Phases are timed as the accounting times them: from the last party's
@@ -202,7 +210,11 @@ fn phases_are_timed_apart() {
     let p = run(vec![a, b], &net, &instant(), false);
     assert!(close(p.offline_seconds, 0.010 + 64e-12));
     // Party 0 enters online at 0, party 1 at 10 ms; party 0 leaves at 20 ms.
-    assert!(close(p.online_seconds, 0.010 + 64e-12), "{}", p.online_seconds);
+    assert!(
+        close(p.online_seconds, 0.010 + 64e-12),
+        "{}",
+        p.online_seconds
+    );
     assert!(close(p.total_seconds, p.offline_seconds + p.online_seconds));
 }
 
@@ -210,7 +222,10 @@ fn phases_are_timed_apart() {
 fn rates_files_round_trip_and_refuse_what_is_malformed() {
     let rates = Rates::default();
     let text = rates.to_toml();
-    assert_eq!(Rates::from_toml("r.toml", &text).expect("round trip"), rates);
+    assert_eq!(
+        Rates::from_toml("r.toml", &text).expect("round trip"),
+        rates
+    );
     let missing = text.replace("garble_gate =", "garbled =");
     let e = Rates::from_toml("rates.toml", &missing).expect_err("unknown field");
     let msg = e.to_string();
@@ -225,9 +240,28 @@ fn rates_files_round_trip_and_refuse_what_is_malformed() {
     let msg = Rates::from_toml("rates.toml", &word)
         .expect_err("a string")
         .to_string();
-    assert!(msg.starts_with("rates.toml: ") && msg.contains("cores"), "{msg}");
+    assert!(
+        msg.starts_with("rates.toml: ") && msg.contains("cores"),
+        "{msg}"
+    );
     let msg = Rates::from_file(std::path::Path::new("/nonexistent/rates.toml"))
         .expect_err("no file")
         .to_string();
     assert!(msg.starts_with("/nonexistent/rates.toml: "), "{msg}");
+}
+
+/// Calibration runs its steps (on the smallest sizes: the figures are
+/// noise, so only their form is checked) and gives usable rates.
+#[test]
+fn calibration_gives_finite_rates() {
+    let rates = Rates::calibrate_quick().expect("calibrates");
+    assert!(rates.cores >= 1);
+    let again = Rates::from_toml("calibrated", &rates.to_toml()).expect("a valid file");
+    assert_eq!(again, rates);
+    for w in Work::ALL {
+        let s = rates.seconds(w);
+        assert!(s.is_finite() && s >= 0.0, "{}: {s}", w.name());
+    }
+    assert!(rates.transport.memory.message > 0.0);
+    assert!(rates.protocol.contains_key("trio") && rates.protocol.contains_key("bgw3"));
 }
