@@ -11,25 +11,26 @@ use std::time::Duration;
 
 /// Rates of a host that computes in no time and handles messages for free.
 fn instant() -> Rates {
-    let mut r = Rates::default();
-    r.work = WorkRates {
-        bit_gate_word: 0.0,
-        ring_gate_word: 0.0,
-        linear_word: 0.0,
-        garble_gate: 0.0,
-        evaluate_gate: 0.0,
-        clear_gate_word: 0.0,
-    };
     let free = TransportRates {
         message: 0.0,
         byte: 0.0,
     };
-    r.transport = TransportsRates {
-        memory: free,
-        tcp: free,
-        tls: free,
-    };
-    r
+    Rates {
+        work: WorkRates {
+            bit_gate_word: 0.0,
+            ring_gate_word: 0.0,
+            linear_word: 0.0,
+            garble_gate: 0.0,
+            evaluate_gate: 0.0,
+            clear_gate_word: 0.0,
+        },
+        transport: TransportsRates {
+            memory: free,
+            tcp: free,
+            tls: free,
+        },
+        ..Rates::default()
+    }
 }
 
 /// Every link `latency_ms` one way and `mbps` Mbit/s, or as `links` say.
@@ -157,8 +158,8 @@ fn work_shares_the_cores_of_a_host() {
     let lan = NetProfile::lan();
     let working = || {
         let mut s = online(2);
-        for p in 0..2 {
-            s[p].work(Work::BitGateWord, 100.0);
+        for party in &mut s {
+            party.work(Work::BitGateWord, 100.0);
         }
         s
     };
