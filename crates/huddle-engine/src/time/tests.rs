@@ -232,7 +232,7 @@ fn rates_files_round_trip_and_refuse_what_is_malformed() {
     let msg = e.to_string();
     assert!(msg.starts_with("rates.toml: "), "{msg}");
     assert!(msg.contains("garbled"), "{msg}");
-    let negative = text.replace("bit_gate_word = ", "bit_gate_word = -");
+    let negative = text.replacen("bit_gate_word = ", "bit_gate_word = -", 1);
     let msg = Rates::from_toml("rates.toml", &negative)
         .expect_err("a negative rate")
         .to_string();
