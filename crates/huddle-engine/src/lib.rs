@@ -58,6 +58,9 @@
 //! - **What a run will cost**: [`Run::cost`] (or [`RunRequest::cost`]), the
 //!   exact bytes, messages and rounds per link and phase as a [`Cost`],
 //!   predicted from the circuit, protocol and options without running.
+//! - **Which run to choose**: [`plan`], every choice a circuit and the
+//!   user's requirements admit (protocol, fan-in, roles, preprocessing,
+//!   threads) with its exact cost, ranked.
 //! - **The protocol table**: [`protocol`] ([`Protocol`] and its
 //!   [`Descriptor`](protocol::Descriptor), [`MessageType`]) and the
 //!   [`RunRequest`] every party of a run agrees on.
@@ -98,6 +101,7 @@ mod local;
 mod memory;
 mod options;
 mod party;
+pub mod plan;
 mod predict;
 mod progress;
 pub mod protocol;
