@@ -125,11 +125,7 @@ impl Choices {
 
     /// The protocols with at least one choice, in the table's order.
     pub fn protocols(&self) -> Vec<Protocol> {
-        let mut out: Vec<Protocol> = self
-            .configured
-            .iter()
-            .map(|c| c.choice.protocol)
-            .collect();
+        let mut out: Vec<Protocol> = self.configured.iter().map(|c| c.choice.protocol).collect();
         out.dedup();
         out
     }
@@ -153,7 +149,10 @@ impl Choices {
                     continue;
                 }
             };
-            if kept.iter().any(|(k, kc)| same_but_fan_in(k, c) && *kc == cost) {
+            if kept
+                .iter()
+                .any(|(k, kc)| same_but_fan_in(k, c) && *kc == cost)
+            {
                 continue;
             }
             let identity = vec![c.choice.roles.clone()];
@@ -216,7 +215,9 @@ fn admit(protocol: Protocol, req: &Requirements) -> Result<usize, String> {
     }
     let parties = match (req.parties, d.parties) {
         (Some(n), PartyRule::Exactly(k)) if n != k => {
-            return Err(format!("a {k}-party protocol, and the plan is for {n} parties"))
+            return Err(format!(
+                "a {k}-party protocol, and the plan is for {n} parties"
+            ))
         }
         (Some(n), PartyRule::AtLeast(k)) if n < k => {
             return Err(format!("it needs at least {k} parties, not {n}"))
@@ -249,7 +250,11 @@ fn fan_ins(
     };
     let mut out = Vec::new();
     for max in 2..=most {
-        if req.fan_ins.as_ref().is_some_and(|list| !list.contains(&max)) {
+        if req
+            .fan_ins
+            .as_ref()
+            .is_some_and(|list| !list.contains(&max))
+        {
             continue;
         }
         let rewritten = false;

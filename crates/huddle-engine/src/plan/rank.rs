@@ -12,8 +12,9 @@ pub fn rank(candidates: &mut [Candidate], objective: Objective) {
 }
 
 fn compare(a: &Candidate, b: &Candidate, objective: Objective) -> Ordering {
-    let rounds_then_bytes =
-        |a: &Candidate, b: &Candidate| (a.online_rounds(), a.bytes()).cmp(&(b.online_rounds(), b.bytes()));
+    let rounds_then_bytes = |a: &Candidate, b: &Candidate| {
+        (a.online_rounds(), a.bytes()).cmp(&(b.online_rounds(), b.bytes()))
+    };
     match objective {
         Objective::Bytes => a
             .bytes()
