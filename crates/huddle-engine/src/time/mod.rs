@@ -234,3 +234,6 @@ fn bound(timeline: &Timeline, cost: &Cost, net: &NetProfile, phase: Phase) -> Bo
         work,
     }
 }
+
+#[cfg(test)]
+mod tests;
