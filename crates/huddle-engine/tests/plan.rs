@@ -12,7 +12,7 @@ use huddle_engine::plan::{
     Refused, Requirements,
 };
 use huddle_engine::protocol::Security;
-use huddle_engine::{Preprocess, Protocol};
+use huddle_engine::{Preprocess, Protocol, Rates};
 use huddle_net::NetProfile;
 
 fn cmp() -> Circuit {
@@ -31,7 +31,7 @@ fn ring_product() -> Circuit {
 
 fn candidates(circuit: &Circuit, net: &NetProfile, req: &Requirements) -> Vec<Candidate> {
     let (c, _) = Choices::new(circuit, net, req)
-        .candidates(10)
+        .candidates(10, net, &Rates::default())
         .expect("a batch in range");
     c
 }
@@ -189,11 +189,11 @@ fn ranking_by_bytes_is_the_order_of_the_exact_costs() {
     };
     let batch = 65;
     let (mut c, _) = Choices::new(&cmp(), &NetProfile::lan(), &req)
-        .candidates(batch)
+        .candidates(batch, &NetProfile::lan(), &Rates::default())
         .expect("in range");
     rank(&mut c, Objective::Bytes);
     for cand in &c {
-        assert_eq!(cand.cost, cand.run.cost(batch).expect("costs"));
+        assert_eq!(*cand.cost(), cand.run.cost(batch).expect("costs"));
     }
     for pair in c.windows(2) {
         assert!(
@@ -376,5 +376,7 @@ fn a_circuit_no_candidate_can_run_says_why_for_every_protocol() {
         why.contains("trio: a 3-party protocol, and the plan is for 5 parties"),
         "{why}"
     );
-    assert!(choices.candidates(0).is_err());
+    assert!(choices
+        .candidates(0, &NetProfile::lan(), &Rates::default())
+        .is_err());
 }

@@ -4,14 +4,16 @@
 //! the circuit is rewritten once per fan-in however many batches are
 //! costed (a chart of time against batch size costs dozens).
 
-use super::roles::role_classes;
+use super::roles::{played_by, role_classes};
 use super::{tolerated, Candidate, Choice, FanIn, Requirements};
 use crate::builder::Run;
+use crate::cost::Cost;
 use crate::descriptor::{Family, PartyRule, Security};
 use crate::error::RunError;
 use crate::garble::linear::LinearChoice;
 use crate::options::{Preprocess, RunOptions};
 use crate::protocol::{Protocol, MAX_PARTIES, MAX_SPLIT_PARTIES};
+use crate::time::Rates;
 use huddle_circuit::Circuit;
 use huddle_net::{NetProfile, PartyId};
 use std::collections::BTreeMap;
@@ -130,48 +132,60 @@ impl Choices {
         out
     }
 
-    /// Every choice with its exact cost on `batch` instances, in the
-    /// order of the protocol table (unranked), one per role assignment;
+    /// Every choice with its exact cost and predicted time on `batch`
+    /// instances over `net` (as each role assignment sees it) at `rates`,
+    /// each party on its own host ([`Run::predict`]), in the order of the
+    /// protocol table (unranked), one per role assignment;
     /// choices that cost the same as an earlier one of the same protocol
     /// on the same circuit (a fan-in limit the circuit never reaches)
     /// left out. Also the protocols no choice of which runs this batch,
     /// and why. Refused for a batch out of range.
-    pub fn candidates(&self, batch: usize) -> Result<(Vec<Candidate>, Vec<Refused>), RunError> {
+    pub fn candidates(
+        &self,
+        batch: usize,
+        net: &NetProfile,
+        rates: &Rates,
+    ) -> Result<(Vec<Candidate>, Vec<Refused>), RunError> {
         crate::inputs::check_batch(batch)?;
         let mut out: Vec<Candidate> = Vec::new();
-        let mut kept: Vec<(&Configured, crate::cost::Cost)> = Vec::new();
+        let mut kept: Vec<(&Configured, Cost)> = Vec::new();
         let mut errors: BTreeMap<Protocol, String> = BTreeMap::new();
-        for c in &self.configured {
-            let cost = match c.run.cost(batch) {
-                Ok(cost) => cost,
-                Err(e) => {
-                    errors.entry(c.choice.protocol).or_insert(e.to_string());
-                    continue;
-                }
-            };
-            if kept
-                .iter()
-                .any(|(k, kc)| same_but_fan_in(k, c) && *kc == cost)
-            {
-                continue;
-            }
+        'configured: for c in &self.configured {
             let identity = vec![c.choice.roles.clone()];
             let classes = if c.choice.split_roles {
                 &identity
             } else {
                 &*c.roles
             };
+            let mut these: Vec<Candidate> = Vec::with_capacity(classes.len());
             for roles in classes {
-                out.push(Candidate {
+                let prediction = match c.run.predict(batch, &played_by(net, roles), rates) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        errors.entry(c.choice.protocol).or_insert(e.to_string());
+                        continue 'configured;
+                    }
+                };
+                if these.is_empty()
+                    && kept
+                        .iter()
+                        .any(|(k, cost)| same_but_fan_in(k, c) && *cost == prediction.cost)
+                {
+                    continue 'configured;
+                }
+                these.push(Candidate {
                     choice: Choice {
                         roles: roles.clone(),
                         ..c.choice.clone()
                     },
                     run: c.run.clone(),
-                    cost: cost.clone(),
+                    prediction,
                 });
             }
-            kept.push((c, cost));
+            if let Some(first) = these.first() {
+                kept.push((c, first.prediction.cost.clone()));
+            }
+            out.extend(these);
         }
         let refused = errors
             .into_iter()

@@ -1,7 +1,8 @@
 //! Which run to choose for a circuit on a network: every choice the user's
 //! requirements admit ([`Choices`]: protocol, fan-in of the rewritten
 //! circuit, who plays which role, preprocessing, split roles, threads),
-//! each with its exact [`Cost`] at a batch ([`Choices::candidates`]),
+//! each with its exact [`Cost`] and predicted time at a batch
+//! ([`Choices::candidates`], [`Run::predict`]),
 //! ranked by what the user wants least of ([`Objective`], [`rank`]).
 //! `huddle plan` prints it; `--protocol auto` will run its winner, so every
 //! host computes the same ranking: nothing here reads a file, a clock or
@@ -19,7 +20,7 @@ mod rank;
 mod roles;
 
 pub use choices::{Choices, Refused};
-pub use rank::{rank, why_first};
+pub use rank::{bytes, rank, seconds, why_first};
 pub use roles::{played_by, role_classes};
 
 use crate::builder::Run;
@@ -28,7 +29,8 @@ use crate::descriptor::{Family, Security};
 use crate::garble::linear::LinearChoice;
 use crate::options::Preprocess;
 use crate::protocol::Protocol;
-use huddle_net::{PartyId, Phase};
+use crate::time::Prediction;
+use huddle_net::PartyId;
 
 /// The guarantee a run must give at least.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,31 +200,37 @@ impl Choice {
     }
 }
 
-/// A choice with what it costs at a batch.
+/// A choice with what it costs and takes at a batch.
 #[derive(Clone, Debug)]
 pub struct Candidate {
     /// What is chosen.
     pub choice: Choice,
     /// The checked run it is (the rewritten circuit, the options).
     pub run: Run,
-    /// Its exact traffic, in the roles' numbering.
-    pub cost: Cost,
+    /// Its predicted time over the network as its roles see it
+    /// ([`played_by`]), with its exact traffic (in the roles' numbering).
+    pub prediction: Prediction,
 }
 
 impl Candidate {
+    /// Its exact traffic, in the roles' numbering.
+    pub fn cost(&self) -> &Cost {
+        &self.prediction.cost
+    }
+
     /// Rounds of the online phase.
     pub fn online_rounds(&self) -> u32 {
-        self.cost.online_rounds()
+        self.prediction.online_rounds
     }
 
     /// Bytes over every link and phase.
     pub fn bytes(&self) -> u64 {
-        self.cost.total_bytes()
+        self.prediction.total_bytes
     }
 
-    /// Bytes of the online phase.
+    /// Bytes of the online phase (and its verification).
     pub fn online_bytes(&self) -> u64 {
-        self.cost.phase_bytes(Phase::Online)
+        self.prediction.online_bytes
     }
 }
 
