@@ -102,6 +102,7 @@ impl Run {
         rates: &crate::Rates,
     ) -> Result<crate::Prediction, RunError> {
         let placement = crate::time::Placement {
+            protocol: self.request.protocol(),
             net,
             links: crate::Links::Tls,
             one_host: false,
@@ -119,6 +120,7 @@ impl Run {
         rates: &crate::Rates,
     ) -> Result<crate::Prediction, RunError> {
         let placement = crate::time::Placement {
+            protocol: self.request.protocol(),
             net: &net.profile,
             links: net.links,
             one_host: true,

@@ -21,6 +21,7 @@
 //! **Why a time.** The chain of steps that ended the online phase is split
 //! into latency, serialization and compute; the largest names the bound.
 
+mod calibrate;
 mod play;
 mod rates;
 
@@ -78,11 +79,11 @@ impl Prediction {
 #[serde(tag = "bound", rename_all = "snake_case")]
 pub enum Bound {
     /// Waiting for messages to cross links: `rounds` rounds at a mean
-    /// one-way latency of `latency_seconds` on the chain.
+    /// one-way latency of `latency_seconds` per message on the chain.
     Latency {
         /// Rounds of the phase.
         rounds: u32,
-        /// Mean one-way latency per round on the chain.
+        /// Mean one-way latency of the chain's messages.
         latency_seconds: f64,
     },
     /// Waiting for a link to carry its bytes: the link that spent longest
@@ -150,6 +151,7 @@ fn round3(x: f64) -> f64 {
 
 /// Where the parties of a predicted run compute and how they are joined.
 pub(crate) struct Placement<'a> {
+    pub(crate) protocol: crate::Protocol,
     pub(crate) net: &'a NetProfile,
     pub(crate) links: crate::Links,
     /// Every party on this one host (else each on its own host like it).
@@ -168,6 +170,7 @@ pub(crate) fn predict(
         &Setting {
             net: placement.net,
             rates,
+            protocol: placement.protocol,
             transport: rates.transport(placement.links),
             one_host: placement.one_host,
         },
@@ -205,7 +208,7 @@ fn bound(timeline: &Timeline, cost: &Cost, net: &NetProfile, phase: Phase) -> Bo
     if path.latency >= path.serialization && path.latency >= path.compute && rounds > 0 {
         return Bound::Latency {
             rounds,
-            latency_seconds: path.latency / f64::from(rounds),
+            latency_seconds: path.latency / f64::from(path.hops.max(1)),
         };
     }
     if path.serialization >= path.compute {

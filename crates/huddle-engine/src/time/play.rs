@@ -16,6 +16,8 @@ pub(crate) struct Setting<'a> {
     pub(crate) net: &'a NetProfile,
     /// The host's rates.
     pub(crate) rates: &'a Rates,
+    /// The protocol whose own rates apply.
+    pub(crate) protocol: crate::Protocol,
     /// The transport's per-message and per-byte costs.
     pub(crate) transport: TransportRates,
     /// Every party on one host, sharing its cores (else one host each).
@@ -31,6 +33,8 @@ pub(crate) struct Path {
     pub(crate) serialization: f64,
     /// Local work and message handling, slowdown by shared cores included.
     pub(crate) compute: f64,
+    /// Messages on the chain.
+    pub(crate) hops: u32,
 }
 
 impl Path {
@@ -43,6 +47,7 @@ impl Path {
             latency: self.latency - earlier.latency,
             serialization: self.serialization - earlier.serialization,
             compute: self.compute - earlier.compute,
+            hops: self.hops - earlier.hops,
         }
     }
 }
@@ -172,8 +177,10 @@ pub(crate) fn play(plays: &Plays, setting: &Setting) -> Result<Timeline, RunErro
                     let done = (dt * s).min(left);
                     *play.timeline.work.entry((phase, kind)).or_default() += done;
                     a.path.compute += dt;
-                    // Finished if what is left takes no longer than this step.
-                    a.state = if left / s <= dt * (1.0 + 1e-12) {
+                    // Finished if it ends by the next time (compared as
+                    // `next` was computed: at a late `now`, a tiny `left`
+                    // vanishes in the sum).
+                    a.state = if play.now + left / s <= next {
                         State::Ready
                     } else {
                         State::Computing(left - done, kind)
@@ -232,7 +239,7 @@ impl Play<'_> {
                 a.entered.entry(phase).or_insert(a.path);
             }
             Event::Work(work, count) => {
-                let seconds = count * self.setting.rates.seconds(work);
+                let seconds = count * self.setting.rates.seconds_of(self.setting.protocol, work);
                 if seconds > 0.0 {
                     a.state = State::Computing(seconds, Some(work));
                 }
@@ -264,6 +271,7 @@ impl Play<'_> {
                 let mut path = a.path;
                 path.serialization += start - now + serialize;
                 path.latency += latency;
+                path.hops += 1;
                 self.queues
                     .entry((a.lane, a.role, to))
                     .or_default()

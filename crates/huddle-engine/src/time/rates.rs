@@ -5,10 +5,16 @@
 
 use crate::cost::Work;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// How fast a host computes, as the time model prices a run's scripts:
 /// seconds per unit of local [`Work`], per message and per payload byte of
 /// each transport, and the cores its threads share.
+///
+/// A protocol's own local work differs (a malicious protocol hashes its
+/// views, a multi-fan-in one expands products), so a protocol's gate rates
+/// may differ from the general ones: `protocol.NAME` tables, each giving
+/// some units of [`Work`] (calibration measures every protocol's).
 ///
 /// [`Rates::default`] holds the figures measured on huddle's reference
 /// host (see its comment); [`Rates::calibrate`](crate::Rates::calibrate)
@@ -24,6 +30,8 @@ use serde::{Deserialize, Serialize};
 /// garble_gate = 1.5e-6
 /// evaluate_gate = 4e-7
 /// clear_gate_word = 2e-10
+/// [protocol.mfi3]        # a protocol's own, where it differs
+/// bit_gate_word = 2e-8
 /// [transport.memory]     # seconds per message and per payload byte,
 /// message = 3e-6         # each side (sender and receiver) pays them
 /// byte = 3e-10
@@ -44,6 +52,10 @@ pub struct Rates {
     pub work: WorkRates,
     /// Seconds per message and byte of each transport.
     pub transport: TransportsRates,
+    /// Per protocol (by name), seconds per unit of the kinds of work in
+    /// which it differs from `work` (by [`Work::name`]).
+    #[serde(default)]
+    pub protocol: BTreeMap<String, BTreeMap<String, f64>>,
 }
 
 /// Seconds per unit of each kind of [`Work`].
@@ -127,6 +139,7 @@ impl Default for Rates {
                     byte: 2e-9,
                 },
             },
+            protocol: BTreeMap::new(),
         }
     }
 }
@@ -143,6 +156,24 @@ impl Rates {
             Work::EvaluateGate => w.evaluate_gate,
             Work::ClearGateWord => w.clear_gate_word,
         }
+    }
+
+    /// Seconds of one unit of `work` done by `protocol`: its own rate where
+    /// it has one, else the general one.
+    pub fn seconds_of(&self, protocol: crate::Protocol, work: Work) -> f64 {
+        self.protocol
+            .get(protocol.descriptor().name)
+            .and_then(|own| own.get(work.name()))
+            .copied()
+            .unwrap_or_else(|| self.seconds(work))
+    }
+
+    /// Sets `protocol`'s own rate of `work`.
+    pub fn set_seconds_of(&mut self, protocol: crate::Protocol, work: Work, seconds: f64) {
+        self.protocol
+            .entry(protocol.descriptor().name.to_string())
+            .or_default()
+            .insert(work.name().to_string(), seconds);
     }
 
     /// The rates of the transport `links`.
@@ -205,13 +236,37 @@ impl Rates {
             ("transport.tls.message", t.tls.message),
             ("transport.tls.byte", t.tls.byte),
         ];
-        for (name, value) in fields {
-            if !(value.is_finite() && value >= 0.0) {
-                return Err(format!(
-                    "{name} = {value} is not a rate (seconds: finite, not negative)"
-                ));
+        let own = self.protocol.iter().flat_map(|(p, units)| {
+            units
+                .iter()
+                .map(move |(unit, &value)| (format!("protocol.{p}.{unit}"), p, unit, value))
+        });
+        for (name, p, unit, value) in own {
+            if !crate::Protocol::ALL
+                .iter()
+                .any(|q| q.descriptor().name == p)
+            {
+                return Err(format!("{name}: no protocol is called `{p}`"));
             }
+            if !Work::ALL.iter().any(|w| w.name() == unit) {
+                return Err(format!("{name}: `{unit}` is no kind of work"));
+            }
+            check_rate(&name, value)?;
+        }
+        for (name, value) in fields {
+            check_rate(name, value)?;
         }
         Ok(())
+    }
+}
+
+/// A rate is seconds: finite and not negative.
+fn check_rate(name: &str, value: f64) -> Result<(), String> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name} = {value} is not a rate (seconds: finite, not negative)"
+        ))
     }
 }

@@ -56,6 +56,7 @@ fn online(parties: usize) -> Vec<Script> {
 
 fn run(scripts: Vec<Script>, net: &NetProfile, rates: &Rates, one_host: bool) -> Prediction {
     let placement = Placement {
+        protocol: crate::Protocol::Trio,
         net,
         links: crate::Links::Memory,
         one_host,
