@@ -62,6 +62,9 @@
 //!   over a network profile at a host's [`Rates`] ([`Rates::calibrate`]
 //!   measures them), as a [`Prediction`] with the [`Bound`] that
 //!   dominates; [`Work`], the units of local work the rates price.
+//! - **Which run to choose**: [`plan`], every choice a circuit and the
+//!   user's requirements admit (protocol, fan-in, roles, preprocessing,
+//!   threads) with its exact cost, ranked.
 //! - **The protocol table**: [`protocol`] ([`Protocol`] and its
 //!   [`Descriptor`](protocol::Descriptor), [`MessageType`]) and the
 //!   [`RunRequest`] every party of a run agrees on.
@@ -102,6 +105,7 @@ mod local;
 mod memory;
 mod options;
 mod party;
+pub mod plan;
 mod predict;
 mod progress;
 pub mod protocol;
