@@ -57,7 +57,7 @@ struct Row {
     /// The most operands per product (null: garbling, any).
     fan_in: Option<usize>,
     rewritten: bool,
-    /// Role r played by host roles[r].
+    /// Role r played by host `roles[r]`.
     roles: Vec<usize>,
     preprocess: &'static str,
     split_roles: bool,
