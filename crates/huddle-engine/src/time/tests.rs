@@ -29,6 +29,8 @@ fn instant() -> Rates {
             tcp: free,
             tls: free,
         },
+        // No protocol's own gate rates: the tests set the general ones.
+        protocol: Default::default(),
         ..Rates::default()
     }
 }
