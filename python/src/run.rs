@@ -168,20 +168,12 @@ impl Choices<'_> {
             .with_split_roles(self.split_roles)
             .with_reveal_to(self.reveal_to);
         if let Some(name) = self.truncation {
-            let truncation = Truncation::parse(name).ok_or_else(|| {
-                input(format!(
-                    "truncation {name:?}: expected \"exact\" or \"probabilistic\""
-                ))
-            })?;
-            options = options.with_truncation(truncation);
+            let all = [Truncation::Exact, Truncation::Probabilistic].map(Truncation::name);
+            options = options.with_truncation(named("truncation", name, Truncation::parse, &all)?);
         }
         if let Some(name) = self.preprocess {
-            let preprocess = Preprocess::parse(name).ok_or_else(|| {
-                input(format!(
-                    "preprocess {name:?}: expected \"separate\" or \"interleaved\""
-                ))
-            })?;
-            options = options.with_preprocess(preprocess);
+            let all = [Preprocess::Separate, Preprocess::Interleaved].map(Preprocess::name);
+            options = options.with_preprocess(named("preprocess", name, Preprocess::parse, &all)?);
         }
         let mut builder = Run::builder(protocol)
             .circuit(runnable.circuit.clone())
@@ -191,6 +183,15 @@ impl Choices<'_> {
         }
         builder.build().map_err(|e| run_error(py, &e))
     }
+}
+
+/// The option `what` its spelling `name` names, or an InputError listing
+/// the spellings there are.
+fn named<T>(what: &str, name: &str, parse: fn(&str) -> Option<T>, all: &[&str]) -> PyResult<T> {
+    parse(name).ok_or_else(|| {
+        let all: Vec<String> = all.iter().map(|s| format!("{s:?}")).collect();
+        input(format!("{what} {name:?}: expected {}", all.join(" or ")))
+    })
 }
 
 /// The circuit's outputs in the clear (huddle's plaintext evaluator, the

@@ -62,15 +62,18 @@ def parties_file(tmp_path):
     return config
 
 
-def run_three(config, kinds):
+def run_parties(script, config, arguments):
+    """One process per party running `script` with the parties file, its
+    id and its `arguments`; each must exit 0 and print JSON, returned in
+    party order."""
     children = [
         subprocess.Popen(
-            [sys.executable, "-c", PARTY, str(config), str(me), kind],
+            [sys.executable, "-c", script, str(config), str(me), *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for me, kind in enumerate(kinds)
+        for me, args in enumerate(arguments)
     ]
     results = []
     for child in children:
@@ -78,6 +81,10 @@ def run_three(config, kinds):
         assert child.returncode == 0, err
         results.append(json.loads(out))
     return results
+
+
+def run_three(config, kinds):
+    return run_parties(PARTY, config, [[kind] for kind in kinds])
 
 
 def test_three_processes_compute_aes_over_tls(tmp_path):

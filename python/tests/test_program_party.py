@@ -2,14 +2,11 @@
 building the program itself; a party gets only the outputs it learns, and
 hosts whose programs differ only in their interface stop at connect."""
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
-from test_party import parties_file
+from test_party import parties_file, run_parties
 
 PARTY = textwrap.dedent(
     """
@@ -40,21 +37,7 @@ PARTY = textwrap.dedent(
 
 
 def run_three(config, to, variants):
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", PARTY, str(config), str(me), to, variant],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for me, variant in enumerate(variants)
-    ]
-    results = []
-    for child in children:
-        out, err = child.communicate(timeout=120)
-        assert child.returncode == 0, err
-        results.append(json.loads(out))
-    return results
+    return run_parties(PARTY, config, [[to, variant] for variant in variants])
 
 
 WANT = {"sum": [[11, 22, 33]], "big": [True], "public_ok": [True]}

@@ -71,6 +71,16 @@ impl LinkStats {
         self.messages += other.messages;
         self.rounds += other.rounds;
     }
+
+    /// Joins the traffic of a lane that ran at the same time on this link:
+    /// bytes and messages add up, rounds are the most of either (the
+    /// lanes' rounds overlap). A run's accounting and the cost model's
+    /// prediction join lanes by this one rule.
+    pub fn absorb_concurrent(&mut self, lane: &LinkStats) {
+        self.bytes += lane.bytes;
+        self.messages += lane.messages;
+        self.rounds = self.rounds.max(lane.rounds);
+    }
 }
 
 /// Counters keyed by (phase, from, to).
@@ -105,10 +115,7 @@ impl Accounting {
     /// each phase spans from the first entry to the last exit.
     pub(crate) fn absorb_concurrent(&mut self, lane: &Accounting) {
         for (key, s) in &lane.links {
-            let t = self.links.entry(*key).or_default();
-            t.bytes += s.bytes;
-            t.messages += s.messages;
-            t.rounds = t.rounds.max(s.rounds);
+            self.links.entry(*key).or_default().absorb_concurrent(s);
         }
         for (phase, &(start, end)) in &lane.windows {
             let w = self.windows.entry(*phase).or_insert((start, end));

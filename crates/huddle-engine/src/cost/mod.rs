@@ -82,10 +82,7 @@ impl Cost {
     /// rounds overlap).
     pub(crate) fn absorb_concurrent(&mut self, lane: &Cost) {
         for (key, s) in &lane.links {
-            let t = self.links.entry(*key).or_default();
-            t.bytes += s.bytes;
-            t.messages += s.messages;
-            t.rounds = t.rounds.max(s.rounds);
+            self.links.entry(*key).or_default().absorb_concurrent(s);
         }
         for (&phase, &r) in &lane.rounds {
             let d = self.rounds.entry(phase).or_default();
@@ -162,18 +159,14 @@ impl Script {
     /// A message of `bytes` bytes to `to` (none if empty).
     pub(crate) fn send(&mut self, to: PartyId, bytes: u64) {
         if bytes > 0 {
-            self.events.push(Event::Send {
-                phase: self.phase,
-                to,
-                bytes,
-            });
+            self.send_even_empty(to, bytes);
         }
     }
 
     /// A message of `bytes` bytes from `from` (none if empty).
     pub(crate) fn recv(&mut self, from: PartyId, bytes: u64) {
         if bytes > 0 {
-            self.events.push(Event::Recv { from, bytes });
+            self.recv_even_empty(from, bytes);
         }
     }
 

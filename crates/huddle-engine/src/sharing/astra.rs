@@ -17,7 +17,6 @@ use super::program::{Layer, Program};
 use super::{Channel, Shares};
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
-use huddle_net::Phase;
 
 /// ASTRA's row of the protocol table.
 pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
@@ -49,19 +48,7 @@ impl Variant for AstraVariant {
     /// `shared/specs/astra-3pc.md` §5.1) and one each way between P1 and P2
     /// online (§5.2; §7 counts them).
     fn multiply_cost(core: &mut Core, ch: &mut Dry, layer: &Layer, w: usize) {
-        let n = layer.gates.len() * w;
-        match core.me {
-            HELPER => ch.send_in(Phase::Offline, 2, n),
-            1 => {
-                ch.send(2, n);
-                ch.recv(2, n);
-            }
-            _ => {
-                core.recv_offline_cost(ch, n);
-                ch.send(1, n);
-                ch.recv(1, n);
-            }
-        }
+        core.offline_to_p2_then_exchange_cost(ch, layer.gates.len() * w);
     }
 
     #[inline(always)]

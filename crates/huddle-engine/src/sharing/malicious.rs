@@ -10,7 +10,9 @@ use crate::inputs::learns;
 use huddle_net::{PartyId, Phase};
 
 mod cost;
-pub(crate) use cost::{checkpoint_cost, compare_views_cost, reveal_vouched_cost};
+pub(crate) use cost::{
+    checkpoint_cost, compare_views_cost, deal_to_evaluators_cost, reveal_vouched_cost,
+};
 
 /// The four parties of every protocol here.
 pub(crate) const PARTIES: usize = 4;

@@ -24,6 +24,23 @@ impl Core {
             ch.recv(HELPER, count);
         }
     }
+
+    /// `n` elements P0 -> P2 in preprocessing and `n` each way between P1
+    /// and P2 online: the multiplication of ASTRA and of Trio alike.
+    pub(crate) fn offline_to_p2_then_exchange_cost(&mut self, ch: &mut Dry, n: usize) {
+        match self.me {
+            HELPER => ch.send_in(Phase::Offline, 2, n),
+            1 => {
+                ch.send(2, n);
+                ch.recv(2, n);
+            }
+            _ => {
+                self.recv_offline_cost(ch, n);
+                ch.send(1, n);
+                ch.recv(1, n);
+            }
+        }
+    }
 }
 
 impl<V: Variant> Helper<V> {

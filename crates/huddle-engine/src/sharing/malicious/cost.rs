@@ -6,6 +6,7 @@ use super::{Route, Vouched, PARTIES};
 use crate::inputs::learns;
 use crate::sharing::cost::Dry;
 use crate::sharing::verify::{self, ViewSpec};
+use crate::sharing::InputValues;
 use huddle_net::{PartyId, Phase};
 
 /// [`reveal_vouched`](super::reveal_vouched) of `words` words along
@@ -63,5 +64,22 @@ impl Vouched {
     /// [`Vouched::receive`]: `words` words from the sender.
     pub(crate) fn receive_cost(&self, ch: &mut Dry, words: usize) {
         ch.recv(self.sender, words);
+    }
+}
+
+/// Input sharing as Quad and Tetrad do it: each dealer sends its masked
+/// values to those of P0, P1, P2 that are not itself (one element per wire
+/// each); P3 receives nothing.
+pub(crate) fn deal_to_evaluators_cost(ch: &mut Dry, inputs: &InputValues, w: usize) {
+    let me = ch.party();
+    let own = inputs.dealt_by(me).len() * w;
+    for to in (0..3).filter(|&p| p != me) {
+        ch.send(to, own);
+    }
+    if me == 3 {
+        return;
+    }
+    for dealer in (0..PARTIES).filter(|&p| p != me) {
+        ch.recv(dealer, inputs.dealt_by(dealer).len() * w);
     }
 }

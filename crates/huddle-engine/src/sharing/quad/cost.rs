@@ -10,7 +10,9 @@ use super::tables::{CONVERT_M0, CONVERT_M2, KEYS, ROUTES};
 use super::Quad;
 use crate::sharing::convert::SplitJob;
 use crate::sharing::cost::{Dry, SharingCost};
-use crate::sharing::malicious::{checkpoint_cost, compare_views_cost, reveal_vouched_cost};
+use crate::sharing::malicious::{
+    checkpoint_cost, compare_views_cost, deal_to_evaluators_cost, reveal_vouched_cost,
+};
 use crate::sharing::program::{Layer, Program};
 use crate::sharing::subset_keys::agree_cost;
 use crate::sharing::InputValues;
@@ -22,20 +24,8 @@ impl SharingCost for Quad {
         agree_cost(ch, &KEYS);
     }
 
-    /// A dealer sends its masked values to those of P0, P1, P2 that are not
-    /// itself (one element per wire each); P3 receives nothing.
     fn share_inputs_cost(&mut self, ch: &mut Dry, inputs: &InputValues, w: usize) {
-        let me = self.me;
-        let own = inputs.dealt_by(me).len() * w;
-        for to in (0..3).filter(|&p| p != me) {
-            ch.send(to, own);
-        }
-        if me == 3 {
-            return;
-        }
-        for dealer in (0..4).filter(|&p| p != me) {
-            ch.recv(dealer, inputs.dealt_by(dealer).len() * w);
-        }
+        deal_to_evaluators_cost(ch, inputs, w);
     }
 
     /// A plain Quad layer's P2 sends m21 before m0 arrives; a truncating

@@ -10,7 +10,9 @@
 use super::{Tetrad, CONVERT_M, CONVERT_MASK, KEYS, ROUTES, VIEWS};
 use crate::sharing::convert::SplitJob;
 use crate::sharing::cost::{Dry, SharingCost};
-use crate::sharing::malicious::{checkpoint_cost, compare_views_cost, reveal_vouched_cost};
+use crate::sharing::malicious::{
+    checkpoint_cost, compare_views_cost, deal_to_evaluators_cost, reveal_vouched_cost,
+};
 use crate::sharing::program::{Layer, Program};
 use crate::sharing::subset_keys::agree_cost;
 use crate::sharing::InputValues;
@@ -22,19 +24,8 @@ impl SharingCost for Tetrad {
         agree_cost(ch, &KEYS);
     }
 
-    /// The dealer's masked value to those of P0, P1, P2 that are not it.
     fn share_inputs_cost(&mut self, ch: &mut Dry, inputs: &InputValues, w: usize) {
-        let me = self.me;
-        let own = inputs.dealt_by(me).len() * w;
-        for to in (0..3).filter(|&p| p != me) {
-            ch.send(to, own);
-        }
-        if me == 3 {
-            return;
-        }
-        for d in (0..4).filter(|&p| p != me) {
-            ch.recv(d, inputs.dealt_by(d).len() * w);
-        }
+        deal_to_evaluators_cost(ch, inputs, w);
     }
 
     /// The same messages whether or not a gate truncates.
