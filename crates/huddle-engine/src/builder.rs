@@ -90,52 +90,6 @@ impl Run {
         self.request.cost(&self.circuit, batch)
     }
 
-    /// The time this run will take on `batch` instances with every party on
-    /// its own host like one `rates` describe, joined by TLS over links
-    /// shaped as `net` (as `huddle party` runs): offline and online
-    /// seconds, rounds, bytes and the bound that dominates (see
-    /// [`Prediction`](crate::Prediction)). Refused as [`cost`](Self::cost) is.
-    pub fn predict(
-        &self,
-        batch: usize,
-        net: &huddle_net::NetProfile,
-        rates: &crate::Rates,
-    ) -> Result<crate::Prediction, RunError> {
-        let placement = crate::time::Placement {
-            protocol: self.request.protocol(),
-            net,
-            links: crate::Links::Tls,
-            one_host: false,
-        };
-        crate::time::predict(
-            &self.request.plays(&self.circuit, batch)?,
-            &placement,
-            rates,
-        )
-    }
-
-    /// The time [`local`](Self::local) will take on `batch` instances over
-    /// `net`: every party a thread of this host, sharing its cores (see
-    /// [`predict`](Self::predict)).
-    pub fn predict_local(
-        &self,
-        batch: usize,
-        net: &crate::LocalNet,
-        rates: &crate::Rates,
-    ) -> Result<crate::Prediction, RunError> {
-        let placement = crate::time::Placement {
-            protocol: self.request.protocol(),
-            net: &net.profile,
-            links: net.links,
-            one_host: true,
-        };
-        crate::time::predict(
-            &self.request.plays(&self.circuit, batch)?,
-            &placement,
-            rates,
-        )
-    }
-
     /// Whether `party` learns the outputs: every party unless the options
     /// name one (`reveal_to`), never a protocol's dealer.
     pub fn learns(&self, party: PartyId) -> bool {

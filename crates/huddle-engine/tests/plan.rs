@@ -7,9 +7,9 @@ use huddle_circuit::builder::Builder;
 use huddle_circuit::{gen, Circuit, Op};
 use huddle_core::RingWidth;
 use huddle_engine::garble::linear::LinearChoice;
+use huddle_engine::plan::rank::{rank, why_first};
 use huddle_engine::plan::{
-    rank, role_classes, tolerated, why_first, Candidate, Choices, FanIn, Guarantee, Objective,
-    Refused, Requirements,
+    role_classes, tolerated, Candidate, Choices, FanIn, Guarantee, Objective, Refused, Requirements,
 };
 use huddle_engine::protocol::Security;
 use huddle_engine::{Preprocess, Protocol, Rates};

@@ -10,9 +10,8 @@ mod table;
 
 use crate::failure::Failure;
 use clap::{Args, ValueEnum};
-use huddle_engine::plan::{
-    rank, why_first, Candidate, Choices, Guarantee, Objective, Refused, Requirements,
-};
+use huddle_engine::plan::rank::{rank, why_first};
+use huddle_engine::plan::{Candidate, Choices, Guarantee, Objective, Refused, Requirements};
 use huddle_engine::Rates;
 use huddle_net::NetProfile;
 use std::path::PathBuf;

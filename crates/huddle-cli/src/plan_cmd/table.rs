@@ -1,7 +1,8 @@
 //! `huddle plan`'s table: one line per candidate, best first.
 
 use super::json::{preprocess, About};
-use huddle_engine::plan::{bytes, seconds, Candidate};
+use huddle_engine::plan::rank::{bytes, seconds};
+use huddle_engine::plan::Candidate;
 
 const HEADER: [&str; 12] = [
     "#",

@@ -3,7 +3,7 @@
 //! circuit, who plays which role, preprocessing, split roles, threads),
 //! each with its exact [`Cost`] and predicted time at a batch
 //! ([`Choices::candidates`], [`Run::predict`]),
-//! ranked by what the user wants least of ([`Objective`], [`rank`]).
+//! ranked by what the user wants least of ([`Objective`], `rank::rank`).
 //! `huddle plan` prints it; `--protocol auto` will run its winner, so every
 //! host computes the same ranking: nothing here reads a file, a clock or
 //! the machine.
@@ -16,11 +16,10 @@
 //! ([`Refused`]), so that a plan with no candidate says why.
 
 mod choices;
-mod rank;
+pub mod rank;
 mod roles;
 
 pub use choices::{Choices, Refused};
-pub use rank::{bytes, rank, seconds, why_first};
 pub use roles::{played_by, role_classes};
 
 use crate::builder::Run;
