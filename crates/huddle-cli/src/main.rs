@@ -24,6 +24,7 @@ mod failure;
 mod hello;
 mod job;
 mod net_cmd;
+mod plan_cmd;
 mod plot;
 mod protocols_cmd;
 mod run;
@@ -162,6 +163,9 @@ enum Command {
     Demo,
     /// List the protocols this build runs: parties, security, rings.
     Protocols(protocols_cmd::ProtocolsArgs),
+    /// Which protocol, fan-in, roles, preprocessing and threads to run a
+    /// circuit with on a network: every choice ranked by predicted time or bytes.
+    Plan(plan_cmd::PlanArgs),
     /// Run every party of a computation on this machine.
     Local(run::LocalArgs),
     /// Applications with their own inputs (every party on this machine).
@@ -204,6 +208,7 @@ fn main() -> ExitCode {
         Command::Bench(cmd) => bench::run(cmd),
         Command::Demo => demo::run().map_err(Failure::other),
         Command::Protocols(args) => protocols_cmd::run(args),
+        Command::Plan(args) => plan_cmd::run(args),
         Command::Local(args) => run::local(args, &sub("local")),
         Command::App(cmd) => app_cmd::run(cmd),
         Command::Party(args) => run::party(args, &sub("party")),

@@ -366,6 +366,25 @@ pub fn seconds_against_rounds(path: &Path, title: &str, rows: &[Value]) -> Resul
             None => series.push((protocol.to_string(), vec![point])),
         }
     }
+    log_log_lines(
+        path,
+        title,
+        "seconds against online rounds",
+        ("online rounds", "seconds"),
+        &series,
+    )
+}
+
+/// Named series of points on log-log axes (each line through its points,
+/// the points marked), a colour each and a legend; `axes`: the x and y
+/// descriptions.
+pub fn log_log_lines(
+    path: &Path,
+    title: &str,
+    caption: &str,
+    axes: (&str, &str),
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<(), String> {
     let (x_lo, x_hi) = decades(series.iter().flat_map(|s| s.1.iter().map(|p| p.0)));
     let (y_lo, y_hi) = decades(series.iter().flat_map(|s| s.1.iter().map(|p| p.1)));
     figure(path, title, 1, |areas| {
@@ -373,7 +392,7 @@ pub fn seconds_against_rounds(path: &Path, title: &str, rows: &[Value]) -> Resul
             return Ok(());
         };
         let mut chart = ChartBuilder::on(area)
-            .caption("seconds against online rounds", ("sans-serif", 18))
+            .caption(caption, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(60)
@@ -381,8 +400,8 @@ pub fn seconds_against_rounds(path: &Path, title: &str, rows: &[Value]) -> Resul
             .map_err(fail)?;
         chart
             .configure_mesh()
-            .x_desc("online rounds")
-            .y_desc("seconds")
+            .x_desc(axes.0)
+            .y_desc(axes.1)
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y}"))
             .draw()

@@ -57,7 +57,14 @@
 //!   [`RunError`] ([`Refusal`]) with its exit code ([`exit::Exit`]).
 //! - **What a run will cost**: [`Run::cost`] (or [`RunRequest::cost`]), the
 //!   exact bytes, messages and rounds per link and phase as a [`Cost`],
-//!   predicted from the circuit, protocol and options without running.
+//!   predicted from the circuit, protocol and options without running;
+//!   [`Run::predict`] and [`Run::predict_local`], the time it will take
+//!   over a network profile at a host's [`Rates`] ([`Rates::calibrate`]
+//!   measures them), as a [`Prediction`] with the [`Bound`] that
+//!   dominates; [`Work`], the units of local work the rates price.
+//! - **Which run to choose**: [`plan`], every choice a circuit and the
+//!   user's requirements admit (protocol, fan-in, roles, preprocessing,
+//!   threads) with its exact cost, ranked.
 //! - **The protocol table**: [`protocol`] ([`Protocol`] and its
 //!   [`Descriptor`](protocol::Descriptor), [`MessageType`]) and the
 //!   [`RunRequest`] every party of a run agrees on.
@@ -98,6 +105,7 @@ mod local;
 mod memory;
 mod options;
 mod party;
+pub mod plan;
 mod predict;
 mod progress;
 pub mod protocol;
@@ -108,12 +116,13 @@ mod sharing;
 mod start;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod time;
 mod transport;
 mod ttp;
 
 pub use builder::{Run, RunBuilder};
 pub use cancel::CancelToken;
-pub use cost::Cost;
+pub use cost::{Cost, Work};
 pub use error::{Refusal, RunError};
 pub use fault::MessageType;
 pub use inputs::{OwnValue, RandomRows, MAX_BATCH};
@@ -129,6 +138,7 @@ pub use protocol::{default_share_memory_mib, Protocol, RunRequest, MAX_PARTIES};
 pub use report::{PerPhase, RunReport};
 pub use run::LocalError;
 pub use sharing::program::CONVERSION_FAN_IN;
+pub use time::{Bound, Prediction, Rates, RatesError, TransportRates, TransportsRates, WorkRates};
 pub use transport::REVEAL;
 
 use huddle_circuit::Circuit;

@@ -248,7 +248,7 @@ impl Run {
 
     /// The endpoints of a local run: in memory, or over loopback sockets
     /// after a hello like a multi-host run's.
-    fn local_networks(&self, net: &LocalNet) -> Result<Vec<Network>, RunError> {
+    pub(crate) fn local_networks(&self, net: &LocalNet) -> Result<Vec<Network>, RunError> {
         let n = self.request.parties();
         let handshake = Handshake {
             session: "local".into(),

@@ -8,7 +8,7 @@
 //! It sits between the protocols' modules, which it calls, and the table,
 //! which calls it: it names no protocol.
 
-use crate::cost::Cost;
+use crate::cost::Plays;
 use crate::descriptor::{Descriptor, Family};
 use crate::error::RunError;
 use crate::options::{Preprocess, RunOptions};
@@ -32,13 +32,13 @@ pub(crate) struct Query<'a> {
 
 impl Query<'_> {
     /// The TTP's cost.
-    pub(crate) fn clear(self) -> Result<Cost, RunError> {
+    pub(crate) fn clear(self) -> Result<Plays, RunError> {
         crate::ttp::cost(self.parties, self.circuit, self.instances, &self.options)
     }
 
     /// The secret-sharing engine's cost under the protocol `new` builds per
     /// role (the table's constructor, as [`Start::sharing`](crate::start::Start::sharing) takes it).
-    pub(crate) fn sharing<P, F>(self, new: F) -> Result<Cost, RunError>
+    pub(crate) fn sharing<P, F>(self, new: F) -> Result<Plays, RunError>
     where
         P: SharingCost,
         F: Fn(PartyId, Preprocess) -> P,
@@ -53,7 +53,7 @@ impl Query<'_> {
     }
 
     /// Multiparty garbling's cost, the variant the protocol's row names.
-    pub(crate) fn garbling(self) -> Result<Cost, RunError> {
+    pub(crate) fn garbling(self) -> Result<Plays, RunError> {
         let Family::Garbling(variant) = self.descriptor.family else {
             return Err(RunError::Internal(format!(
                 "{} is costed as garbling, but its row names no garbling variant",

@@ -35,7 +35,7 @@
 //! run's front (`run.rs`, the builder, the report, the hello's settings)
 //! uses it.
 
-use crate::cost::Cost;
+use crate::cost::{Cost, Plays};
 use crate::error::{Refusal, RunError};
 use crate::garble::linear::LinearChoice;
 use crate::garble::{self, Variant};
@@ -89,8 +89,8 @@ macro_rules! protocols {
                 }
             }
 
-            /// Predicts the run's traffic (its cost function).
-            fn predict(self, query: Query<'_>) -> Result<Cost, RunError> {
+            /// The run's scripts (its cost function).
+            fn predict(self, query: Query<'_>) -> Result<Plays, RunError> {
                 match self {
                     $(Protocol::$variant => predict_with(query, $cost),)+
                 }
@@ -108,8 +108,8 @@ fn start_with<'a>(party: Start<'a>, start: fn(Start<'a>) -> Outputs) -> Outputs 
 /// Calls a line's cost function (as [`start_with`]).
 fn predict_with<'a>(
     query: Query<'a>,
-    cost: fn(Query<'a>) -> Result<Cost, RunError>,
-) -> Result<Cost, RunError> {
+    cost: fn(Query<'a>) -> Result<Plays, RunError>,
+) -> Result<Plays, RunError> {
     cost(query)
 }
 
@@ -386,6 +386,11 @@ impl RunRequest {
     /// batch out of range), and for a run with a party that deviates on
     /// purpose (fault injection), whose traffic is not the protocol's.
     pub fn cost(&self, circuit: &Circuit, batch: usize) -> Result<Cost, RunError> {
+        self.plays(circuit, batch)?.cost()
+    }
+
+    /// The run's scripts, lane by lane, refused as [`cost`](Self::cost) is.
+    pub(crate) fn plays(&self, circuit: &Circuit, batch: usize) -> Result<Plays, RunError> {
         crate::inputs::check_batch(batch)?;
         self.check_circuit(circuit)?;
         if self.options.fault.is_some() {

@@ -5,7 +5,7 @@
 //! input values (all instances, instance-major words); party 0 evaluates with
 //! the plaintext evaluator and sends every other party all output values.
 
-use crate::cost::{replay, Cost, Script};
+use crate::cost::{Plays, Script, Work};
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use crate::error::RunError;
 use crate::inputs;
@@ -135,7 +135,7 @@ pub(crate) fn run(
     })
 }
 
-/// The TTP's traffic (see [`run`]): in phase `online`, every other party
+/// The TTP's scripts (see [`run`]): in phase `online`, every other party
 /// that owns inputs sends party 0 all of them (8 bytes per 64 bits of a row,
 /// per instance), and party 0 sends every other party that learns the
 /// outputs all of them: two rounds where a party both gives and learns.
@@ -144,7 +144,7 @@ pub(crate) fn cost(
     circuit: &Circuit,
     instances: usize,
     options: &crate::RunOptions,
-) -> Result<Cost, RunError> {
+) -> Result<Plays, RunError> {
     let bytes = |bits: usize| (instances * bits.div_ceil(64) * 8) as u64;
     let learns = |p: PartyId| inputs::learns(p, options.reveal_to);
     let mut scripts: Vec<Script> = (0..parties).map(Script::new).collect();
@@ -169,12 +169,14 @@ pub(crate) fn cost(
         for from in (0..parties).filter(|&q| q != EVALUATOR) {
             script.recv(from, input_bytes(from));
         }
+        let words = instances.div_ceil(64) as f64;
+        script.work(Work::ClearGateWord, circuit.gates().len() as f64 * words);
         for to in (0..parties).filter(|&q| q != EVALUATOR && learns(q)) {
             // The network itself: a circuit without outputs sends an empty message.
             script.send_even_empty(to, output_bytes);
         }
     }
-    replay(&scripts)
+    Ok(Plays::single(scripts))
 }
 
 /// Cuts a byte string into `count` matrices of `instances` rows and `bits(k)` columns.

@@ -13,6 +13,7 @@ mod party;
 mod progress;
 mod report;
 
+pub(crate) use args::check_batch;
 pub use deal::{deal, DealArgs};
 pub use local::{execute_local, local, prepare_local, run_all, Caller, LocalArgs, TransportArg};
 pub use party::{party, PartyArgs};

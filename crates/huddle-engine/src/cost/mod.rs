@@ -21,9 +21,13 @@
 //! This module names no protocol: the protocols' cost functions use its
 //! types, and the protocol table dispatches to them.
 
+mod plays;
 mod replay;
+mod work;
 
+pub(crate) use plays::Plays;
 pub(crate) use replay::replay;
+pub use work::Work;
 
 use huddle_net::{LinkStats, PartyId, Phase};
 use std::collections::BTreeMap;
@@ -105,10 +109,14 @@ impl Cost {
     }
 }
 
-/// One message of a [`Script`]: sent in `phase` to `to`, or received from
-/// `from`, `bytes` long.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One step of a [`Script`]: a message sent in `phase` to `to`, or
+/// received from `from`, `bytes` long; entering a phase (where a run's
+/// clock for the phase starts or goes on); or local work between messages
+/// (what the time model prices, `crate::time`; the traffic ignores both).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Event {
+    Enter(Phase),
+    Work(Work, f64),
     Send {
         phase: Phase,
         to: PartyId,
@@ -146,9 +154,20 @@ impl Script {
         self.me
     }
 
-    /// Messages from now on go under `phase`.
+    /// Messages from now on go under `phase`, as the network's `set_phase`
+    /// (which starts the phase's clock, hence an [`Event::Enter`]).
     pub(crate) fn set_phase(&mut self, phase: Phase) {
         self.phase = phase;
+        if self.events.last() != Some(&Event::Enter(phase)) {
+            self.events.push(Event::Enter(phase));
+        }
+    }
+
+    /// `count` units of local `work` (none if zero).
+    pub(crate) fn work(&mut self, work: Work, count: f64) {
+        if count > 0.0 {
+            self.events.push(Event::Work(work, count));
+        }
     }
 
     /// The phase messages go under now.

@@ -32,6 +32,7 @@ pub(crate) fn replay(scripts: &[Script]) -> Result<Cost, RunError> {
             let events = script.events();
             while let Some(&event) = events.get(at[p]) {
                 match event {
+                    Event::Enter(_) | Event::Work(..) => {}
                     Event::Send { phase, to, bytes } => {
                         if to >= n || to == p {
                             return Err(internal(p, at[p], "sends to no peer"));

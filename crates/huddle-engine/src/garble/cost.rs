@@ -24,12 +24,12 @@ use super::options::{Optimizations, Variant};
 use super::party::chunk_instances;
 use super::plan::Plan;
 use super::EVALUATOR;
-use crate::cost::{replay, Cost, Script};
+use crate::cost::{Plays, Script, Work};
 use crate::error::RunError;
 use huddle_circuit::Circuit;
 use huddle_net::{PartyId, Phase};
 
-/// The traffic of a garbling run of `variant` among `parties` parties on
+/// The scripts of a garbling run of `variant` among `parties` parties on
 /// `instances` instances of `circuit`.
 pub(crate) fn predict(
     variant: Variant,
@@ -37,7 +37,7 @@ pub(crate) fn predict(
     circuit: &Circuit,
     instances: usize,
     options: &crate::RunOptions,
-) -> Result<Cost, RunError> {
+) -> Result<Plays, RunError> {
     let malicious = variant.is_malicious();
     let plan = Plan::new(circuit, parties, malicious)?;
     let t = variant.threshold(parties);
@@ -55,7 +55,7 @@ pub(crate) fn predict(
         everyone_learns: options.reveal_to.is_none(),
     };
     let scripts: Vec<Script> = (0..parties).map(|me| model.party(me)).collect();
-    replay(&scripts)
+    Ok(Plays::single(scripts))
 }
 
 /// What every party's script follows from.
@@ -226,6 +226,8 @@ impl Model {
                 }
             }
         }
+        // Every party garbles its share of the rows before round 3.
+        s.work(Work::GarbleGate, (plan.ands * c) as f64);
         // Round 3: the rows (and output λ shares) summed at the evaluator.
         let lambdas = if malicious { 0 } else { plan.output_wires() };
         let row_bytes = 16 * (self.rows() + lambdas) as u64;
@@ -302,6 +304,7 @@ impl Model {
         for p in 1..self.contributors {
             s.recv(p, keys);
         }
+        s.work(Work::EvaluateGate, (plan.ands * c) as f64);
         if malicious {
             for j in 1..self.contributors {
                 s.send(j, 16 * outputs as u64);

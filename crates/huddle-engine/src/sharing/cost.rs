@@ -18,7 +18,7 @@ use super::program::{Conversion, Layer, Program, Step};
 use super::protocol::{Capabilities, Sharing};
 use super::wire::Encoding;
 use super::InputValues;
-use crate::cost::{replay, Cost, Script};
+use crate::cost::{Plays, Script, Work};
 use crate::error::RunError;
 use huddle_circuit::{Circuit, Domain};
 use huddle_net::{PartyId, Phase};
@@ -103,6 +103,11 @@ impl Dry {
         out
     }
 
+    /// `count` units of local `work`.
+    pub(crate) fn work(&mut self, work: Work, count: f64) {
+        self.script.work(work, count);
+    }
+
     /// A message of `words` share words to `to`.
     pub(crate) fn send(&mut self, to: PartyId, words: usize) {
         let bytes = self.encoding.wire_len(words) as u64;
@@ -131,16 +136,14 @@ impl Dry {
     }
 }
 
-/// The traffic of a run of the protocol `make` builds for a role, on
-/// `instances` instances of `circuit` with `options`: each lane's parties'
-/// scripts replayed together, the lanes absorbed as a split endpoint
-/// absorbs them.
+/// The scripts of a run of the protocol `make` builds for a role, on
+/// `instances` instances of `circuit` with `options`: every lane's roles'.
 pub(crate) fn predict<P: SharingCost, F: Fn(PartyId) -> P>(
     make: F,
     circuit: &Circuit,
     instances: usize,
     options: &crate::RunOptions,
-) -> Result<Cost, RunError> {
+) -> Result<Plays, RunError> {
     let probe = make(0);
     let parties = probe.parties();
     let walk = Walk {
@@ -155,14 +158,14 @@ pub(crate) fn predict<P: SharingCost, F: Fn(PartyId) -> P>(
         hold_outputs: !probe.messages().is_empty(),
         options,
     };
-    let mut cost = Cost::default();
+    let mut plays = Plays::default();
     for (lane, roles) in walk.plan.roles.iter().enumerate() {
         let scripts: Vec<Script> = (0..parties)
             .map(|role| walk.lane(make(role), role, lane, roles))
             .collect();
-        cost.absorb_concurrent(&replay(&scripts)?.played_by(roles));
+        plays.add_lane(roles.clone(), scripts);
     }
-    Ok(cost)
+    Ok(plays)
 }
 
 /// What every lane's walk reads.
@@ -274,11 +277,20 @@ pub(crate) fn evaluate<P: SharingCost>(
     let mut done = 0;
     for step in &program.steps {
         match step {
-            Step::Linear(..) => {}
+            Step::Linear(domain, run) => {
+                let w = program.words(*domain, instances);
+                ch.work(Work::LinearWord, (run.len() * w) as f64);
+            }
             Step::Layer(i) => {
                 let layer = &program.layers[*i];
                 ch.set_encoding(program.encoding(layer.domain, instances));
                 let w = program.words(layer.domain, instances);
+                let products: usize = layer.gates.iter().map(|g| g.fan_in().max(2) - 1).sum();
+                let unit = match layer.domain {
+                    Domain::Bit => Work::BitGateWord,
+                    Domain::Ring => Work::RingGateWord,
+                };
+                ch.work(unit, (products * w) as f64);
                 protocol.multiply_cost(ch, program, layer, w);
                 done += 1;
                 let due = verify_every.is_some_and(|n| done % n == 0);

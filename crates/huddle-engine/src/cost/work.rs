@@ -1,0 +1,55 @@
+//! Local work between messages ([`Work`]): what a script says a party
+//! computes, in units a host's rates price (`crate::time::Rates`).
+
+use serde::{Deserialize, Serialize};
+
+/// A unit of local work a party does between its messages, as the time
+/// model counts it ([`Rates::seconds`](crate::Rates::seconds) prices one).
+/// The secret-sharing engine works on words: 64 instances of a Boolean
+/// wire, or one (or 64/k packed) ring elements, so its units are per gate
+/// and word; garbling's are per gate and instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Work {
+    /// One Boolean multiplication (an AND, per input beyond the first of a
+    /// multi-fan-in gate) on one word of 64 instances: the local part of a
+    /// secret-sharing layer (masks, products, the protocol's own
+    /// arithmetic).
+    BitGateWord,
+    /// One ring multiplication (per input beyond the first) on one word.
+    RingGateWord,
+    /// One linear gate (XOR, addition, constant) on one word.
+    LinearWord,
+    /// Garbling one AND gate of one instance: a party's share of the
+    /// garbled rows (offline and function-dependent phases).
+    GarbleGate,
+    /// Evaluating one garbled AND gate of one instance (online).
+    EvaluateGate,
+    /// One gate of the clear evaluation (the TTP) on one word of 64
+    /// instances.
+    ClearGateWord,
+}
+
+impl Work {
+    /// Every unit, in order.
+    pub const ALL: [Work; 6] = [
+        Work::BitGateWord,
+        Work::RingGateWord,
+        Work::LinearWord,
+        Work::GarbleGate,
+        Work::EvaluateGate,
+        Work::ClearGateWord,
+    ];
+
+    /// The unit's name, as rates files and explanations spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Work::BitGateWord => "bit_gate_word",
+            Work::RingGateWord => "ring_gate_word",
+            Work::LinearWord => "linear_word",
+            Work::GarbleGate => "garble_gate",
+            Work::EvaluateGate => "evaluate_gate",
+            Work::ClearGateWord => "clear_gate_word",
+        }
+    }
+}

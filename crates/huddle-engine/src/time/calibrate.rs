@@ -1,0 +1,323 @@
+//! Measuring a host's [`Rates`] ([`Rates::calibrate`]): the transports by
+//! ping-pong between two endpoints, the kinds of local work by small runs
+//! of every protocol in this process, each rate fitted so the time model
+//! predicts what the run measured.
+
+use super::rates::{Rates, TransportRates};
+use crate::cost::Work;
+use crate::descriptor::Family;
+use crate::error::RunError;
+use crate::{Links, LocalNet, Protocol, Run};
+use huddle_circuit::builder::Builder;
+use huddle_circuit::random::random_inputs;
+use huddle_circuit::{Circuit, Op};
+use huddle_core::{Prg, RingWidth};
+use std::time::Instant;
+
+/// How much a calibration measures.
+#[derive(Clone, Copy, Debug)]
+struct Size {
+    /// Words per probe run (instances are 64 times as many for Boolean ones).
+    words: usize,
+    /// Gates per layer and layers of the probe circuits.
+    width: u32,
+    layers: usize,
+    /// Messages per ping-pong and the bytes of a large one.
+    messages: usize,
+    large: usize,
+    /// Runs per measurement (their median counts).
+    repeats: usize,
+}
+
+impl Rates {
+    /// Measures this host's rates: per-message and per-byte costs of every
+    /// transport (ping-pong between two endpoints), and for every protocol
+    /// its gate rates, fitted so the time model predicts the online (for
+    /// garbling also the offline) seconds small runs of every party in this
+    /// process measure (a few seconds in all). Time it in an optimized
+    /// build only: a debug build's rates describe the debug build.
+    pub fn calibrate() -> Result<Rates, RunError> {
+        calibrate(Size {
+            words: 128,
+            width: 1024,
+            layers: 8,
+            messages: 2000,
+            large: 1 << 16,
+            repeats: 3,
+        })
+    }
+
+    /// [`calibrate`](Self::calibrate) on the smallest sizes: the same steps
+    /// in a fraction of a second, the rates too noisy to plan with (for
+    /// tests of the procedure).
+    pub fn calibrate_quick() -> Result<Rates, RunError> {
+        calibrate(Size {
+            words: 1,
+            width: 16,
+            layers: 2,
+            messages: 8,
+            large: 256,
+            repeats: 1,
+        })
+    }
+}
+
+fn calibrate(size: Size) -> Result<Rates, RunError> {
+    let mut rates = Rates {
+        cores: std::thread::available_parallelism().map_or(1, usize::from),
+        ..Rates::default()
+    };
+    for links in [Links::Memory, Links::Tcp, Links::Tls] {
+        let t = transport(links, size)?;
+        match links {
+            Links::Memory => rates.transport.memory = t,
+            Links::Tcp => rates.transport.tcp = t,
+            Links::Tls => rates.transport.tls = t,
+        }
+    }
+    let boolean = layers(None, size.width, size.layers);
+    let ring = layers(Some(RingWidth::W64), size.width / 4, size.layers);
+    let linear = xors(size.width, size.layers * 8);
+    let bits = 64 * size.words;
+    // The general rates first (the reference protocols'), then each
+    // protocol's own.
+    let ttp = Protocol::Ttp;
+    let clear = fit(
+        &rates,
+        ttp,
+        &boolean,
+        bits,
+        Work::ClearGateWord,
+        online,
+        size,
+    )?;
+    rates.work.clear_gate_word = clear;
+    let reference = Protocol::Replicated;
+    rates.work.linear_word = fit(
+        &rates,
+        reference,
+        &linear,
+        bits,
+        Work::LinearWord,
+        online,
+        size,
+    )?;
+    rates.work.bit_gate_word = fit(
+        &rates,
+        reference,
+        &boolean,
+        bits,
+        Work::BitGateWord,
+        online,
+        size,
+    )?;
+    rates.work.ring_gate_word = fit(
+        &rates,
+        reference,
+        &ring,
+        size.words,
+        Work::RingGateWord,
+        online,
+        size,
+    )?;
+    rates.protocol.clear();
+    for protocol in Protocol::ALL {
+        match protocol.descriptor().family {
+            Family::Clear => {}
+            Family::Sharing => {
+                let r = fit(
+                    &rates,
+                    protocol,
+                    &boolean,
+                    bits,
+                    Work::BitGateWord,
+                    online,
+                    size,
+                )?;
+                rates.set_seconds_of(protocol, Work::BitGateWord, r);
+                if protocol.descriptor().rings {
+                    let r = fit(
+                        &rates,
+                        protocol,
+                        &ring,
+                        size.words,
+                        Work::RingGateWord,
+                        online,
+                        size,
+                    )?;
+                    rates.set_seconds_of(protocol, Work::RingGateWord, r);
+                }
+            }
+            Family::Garbling(_) => {
+                // Garbling's chunks are instances: a small batch suffices.
+                let batch = size.words;
+                let r = fit(
+                    &rates,
+                    protocol,
+                    &boolean,
+                    batch,
+                    Work::GarbleGate,
+                    offline,
+                    size,
+                )?;
+                rates.set_seconds_of(protocol, Work::GarbleGate, r);
+                let r = fit(
+                    &rates,
+                    protocol,
+                    &boolean,
+                    batch,
+                    Work::EvaluateGate,
+                    online,
+                    size,
+                )?;
+                rates.set_seconds_of(protocol, Work::EvaluateGate, r);
+            }
+        }
+    }
+    Ok(rates)
+}
+
+/// What a fit compares: a report's or a prediction's seconds.
+type Measure = fn(&crate::PerPhase<f64>) -> f64;
+
+fn online(s: &crate::PerPhase<f64>) -> f64 {
+    s.get("online").copied().unwrap_or(0.0) + s.get("verify").copied().unwrap_or(0.0)
+}
+
+fn offline(s: &crate::PerPhase<f64>) -> f64 {
+    ["setup", "offline", "dependent"]
+        .iter()
+        .map(|p| s.get(p).copied().unwrap_or(0.0))
+        .sum()
+}
+
+/// `protocol`'s rate of `work`, fitted so the model predicts what runs of
+/// `batch` instances of `circuit` in memory measure: the model is linear in
+/// one rate while the others stay, so two predictions and the measurement
+/// give it (clamped at zero where the rest already explains the run).
+#[allow(clippy::too_many_arguments)]
+fn fit(
+    rates: &Rates,
+    protocol: Protocol,
+    circuit: &Circuit,
+    batch: usize,
+    work: Work,
+    measure: Measure,
+    size: Size,
+) -> Result<f64, RunError> {
+    let run = Run::builder(protocol).circuit(circuit.clone()).build()?;
+    let net = LocalNet::memory();
+    let mut prg = Prg::from_seed([7; 16]);
+    let inputs = random_inputs(run.circuit(), &mut prg, batch);
+    let mut measured = Vec::with_capacity(size.repeats);
+    for _ in 0..size.repeats {
+        let report = run.local(&inputs, &net).map_err(|e| e.error)?;
+        measured.push(measure(&report.seconds));
+    }
+    measured.sort_by(f64::total_cmp);
+    let measured = measured[measured.len() / 2];
+    let mut trial = rates.clone();
+    let mut at = |r: f64| -> Result<f64, RunError> {
+        trial.set_seconds_of(protocol, work, r);
+        Ok(measure(&run.predict_local(batch, &net, &trial)?.seconds))
+    };
+    const PROBE: f64 = 1e-6;
+    let (t0, t1) = (at(0.0)?, at(PROBE)?);
+    let rate = if t1 > t0 {
+        (PROBE * (measured - t0) / (t1 - t0)).max(0.0)
+    } else {
+        0.0
+    };
+    Ok(rate)
+}
+
+/// Per-message and per-byte costs of `links`: ping-pong of small and large
+/// messages between two endpoints. Each hop costs its sender and its
+/// receiver one message's handling each.
+fn transport(links: Links, size: Size) -> Result<TransportRates, RunError> {
+    let run = Run::builder(Protocol::Ttp)
+        .parties(2)
+        .circuit(xors(1, 1))
+        .build()?;
+    let net = match links {
+        Links::Memory => LocalNet::memory(),
+        Links::Tcp => LocalNet::tcp(),
+        Links::Tls => LocalNet::tls(),
+    };
+    let hop = |bytes: usize| -> Result<f64, RunError> {
+        let mut nets = run.local_networks(&net)?;
+        let mut echo = nets
+            .pop()
+            .ok_or_else(|| RunError::Internal("no endpoint".into()))?;
+        let mut me = nets
+            .pop()
+            .ok_or_else(|| RunError::Internal("no endpoint".into()))?;
+        let messages = size.messages;
+        let peer = std::thread::spawn(move || -> Result<(), RunError> {
+            for _ in 0..messages {
+                let m = echo.recv(0, bytes)?;
+                echo.send(0, m)?;
+            }
+            Ok(echo.finish()?)
+        });
+        let start = Instant::now();
+        for _ in 0..messages {
+            me.send(1, vec![0; bytes])?;
+            me.recv(1, bytes)?;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        me.finish()?;
+        peer.join()
+            .map_err(|_| RunError::Internal("the echo thread panicked".into()))??;
+        Ok(seconds / (2 * messages) as f64)
+    };
+    let small = hop(8)?;
+    let large = hop(size.large)?;
+    // A hop is 2 x (message + bytes x byte).
+    let message = (small / 2.0).max(0.0);
+    let byte = ((large - small) / (2.0 * (size.large - 8) as f64)).max(0.0);
+    Ok(TransportRates { message, byte })
+}
+
+/// `layers` layers of `width` multiplications each (ANDs, or products of
+/// ring elements): a[i] = a[i] * b[i + layer], parties 0 and 1 owning a and b.
+fn layers(ring: Option<RingWidth>, width: u32, layers: usize) -> Circuit {
+    let mut b = match ring {
+        Some(r) => Builder::arithmetic(r, 2),
+        None => Builder::boolean(2),
+    };
+    let (mut x, y) = match ring {
+        Some(_) => (b.ring_input("a", width), b.ring_input("b", width)),
+        None => (b.input("a", width), b.input("b", width)),
+    };
+    let w = width as usize;
+    for l in 0..layers {
+        x = (0..w)
+            .map(|i| {
+                let other = y[(i + l) % w];
+                match ring {
+                    Some(_) => b.ring_op(Op::Mul, &[x[i], other]),
+                    None => b.and(x[i], other),
+                }
+            })
+            .collect();
+    }
+    match ring {
+        Some(_) => b.ring_output("c", x),
+        None => b.output("c", x),
+    }
+    b.finish()
+}
+
+/// `depth` layers of `width` XORs: a Boolean circuit of linear gates only.
+fn xors(width: u32, depth: usize) -> Circuit {
+    let mut b = Builder::boolean(2);
+    let mut x = b.input("a", width);
+    let y = b.input("b", width);
+    let w = width as usize;
+    for l in 0..depth {
+        x = (0..w).map(|i| b.xor(x[i], y[(i + l) % w])).collect();
+    }
+    b.output("c", x);
+    b.finish()
+}
