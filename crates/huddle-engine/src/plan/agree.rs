@@ -7,9 +7,11 @@
 //! party at one set of rates, and a run goes at the pace of its slowest
 //! party. Then each host tells every other the choice it computed and
 //! compares ([`confirm`]): a difference (hosts of different huddle builds)
-//! stops every party, naming it.
+//! stops every party, naming it. [`decide`] does all of it once connected.
 
-use super::auto::{roles_text, Auto};
+use super::auto::{roles_text, Auto, Picked};
+use crate::party::{settled_batch, Batch};
+use huddle_circuit::Circuit;
 use super::{Choice, FanIn};
 use crate::cost::Work;
 use crate::error::RunError;
@@ -223,12 +225,35 @@ pub fn confirm(network: &mut Network, choice: &Choice) -> Result<(), RunError> {
     let theirs = network.exchange(outgoing, &incoming)?;
     for (&peer, bytes) in peers.iter().zip(&theirs) {
         if *bytes != ours {
-            let e = NetError::Mismatch(difference(peer, me, bytes, choice));
-            network.stop(&e.to_string());
-            return Err(e.into());
+            return Err(NetError::Mismatch(difference(peer, me, bytes, choice)).into());
         }
     }
     Ok(())
+}
+
+/// After connecting with [`hello_settings`] (at `own` rates): the rates
+/// agreed, the batch settled (this party knew it as `batch`), the choice
+/// made over `profile` and [`confirm`]ed with every peer. A failure stops
+/// this party, telling the peers its kind.
+pub fn decide(
+    auto: &Auto,
+    circuit: &Circuit,
+    profile: &NetProfile,
+    (batch, own): (Batch, &Rates),
+    network: &mut Network,
+) -> Result<(Picked, usize), RunError> {
+    let mut steps = || {
+        let rates = agreed_rates(network, own)?;
+        let batch = settled_batch(network, batch)?;
+        let picked = auto.pick(circuit, profile, batch, &rates)?;
+        confirm(network, &picked.candidate.choice)?;
+        Ok((picked, batch))
+    };
+    let result: Result<(Picked, usize), RunError> = steps();
+    if let Err(e) = &result {
+        network.stop(e.exit().told_to_peers());
+    }
+    result
 }
 
 /// What differs between a peer's choice (as sent) and ours.

@@ -10,6 +10,7 @@
 //!   budget) and their limits ([`LinkLimits`]);
 //! - `stamp.rs`: the trailer every message carries (phase, round stamp,
 //!   lane), and message buffers with room for it;
+//! - `seats.rs`: who plays which of the protocol's roles;
 //! - `books.rs`: what an endpoint counts (phase clock, depths, traffic);
 //! - `record.rs`: what an endpoint shows observers (transcript, traffic
 //!   log, phase log);
@@ -29,11 +30,13 @@ mod error;
 mod link;
 mod memory;
 mod record;
+mod seats;
 mod stamp;
 mod stream;
 
 pub(crate) use alarm::{deadlock, given_up, Alarm, ALARM_GRACE, ALARM_POLL};
 pub(crate) use books::Books;
+pub(crate) use seats::{host, role, Seats};
 pub use departure::Interrupter;
 pub use endpoint::Network;
 pub use error::NetError;
