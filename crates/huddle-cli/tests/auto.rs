@@ -34,7 +34,15 @@ fn auto_under_local_runs_the_plans_winner() {
     let c = c.to_str().expect("utf8");
     for security in ["semi-honest", "malicious"] {
         let plan = run(&[
-            "plan", "--circuit", c, "--net", "aws3", "--batch", "4", "--security", security,
+            "plan",
+            "--circuit",
+            c,
+            "--net",
+            "aws3",
+            "--batch",
+            "4",
+            "--security",
+            security,
             "--json",
         ]);
         let plan = json_of(&plan, "plan");
@@ -48,7 +56,14 @@ fn auto_under_local_runs_the_plans_winner() {
             .output();
         let v = json_of(&o, "local auto");
         let (winner, auto) = (&plan["winner"], &v["auto"]);
-        for key in ["protocol", "fan_in", "rewritten", "roles", "preprocess", "threads"] {
+        for key in [
+            "protocol",
+            "fan_in",
+            "rewritten",
+            "roles",
+            "preprocess",
+            "threads",
+        ] {
             assert_eq!(auto[key], winner[key], "{security}: {key}");
         }
         assert_eq!(v["protocol"], winner["protocol"], "{security}");
@@ -57,7 +72,10 @@ fn auto_under_local_runs_the_plans_winner() {
         assert!(stderr(&o).contains("auto: "), "{}", stderr(&o));
         if security == "malicious" {
             assert!(
-                auto["security"].as_str().expect("text").starts_with("malicious"),
+                auto["security"]
+                    .as_str()
+                    .expect("text")
+                    .starts_with("malicious"),
                 "{auto}"
             );
         }

@@ -372,7 +372,6 @@ pub fn settled_batch(net: &Network, batch: Batch) -> Result<usize, RunError> {
             ))
         }
     };
-    check_batch(batch)
-        .map_err(|e| NetError::Mismatch(format!("the other parties' batch: {e}")))?;
+    check_batch(batch).map_err(|e| NetError::Mismatch(format!("the other parties' batch: {e}")))?;
     Ok(batch)
 }

@@ -15,8 +15,8 @@
 use crate::accounting::Phase;
 use crate::liveness::Liveness;
 use crate::network::{
-    deadlock, deliver, given_up, lane_of, log_traffic, shape, Alarm, Books, Delivery, Inbound,
-    host, role, InboxBudget, Outbound, Seats, Traffic, TrafficLog, ALARM_GRACE, ALARM_POLL,
+    deadlock, deliver, given_up, host, lane_of, log_traffic, role, shape, Alarm, Books, Delivery,
+    Inbound, InboxBudget, Outbound, Seats, Traffic, TrafficLog, ALARM_GRACE, ALARM_POLL,
 };
 use crate::profile::Shaper;
 use crate::waits::Board;

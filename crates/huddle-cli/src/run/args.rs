@@ -195,9 +195,10 @@ fn protocol_parser() -> impl clap::builder::TypedValueParser<Value = ProtocolArg
             PossibleValue::new(d.name).help(format!("{} [{}]", d.summary, d.security.label()))
         })
         .collect();
-    values.push(PossibleValue::new(AUTO).help(
-        "the plan's winner under --security, --corruptions, --allow-dealer, --objective",
-    ));
+    values
+        .push(PossibleValue::new(AUTO).help(
+            "the plan's winner under --security, --corruptions, --allow-dealer, --objective",
+        ));
     PossibleValuesParser::new(values).try_map(|name| parse_protocol(&name))
 }
 

@@ -22,14 +22,34 @@ fn chosen_by_auto(args: &RunArgs) -> Vec<(&'static str, &'static str, bool)> {
     let j = args.loaded.as_ref().map(|l| &l.job);
     let has = |f: fn(&crate::job::Job) -> bool| j.is_some_and(f);
     vec![
-        ("preprocess", "--preprocess", has(|j| j.preprocess.is_some())),
-        ("split_roles", "--split-roles", has(|j| j.split_roles.is_some())),
+        (
+            "preprocess",
+            "--preprocess",
+            has(|j| j.preprocess.is_some()),
+        ),
+        (
+            "split_roles",
+            "--split-roles",
+            has(|j| j.split_roles.is_some()),
+        ),
         ("threads", "--threads", has(|j| j.threads.is_some())),
-        ("max_fan_in", "--max-fan-in", has(|j| j.max_fan_in.is_some())),
+        (
+            "max_fan_in",
+            "--max-fan-in",
+            has(|j| j.max_fan_in.is_some()),
+        ),
         ("linear", "--linear", has(|j| j.linear.is_some())),
         ("opt", "--opt", has(|j| j.opt.is_some())),
-        ("truncation", "--truncation", has(|j| j.truncation.is_some())),
-        ("verify_every", "--verify-every", has(|j| j.verify_every.is_some())),
+        (
+            "truncation",
+            "--truncation",
+            has(|j| j.truncation.is_some()),
+        ),
+        (
+            "verify_every",
+            "--verify-every",
+            has(|j| j.verify_every.is_some()),
+        ),
         ("corrupt", "--corrupt", false),
         ("fault", "--fault", false),
         ("fault_at", "--fault-at", false),
@@ -71,7 +91,10 @@ impl RunArgs {
         parties: Option<usize>,
     ) -> Result<Option<AutoRun>, String> {
         let place = |in_job: bool, flag: &str| match in_job {
-            true => format!("`{}` in the job file", flag.trim_start_matches("--").replace('-', "_")),
+            true => format!(
+                "`{}` in the job file",
+                flag.trim_start_matches("--").replace('-', "_")
+            ),
             false => flag.to_string(),
         };
         if !self.is_auto() {

@@ -200,7 +200,11 @@ pub fn prepare_local(
     let mut job_batch: Option<(usize, PathBuf)> = None;
     let job_inputs = match parties {
         Some(n) => run.job_files(false, n).map_err(Failure::input)?,
-        None if run.loaded.as_ref().is_some_and(|j| !j.files(false).is_empty()) => {
+        None if run
+            .loaded
+            .as_ref()
+            .is_some_and(|j| !j.files(false).is_empty()) =>
+        {
             return Err(Failure::input(
                 "--protocol auto with the job's [inputs] files: give the parties (--parties or \
                  `parties`), which decides who owns which input value",

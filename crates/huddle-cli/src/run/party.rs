@@ -175,10 +175,7 @@ fn run_one_party(
             )
             .map_err(Failure::input)?;
     }
-    let auto = args
-        .run
-        .auto_request(m, Some(n))
-        .map_err(Failure::input)?;
+    let auto = args.run.auto_request(m, Some(n)).map_err(Failure::input)?;
     if let (Some(_), Some(_)) = (&auto, &args.dealt) {
         return Err(Failure::input(
             "--dealt sets bgw2-mal's linear preprocessing, which --protocol auto chooses: give \
@@ -331,11 +328,9 @@ fn run_one_party(
     let (mut first, last) = crate::hello::job_settings(run.loaded.as_ref());
     first.option(
         "roles",
-        run.roles
-            .as_deref()
-            .map_or(huddle_net::Value::Absent, |r| {
-                huddle_net::Value::Text(huddle_engine::plan::roles_text(r))
-            }),
+        run.roles.as_deref().map_or(huddle_net::Value::Absent, |r| {
+            huddle_net::Value::Text(huddle_engine::plan::roles_text(r))
+        }),
     );
     let mut plan = PartyPlan::new(args.id, batch).with_hello_settings(first, last);
     for (i, value) in own_inputs {
@@ -357,10 +352,13 @@ fn run_one_party(
             (net, built, run.roles.clone(), None)
         }
         (None, Some(a), Some(given)) => {
-            let settings =
-                huddle_engine::plan::agree::hello_settings(&a.auto, (args.id, n), &profile, &a.rates);
-            let mut net =
-                huddle_engine::connect_undecided(settings, given, config, &plan, &links)?;
+            let settings = huddle_engine::plan::agree::hello_settings(
+                &a.auto,
+                (args.id, n),
+                &profile,
+                &a.rates,
+            );
+            let mut net = huddle_engine::connect_undecided(settings, given, config, &plan, &links)?;
             let (picked, _) = huddle_engine::plan::agree::decide(
                 &a.auto,
                 given,

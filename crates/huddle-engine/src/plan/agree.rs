@@ -10,15 +10,15 @@
 //! stops every party, naming it. [`decide`] does all of it once connected.
 
 use super::auto::{roles_text, Auto, Picked};
-use crate::party::{settled_batch, Batch};
-use huddle_circuit::Circuit;
 use super::{Choice, FanIn};
 use crate::cost::Work;
 use crate::error::RunError;
 use crate::garble::linear::LinearChoice;
 use crate::options::Preprocess;
+use crate::party::{settled_batch, Batch};
 use crate::protocol::Protocol;
 use crate::time::{Rates, TransportRates};
+use huddle_circuit::Circuit;
 use huddle_net::{NetError, NetProfile, Network, PartyId, Settings, Value};
 
 /// The hello's name of host `host`'s rates.
@@ -136,10 +136,7 @@ pub fn slowest(hosts: &[Rates]) -> Rates {
                     .is_some_and(|m| m.contains_key(w.name()))
             };
             if hosts.iter().any(own) {
-                let most = hosts
-                    .iter()
-                    .map(|r| r.seconds_of(p, w))
-                    .fold(0.0, f64::max);
+                let most = hosts.iter().map(|r| r.seconds_of(p, w)).fold(0.0, f64::max);
                 out.set_seconds_of(p, w, most);
             }
         }
@@ -181,13 +178,24 @@ fn wire_len(parties: usize) -> usize {
 fn encode(choice: &Choice) -> Vec<u8> {
     let small = |n: usize| u8::try_from(n).unwrap_or(u8::MAX);
     let mut out = vec![
-        small(Protocol::ALL.iter().position(|&p| p == choice.protocol).unwrap_or(255)),
+        small(
+            Protocol::ALL
+                .iter()
+                .position(|&p| p == choice.protocol)
+                .unwrap_or(255),
+        ),
         0,
         match choice.fan_in {
             FanIn::Limit { max, .. } => small(max),
             FanIn::Any => 0,
         },
-        u8::from(matches!(choice.fan_in, FanIn::Limit { rewritten: true, .. })),
+        u8::from(matches!(
+            choice.fan_in,
+            FanIn::Limit {
+                rewritten: true,
+                ..
+            }
+        )),
         u8::from(choice.preprocess == Preprocess::Separate),
         u8::from(choice.split_roles),
         match choice.linear {
@@ -199,7 +207,11 @@ fn encode(choice: &Choice) -> Vec<u8> {
         0,
     ];
     out[1] = small(choice.parties.min(255));
-    out.extend_from_slice(&u32::try_from(choice.threads).unwrap_or(u32::MAX).to_le_bytes());
+    out.extend_from_slice(
+        &u32::try_from(choice.threads)
+            .unwrap_or(u32::MAX)
+            .to_le_bytes(),
+    );
     for &h in &choice.roles {
         out.extend_from_slice(&u16::try_from(h).unwrap_or(u16::MAX).to_le_bytes());
     }
@@ -361,8 +373,10 @@ mod tests {
     #[test]
     fn the_slowest_of_each_rate() {
         let a = Rates::default();
-        let mut b = Rates::default();
-        b.cores = 1;
+        let mut b = Rates {
+            cores: 1,
+            ..Rates::default()
+        };
         b.work.linear_word *= 3.0;
         b.transport.tcp.byte *= 2.0;
         b.protocol.clear();

@@ -99,13 +99,11 @@ pub fn check_roles(roles: &[PartyId], parties: Option<usize>) -> Result<(), RunE
     for &h in roles {
         match seen.get_mut(h) {
             Some(s) if !*s => *s = true,
-            _ => {
-                return Err(RunError::Input(format!(
-                    "--roles {}: give every host 0..{} once (role r is played by the r-th host listed)",
-                    roles_text(roles),
-                    n.saturating_sub(1)
-                )))
-            }
+            _ => return Err(RunError::Input(format!(
+                "--roles {}: give every host 0..{} once (role r is played by the r-th host listed)",
+                roles_text(roles),
+                n.saturating_sub(1)
+            ))),
         }
     }
     Ok(())
@@ -315,10 +313,7 @@ mod tests {
         let e = auto(req)
             .pick(&adder(), &NetProfile::lan(), 1, &Rates::default())
             .expect_err("none");
-        assert!(
-            e.to_string().contains("fewer than the 2 asked for"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("fewer than the 2 asked for"), "{e}");
     }
 
     /// The winner is the first of the plan's ranking.

@@ -36,7 +36,6 @@ mod stream;
 
 pub(crate) use alarm::{deadlock, given_up, Alarm, ALARM_GRACE, ALARM_POLL};
 pub(crate) use books::Books;
-pub(crate) use seats::{host, role, Seats};
 pub use departure::Interrupter;
 pub use endpoint::Network;
 pub use error::NetError;
@@ -47,6 +46,7 @@ pub(crate) use link::{
 pub use memory::memory_networks;
 pub(crate) use record::{announce, log_traffic};
 pub use record::{Received, Traffic, TrafficLog, Transcript, FINISHED, PHASE_LOG};
+pub(crate) use seats::{host, role, Seats};
 pub(crate) use stamp::{lane_of, split_stamp};
 pub use stamp::{message_buffer, scratch_message, STAMP_BYTES};
 pub(crate) use stream::stream_link;

@@ -78,8 +78,7 @@ mod tests {
     #[test]
     fn an_endpoint_speaks_roles_to_the_protocol_and_hosts_to_the_links() {
         use crate::{memory_networks, NetProfile};
-        let mut nets =
-            memory_networks(3, &NetProfile::lan(), std::time::Duration::from_secs(5));
+        let mut nets = memory_networks(3, &NetProfile::lan(), std::time::Duration::from_secs(5));
         for net in &mut nets {
             net.play_roles(&[2, 0, 1]).expect("roles");
         }
