@@ -132,7 +132,10 @@ fn roles_under_local_give_the_evaluators_outputs() {
 
 /// A rates file of a slow host, for party 0 only.
 fn slow_rates(dir: &Path) -> std::path::PathBuf {
-    let mut rates = huddle_engine::Rates::default();
+    let mut rates = huddle_engine::Rates {
+        cores: 4,
+        ..huddle_engine::Rates::default()
+    };
     rates.work.garble_gate *= 50.0;
     rates.work.evaluate_gate *= 50.0;
     rates.transport.tls.message *= 20.0;
@@ -142,8 +145,9 @@ fn slow_rates(dir: &Path) -> std::path::PathBuf {
 }
 
 /// Three processes over loopback TLS agree on auto's choice (party 0 with
-/// a slower host's rates: the rates travel in the hello, so every host
-/// plans alike, to the predicted second) and compute the sum.
+/// a slower host's rates and more cores: the rates travel in the hello, so
+/// every host plans alike, to the predicted second, with the fewest cores)
+/// and compute the sum.
 #[test]
 fn party_auto_processes_agree_on_one_choice() {
     let dir = temp_dir("auto-party");
@@ -167,6 +171,9 @@ fn party_auto_processes_agree_on_one_choice() {
         assert_eq!(v["outputs"], serde_json::json!([["2"]]), "party {i}");
         assert_eq!(v["auto"], reports[0]["auto"], "party {i}");
     }
+    let cores = huddle_engine::Rates::default().cores as u64;
+    let threads = reports[0]["auto"]["threads"].as_u64().expect("threads");
+    assert!(threads <= cores, "{threads} threads on {cores} cores");
 }
 
 /// Hosts given different link profiles stop at connect, naming --net

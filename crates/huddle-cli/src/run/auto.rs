@@ -85,10 +85,13 @@ impl RunArgs {
     /// Under --protocol auto, what it is asked for, for `parties` parties
     /// (None: each protocol's own count); options that choose among runs
     /// are refused beside it, and auto's own options without it.
+    /// `outside_dealer`: whether a dealer outside the parties can serve
+    /// the run (`huddle local`'s process), see [`Auto`].
     pub(super) fn auto_request(
         &self,
         m: &clap::ArgMatches,
         parties: Option<usize>,
+        outside_dealer: bool,
     ) -> Result<Option<AutoRun>, String> {
         let place = |in_job: bool, flag: &str| match in_job {
             true => format!(
@@ -127,6 +130,7 @@ impl RunArgs {
                 requirements,
                 objective: self.wants.objective(),
                 roles: self.roles.clone(),
+                outside_dealer,
             },
             rates,
         }))

@@ -138,7 +138,7 @@ pub fn prepare_local(
     let most = huddle_engine::protocol::MAX_PARTIES;
     let auto = args
         .run
-        .auto_request(m, args.parties)
+        .auto_request(m, args.parties, true)
         .map_err(Failure::input)?;
     // Under auto, without --parties, each protocol runs with its own count.
     let parties = match (&auto, args.parties) {

@@ -175,7 +175,10 @@ fn run_one_party(
             )
             .map_err(Failure::input)?;
     }
-    let auto = args.run.auto_request(m, Some(n)).map_err(Failure::input)?;
+    let auto = args
+        .run
+        .auto_request(m, Some(n), false)
+        .map_err(Failure::input)?;
     if let (Some(_), Some(_)) = (&auto, &args.dealt) {
         return Err(Failure::input(
             "--dealt sets bgw2-mal's linear preprocessing, which --protocol auto chooses: give \

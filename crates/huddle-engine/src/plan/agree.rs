@@ -245,7 +245,8 @@ pub fn confirm(network: &mut Network, choice: &Choice) -> Result<(), RunError> {
 
 /// After connecting with [`hello_settings`] (at `own` rates): the rates
 /// agreed, the batch settled (this party knew it as `batch`), the choice
-/// made over `profile` and [`confirm`]ed with every peer. A failure stops
+/// made over `profile` (threads tried up to the agreed rates' cores, the
+/// fewest of any host's) and [`confirm`]ed with every peer. A failure stops
 /// this party, telling the peers its kind.
 pub fn decide(
     auto: &Auto,
@@ -257,6 +258,9 @@ pub fn decide(
     let mut steps = || {
         let rates = agreed_rates(network, own)?;
         let batch = settled_batch(network, batch)?;
+        // Threads tried up to the agreed cores, not this host's own.
+        let mut auto = auto.clone();
+        auto.requirements.max_threads = rates.cores.max(1);
         let picked = auto.pick(circuit, profile, batch, &rates)?;
         confirm(network, &picked.candidate.choice)?;
         Ok((picked, batch))

@@ -27,6 +27,11 @@ pub struct Auto {
     /// Role r played by host `roles[r]`, where the user set it (`--roles`);
     /// else the planner's best assignment.
     pub roles: Option<Vec<PartyId>>,
+    /// Whether a dealer outside the parties can serve the run (bgw2-mal's
+    /// dealt linear preprocessing, where a dealer is allowed): inside the
+    /// process of `huddle local`; across hosts only from `huddle deal`'s
+    /// files, which auto does not take.
+    pub outside_dealer: bool,
 }
 
 /// The choice auto runs, and why.
@@ -57,7 +62,10 @@ impl Auto {
         let choices = Choices::new(circuit, net, &req);
         let (mut candidates, at_batch) =
             choices.candidates_as(batch, net, rates, self.roles.as_deref())?;
-        candidates.retain(|c| satisfies(&req, &c.choice));
+        let dealt = Some(crate::garble::linear::LinearChoice::TrustedDealer);
+        candidates.retain(|c| {
+            satisfies(&req, &c.choice) && (self.outside_dealer || c.choice.linear != dealt)
+        });
         if candidates.is_empty() {
             let mut refused = choices.refused().to_vec();
             refused.extend(at_batch);
@@ -99,11 +107,13 @@ pub fn check_roles(roles: &[PartyId], parties: Option<usize>) -> Result<(), RunE
     for &h in roles {
         match seen.get_mut(h) {
             Some(s) if !*s => *s = true,
-            _ => return Err(RunError::Input(format!(
+            _ => {
+                return Err(RunError::Input(format!(
                 "--roles {}: give every host 0..{} once (role r is played by the r-th host listed)",
                 roles_text(roles),
                 n.saturating_sub(1)
-            ))),
+            )))
+            }
         }
     }
     Ok(())
@@ -203,6 +213,7 @@ mod tests {
             requirements: req,
             objective: Objective::Total,
             roles: None,
+            outside_dealer: true,
         }
     }
 
