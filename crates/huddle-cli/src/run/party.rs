@@ -328,13 +328,7 @@ fn run_one_party(
         (true, false) => Batch::Counted(batch),
         (false, false) => Batch::Given(batch),
     };
-    let (mut first, last) = crate::hello::job_settings(run.loaded.as_ref());
-    first.option(
-        "roles",
-        run.roles.as_deref().map_or(huddle_net::Value::Absent, |r| {
-            huddle_net::Value::Text(huddle_engine::plan::roles_text(r))
-        }),
-    );
+    let (first, last) = crate::hello::job_settings(run.loaded.as_ref(), run.roles.as_deref());
     let mut plan = PartyPlan::new(args.id, batch).with_hello_settings(first, last);
     for (i, value) in own_inputs {
         plan = plan.with_input(i, value);
