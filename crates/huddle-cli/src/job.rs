@@ -42,6 +42,14 @@ pub struct Job {
     pub net: Option<String>,
     pub max_fan_in: Option<usize>,
     pub verify_every: Option<usize>,
+    /// `protocol = "auto"`: the requirements and objective of the choice
+    /// (as `--security`, `--corruptions`, `--allow-dealer`, `--objective`).
+    pub security: Option<String>,
+    pub corruptions: Option<usize>,
+    pub allow_dealer: Option<bool>,
+    pub objective: Option<String>,
+    /// Role r played by party `roles[r]` (as `--roles`).
+    pub roles: Option<Vec<usize>>,
     /// Data files: hex or dec.
     pub format: Option<String>,
     pub frac: Option<u8>,

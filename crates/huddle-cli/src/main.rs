@@ -27,6 +27,7 @@ mod net_cmd;
 mod plan_cmd;
 mod plot;
 mod protocols_cmd;
+mod requirements;
 mod run;
 mod signals;
 mod spent_deals;

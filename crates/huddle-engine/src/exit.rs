@@ -155,7 +155,7 @@ impl Exit {
     /// What a party that stops after connecting, for a failure of this
     /// kind, tells its peers (in an authenticated abort): the kind, never
     /// its own error's text, which may name input values.
-    pub(crate) fn told_to_peers(self) -> &'static str {
+    pub fn told_to_peers(self) -> &'static str {
         match self {
             Exit::Input => "bad input or settings of its own; its own error says why",
             Exit::Abort => "a check of the protocol failed",

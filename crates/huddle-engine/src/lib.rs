@@ -111,6 +111,7 @@ mod progress;
 pub mod protocol;
 mod report;
 mod run;
+mod seats;
 mod settings;
 mod sharing;
 mod start;
@@ -132,7 +133,7 @@ pub use options::{
     Preprocess, Randomness, RunOptions, Truncation, DEFAULT_GARBLE_MEMORY_MIB,
     DEFAULT_SHARE_MEMORY_MIB, FILLER_LANES, FILLER_MIN_SLICES,
 };
-pub use party::{Batch, PartyLinks, PartyPlan, BATCH};
+pub use party::{connect_undecided, settled_batch, Batch, PartyLinks, PartyPlan, BATCH};
 pub use progress::{Progress, Snapshot};
 pub use protocol::{default_share_memory_mib, Protocol, RunRequest, MAX_PARTIES};
 pub use report::{PerPhase, RunReport};

@@ -9,6 +9,7 @@ use crate::error::RunError;
 use crate::inputs::check_batch;
 use crate::inputs::OwnValue;
 use crate::report::{Finished, RunReport};
+use huddle_circuit::Circuit;
 use huddle_net::tls::TlsIdentity;
 use huddle_net::{
     ConnectOptions, Form, Handshake, NetError, NetProfile, Network, NetworkConfig, PartyId,
@@ -201,28 +202,7 @@ impl Run {
     /// hash. Peers whose hellos differ stop at connect, naming the
     /// first difference.
     pub fn handshake(&self, session: &str, plan: &PartyPlan) -> Result<Handshake, RunError> {
-        let mut s = plan.first_settings.clone();
-        s.extend(self.request.settings());
-        let (form, value) = match plan.batch {
-            Batch::Open => (Form::Option, Value::Open),
-            Batch::Counted(n) => (Form::Lines, Value::Number(n as u64)),
-            Batch::Given(n) => (Form::Option, Value::Number(n as u64)),
-        };
-        s.set(BATCH, form, value);
-        let deal = match &plan.dealt {
-            Some(bytes) => {
-                let id = crate::garble::linear::deal_id(bytes)?;
-                Value::Text(id.iter().map(|b| format!("{b:02x}")).collect())
-            }
-            None => Value::Absent,
-        };
-        s.option("dealt", deal);
-        s.extend(plan.last_settings.clone());
-        Ok(Handshake {
-            session: session.to_string(),
-            settings: s,
-            circuit: crate::circuit_hash(&self.circuit),
-        })
+        handshake_with(self.request.settings(), &self.circuit, session, plan)
     }
 
     /// Connects party `plan.id` of `config` to every other party over
@@ -266,23 +246,10 @@ impl Run {
             ));
             return Err(stopping(net, e));
         }
-        let batch = match (net.settled(BATCH), plan.batch) {
-            (Some(&Value::Number(b)), _) => usize::try_from(b).unwrap_or(usize::MAX),
-            (Some(other), _) => {
-                let e =
-                    NetError::Mismatch(format!("the other parties' batch {other} is not a number"));
-                return Err(stopping(net, e.into()));
-            }
-            (None, Batch::Given(n) | Batch::Counted(n)) => n,
-            (None, Batch::Open) => {
-                let e = RunError::Input("the batch is open, and the network settled none".into());
-                return Err(stopping(net, e));
-            }
+        let batch = match settled_batch(net, plan.batch) {
+            Ok(b) => b,
+            Err(e) => return Err(stopping(net, e)),
         };
-        if let Err(e) = check_batch(batch) {
-            let e = NetError::Mismatch(format!("the other parties' batch: {e}"));
-            return Err(stopping(net, e.into()));
-        }
         // `--threads auto`: the least count any party offered.
         let request = match self.request.settled(net) {
             Ok(r) => r,
@@ -328,4 +295,83 @@ impl Run {
             },
         ))
     }
+}
+
+/// The hello of party `plan.id` in `session`: the plan's first settings,
+/// `run` (what it runs: a request's settings, or what `--protocol auto`
+/// asks for), the batch, the deal it replays, the plan's last settings;
+/// and the circuit's hash.
+fn handshake_with(
+    run: Settings,
+    circuit: &Circuit,
+    session: &str,
+    plan: &PartyPlan,
+) -> Result<Handshake, RunError> {
+    let mut s = plan.first_settings.clone();
+    s.extend(run);
+    let (form, value) = match plan.batch {
+        Batch::Open => (Form::Option, Value::Open),
+        Batch::Counted(n) => (Form::Lines, Value::Number(n as u64)),
+        Batch::Given(n) => (Form::Option, Value::Number(n as u64)),
+    };
+    s.set(BATCH, form, value);
+    let deal = match &plan.dealt {
+        Some(bytes) => {
+            let id = crate::garble::linear::deal_id(bytes)?;
+            Value::Text(id.iter().map(|b| format!("{b:02x}")).collect())
+        }
+        None => Value::Absent,
+    };
+    s.option("dealt", deal);
+    s.extend(plan.last_settings.clone());
+    Ok(Handshake {
+        session: session.to_string(),
+        settings: s,
+        circuit: crate::circuit_hash(circuit),
+    })
+}
+
+/// Connects party `plan.id` of `config` as [`Run::connect`] does, for a
+/// run decided only once connected (`--protocol auto`: the hosts' rates
+/// travel in the hello): the hello says `settings` where a run's request
+/// would be, and compares `circuit`, the batch and the plan's settings.
+pub fn connect_undecided(
+    settings: Settings,
+    circuit: &Circuit,
+    config: &NetworkConfig,
+    plan: &PartyPlan,
+    links: &PartyLinks,
+) -> Result<Network, RunError> {
+    let options = ConnectOptions {
+        setup_timeout: links.setup_timeout,
+        idle_timeout: links.idle_timeout,
+        profile: links.profile.clone(),
+        ..ConnectOptions::new(
+            links.transport.clone(),
+            handshake_with(settings, circuit, &config.session, plan)?,
+        )
+    };
+    Ok(huddle_net::connect(config, plan.id, &options)?)
+}
+
+/// The batch of a connected party that knew it as `batch`: its own, or
+/// the one the peers settled where it left it open; checked.
+pub fn settled_batch(net: &Network, batch: Batch) -> Result<usize, RunError> {
+    let batch = match (net.settled(BATCH), batch) {
+        (Some(&Value::Number(b)), _) => usize::try_from(b).unwrap_or(usize::MAX),
+        (Some(other), _) => {
+            return Err(NetError::Mismatch(format!(
+                "the other parties' batch {other} is not a number"
+            ))
+            .into())
+        }
+        (None, Batch::Given(n) | Batch::Counted(n)) => n,
+        (None, Batch::Open) => {
+            return Err(RunError::Input(
+                "the batch is open, and the network settled none".into(),
+            ))
+        }
+    };
+    check_batch(batch).map_err(|e| NetError::Mismatch(format!("the other parties' batch: {e}")))?;
+    Ok(batch)
 }

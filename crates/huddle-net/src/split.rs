@@ -15,8 +15,8 @@
 use crate::accounting::Phase;
 use crate::liveness::Liveness;
 use crate::network::{
-    deadlock, deliver, given_up, lane_of, log_traffic, shape, Alarm, Books, Delivery, Inbound,
-    InboxBudget, Outbound, Traffic, TrafficLog, ALARM_GRACE, ALARM_POLL,
+    deadlock, deliver, given_up, host, lane_of, log_traffic, role, shape, Alarm, Books, Delivery,
+    Inbound, InboxBudget, Outbound, Seats, Traffic, TrafficLog, ALARM_GRACE, ALARM_POLL,
 };
 use crate::profile::Shaper;
 use crate::waits::Board;
@@ -106,6 +106,8 @@ pub struct LaneNet {
     traffic: Option<TrafficLog>,
     /// Socket links: the party's waits and its peers' (see [`crate::waits`]).
     board: Option<Arc<Board>>,
+    /// The endpoint's roles (see [`Network::play_roles`]).
+    seats: Option<Seats>,
 }
 
 impl Network {
@@ -162,6 +164,7 @@ impl Network {
                 timeout: self.timeout,
                 traffic: self.traffic.clone(),
                 board: self.board.clone(),
+                seats: self.seats.clone(),
             })
             .collect())
     }
@@ -213,7 +216,7 @@ impl Network {
 impl LaneNet {
     /// This party's id.
     pub fn party(&self) -> PartyId {
-        self.me
+        role(&self.seats, self.me)
     }
 
     /// The number of parties in the run, this one included.
@@ -251,6 +254,7 @@ impl LaneNet {
     /// itself for a local failure): every lane's waits end, and the
     /// endpoint's departure names the culprit to the peers.
     pub fn fail(&self, culprit: PartyId) {
+        let culprit = host(&self.seats, culprit);
         let e = if culprit == self.me || culprit >= self.links.len() {
             NetError::Setup(format!("party {} stopped a lane", self.me))
         } else {
@@ -273,7 +277,7 @@ impl LaneNet {
 
     /// As [`Network::send`], on this lane.
     pub fn send(&mut self, to: PartyId, mut data: Vec<u8>) -> Result<(), NetError> {
-        let me = self.me;
+        let (me, to) = (self.me, host(&self.seats, to));
         let bytes = data.len() as u64;
         let stamp = self.books.stamp(&mut data, self.lane);
         let link = self.link(to)?;
@@ -299,6 +303,7 @@ impl LaneNet {
 
     /// As [`Network::recv`], on this lane.
     pub fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
+        let from = host(&self.seats, from);
         let result = self.recv_inner(from).and_then(|mut data| {
             let stamp = self.books.received(from, &mut data)?;
             log_traffic(

@@ -102,6 +102,13 @@ fn row(rank: usize, c: &Candidate) -> Row {
     }
 }
 
+/// One candidate as the plan's JSON lists it (`--protocol auto`'s
+/// `--json` reports its choice so).
+pub fn candidate_json(c: &Candidate) -> serde_json::Value {
+    // Plain data of strings and numbers: serializing it cannot fail.
+    serde_json::to_value(row(1, c)).unwrap_or_default()
+}
+
 pub fn preprocess(p: Preprocess) -> &'static str {
     match p {
         Preprocess::Separate => "separate",

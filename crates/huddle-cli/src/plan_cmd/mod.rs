@@ -8,31 +8,15 @@
 mod json;
 mod table;
 
+pub use json::candidate_json;
+
 use crate::failure::Failure;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use huddle_engine::plan::rank::{rank, why_first};
-use huddle_engine::plan::{Candidate, Choices, Guarantee, Objective, Refused, Requirements};
+use huddle_engine::plan::{Candidate, Choices, Objective, Refused};
 use huddle_engine::Rates;
 use huddle_net::NetProfile;
 use std::path::PathBuf;
-
-#[derive(Clone, Copy, ValueEnum)]
-enum SecurityArg {
-    /// Private against parties that follow the protocol.
-    SemiHonest,
-    /// Cheaters are caught: an honest party outputs the right value or aborts.
-    Malicious,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum ObjectiveArg {
-    /// Seconds from start to outputs, preprocessing included.
-    Total,
-    /// Seconds of the online phase.
-    Online,
-    /// Bytes over every link.
-    Bytes,
-}
 
 #[derive(Args)]
 pub struct PlanArgs {
@@ -47,24 +31,12 @@ pub struct PlanArgs {
     /// Instances evaluated at once.
     #[arg(long, default_value_t = 1)]
     batch: usize,
-    /// The least guarantee: malicious admits only protocols that catch
-    /// cheaters (selective abort).
-    #[arg(long, value_enum, default_value_t = SecurityArg::SemiHonest)]
-    security: SecurityArg,
+    #[command(flatten)]
+    wants: crate::requirements::RequirementArgs,
     /// The run's parties (default: each protocol with its own count, or
     /// the fewest that tolerate --corruptions).
     #[arg(long)]
     parties: Option<usize>,
-    /// The least number of corrupted parties a protocol must tolerate.
-    #[arg(long, default_value_t = 1, value_name = "T")]
-    corruptions: usize,
-    /// What to minimize.
-    #[arg(long, value_enum, default_value_t = ObjectiveArg::Total)]
-    objective: ObjectiveArg,
-    /// Admit protocols that trust a dealer with correlated randomness
-    /// (ca2pc's third party, bgw2-mal's trusted linear preprocessing).
-    #[arg(long)]
-    allow_dealer: bool,
     /// The most threads per party to try (1, 2, 4, ... up to it; default:
     /// the rates' cores).
     #[arg(long, value_name = "N")]
@@ -129,22 +101,12 @@ pub fn run(args: PlanArgs) -> Result<(), Failure> {
         Some(path) => Rates::from_file(path).map_err(|e| Failure::input(e.to_string()))?,
         None => Rates::default(),
     };
-    let req = Requirements {
-        guarantee: match args.security {
-            SecurityArg::SemiHonest => Guarantee::SemiHonest,
-            SecurityArg::Malicious => Guarantee::Malicious,
-        },
-        parties: args.parties,
-        corruptions: args.corruptions,
-        allow_dealer: args.allow_dealer,
-        max_threads: args.threads.unwrap_or(rates.cores).max(1),
-        fan_ins: (!args.fan_in.is_empty()).then(|| args.fan_in.clone()),
-    };
-    let objective = match args.objective {
-        ObjectiveArg::Total => Objective::Total,
-        ObjectiveArg::Online => Objective::Online,
-        ObjectiveArg::Bytes => Objective::Bytes,
-    };
+    let req = args.wants.requirements(
+        args.parties,
+        args.threads.unwrap_or(rates.cores),
+        (!args.fan_in.is_empty()).then(|| args.fan_in.clone()),
+    );
+    let objective = args.wants.objective();
     let choices = Choices::new(&circuit, &net, &req);
     let ranked = ranked(&choices, args.batch, &net, &rates, objective)?;
     let why = why_first(&ranked.candidates, objective).unwrap_or_default();

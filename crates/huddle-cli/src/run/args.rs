@@ -38,9 +38,24 @@ pub enum PreprocessArg {
 pub struct RunArgs {
     /// The protocol (required, here or in the job file; there is no
     /// default: ttp, which shows party 0 every input, runs only when
-    /// named). `huddle protocols` lists them with their party counts.
+    /// named). `huddle protocols` lists them with their party counts;
+    /// auto runs the winner of `huddle plan` under --security,
+    /// --corruptions, --allow-dealer and --objective.
     #[arg(long, value_parser = protocol_parser())]
-    pub(super) protocol: Option<Protocol>,
+    pub(super) protocol: Option<ProtocolArg>,
+    #[command(flatten)]
+    pub(super) wants: crate::requirements::RequirementArgs,
+    /// --protocol auto: this host's compute rates, as `huddle plan
+    /// --calibrate` writes them (default: huddle's reference host). Across
+    /// hosts every party plans with the slowest of each party's rates.
+    #[arg(long, value_name = "FILE")]
+    pub(super) rates: Option<PathBuf>,
+    /// Who plays which of the protocol's roles: role r by party roles[r]
+    /// (e.g. 1,0,2: party 1 is P0). Default: party r plays role r, or
+    /// under --protocol auto the planner's choice for the links. Every
+    /// party must give the same (the hello compares it).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub(super) roles: Option<Vec<usize>>,
     /// The circuit file.
     #[arg(long, required_unless_present = "job")]
     pub(super) circuit: Option<PathBuf>,
@@ -150,18 +165,40 @@ pub struct RunArgs {
     pub(super) max_fan_in: Option<usize>,
 }
 
-pub(super) fn parse_protocol(name: &str) -> Result<Protocol, String> {
-    Protocol::parse(name).map_err(|e| e.to_string())
+/// `--protocol`: a protocol of the table, or auto (the plan's winner).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProtocolArg {
+    Named(Protocol),
+    Auto,
+}
+
+/// `--protocol auto`'s spelling.
+pub(super) const AUTO: &str = "auto";
+
+pub(super) fn parse_protocol(name: &str) -> Result<ProtocolArg, String> {
+    if name == AUTO {
+        return Ok(ProtocolArg::Auto);
+    }
+    Protocol::parse(name)
+        .map(ProtocolArg::Named)
+        .map_err(|e| format!("{e} (or auto)"))
 }
 
 /// `--protocol`'s values: every protocol of the table, each with its
 /// summary and security (so the help lists exactly what this build runs).
-fn protocol_parser() -> impl clap::builder::TypedValueParser<Value = Protocol> {
+fn protocol_parser() -> impl clap::builder::TypedValueParser<Value = ProtocolArg> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    let values = Protocol::ALL.map(|p| {
-        let d = p.descriptor();
-        PossibleValue::new(d.name).help(format!("{} [{}]", d.summary, d.security.label()))
-    });
+    let mut values: Vec<PossibleValue> = Protocol::ALL
+        .iter()
+        .map(|p| {
+            let d = p.descriptor();
+            PossibleValue::new(d.name).help(format!("{} [{}]", d.summary, d.security.label()))
+        })
+        .collect();
+    values
+        .push(PossibleValue::new(AUTO).help(
+            "the plan's winner under --security, --corruptions, --allow-dealer, --objective",
+        ));
     PossibleValuesParser::new(values).try_map(|name| parse_protocol(&name))
 }
 
@@ -219,14 +256,22 @@ impl RunArgs {
     /// third party, which shows party 0 every input, and that must never
     /// run because a flag was forgotten.
     pub(super) fn protocol(&self) -> Result<Protocol, String> {
-        self.protocol.ok_or_else(|| {
-            let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
-            format!(
-                "no protocol: give --protocol (or `protocol` in the job file), one of {} \
-                 (`huddle protocols` describes them; ttp is an insecure baseline that runs only when named)",
-                names.join(", ")
-            )
-        })
+        match self.protocol {
+            Some(ProtocolArg::Named(p)) => Ok(p),
+            // Auto is resolved into a protocol before any run is built.
+            Some(ProtocolArg::Auto) => Err(
+                "--protocol auto: no protocol chosen yet (a bug: the choice comes first)".into(),
+            ),
+            None => {
+                let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+                Err(format!(
+                    "no protocol: give --protocol (or `protocol` in the job file), one of {} or \
+                     auto (`huddle protocols` describes them; ttp is an insecure baseline that \
+                     runs only when named)",
+                    names.join(", ")
+                ))
+            }
+        }
     }
 
     /// How --inputs and --outputs fields read and write.
@@ -309,6 +354,19 @@ impl RunArgs {
             "verify_every",
         )?;
         given.take(j.frac.map(Some), &mut self.data.frac, "frac")?;
+        given.take(
+            given.choice(&j.security, "security")?,
+            &mut self.wants.security,
+            "security",
+        )?;
+        given.take(
+            given.choice(&j.objective, "objective")?,
+            &mut self.wants.objective,
+            "objective",
+        )?;
+        given.take(j.corruptions, &mut self.wants.corruptions, "corruptions")?;
+        given.take(j.allow_dealer, &mut self.wants.allow_dealer, "allow_dealer")?;
+        given.take(j.roles.map(Some), &mut self.roles, "roles")?;
         let reveal = j.reveal_to.map(|r| match r {
             crate::job::RevealTo::Party(p) => Some(p),
             crate::job::RevealTo::Everyone(_) => None,
@@ -334,7 +392,7 @@ impl RunArgs {
     }
 
     /// The options as the engine takes them; `linear` overrides `--linear`.
-    fn options(&self, linear: Option<&str>) -> Result<RunOptions, String> {
+    pub(super) fn options(&self, linear: Option<&str>) -> Result<RunOptions, String> {
         let protocol = self.protocol()?;
         let linear =
             huddle_engine::garble::linear::LinearChoice::parse(linear.unwrap_or(&self.linear))
@@ -417,6 +475,13 @@ impl RunArgs {
             .options(linear)?
             .with_threads(threads)
             .with_threads_auto(auto);
+        let circuit = self.load_circuit()?;
+        Ok((self.protocol()?, options, circuit))
+    }
+
+    /// The circuit of --circuit or the job, with the job's input owners,
+    /// checked against the data flags.
+    pub(super) fn load_circuit(&self) -> Result<Circuit, String> {
         let mut circuit = match (&self.circuit, &self.loaded) {
             (Some(path), _) => crate::circuit_cmd::load(path, crate::circuit_cmd::FormatArg::Auto)?,
             (None, Some(job)) => match job.circuit()? {
@@ -443,7 +508,7 @@ impl RunArgs {
             }
         }
         crate::data::check_style(&circuit, self.style())?;
-        Ok((self.protocol()?, options, circuit))
+        Ok(circuit)
     }
 }
 

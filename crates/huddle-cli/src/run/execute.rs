@@ -86,6 +86,7 @@ pub(super) fn execute(
         checked,
         json: args.json,
         outputs_to_stdout: args.outputs_file.as_deref() == Some(Path::new("-")),
+        auto: None,
     })
 }
 

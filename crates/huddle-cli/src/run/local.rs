@@ -112,6 +112,8 @@ pub struct LocalRun {
     inputs: Vec<BitMatrix>,
     net: LocalNet,
     output_files: Vec<(usize, PathBuf)>,
+    /// `--protocol auto`'s choice, for `--json`.
+    auto: Option<serde_json::Value>,
 }
 
 /// Reads and checks everything a run needs (`m`: the command's matches,
@@ -134,25 +136,53 @@ pub fn prepare_local(
         batch_given |= job.job.batch.is_some();
     }
     let most = huddle_engine::protocol::MAX_PARTIES;
-    let parties = args.parties.unwrap_or(
-        args.run
-            .protocol()
-            .map_err(Failure::input)?
-            .descriptor()
-            .parties
-            .default_count(),
-    );
-    if !(2..=most).contains(&parties) {
+    let auto = args
+        .run
+        .auto_request(m, args.parties, true)
+        .map_err(Failure::input)?;
+    // Under auto, without --parties, each protocol runs with its own count.
+    let parties = match (&auto, args.parties) {
+        (_, Some(n)) => Some(n),
+        (Some(_), None) => None,
+        (None, None) => Some(
+            args.run
+                .protocol()
+                .map_err(Failure::input)?
+                .descriptor()
+                .parties
+                .default_count(),
+        ),
+    };
+    if let Some(n) = parties.filter(|n| !(2..=most).contains(n)) {
         return Err(Failure::input(format!(
-            "--parties must be 2 to {most}, not {parties}"
+            "--parties must be 2 to {most}, not {n}"
         )));
     }
-    // Every party runs in this process.
-    let built = args.run.build(parties, parties, None)?;
-    if let Caller::Command = caller {
-        warn_if_insecure(&built);
+    // A named protocol's run now; auto's once the batch is known. Until
+    // then the inputs are read with the circuit as given (its values and
+    // owners are the chosen run's).
+    let named = match (&auto, parties) {
+        (None, Some(n)) => Some(args.run.build(n, n, None)?),
+        _ => None,
+    };
+    let given_circuit = match &named {
+        Some(_) => None,
+        None => {
+            let mut c = args.run.load_circuit().map_err(Failure::input)?;
+            if let Some(n) = parties {
+                super::auto::owners_over(&mut c, n).map_err(Failure::input)?;
+            }
+            Some(c)
+        }
+    };
+    let circuit: &huddle_circuit::Circuit = match (&named, &given_circuit) {
+        (Some(built), _) => built.circuit(),
+        (None, Some(c)) => c,
+        (None, None) => return Err(Failure::internal("neither a run nor a circuit")),
+    };
+    if let (Some(built), Caller::Command) = (&named, caller) {
+        warn_if_insecure(built);
     }
-    let circuit = built.circuit();
     let run = &args.run;
     // Read (and refused, line and column named) before anything else.
     let from_file = match &run.inputs_file {
@@ -168,14 +198,31 @@ pub fn prepare_local(
     // The job's input files: each party's file holds the values it owns.
     let mut from_job: Vec<Option<BitMatrix>> = vec![None; circuit.inputs().len()];
     let mut job_batch: Option<(usize, PathBuf)> = None;
-    for (p, path) in run.job_files(false, parties).map_err(Failure::input)? {
+    let job_inputs = match parties {
+        Some(n) => run.job_files(false, n).map_err(Failure::input)?,
+        None if run
+            .loaded
+            .as_ref()
+            .is_some_and(|j| !j.files(false).is_empty()) =>
+        {
+            return Err(Failure::input(
+                "--protocol auto with the job's [inputs] files: give the parties (--parties or \
+                 `parties`), which decides who owns which input value",
+            ))
+        }
+        None => Vec::new(),
+    };
+    for (p, path) in job_inputs {
         if from_file.is_some() || !run.inputs.is_empty() {
             return Err(Failure::input(
                 "the job's [inputs] and --inputs or --input both give the inputs: give one",
             ));
         }
         let owned: Vec<usize> = (0..circuit.inputs().len())
-            .filter(|&i| built.owner(i) == p)
+            .filter(|&i| match &named {
+                Some(built) => built.owner(i) == p,
+                None => circuit.owner(i, parties.unwrap_or(1)) == p,
+            })
             .collect();
         if owned.is_empty() {
             return Err(Failure::input(format!(
@@ -232,6 +279,29 @@ pub fn prepare_local(
         ));
     }
     let profile = NetProfile::named(&run.net).map_err(|e| Failure::input(e.to_string()))?;
+    let (built, picked) = match (named, &auto, &given_circuit) {
+        (Some(built), _, _) => (built, None),
+        (None, Some(a), Some(given)) => {
+            let picked = a.pick(given, &profile, batch, &a.rates)?;
+            (args.run.build_picked(&picked)?, Some(picked))
+        }
+        _ => return Err(Failure::internal("neither a run nor auto's choice")),
+    };
+    let run = &args.run;
+    let circuit = built.circuit();
+    let parties = built.request().parties();
+    // Role r played by host roles[r]: the links as the roles see them.
+    let roles = match &picked {
+        Some(p) => Some(p.candidate.choice.roles.clone()),
+        None => run.roles.clone(),
+    };
+    let profile = match &roles {
+        Some(r) => {
+            huddle_engine::plan::check_roles(r, Some(parties))?;
+            huddle_engine::plan::played_by(&profile, r)
+        }
+        None => profile,
+    };
     let output_files = run.job_files(true, parties).map_err(Failure::input)?;
     for (p, _) in &output_files {
         if !built.learns(*p) {
@@ -273,6 +343,7 @@ pub fn prepare_local(
         inputs: all,
         net,
         output_files,
+        auto: picked.as_ref().map(super::auto::json),
     })
 }
 
@@ -286,6 +357,7 @@ pub fn execute_local(run: LocalRun) -> Result<Outcome, Failure> {
         inputs,
         net,
         output_files,
+        auto,
     } = run;
     let parties = Parties::All {
         inputs,
@@ -294,7 +366,9 @@ pub fn execute_local(run: LocalRun) -> Result<Outcome, Failure> {
         check: args.check,
     };
     let quiet = matches!(caller, Caller::Harness { .. });
-    execute(run, &args.run, parties, quiet)
+    let mut outcome = execute(run, &args.run, parties, quiet)?;
+    outcome.auto = auto;
+    Ok(outcome)
 }
 
 /// Runs every party of `run` on this machine over `transport` (`timeout`:

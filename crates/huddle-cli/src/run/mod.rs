@@ -6,6 +6,7 @@
 //! ([`report`]).
 
 mod args;
+mod auto;
 mod deal;
 mod execute;
 mod local;

@@ -175,30 +175,18 @@ fn run_one_party(
             )
             .map_err(Failure::input)?;
     }
-    let run = &args.run;
-    let linear = args.dealt.as_ref().map(|_| "dealer");
-    // --threads auto shares this host's cores among the parties it runs.
-    let parties_here = config.parties_sharing_host(args.id);
-    let built = run.build(n, parties_here, linear)?;
-    warn_if_insecure(&built);
-    let request = built.request();
-    let circuit = built.circuit();
-    // Across hosts the dealer's material comes from `huddle deal`; without
-    // it, only PRSS.
-    let dealer = Some(huddle_engine::garble::linear::LinearChoice::TrustedDealer);
-    if args.dealt.is_none() && request.linear_preprocessing() == dealer {
-        let t = huddle_engine::garble::Variant::Bgw2Mal.threshold(n);
-        return Err(RunError::refused(
-            Refusal::NeedsDealer {
-                parties: n,
-                threshold: t,
-            },
-            format!(
-                "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed: run `huddle deal` as the trusted dealer and give each party its file with --dealt",
-                huddle_engine::garble::linear::binomial(n, t)
-            ),
-        )
-        .into());
+    let auto = args
+        .run
+        .auto_request(m, Some(n), false)
+        .map_err(Failure::input)?;
+    if let (Some(_), Some(_)) = (&auto, &args.dealt) {
+        return Err(Failure::input(
+            "--dealt sets bgw2-mal's linear preprocessing, which --protocol auto chooses: give \
+             --protocol bgw2-mal to use the deal",
+        ));
+    }
+    if let Some(roles) = &args.run.roles {
+        huddle_engine::plan::check_roles(roles, Some(n))?;
     }
     if args.id >= n {
         return Err(Failure::input(format!(
@@ -208,19 +196,43 @@ fn run_one_party(
             n - 1
         )));
     }
-    let owned = built.owned_by(args.id);
-    let learns_nothing = !built.learns(args.id);
-    if args.check && learns_nothing {
-        return Err(Failure::input(format!(
-            "--check: party {} learns no outputs in this run (--reveal-to, or a dealer)",
-            args.id
-        )));
-    }
-    if run.outputs_file.is_some() && learns_nothing {
-        return Err(Failure::input(format!(
-            "party {} learns no outputs in this run (--reveal-to, or a dealer), so it has none to write to --outputs",
-            args.id
-        )));
+    let run = &args.run;
+    // A named protocol's run now; auto's once connected (the hosts' rates
+    // travel in the hello). Until then the circuit as given, its input
+    // owners over every party whatever protocol is chosen.
+    let named = match &auto {
+        None => {
+            let linear = args.dealt.as_ref().map(|_| "dealer");
+            // --threads auto shares this host's cores among the parties it runs.
+            let parties_here = config.parties_sharing_host(args.id);
+            let built = run.build(n, parties_here, linear)?;
+            warn_if_insecure(&built);
+            check_dealer(&built, n, args.dealt.is_some())?;
+            Some(built)
+        }
+        Some(_) => None,
+    };
+    let given_circuit = match &named {
+        Some(_) => None,
+        None => {
+            let mut c = run.load_circuit().map_err(Failure::input)?;
+            super::auto::owners_over(&mut c, n).map_err(Failure::input)?;
+            Some(c)
+        }
+    };
+    let circuit: &huddle_circuit::Circuit = match (&named, &given_circuit) {
+        (Some(built), _) => built.circuit(),
+        (None, Some(c)) => c,
+        (None, None) => return Err(Failure::internal("neither a run nor a circuit")),
+    };
+    let owned: Vec<usize> = match &named {
+        Some(built) => built.owned_by(args.id),
+        None => (0..circuit.inputs().len())
+            .filter(|&i| circuit.owner(i, n) == args.id)
+            .collect(),
+    };
+    if let Some(built) = &named {
+        check_learns(built, args.id, args.check, run.outputs_file.is_some())?;
     }
     // Options checked; what follows reads this party's data.
     *stage = Stage::Inputs;
@@ -316,7 +328,7 @@ fn run_one_party(
         (true, false) => Batch::Counted(batch),
         (false, false) => Batch::Given(batch),
     };
-    let (first, last) = crate::hello::job_settings(run.loaded.as_ref());
+    let (first, last) = crate::hello::job_settings(run.loaded.as_ref(), run.roles.as_deref());
     let mut plan = PartyPlan::new(args.id, batch).with_hello_settings(first, last);
     for (i, value) in own_inputs {
         plan = plan.with_input(i, value);
@@ -329,9 +341,52 @@ fn run_one_party(
             Duration::from_secs(args.timeout),
             Duration::from_secs(args.idle_timeout),
         )
-        .with_profile(profile);
+        .with_profile(profile.clone());
     *stage = Stage::Connected;
-    let net = built.connect(config, &plan, &links)?;
+    let (mut net, built, roles, picked) = match (named, &auto, &given_circuit) {
+        (Some(built), _, _) => {
+            let net = built.connect(config, &plan, &links)?;
+            (net, built, run.roles.clone(), None)
+        }
+        (None, Some(a), Some(given)) => {
+            let settings = huddle_engine::plan::agree::hello_settings(
+                &a.auto,
+                (args.id, n),
+                &profile,
+                &a.rates,
+            );
+            let mut net = huddle_engine::connect_undecided(settings, given, config, &plan, &links)?;
+            let (picked, _) = huddle_engine::plan::agree::decide(
+                &a.auto,
+                given,
+                &profile,
+                (plan.batch, &a.rates),
+                &mut net,
+            )?;
+            let built = stop_on_error(&mut net, args.run.build_picked(&picked))?;
+            let roles = Some(picked.candidate.choice.roles.clone());
+            (net, built, roles, Some(picked))
+        }
+        _ => return Err(Failure::internal("neither a run nor auto's choice")),
+    };
+    let run = &args.run;
+    // Host args.id plays role roles^-1[id]: the network speaks roles to
+    // the protocol, and the run's owners and --reveal-to follow them.
+    let built = match roles.filter(|r| r.iter().enumerate().any(|(i, &h)| i != h)) {
+        Some(roles) => {
+            let seated = built.as_roles(&roles).map_err(Failure::from);
+            let seated = stop_on_error(&mut net, seated)?;
+            let played = net.play_roles(&roles).map_err(Failure::from);
+            stop_on_error(&mut net, played)?;
+            plan.id = net.party();
+            seated
+        }
+        None => built,
+    };
+    if picked.is_some() {
+        let learns = check_learns(&built, plan.id, args.check, run.outputs_file.is_some());
+        stop_on_error(&mut net, learns)?;
+    }
     tracing::info!(party = args.id, "connected to every party; the run starts");
     // Signals now stop the run and tell the peers.
     let _interruptible = crate::signals::Interruptible::run(built.cancel_token());
@@ -340,5 +395,58 @@ fn run_one_party(
         plan,
         expected: expected.filter(|_| args.check),
     };
-    execute(built, run, parties, false)?.print()
+    let mut outcome = execute(built, run, parties, false)?;
+    outcome.auto = picked.as_ref().map(super::auto::json);
+    outcome.print()
+}
+
+/// A failure after connecting stops this party, telling its peers the kind.
+fn stop_on_error<T>(net: &mut huddle_net::Network, r: Result<T, Failure>) -> Result<T, Failure> {
+    if let Err(f) = &r {
+        net.stop(f.exit.told_to_peers());
+    }
+    r
+}
+
+/// Across hosts bgw2-mal's dealer material comes from `huddle deal`;
+/// without it, only PRSS.
+fn check_dealer(built: &huddle_engine::Run, n: usize, dealt: bool) -> Result<(), Failure> {
+    let dealer = Some(huddle_engine::garble::linear::LinearChoice::TrustedDealer);
+    if !dealt && built.request().linear_preprocessing() == dealer {
+        let t = huddle_engine::garble::Variant::Bgw2Mal.threshold(n);
+        return Err(RunError::refused(
+            Refusal::NeedsDealer {
+                parties: n,
+                threshold: t,
+            },
+            format!(
+                "bgw2-mal across hosts takes its preprocessing from PRSS, which {n} parties (C({n}, {t}) = {} key sets) exceed: run `huddle deal` as the trusted dealer and give each party its file with --dealt",
+                huddle_engine::garble::linear::binomial(n, t)
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `--check` and `--outputs` need outputs: refused for a party that learns
+/// none (`--reveal-to`, or a dealer).
+fn check_learns(
+    built: &huddle_engine::Run,
+    party: usize,
+    check: bool,
+    outputs: bool,
+) -> Result<(), Failure> {
+    let learns_nothing = !built.learns(party);
+    if check && learns_nothing {
+        return Err(Failure::input(format!(
+            "--check: party {party} learns no outputs in this run (--reveal-to, or a dealer)"
+        )));
+    }
+    if outputs && learns_nothing {
+        return Err(Failure::input(format!(
+            "party {party} learns no outputs in this run (--reveal-to, or a dealer), so it has none to write to --outputs"
+        )));
+    }
+    Ok(())
 }

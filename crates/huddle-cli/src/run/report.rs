@@ -17,6 +17,8 @@ pub struct Outcome {
     pub(super) json: bool,
     /// `--outputs -` already wrote every instance to stdout.
     pub(super) outputs_to_stdout: bool,
+    /// `--protocol auto`'s choice (`--json`'s `auto`).
+    pub(super) auto: Option<serde_json::Value>,
 }
 
 /// `--json`: the run's report with the rendered outputs and the check.
@@ -24,6 +26,8 @@ pub struct Outcome {
 struct Json<'a> {
     outputs: serde_json::Value,
     checked: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    auto: Option<&'a serde_json::Value>,
     #[serde(flatten)]
     report: &'a RunReport,
 }
@@ -40,6 +44,7 @@ impl Outcome {
             let json = Json {
                 outputs: self.rendered.json(),
                 checked: self.checked,
+                auto: self.auto.as_ref(),
                 report: &self.report,
             };
             // Through a JSON value: its keys print in order.

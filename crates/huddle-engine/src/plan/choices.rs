@@ -146,16 +146,33 @@ impl Choices {
         net: &NetProfile,
         rates: &Rates,
     ) -> Result<(Vec<Candidate>, Vec<Refused>), RunError> {
+        self.candidates_as(batch, net, rates, None)
+    }
+
+    /// [`Choices::candidates`], with every role assignment `roles` (role r
+    /// played by host `roles[r]`) where given: the choices of as many
+    /// parties, none that splits roles (it plays every assignment at once)
+    /// unless `roles` is the identity.
+    pub fn candidates_as(
+        &self,
+        batch: usize,
+        net: &NetProfile,
+        rates: &Rates,
+        roles: Option<&[PartyId]>,
+    ) -> Result<(Vec<Candidate>, Vec<Refused>), RunError> {
         crate::inputs::check_batch(batch)?;
+        let fixed: Option<Vec<Vec<PartyId>>> = roles.map(|r| vec![r.to_vec()]);
         let mut out: Vec<Candidate> = Vec::new();
         let mut kept: Vec<(&Configured, Cost)> = Vec::new();
         let mut errors: BTreeMap<Protocol, String> = BTreeMap::new();
         'configured: for c in &self.configured {
             let identity = vec![c.choice.roles.clone()];
-            let classes = if c.choice.split_roles {
-                &identity
-            } else {
-                &*c.roles
+            let classes = match &fixed {
+                Some(f) if f[0].len() != c.choice.parties => continue,
+                Some(f) if c.choice.split_roles && f[0] != c.choice.roles => continue,
+                Some(f) => f,
+                None if c.choice.split_roles => &identity,
+                None => &*c.roles,
             };
             let mut these: Vec<Candidate> = Vec::with_capacity(classes.len());
             for roles in classes {

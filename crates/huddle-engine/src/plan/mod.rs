@@ -4,9 +4,10 @@
 //! each with its exact [`Cost`] and predicted time at a batch
 //! ([`Choices::candidates`], [`Run::predict`]),
 //! ranked by what the user wants least of ([`Objective`], `rank::rank`).
-//! `huddle plan` prints it; `--protocol auto` will run its winner, so every
-//! host computes the same ranking: nothing here reads a file, a clock or
-//! the machine.
+//! `huddle plan` prints it; `--protocol auto` runs its winner ([`Auto`]),
+//! so every host computes the same ranking: nothing here reads a file, a
+//! clock or the machine, and the hosts of a run agree on its inputs in the
+//! hello (`agree`).
 //!
 //! What the requirements mean ([`Requirements`]): never a protocol that
 //! promises less than asked (a semi-honest one when malicious security is
@@ -15,10 +16,13 @@
 //! linear preprocessing). A protocol left out is listed with the reason
 //! ([`Refused`]), so that a plan with no candidate says why.
 
+pub mod agree;
+mod auto;
 mod choices;
 pub mod rank;
 mod roles;
 
+pub use auto::{check_roles, roles_text, satisfies, Auto, Picked};
 pub use choices::{Choices, Refused};
 pub use roles::{played_by, role_classes};
 

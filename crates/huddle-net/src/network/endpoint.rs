@@ -8,6 +8,7 @@ use super::books::Books;
 use super::error::NetError;
 use super::link::{deliver, shape, Delivery, Ending, Link, LinkParts, Outbound, Outgoing};
 use super::record::{announce, log_traffic, Received, Traffic, TrafficLog, Transcript};
+use super::seats::{host, role, Seats};
 use super::stamp::{Stamp, STAMP_BYTES};
 use crate::accounting::{Accounting, Phase};
 use crate::profile::{NetProfile, Shaper};
@@ -41,6 +42,8 @@ pub struct Network {
     /// Settings this party's hello left open or offered as a most, as
     /// settled at connect.
     settled: Vec<(String, crate::Value)>,
+    /// Who plays which role (see [`Network::play_roles`]).
+    pub(crate) seats: Option<Seats>,
 }
 
 impl Network {
@@ -63,9 +66,21 @@ impl Network {
         t
     }
 
-    /// This party's id.
+    /// This party's id: its role, where hosts play other roles than their
+    /// ids ([`Network::play_roles`]).
     pub fn party(&self) -> PartyId {
-        self.me
+        role(&self.seats, self.me)
+    }
+
+    /// From now on, role r is played by host `roles[r]` (a permutation of
+    /// the parties, the same at every party): [`Network::party`] is this
+    /// host's role, and a send to or receive from party r goes to host
+    /// `roles[r]`, as does a culprit blamed. The links, the accounting,
+    /// errors and what peers are told keep naming hosts.
+    pub fn play_roles(&mut self, roles: &[PartyId]) -> Result<(), NetError> {
+        let seats = Seats::new(roles, self.links.len()).map_err(NetError::Setup)?;
+        self.seats = Some(seats);
+        Ok(())
     }
 
     /// The number of parties in the run, this one included.
@@ -154,7 +169,7 @@ impl Network {
     /// Queues `data` for `to` and returns at once; socket transports write it
     /// from the link's own thread, batching everything queued in a round.
     pub fn send(&mut self, to: PartyId, mut data: Vec<u8>) -> Result<(), NetError> {
-        let me = self.me;
+        let (me, to) = (self.me, host(&self.seats, to));
         let bytes = data.len() as u64;
         let stamp = self.books.stamp(&mut data, 0);
         let link = self.link(to)?;
@@ -185,6 +200,7 @@ impl Network {
 
     /// Receives the next message from `from`, which must be exactly `len` bytes.
     pub fn recv(&mut self, from: PartyId, len: usize) -> Result<Vec<u8>, NetError> {
+        let from = host(&self.seats, from);
         let data = self.recv_any(from)?;
         if data.len() != len {
             // A failure of the run like any other: peers learn who broke it.
@@ -237,6 +253,7 @@ impl Network {
     /// pointed at it), so that its departure names the culprit to every peer
     /// still waiting on it, as a transport failure would.
     pub fn blame(&self, culprit: PartyId) {
+        let culprit = host(&self.seats, culprit);
         if culprit != self.me && culprit < self.links.len() {
             self.alarm.raise(NetError::Aborted {
                 culprit,
@@ -389,6 +406,7 @@ impl Network {
             transcript: None,
             traffic: None,
             settled: Vec::new(),
+            seats: None,
         }
     }
 

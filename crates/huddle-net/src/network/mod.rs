@@ -10,6 +10,7 @@
 //!   budget) and their limits ([`LinkLimits`]);
 //! - `stamp.rs`: the trailer every message carries (phase, round stamp,
 //!   lane), and message buffers with room for it;
+//! - `seats.rs`: who plays which of the protocol's roles;
 //! - `books.rs`: what an endpoint counts (phase clock, depths, traffic);
 //! - `record.rs`: what an endpoint shows observers (transcript, traffic
 //!   log, phase log);
@@ -29,6 +30,7 @@ mod error;
 mod link;
 mod memory;
 mod record;
+mod seats;
 mod stamp;
 mod stream;
 
@@ -44,6 +46,7 @@ pub(crate) use link::{
 pub use memory::memory_networks;
 pub(crate) use record::{announce, log_traffic};
 pub use record::{Received, Traffic, TrafficLog, Transcript, FINISHED, PHASE_LOG};
+pub(crate) use seats::{host, role, Seats};
 pub(crate) use stamp::{lane_of, split_stamp};
 pub use stamp::{message_buffer, scratch_message, STAMP_BYTES};
 pub(crate) use stream::stream_link;
