@@ -2,9 +2,9 @@
 
 use super::cases::{self, Class};
 use super::PlanBenchArgs;
-use huddle_engine::Preprocess;
 use huddle_engine::plan::rank::{bytes, seconds};
 use huddle_engine::plan::{Candidate, Objective};
+use huddle_engine::Preprocess;
 use serde::Serialize;
 use serde_json::json;
 
@@ -16,8 +16,12 @@ const PICK_TOLERANCE: f64 = 0.10;
 /// A candidate's timed runs: medians.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Measured {
+    /// Online and verification, as the run's accounting times them.
     pub online_seconds: f64,
+    /// Every phase (what the prediction's total counts).
     pub total_seconds: f64,
+    /// From the start to the outputs.
+    pub wall_seconds: f64,
     pub runs: usize,
 }
 
@@ -63,7 +67,10 @@ impl Row {
             protocol,
             fan_in: ch.fan_in.to_string(),
             roles: ch.roles_label(),
-            preprocess: match (ch.protocol.descriptor().separate_preprocessing, ch.preprocess) {
+            preprocess: match (
+                ch.protocol.descriptor().separate_preprocessing,
+                ch.preprocess,
+            ) {
                 (false, _) => "-",
                 (true, Preprocess::Separate) => "separate",
                 (true, Preprocess::Interleaved) => "interleaved",
@@ -93,8 +100,8 @@ impl Row {
 
     fn label(&self) -> String {
         format!(
-            "{} (fan-in {}, roles {}, preprocessing {}, threads {})",
-            self.protocol, self.fan_in, self.roles, self.preprocess, self.threads
+            "{} (fan-in {}, roles {}, preprocessing {})",
+            self.protocol, self.fan_in, self.roles, self.preprocess
         )
     }
 }
@@ -242,7 +249,8 @@ fn ratio(r: Option<f64>) -> String {
 pub fn text(cases: &[CaseReport], args: &PlanBenchArgs, objective: Objective) -> String {
     let mut out = format!(
         "huddle bench plan: {} cases, every party on this host ({}, {} cores), {} transport, \
-         pick by {} seconds; predicted/measured ratios (1.00: exact)\n",
+         one thread per party, pick by {} seconds; predicted / measured = ratio (1.00: \
+         exact)\n",
         cases.len(),
         cpu(),
         cores(),

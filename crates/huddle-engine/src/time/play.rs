@@ -42,6 +42,16 @@ impl Path {
         self.latency + self.serialization + self.compute
     }
 
+    /// This chain followed by `next`.
+    pub(crate) fn plus(&self, next: &Path) -> Path {
+        Path {
+            latency: self.latency + next.latency,
+            serialization: self.serialization + next.serialization,
+            compute: self.compute + next.compute,
+            hops: self.hops + next.hops,
+        }
+    }
+
     pub(crate) fn since(&self, earlier: &Path) -> Path {
         Path {
             latency: self.latency - earlier.latency,
@@ -100,6 +110,8 @@ struct Actor<'a> {
     state: State,
     /// Whether the handling of the send at `at` is done.
     handled: bool,
+    /// When it came to the receive at `at`, while it has not received.
+    asked: Option<f64>,
     path: Path,
     phase: Option<Phase>,
     windows: BTreeMap<Phase, (f64, f64)>,
@@ -124,6 +136,7 @@ pub(crate) fn play(plays: &Plays, setting: &Setting) -> Result<Timeline, RunErro
                 host: if setting.one_host { 0 } else { party },
                 state: State::Ready,
                 handled: false,
+                asked: None,
                 path: Path::default(),
                 phase: None,
                 windows: BTreeMap::new(),
@@ -283,17 +296,26 @@ impl Play<'_> {
                     });
             }
             Event::Recv { from, bytes } => {
+                let asked = *a.asked.get_or_insert(now);
                 let queue = self.queues.entry((a.lane, from, a.role)).or_default();
                 let Some(head) = queue.front() else {
                     return false;
                 };
-                if head.arrival > now {
-                    a.state = State::Waiting(head.arrival);
+                // A receiver that was there before its message goes on a
+                // wake-up after the arrival.
+                let go = if head.arrival >= asked {
+                    head.arrival + transport.wake
+                } else {
+                    head.arrival
+                };
+                if go > now {
+                    a.state = State::Waiting(go);
                     return true;
                 }
                 let Some(flight) = queue.pop_front() else {
                     return false;
                 };
+                a.asked = None;
                 // The message decided when this actor goes on if it came
                 // after the actor's own chain; any wait past its arrival
                 // is time the actor's host spent on others.
