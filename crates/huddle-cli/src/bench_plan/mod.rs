@@ -117,9 +117,8 @@ pub fn run(args: PlanBenchArgs) -> Result<(), String> {
                         batch,
                     };
                     let report = measure_case(&case, &choices, &rates, objective, &args)?;
-                    if !args.json {
-                        eprintln!("{}", report.headline());
-                    }
+                    // Progress: each case's verdict as it is measured.
+                    eprintln!("{}", report.headline());
                     cases.push(report);
                 }
             }

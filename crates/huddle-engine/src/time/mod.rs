@@ -12,7 +12,8 @@
 //! its script says (per gate and word of a layer, per garbled gate; the
 //! walk that writes the scripts counts it from the circuit's schedule) and
 //! handles each message it sends or receives (a fixed cost and one per
-//! byte, per transport). Actors computing at once on a host share its cores.
+//! byte, per transport; a receiver that was waiting for its message also
+//! the transport's wake-up). Actors computing at once on a host share its cores.
 //! A phase's seconds are counted as a run's accounting counts them: per
 //! party from its first entry to its last exit, over the parties from the
 //! last entry to the last exit. Offline is setup, preprocessing and

@@ -301,20 +301,16 @@ impl Play<'_> {
                 let Some(head) = queue.front() else {
                     return false;
                 };
-                // A receiver that was there before its message goes on a
-                // wake-up after the arrival.
-                let go = if head.arrival >= asked {
-                    head.arrival + transport.wake
-                } else {
-                    head.arrival
-                };
-                if go > now {
-                    a.state = State::Waiting(go);
+                if head.arrival > now {
+                    a.state = State::Waiting(head.arrival);
                     return true;
                 }
                 let Some(flight) = queue.pop_front() else {
                     return false;
                 };
+                // A receiver that was there before its message is woken:
+                // work on a core like the message's handling.
+                let waited = flight.arrival >= asked;
                 a.asked = None;
                 // The message decided when this actor goes on if it came
                 // after the actor's own chain; any wait past its arrival
@@ -323,7 +319,8 @@ impl Play<'_> {
                     a.path = flight.path;
                 }
                 a.path.compute += (now - a.path.total()).max(0.0);
-                let seconds = transport.message + bytes as f64 * transport.byte;
+                let wake = if waited { transport.wake } else { 0.0 };
+                let seconds = transport.message + bytes as f64 * transport.byte + wake;
                 if seconds > 0.0 {
                     a.state = State::Computing(seconds, None);
                 }

@@ -34,8 +34,8 @@ use std::collections::BTreeMap;
 /// bit_gate_word = 2e-8
 /// [transport.memory]     # seconds per message and per payload byte,
 /// message = 3e-6         # each side (sender and receiver) pays them;
-/// byte = 3e-10           # a receiver that waited resumes `wake` after
-/// wake = 1e-5            # its message arrived
+/// byte = 3e-10           # a receiver that waited for its message
+/// wake = 1e-5            # works `wake` more to go on
 /// [transport.tcp]
 /// message = 1.5e-5
 /// byte = 1e-9
@@ -102,10 +102,10 @@ pub struct TransportRates {
     pub message: f64,
     /// Seconds per payload byte.
     pub byte: f64,
-    /// Seconds from a message's arrival to its receiver going on, where
-    /// the receiver was waiting for it: the blocked thread woken and
-    /// scheduled, the engine's step from one round to the next (0 where
-    /// a file omits it).
+    /// Seconds of work a receiver that was waiting for its message does
+    /// to go on once it arrives, on a core like the message's handling:
+    /// the blocked thread woken and scheduled, the engine's step from one
+    /// round to the next (0 where a file omits it).
     #[serde(default)]
     pub wake: f64,
 }
@@ -174,7 +174,7 @@ impl Default for Rates {
                 memory: TransportRates {
                     message: 2.43e-6,
                     byte: 4.01e-12,
-                    wake: 0.0,
+                    wake: 3.0e-6,
                 },
                 tcp: TransportRates {
                     message: 1.07e-5,
