@@ -263,6 +263,13 @@ pub enum BenchCommand {
     /// --minutes: runs, failures and memory per configuration; fails (exit
     /// 9) on any failed run or a resident set that grew.
     Soak(crate::bench_soak::SoakArgs),
+    /// The time model and the planner against measured runs: for a fixed
+    /// list of cases (circuit, security class, network, batch) with every
+    /// party on this host, each candidate protocol's best choice (and the
+    /// ranking's first few) predicted and run; per row predicted against
+    /// measured online and total seconds, per case whether the pick is
+    /// within 10 % of the fastest measured, and the shares of both.
+    Plan(crate::bench_plan::PlanBenchArgs),
     /// Kill (SIGKILL) or stall (SIGSTOP) a random party of `huddle party`
     /// runs at a random moment of each stage (setup, preprocessing, online,
     /// verification, reveal): every other party must stop naming it (or
@@ -289,6 +296,7 @@ fn measure(cmd: BenchCommand) -> Result<(), String> {
         BenchCommand::Soak(args) => crate::bench_soak::run(args).map_err(|f| f.message),
         #[cfg(target_os = "linux")]
         BenchCommand::Chaos(args) => crate::chaos::run(args).map_err(|f| f.message),
+        BenchCommand::Plan(args) => crate::bench_plan::run(args),
         BenchCommand::Compare {
             commands,
             runs,

@@ -11,6 +11,7 @@ mod bench_fixed;
 mod bench_garble;
 mod bench_library;
 mod bench_net;
+mod bench_plan;
 mod bench_protocols;
 mod bench_soak;
 #[cfg(target_os = "linux")]

@@ -328,3 +328,75 @@ fn calibrated_rates_are_written_and_read_back() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("none.toml"), "{}", stderr(&o));
 }
+
+/// `huddle bench plan` on its smallest restricted case runs every
+/// semi-honest protocol's best choice and reports predicted against
+/// measured time, whether the pick was right and the summary (shape only:
+/// no timing is asserted).
+#[test]
+fn bench_plan_measures_each_protocols_best_choice_on_a_restricted_case() {
+    let o = run(&[
+        "bench",
+        "plan",
+        "--cases",
+        "mul64",
+        "--security",
+        "semi-honest",
+        "--nets",
+        "lan",
+        "--batches",
+        "1",
+        "--top",
+        "1",
+        "--repeat",
+        "1",
+        "--json",
+    ]);
+    let v = json_of(&o, "bench plan");
+    let cases = v["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 1);
+    let case = &cases[0];
+    assert_eq!(case["circuit"], "mul64");
+    assert_eq!(case["net"], "lan");
+    assert_eq!(case["batch"], 1);
+    assert_eq!(case["parties"], 3);
+    let rows = case["rows"].as_array().expect("rows");
+    let mut protocols: Vec<&str> = rows
+        .iter()
+        .map(|r| r["protocol"].as_str().expect("protocol"))
+        .collect();
+    protocols.sort_unstable();
+    // A ring product: the semi-honest three-party protocols that multiply
+    // ring elements, each once (bgw3 garbles Boolean circuits only).
+    assert_eq!(protocols, ["astra", "mfi3", "replicated", "trio"]);
+    assert_eq!(rows[0]["rank"], 1);
+    for r in rows {
+        assert_eq!(r["threads"], "1", "one lane per party");
+        let m = &r["measured"];
+        assert!(m["online_seconds"].as_f64().expect("measured") > 0.0, "{r}");
+        assert_eq!(m["runs"], 1);
+        let ratio = r["online_ratio"].as_f64().expect("ratio");
+        let expected = r["predicted_online_seconds"].as_f64().expect("predicted")
+            / m["online_seconds"].as_f64().expect("measured");
+        assert!((ratio - expected).abs() <= 1e-9 * expected, "{r}");
+    }
+    assert!(case["pick_right"].is_boolean(), "{case}");
+    let s = &v["summary"];
+    assert_eq!(s["rows_measured"], rows.len());
+    assert_eq!(s["cases_judged"], 1);
+    assert!(s["rows_online_within_20_percent"].as_u64().expect("count") <= rows.len() as u64);
+}
+
+#[test]
+fn bench_plan_refuses_an_unknown_case_or_class() {
+    let o = run(&["bench", "plan", "--cases", "nope", "--nets", "lan"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown case `nope`"), "{}", stderr(&o));
+    let o = run(&["bench", "plan", "--security", "none", "--nets", "lan"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("unknown security class"),
+        "{}",
+        stderr(&o)
+    );
+}

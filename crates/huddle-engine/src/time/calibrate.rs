@@ -27,11 +27,14 @@ struct Size {
     large: usize,
     /// Runs per measurement (their median counts).
     repeats: usize,
+    /// Layers of the deep and narrow probe of the wake-ups.
+    deep: usize,
 }
 
 impl Rates {
     /// Measures this host's rates: per-message and per-byte costs of every
-    /// transport (ping-pong between two endpoints), and for every protocol
+    /// transport (ping-pong between two endpoints), its wake-up (fitted to
+    /// runs of a deep and narrow circuit over it), and for every protocol
     /// its gate rates, fitted so the time model predicts the online (for
     /// garbling also the offline) seconds small runs of every party in this
     /// process measure (a few seconds in all). Time it in an optimized
@@ -44,6 +47,7 @@ impl Rates {
             messages: 2000,
             large: 1 << 16,
             repeats: 3,
+            deep: 256,
         })
     }
 
@@ -58,6 +62,7 @@ impl Rates {
             messages: 8,
             large: 256,
             repeats: 1,
+            deep: 4,
         })
     }
 }
@@ -73,6 +78,17 @@ fn calibrate(size: Size) -> Result<Rates, RunError> {
             Links::Memory => rates.transport.memory = t,
             Links::Tcp => rates.transport.tcp = t,
             Links::Tls => rates.transport.tls = t,
+        }
+    }
+    // The wake-ups before the gate rates, which the wider probes would
+    // otherwise charge with them.
+    let deep = layers(None, 1, size.deep);
+    for links in [Links::Memory, Links::Tcp, Links::Tls] {
+        let w = wake(&rates, links, &deep, size)?;
+        match links {
+            Links::Memory => rates.transport.memory.wake = w,
+            Links::Tcp => rates.transport.tcp.wake = w,
+            Links::Tls => rates.transport.tls.wake = w,
         }
     }
     let boolean = layers(None, size.width, size.layers);
@@ -192,9 +208,7 @@ fn offline(s: &crate::PerPhase<f64>) -> f64 {
 }
 
 /// `protocol`'s rate of `work`, fitted so the model predicts what runs of
-/// `batch` instances of `circuit` in memory measure: the model is linear in
-/// one rate while the others stay, so two predictions and the measurement
-/// give it (clamped at zero where the rest already explains the run).
+/// `batch` instances of `circuit` in memory measure (see [`fit_rate`]).
 #[allow(clippy::too_many_arguments)]
 fn fit(
     rates: &Rates,
@@ -205,21 +219,58 @@ fn fit(
     measure: Measure,
     size: Size,
 ) -> Result<f64, RunError> {
-    let run = Run::builder(protocol).circuit(circuit.clone()).build()?;
-    let net = LocalNet::memory();
+    let probe = Probe {
+        protocol,
+        circuit,
+        batch,
+        net: LocalNet::memory(),
+        measure,
+    };
+    fit_rate(rates, &probe, size, |r, x| {
+        r.set_seconds_of(protocol, work, x)
+    })
+}
+
+/// Runs whose time a rate is fitted to.
+struct Probe<'a> {
+    protocol: Protocol,
+    circuit: &'a Circuit,
+    batch: usize,
+    net: LocalNet,
+    measure: Measure,
+}
+
+/// The rate `set` sets, fitted so the model predicts what `probe`'s runs
+/// measure (their median): the model is linear in one rate while the
+/// others stay, so two predictions and the measurement give it (clamped
+/// at zero where the rest already explains the run).
+fn fit_rate(
+    rates: &Rates,
+    probe: &Probe,
+    size: Size,
+    set: impl Fn(&mut Rates, f64),
+) -> Result<f64, RunError> {
+    let run = Run::builder(probe.protocol)
+        .circuit(probe.circuit.clone())
+        .build()?;
     let mut prg = Prg::from_seed([7; 16]);
-    let inputs = random_inputs(run.circuit(), &mut prg, batch);
+    let inputs = random_inputs(run.circuit(), &mut prg, probe.batch);
     let mut measured = Vec::with_capacity(size.repeats);
+    // One untimed run first: the first run of a process pays for what
+    // later ones find ready (threads, allocations).
+    run.local(&inputs, &probe.net).map_err(|e| e.error)?;
     for _ in 0..size.repeats {
-        let report = run.local(&inputs, &net).map_err(|e| e.error)?;
-        measured.push(measure(&report.seconds));
+        let report = run.local(&inputs, &probe.net).map_err(|e| e.error)?;
+        measured.push((probe.measure)(&report.seconds));
     }
     measured.sort_by(f64::total_cmp);
     let measured = measured[measured.len() / 2];
     let mut trial = rates.clone();
     let mut at = |r: f64| -> Result<f64, RunError> {
-        trial.set_seconds_of(protocol, work, r);
-        Ok(measure(&run.predict_local(batch, &net, &trial)?.seconds))
+        set(&mut trial, r);
+        Ok((probe.measure)(
+            &run.predict_local(probe.batch, &probe.net, &trial)?.seconds,
+        ))
     };
     const PROBE: f64 = 1e-6;
     let (t0, t1) = (at(0.0)?, at(PROBE)?);
@@ -231,6 +282,33 @@ fn fit(
     Ok(rate)
 }
 
+/// The wake-up of `links` ([`TransportRates::wake`]), fitted to runs of
+/// the reference protocol on a deep and narrow circuit (one product per
+/// layer) at one instance: rounds and little else, so what the messages'
+/// handling does not explain is the time from one round to the next.
+fn wake(rates: &Rates, links: Links, deep: &Circuit, size: Size) -> Result<f64, RunError> {
+    let probe = Probe {
+        protocol: Protocol::Replicated,
+        circuit: deep,
+        batch: 1,
+        net: local_net(links),
+        measure: online,
+    };
+    fit_rate(rates, &probe, size, |r, x| match links {
+        Links::Memory => r.transport.memory.wake = x,
+        Links::Tcp => r.transport.tcp.wake = x,
+        Links::Tls => r.transport.tls.wake = x,
+    })
+}
+
+fn local_net(links: Links) -> LocalNet {
+    match links {
+        Links::Memory => LocalNet::memory(),
+        Links::Tcp => LocalNet::tcp(),
+        Links::Tls => LocalNet::tls(),
+    }
+}
+
 /// Per-message and per-byte costs of `links`: ping-pong of small and large
 /// messages between two endpoints. Each hop costs its sender and its
 /// receiver one message's handling each.
@@ -239,11 +317,7 @@ fn transport(links: Links, size: Size) -> Result<TransportRates, RunError> {
         .parties(2)
         .circuit(xors(1, 1))
         .build()?;
-    let net = match links {
-        Links::Memory => LocalNet::memory(),
-        Links::Tcp => LocalNet::tcp(),
-        Links::Tls => LocalNet::tls(),
-    };
+    let net = local_net(links);
     let hop = |bytes: usize| -> Result<f64, RunError> {
         let mut nets = run.local_networks(&net)?;
         let mut echo = nets
@@ -276,7 +350,11 @@ fn transport(links: Links, size: Size) -> Result<TransportRates, RunError> {
     // A hop is 2 x (message + bytes x byte).
     let message = (small / 2.0).max(0.0);
     let byte = ((large - small) / (2.0 * (size.large - 8) as f64)).max(0.0);
-    Ok(TransportRates { message, byte })
+    Ok(TransportRates {
+        message,
+        byte,
+        wake: 0.0,
+    })
 }
 
 /// `layers` layers of `width` multiplications each (ANDs, or products of

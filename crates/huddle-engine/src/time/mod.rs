@@ -12,7 +12,8 @@
 //! its script says (per gate and word of a layer, per garbled gate; the
 //! walk that writes the scripts counts it from the circuit's schedule) and
 //! handles each message it sends or receives (a fixed cost and one per
-//! byte, per transport). Actors computing at once on a host share its cores.
+//! byte, per transport; a receiver that was waiting for its message also
+//! the transport's wake-up). Actors computing at once on a host share its cores.
 //! A phase's seconds are counted as a run's accounting counts them: per
 //! party from its first entry to its last exit, over the parties from the
 //! last entry to the last exit. Offline is setup, preprocessing and
@@ -32,6 +33,7 @@ use crate::error::RunError;
 use huddle_net::{NetProfile, PartyId, Phase};
 use play::{play, Path, Setting, Timeline};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A run's predicted time, traffic and what bounds it
@@ -58,7 +60,8 @@ pub struct Prediction {
     pub online_bytes: u64,
     /// Bytes over all links and phases.
     pub total_bytes: u64,
-    /// What bounds the online phase.
+    /// What bounds the online phase and its verification: the phases
+    /// `online_seconds` counts.
     pub bound: Bound,
     /// The exact traffic the prediction is made of. Not serialized.
     #[serde(skip)]
@@ -66,8 +69,9 @@ pub struct Prediction {
 }
 
 impl Prediction {
-    /// One line saying why the online phase takes its time, e.g.
-    /// `latency-bound: 22 rounds x 50 ms`.
+    /// One line saying why the online phase (with its verification, as
+    /// `online_seconds`) takes its time, e.g. `latency-bound: 22 rounds x
+    /// 50 ms`.
     pub fn why(&self) -> String {
         self.bound.to_string()
     }
@@ -81,7 +85,7 @@ pub enum Bound {
     /// Waiting for messages to cross links: `rounds` rounds at a mean
     /// one-way latency of `latency_seconds` per message on the chain.
     Latency {
-        /// Rounds of the phase.
+        /// Rounds of the phases, one after the other.
         rounds: u32,
         /// Mean one-way latency of the chain's messages.
         latency_seconds: f64,
@@ -93,7 +97,7 @@ pub enum Bound {
         from: PartyId,
         /// The link's receiver.
         to: PartyId,
-        /// Its bytes in the phase.
+        /// Its bytes in the phases.
         bytes: u64,
         /// Its bandwidth, bits per second.
         bits_per_second: f64,
@@ -179,8 +183,8 @@ pub(crate) fn predict(
         .iter()
         .map(|&p| timeline.seconds(p))
         .sum();
-    let online = timeline.seconds(Phase::Online) + timeline.seconds(Phase::Verify);
-    let bound = bound(&timeline, &cost, placement.net, Phase::Online);
+    let online: f64 = ONLINE.iter().map(|&p| timeline.seconds(p)).sum();
+    let bound = bound(&timeline, &cost, placement.net, &ONLINE);
     Ok(Prediction {
         offline_seconds: offline,
         online_seconds: online,
@@ -194,21 +198,26 @@ pub(crate) fn predict(
             .iter()
             .map(|&p| (p.name(), cost.rounds(p)))
             .collect(),
-        online_bytes: cost.phase_bytes(Phase::Online) + cost.phase_bytes(Phase::Verify),
+        online_bytes: ONLINE.iter().map(|&p| cost.phase_bytes(p)).sum(),
         total_bytes: cost.total_bytes(),
         bound,
         cost,
     })
 }
 
-/// What bounds `phase`: the largest part of the chain that ended it.
-fn bound(timeline: &Timeline, cost: &Cost, net: &NetProfile, phase: Phase) -> Bound {
-    let path = timeline
-        .paths
-        .get(&phase)
-        .copied()
-        .unwrap_or(Path::default());
-    let rounds = cost.rounds(phase);
+/// The phases `online_seconds` counts, and the bound explains.
+const ONLINE: [Phase; 2] = [Phase::Online, Phase::Verify];
+
+/// What bounds `phases` (run one after the other): the largest part of
+/// the chains that ended them, its rounds and traffic summed over them.
+fn bound(timeline: &Timeline, cost: &Cost, net: &NetProfile, phases: &[Phase]) -> Bound {
+    let mut path = Path::default();
+    for phase in phases {
+        if let Some(p) = timeline.paths.get(phase) {
+            path = path.plus(p);
+        }
+    }
+    let rounds: u32 = phases.iter().map(|&p| cost.rounds(p)).sum();
     if path.latency >= path.serialization && path.latency >= path.compute && rounds > 0 {
         return Bound::Latency {
             rounds,
@@ -216,26 +225,32 @@ fn bound(timeline: &Timeline, cost: &Cost, net: &NetProfile, phase: Phase) -> Bo
         };
     }
     if path.serialization >= path.compute {
-        let busiest = timeline
-            .serializing
-            .iter()
-            .filter(|((p, ..), _)| *p == phase)
-            .max_by(|a, b| a.1.total_cmp(b.1));
-        if let Some((&(_, from, to), _)) = busiest {
+        let mut serializing: BTreeMap<(PartyId, PartyId), f64> = BTreeMap::new();
+        for (&(p, from, to), &s) in &timeline.serializing {
+            if phases.contains(&p) {
+                *serializing.entry((from, to)).or_default() += s;
+            }
+        }
+        let busiest = serializing.iter().max_by(|a, b| a.1.total_cmp(b.1));
+        if let Some((&(from, to), _)) = busiest {
             return Bound::Bandwidth {
                 from,
                 to,
-                bytes: cost.link(phase, from, to).bytes,
+                bytes: phases.iter().map(|&p| cost.link(p, from, to).bytes).sum(),
                 bits_per_second: net.shape(from, to).bandwidth_bps.unwrap_or(f64::INFINITY),
             };
         }
     }
-    let work = timeline
-        .work
+    let mut work: BTreeMap<Option<Work>, f64> = BTreeMap::new();
+    for (&(p, w), &s) in &timeline.work {
+        if phases.contains(&p) {
+            *work.entry(w).or_default() += s;
+        }
+    }
+    let work = work
         .iter()
-        .filter(|((p, _), _)| *p == phase)
         .max_by(|a, b| a.1.total_cmp(b.1))
-        .and_then(|((_, w), _)| *w);
+        .and_then(|(w, _)| *w);
     Bound::Compute {
         seconds: path.compute,
         work,

@@ -42,6 +42,16 @@ impl Path {
         self.latency + self.serialization + self.compute
     }
 
+    /// This chain followed by `next`.
+    pub(crate) fn plus(&self, next: &Path) -> Path {
+        Path {
+            latency: self.latency + next.latency,
+            serialization: self.serialization + next.serialization,
+            compute: self.compute + next.compute,
+            hops: self.hops + next.hops,
+        }
+    }
+
     pub(crate) fn since(&self, earlier: &Path) -> Path {
         Path {
             latency: self.latency - earlier.latency,
@@ -100,6 +110,8 @@ struct Actor<'a> {
     state: State,
     /// Whether the handling of the send at `at` is done.
     handled: bool,
+    /// When it came to the receive at `at`, while it has not received.
+    asked: Option<f64>,
     path: Path,
     phase: Option<Phase>,
     windows: BTreeMap<Phase, (f64, f64)>,
@@ -124,6 +136,7 @@ pub(crate) fn play(plays: &Plays, setting: &Setting) -> Result<Timeline, RunErro
                 host: if setting.one_host { 0 } else { party },
                 state: State::Ready,
                 handled: false,
+                asked: None,
                 path: Path::default(),
                 phase: None,
                 windows: BTreeMap::new(),
@@ -283,6 +296,7 @@ impl Play<'_> {
                     });
             }
             Event::Recv { from, bytes } => {
+                let asked = *a.asked.get_or_insert(now);
                 let queue = self.queues.entry((a.lane, from, a.role)).or_default();
                 let Some(head) = queue.front() else {
                     return false;
@@ -294,6 +308,10 @@ impl Play<'_> {
                 let Some(flight) = queue.pop_front() else {
                     return false;
                 };
+                // A receiver that was there before its message is woken:
+                // work on a core like the message's handling.
+                let waited = flight.arrival >= asked;
+                a.asked = None;
                 // The message decided when this actor goes on if it came
                 // after the actor's own chain; any wait past its arrival
                 // is time the actor's host spent on others.
@@ -301,7 +319,8 @@ impl Play<'_> {
                     a.path = flight.path;
                 }
                 a.path.compute += (now - a.path.total()).max(0.0);
-                let seconds = transport.message + bytes as f64 * transport.byte;
+                let wake = if waited { transport.wake } else { 0.0 };
+                let seconds = transport.message + bytes as f64 * transport.byte + wake;
                 if seconds > 0.0 {
                     a.state = State::Computing(seconds, None);
                 }

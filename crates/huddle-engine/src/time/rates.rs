@@ -33,14 +33,17 @@ use std::collections::BTreeMap;
 /// [protocol.mfi3]        # a protocol's own, where it differs
 /// bit_gate_word = 2e-8
 /// [transport.memory]     # seconds per message and per payload byte,
-/// message = 3e-6         # each side (sender and receiver) pays them
-/// byte = 3e-10
+/// message = 3e-6         # each side (sender and receiver) pays them;
+/// byte = 3e-10           # a receiver that waited for its message
+/// wake = 1e-5            # works `wake` more to go on
 /// [transport.tcp]
 /// message = 1.5e-5
 /// byte = 1e-9
+/// wake = 2e-5
 /// [transport.tls]
 /// message = 2e-5
 /// byte = 2e-9
+/// wake = 2e-5
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -90,7 +93,8 @@ pub struct TransportsRates {
 
 /// What one message costs each side (sender and receiver) of a transport:
 /// a fixed part and a part per payload byte (encoding, copying, framing,
-/// the protocol's hashing of what it sends and receives).
+/// the protocol's hashing of what it sends and receives); and what a party
+/// that had to wait for a message takes to go on once it arrives.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportRates {
@@ -98,6 +102,12 @@ pub struct TransportRates {
     pub message: f64,
     /// Seconds per payload byte.
     pub byte: f64,
+    /// Seconds of work a receiver that was waiting for its message does
+    /// to go on once it arrives, on a core like the message's handling:
+    /// the blocked thread woken and scheduled, the engine's step from one
+    /// round to the next (0 where a file omits it).
+    #[serde(default)]
+    pub wake: f64,
 }
 
 /// Why a rates file cannot be used.
@@ -164,14 +174,17 @@ impl Default for Rates {
                 memory: TransportRates {
                     message: 2.43e-6,
                     byte: 4.01e-12,
+                    wake: 3.0e-6,
                 },
                 tcp: TransportRates {
                     message: 1.07e-5,
                     byte: 6.06e-10,
+                    wake: 0.0,
                 },
                 tls: TransportRates {
                     message: 8.97e-6,
                     byte: 1.33e-9,
+                    wake: 0.0,
                 },
             },
             protocol,
@@ -267,10 +280,13 @@ impl Rates {
             ("work.clear_gate_word", w.clear_gate_word),
             ("transport.memory.message", t.memory.message),
             ("transport.memory.byte", t.memory.byte),
+            ("transport.memory.wake", t.memory.wake),
             ("transport.tcp.message", t.tcp.message),
             ("transport.tcp.byte", t.tcp.byte),
+            ("transport.tcp.wake", t.tcp.wake),
             ("transport.tls.message", t.tls.message),
             ("transport.tls.byte", t.tls.byte),
+            ("transport.tls.wake", t.tls.wake),
         ];
         for (name, value) in fields {
             check_rate(name, value)?;

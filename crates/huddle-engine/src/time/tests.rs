@@ -14,6 +14,7 @@ fn instant() -> Rates {
     let free = TransportRates {
         message: 0.0,
         byte: 0.0,
+        wake: 0.0,
     };
     Rates {
         work: WorkRates {
@@ -183,6 +184,7 @@ fn work_shares_the_cores_of_a_host() {
     rates.transport.memory = TransportRates {
         message: 1e-3,
         byte: 1e-6,
+        wake: 0.0,
     };
     let mut s = online(2);
     s[0].send(1, 1000);
@@ -193,6 +195,63 @@ fn work_shares_the_cores_of_a_host() {
         "{}",
         p.online_seconds
     );
+}
+
+/// The explanation covers the phases `online_seconds` counts: a chain of
+/// rounds in the online phase and more in its verification are all
+/// named, and rounds x latency is the online time.
+#[test]
+fn the_bound_explains_online_and_verification_together() {
+    let net = net(50, 1e6, &[]);
+    let mut s = online(2);
+    // Rounds r0 <= r < r1 of one ping-pong: party 0 sends the even ones.
+    let ping_pong = |s: &mut Vec<Script>, rounds: std::ops::Range<usize>| {
+        for r in rounds {
+            let (a, b) = if r % 2 == 0 { (0, 1) } else { (1, 0) };
+            s[a].send(b, 8);
+            s[b].recv(a, 8);
+        }
+    };
+    ping_pong(&mut s, 0..3);
+    for party in &mut s {
+        party.set_phase(Phase::Verify);
+    }
+    ping_pong(&mut s, 3..11);
+    let p = run(s, &net, &instant(), false);
+    assert_eq!(
+        p.online_rounds, 3,
+        "the report's online rounds: online only"
+    );
+    assert!(close(p.online_seconds, 11.0 * 0.050 + 11.0 * 64.0 / 1e12));
+    assert_eq!(p.why(), "latency-bound: 11 rounds x 50 ms");
+}
+
+/// A receiver that waits for its message goes on a wake-up after the
+/// arrival; one whose message is there when it asks does not wait.
+#[test]
+fn only_a_waiting_receiver_pays_the_wake_up() {
+    let mut rates = instant();
+    rates.transport.memory.wake = 1e-3;
+    rates.work.bit_gate_word = 1e-2;
+    let lan = NetProfile::lan();
+    // Party 1 waits for party 0's message, then answers: two wake-ups.
+    let mut s = online(2);
+    s[0].send(1, 8);
+    s[1].recv(0, 8);
+    s[1].send(0, 8);
+    s[0].recv(1, 8);
+    let p = run(s, &lan, &rates, false);
+    assert!(close(p.online_seconds, 2e-3), "{}", p.online_seconds);
+    // Party 1 works longer than the message takes: no wake-up for it;
+    // party 0 waits for the answer: one.
+    let mut s = online(2);
+    s[0].send(1, 8);
+    s[1].work(Work::BitGateWord, 1.0);
+    s[1].recv(0, 8);
+    s[1].send(0, 8);
+    s[0].recv(1, 8);
+    let p = run(s, &lan, &rates, false);
+    assert!(close(p.online_seconds, 1e-2 + 1e-3), "{}", p.online_seconds);
 }
 
 /// Phases are timed as the accounting times them: from the last party's
