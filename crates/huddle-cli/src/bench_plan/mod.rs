@@ -8,12 +8,14 @@
 //! per case whether the ranking's first is within 10 % of the fastest
 //! measured. Not a test: it measures.
 
+mod args;
 mod cases;
 mod report;
 
+pub use args::{ObjectiveArg, PlanBenchArgs};
+
 use crate::run::TransportArg;
 use cases::Class;
-use clap::{Args, ValueEnum};
 use huddle_circuit::random::random_inputs;
 use huddle_core::Prg;
 use huddle_engine::plan::rank::rank;
@@ -21,57 +23,7 @@ use huddle_engine::plan::{played_by, Candidate, Choices, Objective};
 use huddle_engine::Rates;
 use huddle_net::NetProfile;
 use report::{CaseReport, Measured, Row};
-use std::path::PathBuf;
 use std::time::Duration;
-
-#[derive(Clone, Copy, ValueEnum)]
-pub enum ObjectiveArg {
-    /// Seconds of every phase, preprocessing included.
-    Total,
-    /// Seconds of the online phase (evaluation and verification).
-    Online,
-}
-
-#[derive(Args)]
-pub struct PlanBenchArgs {
-    /// Circuits: aes (AES-128), cmp (64-bit less-than), mul64 (a 64-bit
-    /// ring product), deep (a 64-bit ripple-carry adder, AND-depth 64).
-    #[arg(long, value_delimiter = ',', default_values_t = cases::CIRCUITS.map(String::from))]
-    cases: Vec<String>,
-    /// Security classes: semi-honest (3 parties), malicious (4 parties).
-    #[arg(long, value_delimiter = ',', default_values_t = ["semi-honest".to_string(), "malicious".to_string()])]
-    security: Vec<String>,
-    /// Emulated networks: presets or profile .toml files.
-    #[arg(long, value_delimiter = ',', default_values_t = cases::NETS.map(String::from))]
-    nets: Vec<String>,
-    /// Batches (instances per run).
-    #[arg(long, value_delimiter = ',', default_values_t = cases::BATCHES)]
-    batches: Vec<usize>,
-    /// What the pick minimizes (and the fastest is judged by).
-    #[arg(long, value_enum, default_value_t = ObjectiveArg::Total)]
-    objective: ObjectiveArg,
-    /// Run the first N of the ranking, besides each protocol's best.
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    top: usize,
-    /// Most timed runs of a candidate (the median counts); fewer for
-    /// candidates predicted to take long (about a second of runs each).
-    #[arg(long, default_value_t = 5, value_name = "N")]
-    repeat: usize,
-    /// Candidates predicted to take longer (total seconds) are not run:
-    /// the row says so.
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
-    max_seconds: f64,
-    /// How the parties are joined.
-    #[arg(long, value_enum, default_value_t = TransportArg::Memory)]
-    transport: TransportArg,
-    /// This host's rates, as `huddle plan --calibrate` writes them
-    /// (default: huddle's reference host).
-    #[arg(long, value_name = "FILE")]
-    rates: Option<PathBuf>,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
-}
 
 /// Predicted bytes beyond which a candidate is not run: the emulation
 /// holds a slow link's bytes in memory.

@@ -1,7 +1,7 @@
 //! `huddle bench plan`'s rows, cases and summary, as text or JSON.
 
+use super::args::PlanBenchArgs;
 use super::cases::{self, Class};
-use super::PlanBenchArgs;
 use huddle_engine::plan::rank::{bytes, seconds};
 use huddle_engine::plan::{Candidate, Objective};
 use huddle_engine::Preprocess;

@@ -123,6 +123,7 @@ pub fn slowest(hosts: &[Rates]) -> Rates {
             *a = TransportRates {
                 message: a.message.max(b.message),
                 byte: a.byte.max(b.byte),
+                wake: a.wake.max(b.wake),
             };
         }
     }
