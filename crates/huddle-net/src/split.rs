@@ -176,7 +176,10 @@ impl Network {
     /// as after a protocol's last message.
     pub fn join(&mut self, lanes: Vec<LaneNet>) -> Result<(), NetError> {
         let mut demuxes: Vec<Option<Arc<Demux>>> = vec![None; self.links.len()];
-        for lane in lanes {
+        for mut lane in lanes {
+            // A lane's last phase ends when the lane does (at the latest
+            // here): left running, it would count as lasting no time.
+            lane.books.stop_clock();
             for (peer, l) in lane.links.into_iter().enumerate() {
                 if let Some(l) = l {
                     demuxes[peer] = Some(l.demux);
@@ -504,6 +507,50 @@ mod tests {
             }
             assert_eq!(net.accounting().rounds(Phase::Online), STEPS as u32);
         }
+    }
+
+    /// A lane that enters the online phase, exchanges one message with
+    /// every peer and returns without stopping its clock (as a protocol's
+    /// lane does), with how long its exchange took by its own clock.
+    fn timed_lane(mut net: LaneNet) -> (LaneNet, Duration) {
+        let (me, n) = (net.party(), net.parties());
+        net.set_phase(Phase::Online);
+        let start = std::time::Instant::now();
+        for p in (0..n).filter(|&p| p != me) {
+            net.send(p, vec![1; 64]).expect("send");
+        }
+        for p in (0..n).filter(|&p| p != me) {
+            net.recv(p, 64).expect("recv");
+        }
+        (net, start.elapsed())
+    }
+
+    #[test]
+    fn a_lanes_last_phase_counts_until_the_lane_ends() {
+        let nets = memory_networks(3, &NetProfile::lan(), Duration::from_secs(60));
+        std::thread::scope(|s| {
+            for mut net in nets {
+                s.spawn(move || {
+                    let lanes = net.split(2, 0).expect("split");
+                    let done: Vec<(LaneNet, Duration)> = std::thread::scope(|s| {
+                        let hs: Vec<_> = lanes
+                            .into_iter()
+                            .map(|l| s.spawn(move || timed_lane(l)))
+                            .collect();
+                        hs.into_iter().map(|h| h.join().expect("lane")).collect()
+                    });
+                    let longest = done.iter().map(|(_, d)| *d).max().expect("two lanes");
+                    net.join(done.into_iter().map(|(l, _)| l).collect())
+                        .expect("join");
+                    let online = net.accounting().seconds(Phase::Online);
+                    assert!(longest > Duration::ZERO);
+                    assert!(
+                        online >= longest.as_secs_f64(),
+                        "online {online} s, but a lane exchanged for {longest:?} in it"
+                    );
+                });
+            }
+        });
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub struct RunArgs {
     /// hosts every party plans with the slowest of each party's rates.
     #[arg(long, value_name = "FILE")]
     pub(super) rates: Option<PathBuf>,
-    /// Who plays which of the protocol's roles: role r by party roles[r]
+    /// Who plays which of the protocol's roles: role r by the list's r-th party
     /// (e.g. 1,0,2: party 1 is P0). Default: party r plays role r, or
     /// under --protocol auto the planner's choice for the links. Every
     /// party must give the same (the hello compares it).

@@ -93,6 +93,8 @@ pub(super) fn run_lanes<P: Sharing, F: Fn(PartyId) -> P + Sync>(
                     let r = job
                         .run(make(role), &mut t, lane, &ranges, roles)
                         .map_err(|e| in_parties(e, lane, roles));
+                    // The lane's last phase ends now, not when the slowest lane joins.
+                    t.net.stop_clock();
                     if let Err(e) = &r {
                         // The other lanes stop too, and the peers learn who.
                         let culprit = match e {
