@@ -215,16 +215,7 @@ impl Run {
         plan: &PartyPlan,
         links: &PartyLinks,
     ) -> Result<Network, RunError> {
-        let options = ConnectOptions {
-            setup_timeout: links.setup_timeout,
-            idle_timeout: links.idle_timeout,
-            profile: links.profile.clone(),
-            ..ConnectOptions::new(
-                links.transport.clone(),
-                self.handshake(&config.session, plan)?,
-            )
-        };
-        Ok(huddle_net::connect(config, plan.id, &options)?)
+        connect_undecided(self.request.settings(), &self.circuit, config, plan, links)
     }
 
     /// Runs party `plan.id` over `net`, connected to its peers (by
