@@ -37,7 +37,7 @@ pub struct PlanBenchArgs {
     pub(super) top: usize,
     /// Most timed runs of a candidate (the median counts); fewer for
     /// candidates predicted to take long (about a second of runs each).
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[arg(long, default_value_t = 31, value_name = "N")]
     pub(super) repeat: usize,
     /// Candidates predicted to take longer (total seconds) are not run:
     /// the row says so.

@@ -193,12 +193,24 @@ fn time(c: &Candidate, case: &Case, args: &PlanBenchArgs) -> Result<Measured, St
         total.push(r.seconds.values().sum::<f64>());
         wall.push(r.wall_seconds);
     }
+    let online_spread = spread(&mut online);
     Ok(Measured {
         online_seconds: median(&mut online),
+        online_spread,
         total_seconds: median(&mut total),
         wall_seconds: median(&mut wall),
         runs,
     })
+}
+
+/// The upper quartile over the lower of `v` (at least four values).
+fn spread(v: &mut [f64]) -> Option<f64> {
+    if v.len() < 4 {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let (q1, q3) = (v[v.len() / 4], v[3 * v.len() / 4]);
+    (q1 > 0.0).then(|| q3 / q1)
 }
 
 fn median(v: &mut [f64]) -> f64 {

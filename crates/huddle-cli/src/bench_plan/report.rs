@@ -18,6 +18,10 @@ const PICK_TOLERANCE: f64 = 0.10;
 pub struct Measured {
     /// Online and verification, as the run's accounting times them.
     pub online_seconds: f64,
+    /// How repeatable the online time is: its upper quartile over its
+    /// lower (none under four runs). A row whose runs spread more than the
+    /// 20 % a prediction is judged by cannot be judged by one median.
+    pub online_spread: Option<f64>,
     /// Every phase (what the prediction's total counts).
     pub total_seconds: f64,
     /// From the start to the outputs.
@@ -96,6 +100,13 @@ impl Row {
     /// not run).
     pub fn online_within(&self) -> Option<bool> {
         self.online_ratio.map(|r| (r - 1.0).abs() <= ROW_TOLERANCE)
+    }
+
+    /// Whether its online runs' quartiles lie within the row tolerance of
+    /// each other (runs of one are taken as repeatable: they are long).
+    fn repeatable(&self) -> bool {
+        self.measured
+            .is_some_and(|m| m.online_spread.is_none_or(|s| s - 1.0 <= ROW_TOLERANCE))
     }
 
     fn label(&self) -> String {
@@ -191,6 +202,10 @@ impl CaseReport {
 struct Summary {
     rows_measured: usize,
     rows_online_within_20_percent: usize,
+    /// Rows whose online runs' quartiles lie within 20 % of each other,
+    /// and of them those predicted within 20 %.
+    rows_repeatable: usize,
+    rows_repeatable_within_20_percent: usize,
     rows_not_run: usize,
     cases_judged: usize,
     cases_pick_within_10_percent: usize,
@@ -201,6 +216,10 @@ fn summary(cases: &[CaseReport]) -> Summary {
     Summary {
         rows_measured: rows().filter(|r| r.measured.is_some()).count(),
         rows_online_within_20_percent: rows().filter(|r| r.online_within() == Some(true)).count(),
+        rows_repeatable: rows().filter(|r| r.repeatable()).count(),
+        rows_repeatable_within_20_percent: rows()
+            .filter(|r| r.repeatable() && r.online_within() == Some(true))
+            .count(),
         rows_not_run: rows().filter(|r| r.measured.is_none()).count(),
         cases_judged: cases.iter().filter(|c| c.pick_right.is_some()).count(),
         cases_pick_within_10_percent: cases.iter().filter(|c| c.pick_right == Some(true)).count(),
@@ -267,7 +286,7 @@ pub fn text(cases: &[CaseReport], args: &PlanBenchArgs, objective: Objective) ->
         for r in &case.rows {
             let measured = match (&r.measured, &r.skipped) {
                 (Some(m), _) => format!(
-                    "online {} / {} = {}  total {} / {} = {}  ({} run{})",
+                    "online {} / {} = {}  total {} / {} = {}  ({} run{}{})",
                     seconds(r.predicted_online_seconds),
                     seconds(m.online_seconds),
                     ratio(r.online_ratio),
@@ -275,7 +294,9 @@ pub fn text(cases: &[CaseReport], args: &PlanBenchArgs, objective: Objective) ->
                     seconds(m.total_seconds),
                     ratio(r.total_ratio),
                     m.runs,
-                    if m.runs == 1 { "" } else { "s" }
+                    if m.runs == 1 { "" } else { "s" },
+                    m.online_spread
+                        .map_or(String::new(), |s| format!(", quartiles {s:.2}x apart"))
                 ),
                 (None, why) => why.clone().unwrap_or_default(),
             };
@@ -296,9 +317,11 @@ pub fn text(cases: &[CaseReport], args: &PlanBenchArgs, objective: Objective) ->
     out.push_str(&winners(cases, args));
     let s = summary(cases);
     out.push_str(&format!(
-        "\nrows with predicted online time within 20 %: {}\ncases whose pick is within 10 % of \
-         the fastest measured: {}\nrows not run: {}",
+        "\nrows with predicted online time within 20 %: {}\n  of the rows whose runs repeat \
+         within 20 % (quartiles): {}\ncases whose pick is within 10 % of the fastest measured: \
+         {}\nrows not run: {}",
         share(s.rows_online_within_20_percent, s.rows_measured),
+        share(s.rows_repeatable_within_20_percent, s.rows_repeatable),
         share(s.cases_pick_within_10_percent, s.cases_judged),
         s.rows_not_run
     ));

@@ -20,6 +20,13 @@ pub enum Work {
     RingGateWord,
     /// One linear gate (XOR, addition, constant) on one word.
     LinearWord,
+    /// One Boolean input or output wire on one word of 64 instances:
+    /// sharing it (masks drawn, the instances transposed into words) or
+    /// opening it (shares combined, transposed back). Every party does it
+    /// for every wire, whoever owns or learns it.
+    BitIoWord,
+    /// One ring input or output wire on one word, shared or opened.
+    RingIoWord,
     /// Garbling one AND gate of one instance: a party's share of the
     /// garbled rows (offline and function-dependent phases).
     GarbleGate,
@@ -32,10 +39,12 @@ pub enum Work {
 
 impl Work {
     /// Every unit, in order.
-    pub const ALL: [Work; 6] = [
+    pub const ALL: [Work; 8] = [
         Work::BitGateWord,
         Work::RingGateWord,
         Work::LinearWord,
+        Work::BitIoWord,
+        Work::RingIoWord,
         Work::GarbleGate,
         Work::EvaluateGate,
         Work::ClearGateWord,
@@ -47,6 +56,8 @@ impl Work {
             Work::BitGateWord => "bit_gate_word",
             Work::RingGateWord => "ring_gate_word",
             Work::LinearWord => "linear_word",
+            Work::BitIoWord => "bit_io_word",
+            Work::RingIoWord => "ring_io_word",
             Work::GarbleGate => "garble_gate",
             Work::EvaluateGate => "evaluate_gate",
             Work::ClearGateWord => "clear_gate_word",

@@ -108,6 +108,8 @@ pub fn slowest(hosts: &[Rates]) -> Rates {
             (&mut w.bit_gate_word, v.bit_gate_word),
             (&mut w.ring_gate_word, v.ring_gate_word),
             (&mut w.linear_word, v.linear_word),
+            (&mut w.bit_io_word, v.bit_io_word),
+            (&mut w.ring_io_word, v.ring_io_word),
             (&mut w.garble_gate, v.garble_gate),
             (&mut w.evaluate_gate, v.evaluate_gate),
             (&mut w.clear_gate_word, v.clear_gate_word),

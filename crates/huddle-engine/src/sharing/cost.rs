@@ -14,7 +14,7 @@
 use super::convert::{side_instances, SplitJob};
 use super::lanes::role_of;
 use super::plan::Plan;
-use super::program::{Conversion, Layer, Program, Step};
+use super::program::{Conversion, Layer, MulGate, Program, Step};
 use super::protocol::{Capabilities, Sharing};
 use super::wire::Encoding;
 use super::InputValues;
@@ -45,6 +45,13 @@ pub(crate) trait SharingCost: Sharing {
     fn share_inputs_cost(&mut self, ch: &mut Dry, inputs: &InputValues, w: usize);
     /// One multiplication layer, `w` words per slot.
     fn multiply_cost(&mut self, ch: &mut Dry, program: &Program, layer: &Layer, w: usize);
+    /// Units of gate work (per word) one gate of a layer costs: its
+    /// 2-input products, one per operand beyond the first, or one per pair
+    /// of a dot product. Protocols whose l-input gates take a product per
+    /// subset of operands say so.
+    fn gate_work(&self, gate: &MulGate) -> usize {
+        products(gate, gate.fan_in().max(2) - 1)
+    }
     /// A conversion step's split (protocols with conversions).
     fn split_cost(&mut self, _ch: &mut Dry, _job: &SplitJob) {}
     /// Opening `slots` slots of `domain`, `w` words each, to `to` (None:
@@ -253,7 +260,10 @@ impl Walk<'_> {
                 continue;
             }
             ch.set_encoding(program.encoding(d, n));
-            protocol.share_inputs_cost(ch, &inputs[d as usize], program.words(d, n));
+            let words = program.words(d, n);
+            let wires: usize = inputs[d as usize].slots.iter().map(Vec::len).sum();
+            ch.work(io_unit(d), (wires * words) as f64);
+            protocol.share_inputs_cost(ch, &inputs[d as usize], words);
         }
         if protocol.evaluates_online() {
             evaluate(protocol, ch, program, n, self.options.verify_every);
@@ -285,7 +295,7 @@ pub(crate) fn evaluate<P: SharingCost>(
                 let layer = &program.layers[*i];
                 ch.set_encoding(program.encoding(layer.domain, instances));
                 let w = program.words(layer.domain, instances);
-                let products: usize = layer.gates.iter().map(|g| g.fan_in().max(2) - 1).sum();
+                let products: usize = layer.gates.iter().map(|g| protocol.gate_work(g)).sum();
                 let unit = match layer.domain {
                     Domain::Bit => Work::BitGateWord,
                     Domain::Ring => Work::RingGateWord,
@@ -339,6 +349,26 @@ fn reveal<P: SharingCost>(
         }
         ch.set_encoding(program.encoding(d, instances));
         let slots = program.output_slots(d).len();
-        protocol.reveal_cost(ch, d, slots, program.words(d, instances), to);
+        let words = program.words(d, instances);
+        ch.work(io_unit(d), (slots * words) as f64);
+        protocol.reveal_cost(ch, d, slots, words, to);
+    }
+}
+
+/// A gate's 2-input products: `per_product` for one product of its
+/// operands, once per pair of a dot product.
+pub(crate) fn products(gate: &MulGate, per_product: usize) -> usize {
+    if gate.dot {
+        gate.len as usize / 2
+    } else {
+        per_product
+    }
+}
+
+/// The unit of sharing or opening one wire's word of `domain`.
+fn io_unit(domain: Domain) -> Work {
+    match domain {
+        Domain::Bit => Work::BitIoWord,
+        Domain::Ring => Work::RingIoWord,
     }
 }

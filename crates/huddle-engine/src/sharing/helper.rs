@@ -38,7 +38,7 @@ use super::arith::Arith;
 use super::arith::Bits;
 use super::convert::SplitJob;
 use super::cost::Dry;
-use super::program::{Layer, Program, Step};
+use super::program::{Layer, MulGate, Program, Step};
 use super::{
     agree_key, draw, evaluate, Arenas, Channel, ConstantRule, InputValues, Shares, Sharing,
 };
@@ -78,6 +78,10 @@ pub(crate) trait Variant {
     /// The messages of [`multiply`](Self::multiply): one layer of `w` words
     /// per slot (see [`SharingCost`](crate::sharing::cost::SharingCost)).
     fn multiply_cost(core: &mut Core, ch: &mut Dry, layer: &Layer, w: usize);
+    /// Units of gate work of one gate ([`SharingCost::gate_work`]).
+    fn gate_work(gate: &MulGate) -> usize {
+        crate::sharing::cost::products(gate, gate.fan_in().max(2) - 1)
+    }
 }
 
 /// (mu1, mu2) of one input value.

@@ -83,6 +83,12 @@ impl Variant for MfiVariant {
     /// each send the other 2^l − l − 1 elements (one for l = 2), and P0
     /// sends P1 one element for every gate and P2 one for every gate of
     /// more than two inputs; P0 receives nothing.
+    /// An l-input gate's masked product per subset of at least two
+    /// operands: 2^l − l − 1 (one for l = 2).
+    fn gate_work(gate: &MulGate) -> usize {
+        crate::sharing::cost::products(gate, elements_per_party(gate.fan_in()))
+    }
+
     fn multiply_cost(core: &mut Core, ch: &mut Dry, layer: &Layer, w: usize) {
         let groups = layer.by_fan_in();
         let words = |of: &dyn Fn(usize) -> usize| -> usize {

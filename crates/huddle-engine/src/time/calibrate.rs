@@ -1,5 +1,5 @@
 //! Measuring a host's [`Rates`] ([`Rates::calibrate`]): the transports by
-//! ping-pong between two endpoints, the kinds of local work by small runs
+//! streams between two endpoints, the kinds of local work by small runs
 //! of every protocol in this process, each rate fitted so the time model
 //! predicts what the run measured.
 
@@ -22,9 +22,11 @@ struct Size {
     /// Gates per layer and layers of the probe circuits.
     width: u32,
     layers: usize,
-    /// Messages per ping-pong and the bytes of a large one.
+    /// Small messages per stream, the bytes of a large one, and the bytes
+    /// of a stream of large ones.
     messages: usize,
     large: usize,
+    volume: usize,
     /// Runs per measurement (their median counts).
     repeats: usize,
     /// Layers of the deep and narrow probe of the wake-ups.
@@ -33,7 +35,7 @@ struct Size {
 
 impl Rates {
     /// Measures this host's rates: per-message and per-byte costs of every
-    /// transport (ping-pong between two endpoints), its wake-up (fitted to
+    /// transport (a stream between two endpoints), its wake-up (fitted to
     /// runs of a deep and narrow circuit over it), and for every protocol
     /// its gate rates, fitted so the time model predicts the online (for
     /// garbling also the offline) seconds small runs of every party in this
@@ -41,12 +43,13 @@ impl Rates {
     /// build only: a debug build's rates describe the debug build.
     pub fn calibrate() -> Result<Rates, RunError> {
         calibrate(Size {
-            words: 128,
+            words: 1024,
             width: 1024,
             layers: 8,
-            messages: 2000,
-            large: 1 << 16,
-            repeats: 3,
+            messages: 20000,
+            large: 1 << 20,
+            volume: 1 << 26,
+            repeats: 5,
             deep: 256,
         })
     }
@@ -61,6 +64,7 @@ impl Rates {
             layers: 2,
             messages: 8,
             large: 256,
+            volume: 1024,
             repeats: 1,
             deep: 4,
         })
@@ -109,6 +113,27 @@ fn calibrate(size: Size) -> Result<Rates, RunError> {
     )?;
     rates.work.clear_gate_word = clear;
     let reference = Protocol::Replicated;
+    // Inputs and outputs before the gates, which the gate probes' inputs
+    // and outputs would otherwise charge: one XOR per output, and ring
+    // inputs that are the outputs.
+    rates.work.bit_io_word = fit(
+        &rates,
+        reference,
+        &xors(size.width, 1),
+        bits,
+        Work::BitIoWord,
+        online,
+        size,
+    )?;
+    rates.work.ring_io_word = fit(
+        &rates,
+        reference,
+        &layers(Some(RingWidth::W64), size.width, 0),
+        size.words,
+        Work::RingIoWord,
+        online,
+        size,
+    )?;
     rates.work.linear_word = fit(
         &rates,
         reference,
@@ -166,7 +191,7 @@ fn calibrate(size: Size) -> Result<Rates, RunError> {
             }
             Family::Garbling(_) => {
                 // Garbling's chunks are instances: a small batch suffices.
-                let batch = size.words;
+                let batch = (size.words / 8).max(1);
                 let r = fit(
                     &rates,
                     protocol,
@@ -309,47 +334,51 @@ fn local_net(links: Links) -> LocalNet {
     }
 }
 
-/// Per-message and per-byte costs of `links`: ping-pong of small and large
-/// messages between two endpoints. Each hop costs its sender and its
-/// receiver one message's handling each.
+/// Per-message and per-byte costs of `links`: one endpoint streams
+/// messages to another, which answers once it has them all. The receiver
+/// is never left waiting, so no wake-up is in the time, and sender and
+/// receiver run at once: the time per message is one side's handling.
+/// (The wake-up is fitted later, to runs that wait each round.)
 fn transport(links: Links, size: Size) -> Result<TransportRates, RunError> {
     let run = Run::builder(Protocol::Ttp)
         .parties(2)
         .circuit(xors(1, 1))
         .build()?;
     let net = local_net(links);
-    let hop = |bytes: usize| -> Result<f64, RunError> {
+    let stream = |bytes: usize, messages: usize| -> Result<f64, RunError> {
         let mut nets = run.local_networks(&net)?;
-        let mut echo = nets
+        let mut sink = nets
             .pop()
             .ok_or_else(|| RunError::Internal("no endpoint".into()))?;
         let mut me = nets
             .pop()
             .ok_or_else(|| RunError::Internal("no endpoint".into()))?;
-        let messages = size.messages;
         let peer = std::thread::spawn(move || -> Result<(), RunError> {
             for _ in 0..messages {
-                let m = echo.recv(0, bytes)?;
-                echo.send(0, m)?;
+                sink.recv(0, bytes)?;
             }
-            Ok(echo.finish()?)
+            sink.send(0, vec![0; 8])?;
+            Ok(sink.finish()?)
         });
         let start = Instant::now();
         for _ in 0..messages {
-            me.send(1, vec![0; bytes])?;
-            me.recv(1, bytes)?;
+            // Written, as a protocol writes what it sends: zeroed pages
+            // would be mapped and never touched.
+            me.send(1, vec![1; bytes])?;
         }
+        me.recv(1, 8)?;
         let seconds = start.elapsed().as_secs_f64();
         me.finish()?;
         peer.join()
-            .map_err(|_| RunError::Internal("the echo thread panicked".into()))??;
-        Ok(seconds / (2 * messages) as f64)
+            .map_err(|_| RunError::Internal("the sink thread panicked".into()))??;
+        Ok(seconds / messages as f64)
     };
-    let small = hop(8)?;
-    let large = hop(size.large)?;
-    // A hop is 2 x (message + bytes x byte).
-    let message = (small / 2.0).max(0.0);
-    let byte = ((large - small) / (2.0 * (size.large - 8) as f64)).max(0.0);
+    let small = stream(8, size.messages)?;
+    // As many large messages as make the same volume as a few hundred
+    // small runs' worth, at least a few.
+    let large = stream(size.large, (size.volume / size.large).max(4))?;
+    let message = small.max(0.0);
+    let byte = ((large - small) / (size.large - 8) as f64).max(0.0);
     Ok(TransportRates {
         message,
         byte,

@@ -301,26 +301,30 @@ impl Play<'_> {
                 let Some(head) = queue.front() else {
                     return false;
                 };
-                if head.arrival > now {
-                    a.state = State::Waiting(head.arrival);
+                // A receiver that was there before its message is woken,
+                // which takes the transport's wake-up after the arrival:
+                // latency, not work, so it holds no core (a woken thread
+                // waits for the scheduler, not for other threads' work).
+                let waited = head.arrival >= asked;
+                let wake = if waited { transport.wake } else { 0.0 };
+                if head.arrival + wake > now {
+                    a.state = State::Waiting(head.arrival + wake);
                     return true;
                 }
                 let Some(flight) = queue.pop_front() else {
                     return false;
                 };
-                // A receiver that was there before its message is woken:
-                // work on a core like the message's handling.
-                let waited = flight.arrival >= asked;
                 a.asked = None;
+                let mut path = flight.path;
+                path.latency += wake;
                 // The message decided when this actor goes on if it came
                 // after the actor's own chain; any wait past its arrival
                 // is time the actor's host spent on others.
-                if flight.path.total() > a.path.total() {
-                    a.path = flight.path;
+                if path.total() > a.path.total() {
+                    a.path = path;
                 }
                 a.path.compute += (now - a.path.total()).max(0.0);
-                let wake = if waited { transport.wake } else { 0.0 };
-                let seconds = transport.message + bytes as f64 * transport.byte + wake;
+                let seconds = transport.message + bytes as f64 * transport.byte;
                 if seconds > 0.0 {
                     a.state = State::Computing(seconds, None);
                 }

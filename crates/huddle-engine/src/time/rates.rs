@@ -27,6 +27,8 @@ use std::collections::BTreeMap;
 /// bit_gate_word = 1.2e-8
 /// ring_gate_word = 9e-9
 /// linear_word = 1.6e-9
+/// bit_io_word = 1.4e-8   # an input or output wire's word, shared or opened
+/// ring_io_word = 1.5e-8
 /// garble_gate = 1e-7
 /// evaluate_gate = 3.3e-7
 /// clear_gate_word = 0.0
@@ -35,7 +37,7 @@ use std::collections::BTreeMap;
 /// [transport.memory]     # seconds per message and per payload byte,
 /// message = 3e-6         # each side (sender and receiver) pays them;
 /// byte = 3e-10           # a receiver that waited for its message
-/// wake = 1e-5            # works `wake` more to go on
+/// wake = 1e-5            # goes on `wake` after it arrives
 /// [transport.tcp]
 /// message = 1.5e-5
 /// byte = 1e-9
@@ -71,6 +73,12 @@ pub struct WorkRates {
     pub ring_gate_word: f64,
     /// [`Work::LinearWord`].
     pub linear_word: f64,
+    /// [`Work::BitIoWord`] (0 where a file omits it).
+    #[serde(default)]
+    pub bit_io_word: f64,
+    /// [`Work::RingIoWord`] (0 where a file omits it).
+    #[serde(default)]
+    pub ring_io_word: f64,
     /// [`Work::GarbleGate`].
     pub garble_gate: f64,
     /// [`Work::EvaluateGate`].
@@ -102,10 +110,10 @@ pub struct TransportRates {
     pub message: f64,
     /// Seconds per payload byte.
     pub byte: f64,
-    /// Seconds of work a receiver that was waiting for its message does
-    /// to go on once it arrives, on a core like the message's handling:
-    /// the blocked thread woken and scheduled, the engine's step from one
-    /// round to the next (0 where a file omits it).
+    /// Seconds from a message's arrival until the receiver that was
+    /// waiting for it goes on: the blocked thread woken and scheduled (on
+    /// a virtual machine, an idle virtual core woken by its hypervisor).
+    /// Latency, not work: it holds no core (0 where a file omits it).
     #[serde(default)]
     pub wake: f64,
 }
@@ -123,35 +131,38 @@ pub struct RatesError {
 impl Default for Rates {
     /// Measured with [`Rates::calibrate`](crate::Rates::calibrate) on
     /// huddle's reference host: an AMD EPYC (Zen 4) VM with 2 vCPUs and
-    /// AVX-512, release build, the host shared with other work while it
-    /// measured. A typical 2-core host; calibrate for others. The TTP's
-    /// clear gates measured as nothing beyond its messages' handling.
+    /// AVX-512, release build, nothing else running; each rate the median
+    /// of three calibrations (2026-11-29), as the virtual machine's
+    /// neighbours move single ones by up to 2.5x. A typical 2-core host;
+    /// calibrate for others. The TTP's clear gates, and garbling's share
+    /// of the garbled rows in BGW3 and BGW2, measured as nothing beyond
+    /// their messages' handling.
     fn default() -> Rates {
         let own: &[(&str, Work, f64)] = &[
-            ("astra", Work::BitGateWord, 1.19e-8),
-            ("astra", Work::RingGateWord, 4.80e-9),
-            ("bgw2", Work::GarbleGate, 1.16e-7),
-            ("bgw2", Work::EvaluateGate, 3.92e-7),
-            ("bgw2-mal", Work::GarbleGate, 3.47e-7),
-            ("bgw2-mal", Work::EvaluateGate, 2.80e-10),
-            ("bgw3", Work::GarbleGate, 9.86e-8),
-            ("bgw3", Work::EvaluateGate, 3.34e-7),
-            ("ca2pc", Work::BitGateWord, 2.92e-8),
-            ("ca2pc", Work::RingGateWord, 2.42e-8),
-            ("fantastic4", Work::BitGateWord, 6.75e-8),
-            ("fantastic4", Work::RingGateWord, 7.45e-8),
-            ("mfi3", Work::BitGateWord, 2.03e-8),
-            ("mfi3", Work::RingGateWord, 8.81e-9),
-            ("quad", Work::BitGateWord, 4.25e-8),
-            ("quad", Work::RingGateWord, 3.13e-8),
-            ("quad-het", Work::BitGateWord, 3.93e-8),
-            ("quad-het", Work::RingGateWord, 2.95e-8),
-            ("replicated", Work::BitGateWord, 1.20e-8),
-            ("replicated", Work::RingGateWord, 1.16e-8),
-            ("tetrad", Work::BitGateWord, 4.78e-8),
-            ("tetrad", Work::RingGateWord, 4.70e-8),
-            ("trio", Work::BitGateWord, 9.62e-9),
-            ("trio", Work::RingGateWord, 4.05e-9),
+            ("astra", Work::BitGateWord, 5.25e-9),
+            ("astra", Work::RingGateWord, 4.78e-9),
+            ("bgw2", Work::EvaluateGate, 3.18e-7),
+            ("bgw2", Work::GarbleGate, 0.0),
+            ("bgw2-mal", Work::EvaluateGate, 5.02e-8),
+            ("bgw2-mal", Work::GarbleGate, 1.66e-7),
+            ("bgw3", Work::EvaluateGate, 2.83e-7),
+            ("bgw3", Work::GarbleGate, 0.0),
+            ("ca2pc", Work::BitGateWord, 1.23e-8),
+            ("ca2pc", Work::RingGateWord, 1.08e-8),
+            ("fantastic4", Work::BitGateWord, 3.11e-8),
+            ("fantastic4", Work::RingGateWord, 2.82e-8),
+            ("mfi3", Work::BitGateWord, 8.28e-9),
+            ("mfi3", Work::RingGateWord, 5.97e-9),
+            ("quad", Work::BitGateWord, 1.49e-8),
+            ("quad", Work::RingGateWord, 1.2e-8),
+            ("quad-het", Work::BitGateWord, 1.75e-8),
+            ("quad-het", Work::RingGateWord, 1.52e-8),
+            ("replicated", Work::BitGateWord, 9.46e-9),
+            ("replicated", Work::RingGateWord, 6.41e-9),
+            ("tetrad", Work::BitGateWord, 2.3e-8),
+            ("tetrad", Work::RingGateWord, 1.91e-8),
+            ("trio", Work::BitGateWord, 3.75e-9),
+            ("trio", Work::RingGateWord, 2.32e-9),
         ];
         let mut protocol: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
         for &(name, work, seconds) in own {
@@ -163,28 +174,30 @@ impl Default for Rates {
         Rates {
             cores: 2,
             work: WorkRates {
-                bit_gate_word: 1.18e-8,
-                ring_gate_word: 9.33e-9,
-                linear_word: 1.62e-9,
+                bit_gate_word: 8.59e-9,
+                ring_gate_word: 4.25e-9,
+                linear_word: 9.42e-10,
+                bit_io_word: 1.36e-8,
+                ring_io_word: 1.45e-8,
                 garble_gate: 9.86e-8,
                 evaluate_gate: 3.34e-7,
                 clear_gate_word: 0.0,
             },
             transport: TransportsRates {
                 memory: TransportRates {
-                    message: 2.43e-6,
-                    byte: 4.01e-12,
-                    wake: 3.0e-6,
+                    message: 2.24e-7,
+                    byte: 9.21e-11,
+                    wake: 2.4e-5,
                 },
                 tcp: TransportRates {
-                    message: 1.07e-5,
-                    byte: 6.06e-10,
-                    wake: 0.0,
+                    message: 4.68e-7,
+                    byte: 5.8e-10,
+                    wake: 1.23e-4,
                 },
                 tls: TransportRates {
-                    message: 8.97e-6,
-                    byte: 1.33e-9,
-                    wake: 0.0,
+                    message: 4.23e-7,
+                    byte: 1.3e-9,
+                    wake: 1.01e-4,
                 },
             },
             protocol,
@@ -200,6 +213,8 @@ impl Rates {
             Work::BitGateWord => w.bit_gate_word,
             Work::RingGateWord => w.ring_gate_word,
             Work::LinearWord => w.linear_word,
+            Work::BitIoWord => w.bit_io_word,
+            Work::RingIoWord => w.ring_io_word,
             Work::GarbleGate => w.garble_gate,
             Work::EvaluateGate => w.evaluate_gate,
             Work::ClearGateWord => w.clear_gate_word,
@@ -275,6 +290,8 @@ impl Rates {
             ("work.bit_gate_word", w.bit_gate_word),
             ("work.ring_gate_word", w.ring_gate_word),
             ("work.linear_word", w.linear_word),
+            ("work.bit_io_word", w.bit_io_word),
+            ("work.ring_io_word", w.ring_io_word),
             ("work.garble_gate", w.garble_gate),
             ("work.evaluate_gate", w.evaluate_gate),
             ("work.clear_gate_word", w.clear_gate_word),

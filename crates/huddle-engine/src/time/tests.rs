@@ -21,6 +21,8 @@ fn instant() -> Rates {
             bit_gate_word: 0.0,
             ring_gate_word: 0.0,
             linear_word: 0.0,
+            bit_io_word: 0.0,
+            ring_io_word: 0.0,
             garble_gate: 0.0,
             evaluate_gate: 0.0,
             clear_gate_word: 0.0,
@@ -326,4 +328,55 @@ fn calibration_gives_finite_rates() {
     }
     assert!(rates.transport.memory.message > 0.0);
     assert!(rates.protocol.contains_key("trio") && rates.protocol.contains_key("bgw3"));
+}
+
+/// Online seconds `protocol` is predicted to take on one word (64
+/// instances) of `circuit`, a core per party, at `rates`.
+fn one_word(protocol: crate::Protocol, circuit: huddle_circuit::Circuit, rates: &Rates) -> f64 {
+    let run = crate::Run::builder(protocol)
+        .circuit(circuit)
+        .build()
+        .expect("a valid run");
+    run.predict_local(64, &crate::LocalNet::memory(), rates)
+        .expect("a prediction")
+        .online_seconds
+}
+
+/// An AND of `fan_in` inputs, its one output.
+fn and_of(fan_in: usize) -> huddle_circuit::Circuit {
+    let mut b = huddle_circuit::builder::Builder::boolean(fan_in);
+    let x = b.input("a", fan_in as u32);
+    let y = b.and_all(&x);
+    b.output("c", vec![y]);
+    b.finish()
+}
+
+/// Gate work is counted as the protocol computes: an l-input AND under
+/// mfi3 is a masked product per subset of at least two operands, 2^l - l
+/// - 1 of them (11 for l = 4, one for l = 2), not l - 1.
+#[test]
+fn an_mfi3_gate_costs_a_product_per_subset_of_its_operands() {
+    let mut rates = instant();
+    rates.cores = 3;
+    rates.work.bit_gate_word = 1e-3;
+    let mfi3 = crate::Protocol::Mfi3;
+    let two = one_word(mfi3, and_of(2), &rates);
+    let four = one_word(mfi3, and_of(4), &rates);
+    assert!(close(two, 1e-3), "{two}");
+    assert!(close(four, 11e-3), "{four}");
+}
+
+/// Every party shares every input wire's word and opens every output
+/// wire's: 4 inputs and 1 output of one word are 5 units of wire work.
+#[test]
+fn every_input_and_output_wire_costs_its_sharing_or_opening() {
+    let mut rates = instant();
+    rates.cores = 3;
+    rates.work.bit_io_word = 1e-3;
+    let t = one_word(crate::Protocol::Mfi3, and_of(4), &rates);
+    assert!(close(t, 5e-3), "{t}");
+    rates.work.bit_io_word = 0.0;
+    rates.work.ring_io_word = 1e-3;
+    let t = one_word(crate::Protocol::Mfi3, and_of(4), &rates);
+    assert!(close(t, 0.0), "a Boolean circuit has no ring wires: {t}");
 }

@@ -8,14 +8,14 @@
 //! each way (Section 2.2); the three keys of two words each.
 
 use super::{
-    dealt_words, distinct_operands, groups, term_holders, truncated, truncation, ClientAided,
-    DEALER,
+    dealt_elements, dealt_words, distinct_operands, groups, term_holders, truncated, truncation,
+    ClientAided, DEALER,
 };
 use crate::inputs::learns;
 use crate::options::Preprocess;
 use crate::sharing::convert::side_instances;
 use crate::sharing::cost::{evaluate, Dry, SharingCost};
-use crate::sharing::program::{Layer, Program, Step};
+use crate::sharing::program::{Layer, MulGate, Program, Step};
 use crate::sharing::InputValues;
 use huddle_circuit::Domain;
 use huddle_net::{PartyId, Phase};
@@ -45,6 +45,12 @@ impl ClientAided {
 }
 
 impl SharingCost for ClientAided {
+    /// An l-input gate's extended triple: a product per subset of at
+    /// least two operands, 2^l − l − 1.
+    fn gate_work(&self, gate: &MulGate) -> usize {
+        crate::sharing::cost::products(gate, dealt_elements(gate.fan_in()))
+    }
+
     /// P0 sends K01 to P1; the dealer sends K02 to P0 and K12 to P1.
     fn setup_cost(&mut self, ch: &mut Dry) {
         match self.me {

@@ -12,7 +12,7 @@ use crate::inputs::learns;
 use crate::options::Preprocess;
 use crate::sharing::convert::{side_instances, SplitJob};
 use crate::sharing::cost::{evaluate, Dry, SharingCost};
-use crate::sharing::program::{Layer, Program, Step};
+use crate::sharing::program::{Layer, MulGate, Program, Step};
 use crate::sharing::InputValues;
 use huddle_circuit::Domain;
 use huddle_net::{PartyId, Phase};
@@ -85,6 +85,10 @@ impl<V: Variant> Helper<V> {
 }
 
 impl<V: Variant> SharingCost for Helper<V> {
+    fn gate_work(&self, gate: &MulGate) -> usize {
+        V::gate_work(gate)
+    }
+
     /// P0 sends K01 to P1 and K02 to P2, two words each.
     fn setup_cost(&mut self, ch: &mut Dry) {
         match self.core.me {
