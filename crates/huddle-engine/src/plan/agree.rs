@@ -103,18 +103,9 @@ pub fn slowest(hosts: &[Rates]) -> Rates {
     let mut out = first.clone();
     for h in rest {
         out.cores = out.cores.min(h.cores);
-        let (w, v) = (&mut out.work, &h.work);
-        for (a, b) in [
-            (&mut w.bit_gate_word, v.bit_gate_word),
-            (&mut w.ring_gate_word, v.ring_gate_word),
-            (&mut w.linear_word, v.linear_word),
-            (&mut w.bit_io_word, v.bit_io_word),
-            (&mut w.ring_io_word, v.ring_io_word),
-            (&mut w.garble_gate, v.garble_gate),
-            (&mut w.evaluate_gate, v.evaluate_gate),
-            (&mut w.clear_gate_word, v.clear_gate_word),
-        ] {
-            *a = a.max(b);
+        for w in Work::ALL {
+            let a = out.work.of_mut(w);
+            *a = a.max(h.work.of(w));
         }
         let (t, u) = (&mut out.transport, &h.transport);
         for (a, b) in [

@@ -50,7 +50,7 @@ pub(crate) trait SharingCost: Sharing {
     /// of a dot product. Protocols whose l-input gates take a product per
     /// subset of operands say so.
     fn gate_work(&self, gate: &MulGate) -> usize {
-        products(gate, gate.fan_in().max(2) - 1)
+        two_input_products(gate)
     }
     /// A conversion step's split (protocols with conversions).
     fn split_cost(&mut self, _ch: &mut Dry, _job: &SplitJob) {}
@@ -363,6 +363,12 @@ pub(crate) fn products(gate: &MulGate, per_product: usize) -> usize {
     } else {
         per_product
     }
+}
+
+/// A gate's 2-input products: one per operand beyond the first, or one
+/// per pair of a dot product (the default [`SharingCost::gate_work`]).
+pub(crate) fn two_input_products(gate: &MulGate) -> usize {
+    products(gate, gate.fan_in().max(2) - 1)
 }
 
 /// The unit of sharing or opening one wire's word of `domain`.

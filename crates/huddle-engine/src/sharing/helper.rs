@@ -80,7 +80,7 @@ pub(crate) trait Variant {
     fn multiply_cost(core: &mut Core, ch: &mut Dry, layer: &Layer, w: usize);
     /// Units of gate work of one gate ([`SharingCost::gate_work`]).
     fn gate_work(gate: &MulGate) -> usize {
-        crate::sharing::cost::products(gate, gate.fan_in().max(2) - 1)
+        crate::sharing::cost::two_input_products(gate)
     }
 }
 

@@ -205,20 +205,32 @@ impl Default for Rates {
     }
 }
 
+impl WorkRates {
+    /// The rate of `work`: the one place a unit meets its field.
+    pub fn of_mut(&mut self, work: Work) -> &mut f64 {
+        match work {
+            Work::BitGateWord => &mut self.bit_gate_word,
+            Work::RingGateWord => &mut self.ring_gate_word,
+            Work::LinearWord => &mut self.linear_word,
+            Work::BitIoWord => &mut self.bit_io_word,
+            Work::RingIoWord => &mut self.ring_io_word,
+            Work::GarbleGate => &mut self.garble_gate,
+            Work::EvaluateGate => &mut self.evaluate_gate,
+            Work::ClearGateWord => &mut self.clear_gate_word,
+        }
+    }
+
+    /// Seconds of one unit of `work`.
+    pub fn of(&self, work: Work) -> f64 {
+        let mut copy = *self;
+        *copy.of_mut(work)
+    }
+}
+
 impl Rates {
     /// Seconds of one unit of `work`.
     pub fn seconds(&self, work: Work) -> f64 {
-        let w = &self.work;
-        match work {
-            Work::BitGateWord => w.bit_gate_word,
-            Work::RingGateWord => w.ring_gate_word,
-            Work::LinearWord => w.linear_word,
-            Work::BitIoWord => w.bit_io_word,
-            Work::RingIoWord => w.ring_io_word,
-            Work::GarbleGate => w.garble_gate,
-            Work::EvaluateGate => w.evaluate_gate,
-            Work::ClearGateWord => w.clear_gate_word,
-        }
+        self.work.of(work)
     }
 
     /// Seconds of one unit of `work` done by `protocol`: its own rate where
@@ -284,17 +296,11 @@ impl Rates {
         if self.cores == 0 {
             return Err("cores must be at least 1".into());
         }
-        let w = &self.work;
+        for work in Work::ALL {
+            check_rate(&format!("work.{}", work.name()), self.work.of(work))?;
+        }
         let t = &self.transport;
         let fields = [
-            ("work.bit_gate_word", w.bit_gate_word),
-            ("work.ring_gate_word", w.ring_gate_word),
-            ("work.linear_word", w.linear_word),
-            ("work.bit_io_word", w.bit_io_word),
-            ("work.ring_io_word", w.ring_io_word),
-            ("work.garble_gate", w.garble_gate),
-            ("work.evaluate_gate", w.evaluate_gate),
-            ("work.clear_gate_word", w.clear_gate_word),
             ("transport.memory.message", t.memory.message),
             ("transport.memory.byte", t.memory.byte),
             ("transport.memory.wake", t.memory.wake),
