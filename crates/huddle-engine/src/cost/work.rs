@@ -27,11 +27,26 @@ pub enum Work {
     BitIoWord,
     /// One ring input or output wire on one word, shared or opened.
     RingIoWord,
-    /// Garbling one AND gate of one instance: a party's share of the
-    /// garbled rows (offline and function-dependent phases).
+    /// Garbling one AND (or buffer) gate of one instance: a party's share
+    /// of the garbled rows (offline and function-dependent phases).
     GarbleGate,
-    /// Evaluating one garbled AND gate of one instance (online).
+    /// Garbling's handling of one instance, whatever its circuit: its
+    /// randomness drawn, its state allocated, its shares encoded
+    /// (offline and function-dependent phases).
+    GarbleInstance,
+    /// Garbling's handling of one wire of one instance: a party's keys
+    /// and λ share of it (offline and function-dependent phases; every
+    /// wire keeps its slot through every phase).
+    GarbleWire,
+    /// Evaluating one garbled AND (or buffer) gate of one instance
+    /// (online).
     EvaluateGate,
+    /// The online handling of one instance, whatever its circuit: its
+    /// keys loaded and its outputs decoded.
+    EvaluateInstance,
+    /// One step of the evaluator's walk over one instance: a free gate,
+    /// or the PRF batch of an AND layer.
+    EvaluateStep,
     /// One gate of the clear evaluation (the TTP) on one word of 64
     /// instances.
     ClearGateWord,
@@ -39,14 +54,18 @@ pub enum Work {
 
 impl Work {
     /// Every unit, in order.
-    pub const ALL: [Work; 8] = [
+    pub const ALL: [Work; 12] = [
         Work::BitGateWord,
         Work::RingGateWord,
         Work::LinearWord,
         Work::BitIoWord,
         Work::RingIoWord,
+        Work::GarbleInstance,
         Work::GarbleGate,
+        Work::GarbleWire,
+        Work::EvaluateInstance,
         Work::EvaluateGate,
+        Work::EvaluateStep,
         Work::ClearGateWord,
     ];
 
@@ -59,7 +78,11 @@ impl Work {
             Work::BitIoWord => "bit_io_word",
             Work::RingIoWord => "ring_io_word",
             Work::GarbleGate => "garble_gate",
+            Work::GarbleInstance => "garble_instance",
+            Work::GarbleWire => "garble_wire",
             Work::EvaluateGate => "evaluate_gate",
+            Work::EvaluateInstance => "evaluate_instance",
+            Work::EvaluateStep => "evaluate_step",
             Work::ClearGateWord => "clear_gate_word",
         }
     }

@@ -12,13 +12,15 @@
 //! replaces it for bgw2-mal, Section 4: no message); round 2 (BGW3 only,
 //! dependent) the degree reduction, A bit shares per instance and link;
 //! round 3 (dependent) every party sends the evaluator (4A + 2B)·k rows
-//! and, semi-honest, its output λ shares, 16 bytes each (Section 3.2).
+//! and, semi-honest, its output λ shares, 16 bytes each (Section 3.2), a
+//! few instances per message.
 //! Online (Figure 2): the masked inputs to the contributors, the
 //! contributors' input keys to the evaluator, and the output bits to every
 //! party (bgw2-mal: the output keys to each contributor, which confirm the
 //! bits to every party). What huddle adds: the pairwise zero-sharing seeds
 //! and PRSS's key setup (phase `setup`).
 
+use super::dependent::instances_per_message;
 use super::linear::{held_sets, outside, LinearChoice};
 use super::options::{Optimizations, Variant};
 use super::party::chunk_instances;
@@ -226,13 +228,18 @@ impl Model {
                 }
             }
         }
-        // Every party garbles its share of the rows before round 3.
-        s.work(Work::GarbleGate, (plan.ands * c) as f64);
-        // Round 3: the rows (and output λ shares) summed at the evaluator.
+        // Round 3: the rows (and output λ shares) summed at the evaluator,
+        // a few instances per message, each party garbling its share of
+        // them (over every wire's keys and λ) before it sends.
         let lambdas = if malicious { 0 } else { plan.output_wires() };
-        let row_bytes = 16 * (self.rows() + lambdas) as u64;
-        for _ in 0..c {
-            self.sum_at_evaluator(s, row_bytes);
+        let instance_bytes = 16 * (self.rows() + lambdas);
+        let per_message = instances_per_message(instance_bytes);
+        for first in (0..c).step_by(per_message) {
+            let g = per_message.min(c - first);
+            s.work(Work::GarbleInstance, g as f64);
+            s.work(Work::GarbleGate, (plan.garbled_gates() * g) as f64);
+            s.work(Work::GarbleWire, (plan.wires * g) as f64);
+            self.sum_at_evaluator(s, (g * instance_bytes) as u64);
         }
     }
 
@@ -304,7 +311,9 @@ impl Model {
         for p in 1..self.contributors {
             s.recv(p, keys);
         }
-        s.work(Work::EvaluateGate, (plan.ands * c) as f64);
+        s.work(Work::EvaluateInstance, c as f64);
+        s.work(Work::EvaluateGate, (plan.garbled_gates() * c) as f64);
+        s.work(Work::EvaluateStep, (plan.walk_steps() * c) as f64);
         if malicious {
             for j in 1..self.contributors {
                 s.send(j, 16 * outputs as u64);

@@ -73,7 +73,8 @@ pub(super) fn degree_reduction<T: Transport>(
 }
 
 /// Round 3: every party's additive share of the garbled rows (and output λ
-/// shares) summed at the evaluator, instance by instance. Returns the
+/// shares) summed at the evaluator, a few instances per message
+/// ([`instances_per_message`]). Returns the
 /// garbled circuit at the evaluator (empty elsewhere).
 pub(super) fn garbled_rows<T: Transport>(
     run: &Run,
@@ -95,7 +96,9 @@ pub(super) fn garbled_rows<T: Transport>(
     } = independent;
     let shamir = (!opts.reduced_complexity).then_some((&row_shares[..], &key_shares[..]));
     let mut scratch = RowScratch::default();
-    let mut rows_msg: Vec<u128> = Vec::with_capacity(rows_per_instance + plan.output_wires());
+    let per_instance = rows_per_instance + if malicious { 0 } else { plan.output_wires() };
+    let per_message = instances_per_message(16 * per_instance);
+    let mut rows_msg: Vec<u128> = Vec::with_capacity(per_message * per_instance);
     let mut rows: Vec<u128> = Vec::with_capacity(if me == EVALUATOR {
         instances * rows_per_instance
     } else {
@@ -116,16 +119,17 @@ pub(super) fn garbled_rows<T: Transport>(
             my_offset: my_offset[inst].0,
             shamir,
         };
-        rows_msg.clear();
+        let start = rows_msg.len();
         rows_of.push(&products[inst], &mut scratch, &mut rows_msg);
         // Zero masks: pairwise PRG streams drawn in the same order by both
         // ends, or the dealt sharings of round 1. Without zero sharing the
         // rows are (converted) Shamir shares of fresh random polynomials.
+        let instance_rows = &mut rows_msg[start..];
         if opts.zero_sharing() && opts.prg_zero_sharing {
-            apply_zero_masks(&mut rows_msg, zero);
+            apply_zero_masks(instance_rows, zero);
         } else if opts.zero_sharing() {
             let dealt = &dealt_zero[inst * rows_per_instance..(inst + 1) * rows_per_instance];
-            for (v, z) in rows_msg.iter_mut().zip(dealt) {
+            for (v, z) in instance_rows.iter_mut().zip(dealt) {
                 *v ^= z;
             }
         }
@@ -135,13 +139,21 @@ pub(super) fn garbled_rows<T: Transport>(
                 rows_msg.push((state.lambda[w as usize] * run.constants[me]).0);
             }
         }
-        // Instance by instance, so that only the evaluator holds the whole
-        // garbled circuit.
-        if sum_at_evaluator(net, &mut rows_msg, opts.hypercube)? {
-            let (sum, out_l) = rows_msg.split_at(rows_per_instance);
-            rows.extend_from_slice(sum);
-            output_lambdas.push(permutation_bits(out_l)?);
+        // A few instances per message, so that only the evaluator holds the
+        // whole garbled circuit and no small instance costs a message.
+        let first = inst - inst % per_message;
+        if (inst + 1) % per_message != 0 && inst + 1 < instances {
+            continue;
         }
+        if sum_at_evaluator(net, &mut rows_msg, opts.hypercube)? {
+            for k in 0..inst + 1 - first {
+                let instance = &rows_msg[k * per_instance..(k + 1) * per_instance];
+                let (sum, out_l) = instance.split_at(rows_per_instance);
+                rows.extend_from_slice(sum);
+                output_lambdas.push(permutation_bits(out_l)?);
+            }
+        }
+        rows_msg.clear();
     }
     std::mem::take(dealt_zero);
     let mut output_lambdas = output_lambdas.into_iter();
@@ -156,6 +168,15 @@ pub(super) fn garbled_rows<T: Transport>(
         state.lambda = Vec::new();
     }
     Ok(rows)
+}
+
+/// Instances whose garbled rows (of `instance_bytes` bytes each) go to
+/// the evaluator in one message of round 3: as many as fit in 256 KiB, at
+/// least one. Small circuits' instances would otherwise each pay a
+/// message, and the evaluator a wait for every one.
+pub(super) fn instances_per_message(instance_bytes: usize) -> usize {
+    const MESSAGE_BYTES: usize = 256 << 10;
+    (MESSAGE_BYTES / instance_bytes.max(1)).max(1)
 }
 
 /// Reconstructed output permutation bits, which must be bits.

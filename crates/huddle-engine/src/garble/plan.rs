@@ -175,6 +175,17 @@ impl Plan {
     pub(super) fn output_wires(&self) -> usize {
         self.outputs.iter().map(Vec::len).sum()
     }
+
+    /// Garbled gates: the AND gates and the buffer gates.
+    pub(super) fn garbled_gates(&self) -> usize {
+        self.ands + self.buffers
+    }
+
+    /// Steps of the evaluator's walk over one instance: every free gate
+    /// and every AND layer (buffer gates are garbled gates).
+    pub(super) fn walk_steps(&self) -> usize {
+        self.steps.len() - self.garbled_gates() + self.and_batches.len()
+    }
 }
 
 /// Size of the garbled circuit: 4 rows of one 16-byte key per contributor

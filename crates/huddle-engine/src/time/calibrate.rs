@@ -98,6 +98,7 @@ fn calibrate(size: Size) -> Result<Rates, RunError> {
     let boolean = layers(None, size.width, size.layers);
     let ring = layers(Some(RingWidth::W64), size.width / 4, size.layers);
     let linear = xors(size.width, size.layers * 8);
+    let tiny = xors(1, 1);
     let bits = 64 * size.words;
     // The general rates first (the reference protocols'), then each
     // protocol's own.
@@ -189,29 +190,55 @@ fn calibrate(size: Size) -> Result<Rates, RunError> {
                     rates.set_seconds_of(protocol, Work::RingGateWord, r);
                 }
             }
-            Family::Garbling(_) => {
-                // Garbling's chunks are instances: a small batch suffices.
-                let batch = (size.words / 8).max(1);
-                let r = fit(
-                    &rates,
-                    protocol,
-                    &boolean,
-                    batch,
-                    Work::GarbleGate,
-                    offline,
-                    size,
-                )?;
-                rates.set_seconds_of(protocol, Work::GarbleGate, r);
-                let r = fit(
-                    &rates,
-                    protocol,
-                    &boolean,
-                    batch,
-                    Work::EvaluateGate,
-                    online,
-                    size,
-                )?;
-                rates.set_seconds_of(protocol, Work::EvaluateGate, r);
+            Family::Garbling(variant) => {
+                // Per instance first (a probe of one XOR), then per wire
+                // and walk step (free gates only), then per garbled gate;
+                // each probe one chunk, so its phases follow each other as
+                // the model's script does.
+                // Each at most a few milliseconds of instances.
+                let units = [
+                    (
+                        &tiny,
+                        size.words,
+                        Work::GarbleInstance,
+                        Work::EvaluateInstance,
+                    ),
+                    (
+                        &linear,
+                        size.words / 8,
+                        Work::GarbleWire,
+                        Work::EvaluateStep,
+                    ),
+                    (
+                        &boolean,
+                        size.words / 8,
+                        Work::GarbleGate,
+                        Work::EvaluateGate,
+                    ),
+                ];
+                for (circuit, most, offline_work, online_work) in units {
+                    let run = Run::builder(protocol).circuit(circuit.clone()).build()?;
+                    let request = run.request();
+                    let chunk = crate::garble::chunk_of(
+                        variant,
+                        request.parties(),
+                        circuit,
+                        &request.options(),
+                    )?;
+                    let batch = chunk.min(most).max(1);
+                    let r = fit(
+                        &rates,
+                        protocol,
+                        circuit,
+                        batch,
+                        offline_work,
+                        offline,
+                        size,
+                    )?;
+                    rates.set_seconds_of(protocol, offline_work, r);
+                    let r = fit(&rates, protocol, circuit, batch, online_work, online, size)?;
+                    rates.set_seconds_of(protocol, online_work, r);
+                }
             }
         }
     }

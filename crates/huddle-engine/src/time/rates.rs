@@ -29,8 +29,12 @@ use std::collections::BTreeMap;
 /// linear_word = 1.6e-9
 /// bit_io_word = 1.4e-8   # an input or output wire's word, shared or opened
 /// ring_io_word = 1.5e-8
+/// garble_instance = 2e-5 # garbling's units are per instance
 /// garble_gate = 1e-7
+/// garble_wire = 1e-8
+/// evaluate_instance = 5e-6
 /// evaluate_gate = 3.3e-7
+/// evaluate_step = 1e-8
 /// clear_gate_word = 0.0
 /// [protocol.mfi3]        # a protocol's own, where it differs
 /// bit_gate_word = 2e-8
@@ -81,8 +85,20 @@ pub struct WorkRates {
     pub ring_io_word: f64,
     /// [`Work::GarbleGate`].
     pub garble_gate: f64,
+    /// [`Work::GarbleInstance`] (0 where a file omits it).
+    #[serde(default)]
+    pub garble_instance: f64,
+    /// [`Work::GarbleWire`] (0 where a file omits it).
+    #[serde(default)]
+    pub garble_wire: f64,
     /// [`Work::EvaluateGate`].
     pub evaluate_gate: f64,
+    /// [`Work::EvaluateInstance`] (0 where a file omits it).
+    #[serde(default)]
+    pub evaluate_instance: f64,
+    /// [`Work::EvaluateStep`] (0 where a file omits it).
+    #[serde(default)]
+    pub evaluate_step: f64,
     /// [`Work::ClearGateWord`].
     pub clear_gate_word: f64,
 }
@@ -134,19 +150,31 @@ impl Default for Rates {
     /// AVX-512, release build, nothing else running; each rate the median
     /// of three calibrations (2026-11-29), as the virtual machine's
     /// neighbours move single ones by up to 2.5x. A typical 2-core host;
-    /// calibrate for others. The TTP's clear gates, and garbling's share
-    /// of the garbled rows in BGW3 and BGW2, measured as nothing beyond
-    /// their messages' handling.
+    /// calibrate for others. The TTP's clear gates measured as nothing
+    /// beyond their messages' handling. Every garbling protocol has its
+    /// own rates, so the general garbling ones are never used.
     fn default() -> Rates {
         let own: &[(&str, Work, f64)] = &[
             ("astra", Work::BitGateWord, 5.25e-9),
             ("astra", Work::RingGateWord, 4.78e-9),
-            ("bgw2", Work::EvaluateGate, 3.18e-7),
-            ("bgw2", Work::GarbleGate, 0.0),
-            ("bgw2-mal", Work::EvaluateGate, 5.02e-8),
-            ("bgw2-mal", Work::GarbleGate, 1.66e-7),
-            ("bgw3", Work::EvaluateGate, 2.83e-7),
-            ("bgw3", Work::GarbleGate, 0.0),
+            ("bgw2", Work::EvaluateInstance, 5.39e-7),
+            ("bgw2", Work::EvaluateGate, 6.11e-8),
+            ("bgw2", Work::EvaluateStep, 6.92e-9),
+            ("bgw2", Work::GarbleInstance, 2.86e-6),
+            ("bgw2", Work::GarbleGate, 1.4e-7),
+            ("bgw2", Work::GarbleWire, 4.55e-9),
+            ("bgw2-mal", Work::EvaluateInstance, 2.5e-7),
+            ("bgw2-mal", Work::EvaluateGate, 6.15e-8),
+            ("bgw2-mal", Work::EvaluateStep, 2.78e-9),
+            ("bgw2-mal", Work::GarbleInstance, 6.29e-6),
+            ("bgw2-mal", Work::GarbleGate, 1.4e-7),
+            ("bgw2-mal", Work::GarbleWire, 7.15e-9),
+            ("bgw3", Work::EvaluateInstance, 4.43e-7),
+            ("bgw3", Work::EvaluateGate, 5.09e-8),
+            ("bgw3", Work::EvaluateStep, 6.92e-9),
+            ("bgw3", Work::GarbleInstance, 2.87e-6),
+            ("bgw3", Work::GarbleGate, 2.09e-7),
+            ("bgw3", Work::GarbleWire, 5.42e-9),
             ("ca2pc", Work::BitGateWord, 1.23e-8),
             ("ca2pc", Work::RingGateWord, 1.08e-8),
             ("fantastic4", Work::BitGateWord, 3.11e-8),
@@ -179,8 +207,12 @@ impl Default for Rates {
                 linear_word: 9.42e-10,
                 bit_io_word: 1.36e-8,
                 ring_io_word: 1.45e-8,
+                garble_instance: 0.0,
                 garble_gate: 9.86e-8,
+                garble_wire: 0.0,
+                evaluate_instance: 0.0,
                 evaluate_gate: 3.34e-7,
+                evaluate_step: 0.0,
                 clear_gate_word: 0.0,
             },
             transport: TransportsRates {
@@ -215,7 +247,11 @@ impl WorkRates {
             Work::BitIoWord => &mut self.bit_io_word,
             Work::RingIoWord => &mut self.ring_io_word,
             Work::GarbleGate => &mut self.garble_gate,
+            Work::GarbleInstance => &mut self.garble_instance,
+            Work::GarbleWire => &mut self.garble_wire,
             Work::EvaluateGate => &mut self.evaluate_gate,
+            Work::EvaluateInstance => &mut self.evaluate_instance,
+            Work::EvaluateStep => &mut self.evaluate_step,
             Work::ClearGateWord => &mut self.clear_gate_word,
         }
     }

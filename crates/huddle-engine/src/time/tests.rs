@@ -24,7 +24,11 @@ fn instant() -> Rates {
             bit_io_word: 0.0,
             ring_io_word: 0.0,
             garble_gate: 0.0,
+            garble_instance: 0.0,
+            garble_wire: 0.0,
+            evaluate_instance: 0.0,
             evaluate_gate: 0.0,
+            evaluate_step: 0.0,
             clear_gate_word: 0.0,
         },
         transport: TransportsRates {
@@ -379,4 +383,45 @@ fn every_input_and_output_wire_costs_its_sharing_or_opening() {
     rates.work.ring_io_word = 1e-3;
     let t = one_word(crate::Protocol::Mfi3, and_of(4), &rates);
     assert!(close(t, 0.0), "a Boolean circuit has no ring wires: {t}");
+}
+
+/// Garbling's work is per instance: for 10 instances of one 2-input AND,
+/// the evaluator's online work is 10 instances, 10 garbled gates and 20
+/// walk steps (the AND layer, and the copy of its result to the output
+/// wire); every party's preprocessing is 10 instances, 10 gates and 40
+/// wires (two inputs, the AND's, the output).
+#[test]
+fn garbling_counts_instances_gates_wires_and_walk_steps() {
+    let run = crate::Run::builder(crate::Protocol::Bgw3)
+        .circuit(and_of(2))
+        .build()
+        .expect("a valid run");
+    let units = [
+        (Work::EvaluateInstance, 10.0, 0.0),
+        (Work::EvaluateGate, 10.0, 0.0),
+        (Work::EvaluateStep, 20.0, 0.0),
+        (Work::GarbleInstance, 0.0, 10.0),
+        (Work::GarbleGate, 0.0, 10.0),
+        (Work::GarbleWire, 0.0, 40.0),
+    ];
+    for (work, online, preprocessing) in units {
+        let mut rates = instant();
+        rates.cores = 3;
+        *rates.work.of_mut(work) = 1e-3;
+        let p = run
+            .predict_local(10, &crate::LocalNet::memory(), &rates)
+            .expect("a prediction");
+        let phase = |name: &str| p.seconds.get(name).copied().unwrap_or(0.0);
+        let offline = phase("setup") + phase("offline") + phase("dependent");
+        assert!(
+            close(p.online_seconds, online * 1e-3),
+            "{}: {p:?}",
+            work.name()
+        );
+        assert!(
+            close(offline, preprocessing * 1e-3),
+            "{}: {p:?}",
+            work.name()
+        );
+    }
 }
