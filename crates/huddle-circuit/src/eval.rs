@@ -591,16 +591,26 @@ impl PlainEvaluator {
     }
 }
 
-/// Runs the program once over the arenas, with the fastest kernel the CPU offers.
+/// Runs the program once over the arenas, with the widest build of the
+/// kernel the process runs (`huddle_core::simd::kernels_in_use`).
 fn run(p: &Program, w: usize, bits: &mut [u64], ring: &mut [u64]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if huddle_core::simd::has_avx2() {
-            // SAFETY: the CPU supports AVX2, checked just above.
-            unsafe { run_avx2(p, w, bits, ring) };
-            return;
+        use huddle_core::simd::{kernels_in_use, Kernels};
+        match kernels_in_use() {
+            // SAFETY: `kernels_in_use` picks only a build the CPU supports.
+            Kernels::Avx512 => return unsafe { run_avx512(p, w, bits, ring) },
+            // SAFETY: as above.
+            Kernels::Avx2 => return unsafe { run_avx2(p, w, bits, ring) },
+            Kernels::Baseline => {}
         }
     }
+    run_kernel(p, w, bits, ring)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn run_avx512(p: &Program, w: usize, bits: &mut [u64], ring: &mut [u64]) {
     run_kernel(p, w, bits, ring)
 }
 

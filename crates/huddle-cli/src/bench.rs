@@ -593,8 +593,8 @@ fn ttp(
     let mut report = serde_json::Map::new();
     let mut lines = Vec::new();
     // Which build of the evaluator's kernel the timings are of.
-    let avx2 = huddle_core::simd::has_avx2();
-    report.insert("avx2".into(), json!(avx2));
+    let kernels = huddle_core::simd::kernels();
+    report.insert("vector_kernels".into(), json!(kernels));
 
     // 1. AND-only layers.
     let (width, layers, instances) = (256u32, 128u32, 1usize << 16);
@@ -690,10 +690,7 @@ fn ttp(
     }
     report.insert("parse".into(), Value::Object(parse));
 
-    let header = format!(
-        "huddle bench ttp (AVX2 kernel: {})",
-        if avx2 { "yes" } else { "no" }
-    );
+    let header = format!("huddle bench ttp (vector kernels: {kernels})");
     crate::stdout::print_report(as_json, &header, report, &lines)
 }
 

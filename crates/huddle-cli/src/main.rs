@@ -205,18 +205,10 @@ fn main() -> ExitCode {
             .cloned()
             .unwrap_or_default()
     };
-    let result = match cli.command {
-        Command::Circuit(cmd) => circuit_cmd::run(cmd),
-        Command::Bench(cmd) => bench::run(cmd),
-        Command::Demo => demo::run().map_err(Failure::other),
-        Command::Protocols(args) => protocols_cmd::run(args),
-        Command::Plan(args) => plan_cmd::run(args),
-        Command::Local(args) => run::local(args, &sub("local")),
-        Command::App(cmd) => app_cmd::run(cmd),
-        Command::Party(args) => run::party(args, &sub("party")),
-        Command::Deal(args) => run::deal(args),
-        Command::Certs(args) => net_cmd::certs(args),
-        Command::Net(NetCommand::Check(args)) => net_cmd::check(args),
+    let result = match huddle_core::simd::kernels_cap() {
+        // A misspelt build would otherwise time or test another one.
+        Err(cause) => Err(Failure::input(cause)),
+        Ok(_) => dispatch(cli.command, sub),
     };
     let code = match result {
         Ok(()) => 0,
@@ -228,6 +220,23 @@ fn main() -> ExitCode {
         }
     };
     exit_now(code)
+}
+
+/// Runs the command.
+fn dispatch(command: Command, sub: impl Fn(&str) -> clap::ArgMatches) -> Result<(), Failure> {
+    match command {
+        Command::Circuit(cmd) => circuit_cmd::run(cmd),
+        Command::Bench(cmd) => bench::run(cmd),
+        Command::Demo => demo::run().map_err(Failure::other),
+        Command::Protocols(args) => protocols_cmd::run(args),
+        Command::Plan(args) => plan_cmd::run(args),
+        Command::Local(args) => run::local(args, &sub("local")),
+        Command::App(cmd) => app_cmd::run(cmd),
+        Command::Party(args) => run::party(args, &sub("party")),
+        Command::Deal(args) => run::deal(args),
+        Command::Certs(args) => net_cmd::certs(args),
+        Command::Net(NetCommand::Check(args)) => net_cmd::check(args),
+    }
 }
 
 /// Ends the process once everything it wrote is out: the allocator's exit

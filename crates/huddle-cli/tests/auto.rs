@@ -6,14 +6,9 @@ mod common;
 
 use common::circuits::adder;
 use common::parties::{certs, parties_run};
-use common::run::{json_of, local, run};
+use common::run::{json_of, local, run, stderr};
 use common::temp_dir;
 use std::path::Path;
-use std::process::Output;
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Three 1-bit inputs, one per party, out = (a AND b, a, b, c): which
 /// input landed where shows in the output.

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::run::stderr;
 use common::temp_dir;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -13,10 +14,6 @@ fn huddle(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the huddle binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn read(p: &Path) -> Vec<u8> {

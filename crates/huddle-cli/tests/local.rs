@@ -6,7 +6,7 @@
 mod common;
 
 use common::circuits::{adder, generate, write_circuit};
-use common::run::{json_of, local, run};
+use common::run::{json_of, local, run, stderr};
 use common::temp_dir;
 
 #[test]
@@ -143,14 +143,16 @@ fn arithmetic_circuits_run_under_every_protocol() {
     }
 }
 
-/// The engine's loops are compiled twice, for AVX2 and for baseline x86-64,
-/// and picked at run time; `HUDDLE_NO_AVX2` picks the baseline. Both builds
-/// of every protocol of the secret-sharing engine agree with the plaintext evaluator
-/// (`--check` over every instance) on a Boolean and a ring circuit, and the
-/// report names the build that ran.
+/// The engine's loops are compiled once per instruction set (AVX-512,
+/// AVX2, baseline x86-64) and picked at run time; `HUDDLE_KERNELS` caps
+/// the build. Every build this CPU runs, of every protocol of the
+/// secret-sharing engine and the TTP, agrees with the plaintext evaluator
+/// (`--check` over every instance) on a Boolean and a ring circuit, and
+/// the report names the build that ran.
 #[test]
-fn both_builds_of_the_kernels_compute_what_the_plaintext_evaluator_does() {
+fn every_build_of_the_kernels_computes_what_the_plaintext_evaluator_does() {
     use huddle_circuit::random::{random_circuit, RandomCircuitSpec};
+    use huddle_core::simd::Kernels;
     use huddle_core::{Prg, RingWidth};
     let dir = temp_dir("kernels");
     let aes = dir.join("aes.txt");
@@ -161,33 +163,45 @@ fn both_builds_of_the_kernels_compute_what_the_plaintext_evaluator_does() {
     );
     let ring_path = dir.join("ring32.txt");
     write_circuit(&ring_path, &ring);
-    let cpu_avx2 = huddle_core::simd::cpu_has_avx2();
     let protocols = huddle_engine::Protocol::ALL.into_iter().filter(|p| {
         matches!(
             p.descriptor().family,
-            huddle_engine::protocol::Family::Sharing
+            huddle_engine::protocol::Family::Sharing | huddle_engine::protocol::Family::Clear
         )
     });
+    let builds = Kernels::ALL.into_iter().filter(|k| k.supported());
     for circuit in [&aes, &ring_path] {
         for protocol in protocols.clone().map(|p| p.name()) {
-            for baseline in [false, true] {
+            for build in builds.clone() {
                 let o = local(protocol)
-                    .env("HUDDLE_NO_AVX2", if baseline { "1" } else { "" })
+                    .env(huddle_core::simd::KERNELS_VAR, build.name())
                     .circuit(circuit)
                     .batch(200)
                     .check()
                     .json()
                     .output();
-                let what = format!("{protocol} on {} (baseline {baseline})", circuit.display());
+                let what = format!("{protocol} on {} ({})", circuit.display(), build.name());
                 let v = json_of(&o, &what);
                 assert_eq!(v["checked"], true, "{what}");
-                let build = if cpu_avx2 && !baseline {
-                    "avx2"
-                } else {
-                    "baseline"
-                };
-                assert_eq!(v["vector_kernels"], build, "{what}");
+                assert_eq!(v["vector_kernels"], build.name(), "{what}");
             }
         }
     }
+}
+
+/// A build of the kernels that does not exist is refused before anything
+/// runs (exit 2, naming the variable), not silently replaced: a user who
+/// misspells it would time or test another build.
+#[test]
+fn an_unknown_build_of_the_kernels_is_refused() {
+    let dir = temp_dir("kernels-unknown");
+    let aes = dir.join("aes.txt");
+    generate(&aes, &["aes128-expanded", "--fanin", "2"]);
+    let o = local("trio")
+        .env(huddle_core::simd::KERNELS_VAR, "avx1024")
+        .circuit(&aes)
+        .batch(1)
+        .output();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("HUDDLE_KERNELS"), "{}", stderr(&o));
 }

@@ -6,6 +6,7 @@
 mod common;
 
 use common::parties::{certs, spawn_parties};
+use common::run::stderr;
 use common::{bin, deploy_example, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -16,10 +17,6 @@ fn run(args: &[&str]) -> Output {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn ok(o: &Output, what: &str) {

@@ -128,6 +128,11 @@ pub fn run(args: &[&str]) -> Output {
     huddle().args(args).output().expect("run huddle")
 }
 
+/// What a finished command wrote to stderr.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 /// The JSON report of a command that must have succeeded (`what` names
 /// the run in a failure).
 pub fn json_of(o: &Output, what: &str) -> serde_json::Value {

@@ -129,10 +129,11 @@ fn run_conversion<P: Sharing>(
     Ok(())
 }
 
-/// One multiplication layer, where the CPU has AVX2 in a frame compiled for
-/// it: a protocol whose `multiply` and the kernels under it are
-/// `#[inline(always)]` gets 256-bit loops there, while the binary stays
-/// baseline x86-64 (no `target-cpu` needed to run it anywhere).
+/// One multiplication layer, in a frame compiled for the widest build of
+/// the kernels the process runs: a protocol whose `multiply` and the
+/// kernels under it are `#[inline(always)]` gets 512- or 256-bit loops
+/// there, while the binary stays baseline x86-64 (no `target-cpu` needed
+/// to run it anywhere).
 #[inline(always)]
 fn multiply_layer<P: Sharing, R: Arith>(
     protocol: &mut P,
@@ -142,10 +143,32 @@ fn multiply_layer<P: Sharing, R: Arith>(
     s: &mut Shares,
 ) -> Result<(), RunError> {
     #[cfg(target_arch = "x86_64")]
-    if huddle_core::simd::has_avx2() {
-        // SAFETY: the CPU supports AVX2, checked just above.
-        return unsafe { multiply_layer_avx2::<P, R>(protocol, ch, program, layer, s) };
+    {
+        use huddle_core::simd::{kernels_in_use, Kernels};
+        match kernels_in_use() {
+            Kernels::Avx512 => {
+                // SAFETY: `kernels_in_use` picks only a build the CPU supports.
+                return unsafe { multiply_layer_avx512::<P, R>(protocol, ch, program, layer, s) };
+            }
+            Kernels::Avx2 => {
+                // SAFETY: as above.
+                return unsafe { multiply_layer_avx2::<P, R>(protocol, ch, program, layer, s) };
+            }
+            Kernels::Baseline => {}
+        }
     }
+    protocol.multiply::<R>(ch, program, layer, s)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn multiply_layer_avx512<P: Sharing, R: Arith>(
+    protocol: &mut P,
+    ch: &mut Channel,
+    program: &Program,
+    layer: &Layer,
+    s: &mut Shares,
+) -> Result<(), RunError> {
     protocol.multiply::<R>(ch, program, layer, s)
 }
 

@@ -149,8 +149,9 @@ impl Shares {
         slots.iter().map(|&s| self.get(component, s)).collect()
     }
 
-    /// Applies a run of linear steps to every component, with the fastest
-    /// kernel the CPU offers; `rule` says where this party adds constants.
+    /// Applies a run of linear steps to every component, with the widest
+    /// build of the kernel the process runs; `rule` says where this party
+    /// adds constants.
     pub(super) fn apply_linear<R: Arith>(
         &mut self,
         steps: &[Linear],
@@ -159,12 +160,28 @@ impl Shares {
     ) {
         #[cfg(target_arch = "x86_64")]
         {
-            if huddle_core::simd::has_avx2() {
-                // SAFETY: the CPU supports AVX2, checked just above.
-                unsafe { self.apply_linear_avx2::<R>(steps, pool, rule) };
-                return;
+            use huddle_core::simd::{kernels_in_use, Kernels};
+            match kernels_in_use() {
+                // SAFETY: `kernels_in_use` picks only a build the CPU supports.
+                Kernels::Avx512 => {
+                    return unsafe { self.apply_linear_avx512::<R>(steps, pool, rule) }
+                }
+                // SAFETY: as above.
+                Kernels::Avx2 => return unsafe { self.apply_linear_avx2::<R>(steps, pool, rule) },
+                Kernels::Baseline => {}
             }
         }
+        self.apply_linear_kernel::<R>(steps, pool, rule)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn apply_linear_avx512<R: Arith>(
+        &mut self,
+        steps: &[Linear],
+        pool: &[u32],
+        rule: ConstantRule,
+    ) {
         self.apply_linear_kernel::<R>(steps, pool, rule)
     }
 
