@@ -77,30 +77,9 @@ mod setup;
 
 pub use deal::deal;
 pub use options::{Optimizations, Variant};
-pub(crate) use party::run_with_supply;
+pub(crate) use party::{chunk_of, run_with_supply};
 pub use plan::{buffer_gate_bytes, garbled_circuit_bytes, malicious_gate_counts};
 pub(crate) use setup::LinearSupply;
-
-/// Instances per chunk of a run of `variant` among `parties` parties on
-/// `circuit` with `options`: the most a run holds at once, and the most a
-/// run can have whose phases follow each other instead of overlapping
-/// chunk by chunk (what calibration's probes need).
-pub(crate) fn chunk_of(
-    variant: Variant,
-    parties: usize,
-    circuit: &huddle_circuit::Circuit,
-    options: &crate::RunOptions,
-) -> Result<usize, crate::error::RunError> {
-    let malicious = variant.is_malicious();
-    let plan = plan::Plan::new(circuit, parties, malicious)?;
-    let contributors = options.garble.contributors(variant, parties);
-    Ok(party::chunk_instances(
-        &plan,
-        contributors,
-        options,
-        malicious,
-    ))
-}
 
 use crate::descriptor::{Descriptor, Family, PartyRule, Security};
 use huddle_net::PartyId;

@@ -244,6 +244,22 @@ fn malicious_batch<T: Transport>(
     Ok(bits)
 }
 
+/// Instances per chunk of a run of `variant` among `parties` parties on
+/// `circuit` with `options`: the most a run holds at once, and the most a
+/// run can have whose phases follow each other instead of overlapping
+/// chunk by chunk (what calibration's probes need).
+pub(crate) fn chunk_of(
+    variant: Variant,
+    parties: usize,
+    circuit: &huddle_circuit::Circuit,
+    options: &crate::RunOptions,
+) -> Result<usize, crate::error::RunError> {
+    let malicious = variant.is_malicious();
+    let plan = Plan::new(circuit, parties, malicious)?;
+    let contributors = options.garble.contributors(variant, parties);
+    Ok(chunk_instances(&plan, contributors, options, malicious))
+}
+
 /// Whether the semi-honest evaluator evaluates a chunk on a second thread
 /// beside the next chunk's rounds (more than one thread).
 pub(super) fn overlaps(malicious: bool, options: &crate::RunOptions) -> bool {
