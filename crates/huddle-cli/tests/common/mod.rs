@@ -62,15 +62,26 @@ pub fn temp_file(name: &str, text: &str) -> (Scratch, PathBuf) {
 }
 
 /// `n` distinct ports the OS picked as free on 127.0.0.1: all bound at once,
-/// then released for the parties to listen on.
+/// then released for the parties to listen on. No port is handed out twice
+/// in one test process: once released, the OS may give the same port to a
+/// concurrent test, whose party would then answer this test's dialer (a
+/// foreign CA: "BadSignature") in the moment before the right party listens.
 pub fn os_ports(n: usize) -> Vec<u16> {
-    let listeners: Vec<_> = (0..n)
-        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("bind an OS-assigned port"))
-        .collect();
-    listeners
-        .iter()
-        .map(|l| l.local_addr().expect("addr").port())
-        .collect()
+    static HANDED_OUT: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut handed_out = HANDED_OUT.lock().unwrap_or_else(|e| e.into_inner());
+    // Held until every port is picked, so the OS gives each one only once.
+    let mut held = Vec::new();
+    let mut ports = Vec::with_capacity(n);
+    while ports.len() < n {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind an OS-assigned port");
+        let port = l.local_addr().expect("addr").port();
+        if !handed_out.contains(&port) {
+            handed_out.push(port);
+            ports.push(port);
+        }
+        held.push(l);
+    }
+    ports
 }
 
 /// Gives every party of a parties file a fresh OS-assigned port.
