@@ -78,6 +78,86 @@ impl<W: Write> FrameWriter<W> {
     }
 }
 
+/// A sink that can also take bytes without blocking. What a protocol
+/// thread writes itself (see `Outbound::deliver`) must never wait on a peer
+/// that is not reading: whatever the sink does not take at once is left to
+/// the link's writer thread.
+pub(crate) trait WriteNow: Write + Send {
+    /// Writes what the sink takes at once from `buf`, without blocking:
+    /// the bytes taken (0 where it would block).
+    fn write_now(&mut self, buf: &[u8]) -> io::Result<usize>;
+    /// Whether bytes it took are still held back until a (blocking) flush.
+    fn backlog(&self) -> bool;
+}
+
+impl<W: WriteNow> FrameWriter<W> {
+    /// Writes whatever was gathered and one small frame (below
+    /// [`DIRECT_BYTES`]) without blocking; whether all of it left. What did
+    /// not leave stays queued in order until [`flush`](Self::flush).
+    pub(crate) fn frame_now(&mut self, payload: &[u8]) -> io::Result<bool> {
+        let header = frame_header(payload)?;
+        self.gathered.extend_from_slice(&header);
+        self.gathered.extend_from_slice(payload);
+        let taken = self.inner.write_now(&self.gathered)?;
+        self.gathered.drain(..taken);
+        Ok(self.gathered.is_empty() && !self.inner.backlog())
+    }
+}
+
+impl WriteNow for Box<dyn WriteNow> {
+    fn write_now(&mut self, buf: &[u8]) -> io::Result<usize> {
+        (**self).write_now(buf)
+    }
+    fn backlog(&self) -> bool {
+        (**self).backlog()
+    }
+}
+
+/// Sends what the kernel takes at once from `buf` on `socket`, without
+/// blocking (the socket itself stays blocking for the link's threads).
+pub(crate) fn send_now(socket: &std::net::TcpStream, buf: &[u8]) -> io::Result<usize> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        loop {
+            // SAFETY: `buf` is valid for `buf.len()` bytes for the whole
+            // call, and the descriptor is the socket's, open while it lives.
+            let sent = unsafe {
+                libc::send(
+                    socket.as_raw_fd(),
+                    buf.as_ptr().cast(),
+                    buf.len(),
+                    libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+                )
+            };
+            if let Ok(n) = usize::try_from(sent) {
+                return Ok(n);
+            }
+            let e = io::Error::last_os_error();
+            match e.kind() {
+                io::ErrorKind::WouldBlock => return Ok(0),
+                io::ErrorKind::Interrupted => continue,
+                _ => return Err(e),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        // No non-blocking send here: everything goes through the writer thread.
+        let _ = (socket, buf);
+        Ok(0)
+    }
+}
+
+impl WriteNow for std::net::TcpStream {
+    fn write_now(&mut self, buf: &[u8]) -> io::Result<usize> {
+        send_now(self, buf)
+    }
+    fn backlog(&self) -> bool {
+        false
+    }
+}
+
 /// `Write::write_all_vectored`, which is not stable yet.
 fn write_all_vectored(w: &mut impl Write, mut parts: &mut [IoSlice<'_>]) -> io::Result<()> {
     IoSlice::advance_slices(&mut parts, 0);

@@ -412,7 +412,15 @@ impl rustls::server::danger::ClientCertVerifier for Pinned {
 
 struct Shared {
     conn: Mutex<Connection>,
-    socket_writer: Mutex<TcpStream>,
+    wire: Mutex<Wire>,
+}
+
+/// The socket's writing side: records leave in the order the connection
+/// made them (their sequence numbers), so records a non-blocking write left
+/// behind go first.
+struct Wire {
+    socket: TcpStream,
+    unsent: Vec<u8>,
 }
 
 fn poisoned<T>(_: T) -> io::Error {
@@ -420,23 +428,36 @@ fn poisoned<T>(_: T) -> io::Error {
 }
 
 impl Shared {
-    /// Sends whatever TLS records the connection has queued. Called with the
-    /// connection locked; takes the socket lock before releasing it.
+    /// Sends whatever TLS records the connection has queued, blocking until
+    /// they left, or (`now`) what the socket takes at once, keeping the
+    /// rest for the next send. Called with the connection locked; takes the
+    /// socket lock before releasing it.
     fn send_queued(
         &self,
         mut conn: std::sync::MutexGuard<'_, Connection>,
         scratch: &mut Vec<u8>,
+        now: bool,
     ) -> io::Result<()> {
         scratch.clear();
         while conn.wants_write() {
             conn.write_tls(scratch)?;
         }
         if scratch.is_empty() {
+            // Nothing new: the reader must not wait on a writer's long write.
             return Ok(());
         }
-        let mut sock = self.socket_writer.lock().map_err(poisoned)?;
+        let mut wire = self.wire.lock().map_err(poisoned)?;
         drop(conn);
-        sock.write_all(scratch)
+        let Wire { socket, unsent } = &mut *wire;
+        unsent.extend_from_slice(scratch);
+        if now {
+            let sent = crate::frame::send_now(socket, unsent)?;
+            unsent.drain(..sent);
+            return Ok(());
+        }
+        socket.write_all(unsent)?;
+        unsent.clear();
+        Ok(())
     }
 }
 
@@ -462,7 +483,10 @@ pub(crate) fn split(mut conn: Connection, socket: TcpStream) -> io::Result<(TlsR
     conn.set_buffer_limit(Some(4 << 20));
     let shared = Arc::new(Shared {
         conn: Mutex::new(conn),
-        socket_writer: Mutex::new(socket.try_clone()?),
+        wire: Mutex::new(Wire {
+            socket: socket.try_clone()?,
+            unsent: Vec::new(),
+        }),
     });
     let reader = TlsReader {
         shared: shared.clone(),
@@ -499,7 +523,7 @@ impl Read for TlsReader {
                 conn.process_new_packets()
                     .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("TLS: {e}")))?;
                 // E.g. the answer to a key update the peer asked for.
-                self.shared.send_queued(conn, &mut self.scratch)?;
+                self.shared.send_queued(conn, &mut self.scratch, false)?;
                 continue;
             }
             if self.eof {
@@ -527,7 +551,7 @@ impl Write for TlsWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut conn = self.shared.conn.lock().map_err(poisoned)?;
         let n = conn.writer().write(buf)?;
-        self.shared.send_queued(conn, &mut self.scratch)?;
+        self.shared.send_queued(conn, &mut self.scratch, false)?;
         Ok(n)
     }
 
@@ -536,12 +560,33 @@ impl Write for TlsWriter {
     fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
         let mut conn = self.shared.conn.lock().map_err(poisoned)?;
         let n = conn.writer().write_vectored(bufs)?;
-        self.shared.send_queued(conn, &mut self.scratch)?;
+        self.shared.send_queued(conn, &mut self.scratch, false)?;
         Ok(n)
     }
 
+    /// Sends the records a non-blocking write left behind.
     fn flush(&mut self) -> io::Result<()> {
+        let mut wire = self.shared.wire.lock().map_err(poisoned)?;
+        let Wire { socket, unsent } = &mut *wire;
+        socket.write_all(unsent)?;
+        unsent.clear();
         Ok(())
+    }
+}
+
+impl crate::frame::WriteNow for TlsWriter {
+    fn write_now(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut conn = self.shared.conn.lock().map_err(poisoned)?;
+        let taken = conn.writer().write(buf)?;
+        self.shared.send_queued(conn, &mut self.scratch, true)?;
+        Ok(taken)
+    }
+
+    fn backlog(&self) -> bool {
+        self.shared
+            .wire
+            .lock()
+            .map_or(true, |w| !w.unsent.is_empty())
     }
 }
 
@@ -550,7 +595,7 @@ impl Drop for TlsWriter {
         // Tell the peer we are done, so it sees a clean end rather than a cut.
         if let Ok(mut conn) = self.shared.conn.lock() {
             conn.send_close_notify();
-            let _ = self.shared.send_queued(conn, &mut self.scratch);
+            let _ = self.shared.send_queued(conn, &mut self.scratch, false);
         }
     }
 }

@@ -515,6 +515,49 @@ fn a_full_inbox_taken_late_is_not_silence() {
     }
 }
 
+/// A protocol thread writes small messages to the socket itself, but never
+/// blocks on a peer that does not read: with the peer's inbox full (above
+/// its 64 MiB budget) and the socket's buffers too, every send still
+/// returns, and everything arrives in order, the large messages (left to
+/// the writer thread) among the small ones.
+#[test]
+fn sends_never_block_on_a_peer_that_does_not_read_and_arrive_in_order() {
+    const MESSAGES: usize = 1500;
+    let size = |i: usize| if i % 100 == 99 { 100 << 10 } else { 60_000 };
+    let content = |i: usize| -> Vec<u8> { (0..size(i)).map(|j| (i * 7 + j) as u8).collect() };
+    for kind in ["tcp", "tls"] {
+        let (all_sent, sent) = std::sync::mpsc::channel::<()>();
+        let (all_sent, sent) = (std::sync::Mutex::new(all_sent), std::sync::Mutex::new(sent));
+        let nets = networks(kind, 2, NetProfile::lan(), Duration::from_secs(30));
+        run(nets, |mut net| {
+            if net.party() == 0 {
+                for i in 0..MESSAGES {
+                    net.send(1, content(i)).expect("send");
+                }
+                all_sent.lock().expect("lock").send(()).expect("signal");
+                net.recv(1, 1).expect("ack");
+            } else {
+                // Only a guard against a hang: a blocked sender never signals.
+                let signal = sent
+                    .lock()
+                    .expect("lock")
+                    .recv_timeout(Duration::from_secs(120));
+                assert!(
+                    signal.is_ok(),
+                    "{kind}: a send blocked on a peer that does not read"
+                );
+                for i in 0..MESSAGES {
+                    assert!(
+                        net.recv(0, size(i)).expect("queued message") == content(i),
+                        "{kind}: message {i}"
+                    );
+                }
+                net.send(0, vec![1]).expect("ack");
+            }
+        });
+    }
+}
+
 /// The emulator never delivers before the profile allows: round trips take
 /// at least the RTT and bulk data arrives no faster than the bandwidth. Only
 /// these bounds are asserted (load can only slow a run down); how close runs

@@ -44,6 +44,8 @@ pub struct Network {
     settled: Vec<(String, crate::Value)>,
     /// Who plays which role (see [`Network::play_roles`]).
     pub(crate) seats: Option<Seats>,
+    /// Counts this party among the process's (see [`super::spin`]).
+    _party: super::spin::Party,
 }
 
 impl Network {
@@ -319,10 +321,17 @@ impl Network {
         let link = self.link(from)?;
         let start = Instant::now();
         let mut waiting = None;
+        // A reply is often due within microseconds: look for it before
+        // parking, which would cost a wake-up as long as the round trip.
+        let mut spun = super::spin::until_ready(|| link.inbox.try_recv().ok());
         let delivery = loop {
             // Short slices, so the alarm and the deadline are looked at often.
             let slice = timeout.min(ALARM_POLL);
-            match link.inbox.recv_timeout(slice) {
+            let got = match spun.take() {
+                Some(item) => Ok(item),
+                None => link.inbox.recv_timeout(slice),
+            };
+            match got {
                 Ok(Ok(d)) => break d,
                 // Report the first failure of the run (its root cause): a peer
                 // that aborts because another one crashed names the crashed one here.
@@ -407,6 +416,7 @@ impl Network {
             traffic: None,
             settled: Vec::new(),
             seats: None,
+            _party: super::spin::Party::new(),
         }
     }
 

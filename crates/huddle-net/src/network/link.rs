@@ -5,6 +5,7 @@
 
 use super::alarm::Alarm;
 use super::error::NetError;
+use crate::frame::{FrameWriter, WriteNow, DIRECT_BYTES};
 use crate::liveness::Liveness;
 use crate::profile::Shaper;
 use crate::waits::Board;
@@ -26,6 +27,8 @@ pub(crate) type Inbound = Result<Delivery, NetError>;
 /// What a socket link's writer thread is asked to do.
 pub(crate) enum Outgoing {
     Message(Delivery),
+    /// Finish writing what the protocol thread's own write left behind.
+    Flush,
     /// The endpoint is closing: the last frame to write, then stop.
     End(Ending),
 }
@@ -40,31 +43,79 @@ pub(crate) enum Ending {
     Abort { culprit: PartyId, reason: Arc<str> },
 }
 
+/// A socket link's writing end, shared by its writer thread and the
+/// protocol thread: a small message leaves from the protocol thread itself
+/// when nothing is queued before it (a hop to the writer thread costs a
+/// wake-up, as long as a LAN round trip).
+pub(crate) struct SocketWriter {
+    pub(crate) frames: Mutex<FrameWriter<Box<dyn WriteNow>>>,
+    /// Items handed to the writer thread and not yet framed by it: while
+    /// any is, later messages queue behind it, so they leave in order.
+    pub(crate) queued: AtomicUsize,
+}
+
 #[derive(Clone)]
 pub(crate) enum Outbound {
     /// In-memory: straight into the peer's queue.
     Direct(Sender<Inbound>),
-    /// Sockets: to this link's writer thread.
+    /// Sockets: written at once where that cannot block, else by this
+    /// link's writer thread.
     Writer {
         queue: Sender<Outgoing>,
         failure: Arc<Mutex<Option<NetError>>>,
+        writer: Arc<SocketWriter>,
     },
 }
 
 impl Outbound {
-    /// Hands `delivery` to the peer's queue or the link's writer.
+    /// Hands `delivery` to the peer's queue or the link's socket.
     pub(crate) fn deliver(&self, to: PartyId, delivery: Delivery) -> Result<(), NetError> {
         match self {
             Outbound::Direct(tx) => tx
                 .send(Ok(delivery))
                 .map_err(|_| NetError::Disconnected { peer: to }),
-            Outbound::Writer { queue, failure } => {
-                match failure.lock().ok().and_then(|f| f.clone()) {
-                    Some(e) => Err(e),
-                    None => queue
-                        .send(Outgoing::Message(delivery))
-                        .map_err(|_| NetError::Disconnected { peer: to }),
+            Outbound::Writer {
+                queue,
+                failure,
+                writer,
+            } => {
+                if let Some(e) = failure.lock().ok().and_then(|f| f.clone()) {
+                    return Err(e);
                 }
+                let gone = |_| NetError::Disconnected { peer: to };
+                let to_thread = |d: Delivery| {
+                    writer.queued.fetch_add(1, Ordering::AcqRel);
+                    queue.send(Outgoing::Message(d)).map_err(gone)
+                };
+                if delivery.visible_at.is_some() || delivery.data.len() >= DIRECT_BYTES {
+                    return to_thread(delivery);
+                }
+                // The writer thread busy (a large write, a liveness frame) or
+                // holding messages of ours: queue behind them.
+                let mut frames = match writer.frames.try_lock() {
+                    Ok(f) if writer.queued.load(Ordering::Acquire) == 0 => f,
+                    _ => return to_thread(delivery),
+                };
+                match frames.frame_now(&delivery.data) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        writer.queued.fetch_add(1, Ordering::AcqRel);
+                        drop(frames);
+                        queue.send(Outgoing::Flush).map_err(gone)?;
+                    }
+                    Err(e) => {
+                        let e = NetError::Link {
+                            peer: to,
+                            cause: e.to_string(),
+                        };
+                        if let Ok(mut f) = failure.lock() {
+                            f.get_or_insert(e.clone());
+                        }
+                        return Err(e);
+                    }
+                }
+                crate::pool::recycle(delivery.data);
+                Ok(())
             }
         }
     }

@@ -31,6 +31,7 @@ mod link;
 mod memory;
 mod record;
 mod seats;
+mod spin;
 mod stamp;
 mod stream;
 

@@ -8,17 +8,18 @@ use super::alarm::Alarm;
 use super::error::NetError;
 use super::link::{
     Delivery, Ending, Inbound, InboxBudget, LinkLimits, LinkParts, Outbound, Outgoing, Shutdown,
+    SocketWriter,
 };
 use crate::frame::{
-    abort_frame, goodbye_frame, live_frame, read_frame_direct, FrameError, FrameWriter,
+    abort_frame, goodbye_frame, live_frame, read_frame_direct, FrameError, FrameWriter, WriteNow,
 };
 use crate::liveness::{Heard, Liveness, LIVENESS_EVERY};
 use crate::waits::Board;
 use crate::PartyId;
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 /// Starts the writer and reader threads of a socket link to `peer`, in a
@@ -27,7 +28,7 @@ pub(crate) fn stream_link(
     peer: PartyId,
     parties: usize,
     reader: impl Read + Send + 'static,
-    writer: impl Write + Send + 'static,
+    writer: impl WriteNow + 'static,
     shutdown: Shutdown,
     (alarm, board): (Arc<Alarm>, Arc<Board>),
     limits: LinkLimits,
@@ -36,11 +37,18 @@ pub(crate) fn stream_link(
     let failure = Arc::new(Mutex::new(None));
     let failed = failure.clone();
     let reports = board.clone();
+    let socket_writer = Arc::new(SocketWriter {
+        frames: Mutex::new(FrameWriter::new(
+            Box::new(writer) as Box<dyn WriteNow>,
+            limits.buffer_bytes,
+        )),
+        queued: AtomicUsize::new(0),
+    });
+    let shared_writer = socket_writer.clone();
     let writer = std::thread::Builder::new()
         .name(format!("huddle-send-{peer}"))
         .spawn(move || {
-            let mut w = FrameWriter::new(writer, limits.buffer_bytes);
-            if let Err(e) = write_loop(&mut w, &outgoing, &reports) {
+            if let Err(e) = write_loop(&shared_writer, &outgoing, &reports) {
                 if let Ok(mut f) = failed.lock() {
                     *f = Some(NetError::Link {
                         peer,
@@ -144,7 +152,11 @@ pub(crate) fn stream_link(
             }
         })?;
     Ok(LinkParts {
-        out: Outbound::Writer { queue, failure },
+        out: Outbound::Writer {
+            queue,
+            failure,
+            writer: socket_writer,
+        },
         peer_alarm: None,
         inbox,
         writer: Some(writer),
@@ -164,52 +176,65 @@ fn is_disconnect(e: &std::io::Error) -> bool {
     )
 }
 
+/// A link's frames, locked for the writer thread.
+fn lock(w: &SocketWriter) -> std::io::Result<MutexGuard<'_, FrameWriter<Box<dyn WriteNow>>>> {
+    w.frames
+        .lock()
+        .map_err(|_| std::io::Error::other("the link's writer was poisoned by a panic"))
+}
+
 /// Writes queued messages, flushing whenever the queue runs dry so that a
 /// round's messages leave in as few writes as possible; ends with the
 /// endpoint's goodbye or abort frame. Whenever it has had nothing to write
 /// for [`LIVENESS_EVERY`] (the queue idle, or a message held back by link
-/// emulation), it writes a liveness frame.
-fn write_loop<W: Write>(
-    w: &mut FrameWriter<W>,
+/// emulation), it writes a liveness frame. The lock on the frames is held
+/// only while writing, so the protocol thread can write in between.
+fn write_loop(
+    writer: &SocketWriter,
     queue: &Receiver<Outgoing>,
     board: &Board,
 ) -> std::io::Result<()> {
-    let mut next = next_or_live(w, queue, board)?;
+    let mut next = next_or_live(writer, queue, board)?;
     while let Some(item) = next.take() {
         match item {
             Outgoing::Message(d) => {
                 if let Some(at) = d.visible_at {
-                    hold_until(w, at, board)?;
+                    hold_until(writer, at, board)?;
                 }
-                w.frame(&d.data)?;
+                lock(writer)?.frame(&d.data)?;
+                writer.queued.fetch_sub(1, Ordering::AcqRel);
                 crate::pool::recycle(d.data);
             }
+            Outgoing::Flush => {
+                lock(writer)?.flush()?;
+                writer.queued.fetch_sub(1, Ordering::AcqRel);
+            }
             Outgoing::End(Ending::Goodbye) => {
-                w.control(&goodbye_frame());
+                lock(writer)?.control(&goodbye_frame());
                 break;
             }
             Outgoing::End(Ending::Abort { culprit, reason }) => {
-                w.control(&abort_frame(culprit as u32, &reason));
+                lock(writer)?.control(&abort_frame(culprit as u32, &reason));
                 break;
             }
         }
         next = match queue.try_recv() {
             Ok(item) => Some(item),
             Err(TryRecvError::Empty) => {
-                w.flush()?;
-                next_or_live(w, queue, board)?
+                lock(writer)?.flush()?;
+                next_or_live(writer, queue, board)?
             }
             Err(TryRecvError::Disconnected) => None,
         };
     }
-    w.flush()
+    lock(writer)?.flush()
 }
 
 /// The next item of `queue`, sending a liveness frame every
 /// [`LIVENESS_EVERY`] until it comes; `None` once the queue is closed.
 /// Everything written has left: the frames say the writer is idle.
-fn next_or_live<W: Write>(
-    w: &mut FrameWriter<W>,
+fn next_or_live(
+    writer: &SocketWriter,
     queue: &Receiver<Outgoing>,
     board: &Board,
 ) -> std::io::Result<Option<Outgoing>> {
@@ -217,6 +242,7 @@ fn next_or_live<W: Write>(
         match queue.recv_timeout(LIVENESS_EVERY) {
             Ok(item) => return Ok(Some(item)),
             Err(RecvTimeoutError::Timeout) => {
+                let mut w = lock(writer)?;
                 w.control(&live_frame(&board.report(true)));
                 w.flush()?;
             }
@@ -228,15 +254,16 @@ fn next_or_live<W: Write>(
 /// Link emulation: waits until `at`, when the next message becomes
 /// visible, sending liveness frames meanwhile (they are not shaped, and say
 /// the writer is not idle: a message is on its way).
-fn hold_until<W: Write>(w: &mut FrameWriter<W>, at: Instant, board: &Board) -> std::io::Result<()> {
+fn hold_until(writer: &SocketWriter, at: Instant, board: &Board) -> std::io::Result<()> {
     let mut now = Instant::now();
     if at > now {
-        w.flush()?;
+        lock(writer)?.flush()?;
     }
     while at > now {
         std::thread::sleep((at - now).min(LIVENESS_EVERY));
         now = Instant::now();
         if at > now {
+            let mut w = lock(writer)?;
             w.control(&live_frame(&board.report(false)));
             w.flush()?;
         }
