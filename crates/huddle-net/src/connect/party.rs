@@ -174,7 +174,21 @@ pub(super) fn connect_with_listener(
         (alarm, Some(board)),
     );
     net.set_settled(settled);
+    net.share_host_with(parties_on_host(config, me));
     Ok(net)
+}
+
+/// How many parties of `config` run on party `me`'s host (itself counted):
+/// the same host name, or loopback addresses both.
+fn parties_on_host(config: &crate::config::NetworkConfig, me: PartyId) -> usize {
+    let loopback =
+        |h: &str| h == "localhost" || h.parse::<std::net::IpAddr>().is_ok_and(|a| a.is_loopback());
+    let mine = config.parties[me].host.as_str();
+    config
+        .parties
+        .iter()
+        .filter(|p| p.host == mine || (loopback(&p.host) && loopback(mine)))
+        .count()
 }
 
 #[cfg(test)]
@@ -186,6 +200,22 @@ mod tests {
     use crate::connect::{ConnectOptions, Transport};
     use crate::tls::{TlsIdentity, Trust};
     use std::time::Duration;
+
+    #[test]
+    fn parties_on_a_host_are_those_of_its_name_or_all_on_loopback() {
+        let (mut config, _listeners) = setup(4);
+        assert_eq!(super::parties_on_host(&config, 0), 4);
+        let hosts = ["10.0.0.1", "10.0.0.1", "localhost", "::1"];
+        for (p, h) in config.parties.iter_mut().zip(hosts) {
+            p.host = h.into();
+        }
+        let counts: Vec<usize> = (0..4)
+            .map(|me| super::parties_on_host(&config, me))
+            .collect();
+        assert_eq!(counts, [2, 2, 2, 2]);
+        config.parties[1].host = "10.0.0.2".into();
+        assert_eq!(super::parties_on_host(&config, 0), 1);
+    }
 
     /// Options for a party that pins every certificate of `pki` and presents party `creds_of`'s.
     fn pinned(pki: &DevPki, creds_of: usize) -> ConnectOptions {

@@ -45,7 +45,7 @@ pub struct Network {
     /// Who plays which role (see [`Network::play_roles`]).
     pub(crate) seats: Option<Seats>,
     /// Counts this party among the process's (see [`super::spin`]).
-    _party: super::spin::Party,
+    party_here: super::spin::Party,
 }
 
 impl Network {
@@ -416,8 +416,13 @@ impl Network {
             traffic: None,
             settled: Vec::new(),
             seats: None,
-            _party: super::spin::Party::new(),
+            party_here: super::spin::Party::new(),
         }
+    }
+
+    /// This party's host runs `parties` parties of the run (see [`super::spin`]).
+    pub(crate) fn share_host_with(&mut self, parties: usize) {
+        self.party_here.share_host_with(parties);
     }
 
     pub(crate) fn set_settled(&mut self, settled: Vec<(String, crate::Value)>) {

@@ -2,9 +2,10 @@
 //! wake-up (tens of microseconds on a VM) when its message comes: as much
 //! as a whole round trip on a LAN. Looking for the message for a short
 //! while first saves it, but only where cores are free: not at all while
-//! this process runs more parties than it may use cores (their work needs
-//! every core), and at most one thread fewer than the cores at once, so a
-//! spinning thread never takes the core the reply's producer needs.
+//! this process, or the host of one of its parties, runs more parties than
+//! the process may use cores (their work needs every core), and at most one
+//! thread fewer than the cores at once, so a spinning thread never takes
+//! the core the reply's producer needs.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -19,19 +20,37 @@ static SPINNING: AtomicUsize = AtomicUsize::new(0);
 /// Parties (endpoints of a run) alive in this process.
 static PARTIES: AtomicUsize = AtomicUsize::new(0);
 
+/// Parties alive in this process whose hosts run more parties, in this
+/// process or others, than this process may use cores.
+static CROWDED: AtomicUsize = AtomicUsize::new(0);
+
 /// A party of this process, counted while it lives.
-pub(crate) struct Party(());
+pub(crate) struct Party {
+    crowded: bool,
+}
 
 impl Party {
     pub(crate) fn new() -> Party {
         PARTIES.fetch_add(1, Ordering::AcqRel);
-        Party(())
+        Party { crowded: false }
+    }
+
+    /// Its host runs `parties` parties of the run (processes of their own
+    /// too, which this process cannot see otherwise).
+    pub(crate) fn share_host_with(&mut self, parties: usize) {
+        if parties > cores() && !self.crowded {
+            self.crowded = true;
+            CROWDED.fetch_add(1, Ordering::AcqRel);
+        }
     }
 }
 
 impl Drop for Party {
     fn drop(&mut self) {
         PARTIES.fetch_sub(1, Ordering::AcqRel);
+        if self.crowded {
+            CROWDED.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }
 
@@ -53,7 +72,10 @@ fn allowed(parties: usize, cores: usize) -> usize {
 }
 
 fn spinners_allowed() -> usize {
-    allowed(PARTIES.load(Ordering::Acquire), cores())
+    match CROWDED.load(Ordering::Acquire) {
+        0 => allowed(PARTIES.load(Ordering::Acquire), cores()),
+        _ => 0,
+    }
 }
 
 /// `poll()` until it gives something or [`SPIN_FOR`] has passed (then
