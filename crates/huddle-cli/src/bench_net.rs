@@ -1,5 +1,6 @@
 //! `huddle bench net`: what the transport costs on loopback, next to a raw
-//! socket doing the same work in the same run.
+//! socket doing the same work in the same run, and what it costs a
+//! round-bound run (one AES block under Trio) against its bound.
 
 use huddle_net::{local_networks, memory_networks, Handshake, NetError, NetProfile, Network};
 use serde_json::json;
@@ -123,6 +124,44 @@ fn raw_ping_pong(n: usize) -> Result<Duration, String> {
     Ok(start.elapsed() / n as u32)
 }
 
+/// Runs of the AES row per transport (the median is reported).
+const AES_RUNS: usize = 11;
+
+/// One AES-128 block under Trio, every party in this process: the median
+/// online seconds and the online rounds over `transport` (memory, tcp, tls).
+fn aes_block(transport: &str) -> Result<(f64, u32), String> {
+    let circuit = huddle_circuit::gen::generate("aes128", 128, 2)?;
+    let mut prg = huddle_core::Prg::from_seed([52; 16]);
+    let inputs = huddle_circuit::random::random_inputs(&circuit, &mut prg, 1);
+    let protocol = huddle_engine::Protocol::Trio;
+    let parties = protocol.descriptor().parties.default_count();
+    let run = huddle_engine::Run::builder(protocol)
+        .parties(parties)
+        .circuit(circuit.clone())
+        .build()
+        .map_err(|e| e.to_string())?;
+    let timeout = Duration::from_secs(120);
+    let mut online = Vec::with_capacity(AES_RUNS);
+    let mut rounds = 0;
+    for _ in 0..AES_RUNS {
+        let hs = Handshake {
+            session: "bench-aes".into(),
+            settings: huddle_net::Settings::new(),
+            circuit: huddle_engine::circuit_hash(&circuit),
+        };
+        let nets = match transport {
+            "memory" => memory_networks(parties, &NetProfile::lan(), timeout),
+            t => local_networks(parties, t == "tls", hs, NetProfile::lan(), timeout)
+                .map_err(|e| e.to_string())?,
+        };
+        let report = run.local_over(nets, &inputs).map_err(|e| e.to_string())?;
+        online.push(report.seconds.get("online").copied().unwrap_or(0.0));
+        rounds = report.online_rounds;
+    }
+    online.sort_by(f64::total_cmp);
+    Ok((online[AES_RUNS / 2], rounds))
+}
+
 pub fn run(as_json: bool, mib: usize, round_trips: usize) -> Result<(), String> {
     let total = mib << 20;
     let hs = || Handshake {
@@ -142,11 +181,20 @@ pub fn run(as_json: bool, mib: usize, round_trips: usize) -> Result<(), String> 
     let tls_rtt = ping_pong(local(true)?, round_trips)?;
     let mem_rtt = ping_pong(memory_networks(2, &NetProfile::lan(), timeout), round_trips)?;
     let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let (aes_mem, rounds) = aes_block("memory")?;
+    let (aes_tcp, _) = aes_block("tcp")?;
+    let (aes_tls, _) = aes_block("tls")?;
+    // What a round-bound run may take over sockets: its work (the run in
+    // memory) plus two raw round trips per round.
+    let aes_bound = aes_mem + f64::from(rounds) * 2.0 * raw_rtt.as_secs_f64();
+    let ms = |s: f64| s * 1e3;
     let report = json!({
         "throughput_gb_per_s_per_direction": {"raw_socket": raw_gbps, "tcp": tcp_gbps, "tls": tls_gbps,
             "tcp_vs_raw": tcp_gbps / raw_gbps, "tls_vs_raw": tls_gbps / raw_gbps},
         "round_trip_us": {"raw_socket": us(raw_rtt), "tcp": us(tcp_rtt), "tls": us(tls_rtt), "memory": us(mem_rtt)},
         "mib_per_direction": mib, "round_trips": round_trips,
+        "aes_block_trio_online_ms": {"memory": ms(aes_mem), "tcp": ms(aes_tcp), "tls": ms(aes_tls),
+            "online_rounds": rounds, "bound": ms(aes_bound), "runs": AES_RUNS},
     });
     if as_json {
         println!(
@@ -165,6 +213,13 @@ pub fn run(as_json: bool, mib: usize, round_trips: usize) -> Result<(), String> 
         us(tcp_rtt),
         us(tls_rtt),
         us(mem_rtt)
+    );
+    println!(
+        "  one AES-128 block under Trio, online (median of {AES_RUNS}): in memory {:.2} ms, TCP {:.2} ms, TLS {:.2} ms; {rounds} rounds, bound in memory + rounds x 2 x raw round trip = {:.2} ms",
+        ms(aes_mem),
+        ms(aes_tcp),
+        ms(aes_tls),
+        ms(aes_bound)
     );
     Ok(())
 }

@@ -266,6 +266,36 @@ fn bench_reports_ratios_against_the_raw_loop() {
 }
 
 #[test]
+fn net_bench_reports_the_transports_and_an_aes_block_against_its_bound() {
+    // Shape and exact counts only; no timing is asserted.
+    let o = huddle(&[
+        "bench",
+        "net",
+        "--json",
+        "--mib",
+        "1",
+        "--round-trips",
+        "10",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    for t in ["raw_socket", "tcp", "tls", "memory"] {
+        assert!(
+            v["round_trip_us"][t].as_f64().expect("round trip") > 0.0,
+            "{t}"
+        );
+    }
+    let aes = &v["aes_block_trio_online_ms"];
+    let ms = |k: &str| aes[k].as_f64().expect(k);
+    assert!(ms("memory") > 0.0 && ms("tcp") > 0.0 && ms("tls") > 0.0);
+    // The bound is the run in memory plus two round trips per round.
+    let rounds = aes["online_rounds"].as_f64().expect("rounds");
+    let raw_ms = v["round_trip_us"]["raw_socket"].as_f64().expect("raw") / 1e3;
+    assert!((ms("bound") - ms("memory") - rounds * 2.0 * raw_ms).abs() < 1e-6);
+    assert!(rounds > 0.0);
+}
+
+#[test]
 fn protocol_bench_reports_every_protocol() {
     // Shape only; no timing is asserted.
     let o = huddle(&[
