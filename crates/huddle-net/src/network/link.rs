@@ -104,10 +104,7 @@ impl Outbound {
                         queue.send(Outgoing::Flush).map_err(gone)?;
                     }
                     Err(e) => {
-                        let e = NetError::Link {
-                            peer: to,
-                            cause: e.to_string(),
-                        };
+                        let e = super::stream::write_error(to, &e);
                         if let Ok(mut f) = failure.lock() {
                             f.get_or_insert(e.clone());
                         }

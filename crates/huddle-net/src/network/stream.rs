@@ -50,10 +50,7 @@ pub(crate) fn stream_link(
         .spawn(move || {
             if let Err(e) = write_loop(&shared_writer, &outgoing, &reports) {
                 if let Ok(mut f) = failed.lock() {
-                    *f = Some(NetError::Link {
-                        peer,
-                        cause: e.to_string(),
-                    });
+                    *f = Some(write_error(peer, &e));
                 }
             }
         })?;
@@ -166,6 +163,17 @@ pub(crate) fn stream_link(
         max_message: Some(max_message),
         liveness: Some(liveness),
     })
+}
+
+/// A failed write to `peer`, named as the reader names a failed read.
+pub(super) fn write_error(peer: PartyId, e: &std::io::Error) -> NetError {
+    match is_disconnect(e) {
+        true => NetError::Disconnected { peer },
+        false => NetError::Link {
+            peer,
+            cause: e.to_string(),
+        },
+    }
 }
 
 fn is_disconnect(e: &std::io::Error) -> bool {
