@@ -83,11 +83,11 @@ impl<W: Write> FrameWriter<W> {
 /// that is not reading: whatever the sink does not take at once is left to
 /// the link's writer thread.
 pub(crate) trait WriteNow: Write + Send {
-    /// Writes what the sink takes at once from `buf`, without blocking:
-    /// the bytes taken (0 where it would block).
-    fn write_now(&mut self, buf: &[u8]) -> io::Result<usize>;
-    /// Whether bytes it took are still held back until a (blocking) flush.
-    fn backlog(&self) -> bool;
+    /// Writes what the sink takes at once from `buf`, without blocking on
+    /// the peer or on another thread: the bytes taken (0 where it would
+    /// block), and whether all of them have left (not held back until a
+    /// blocking flush).
+    fn write_now(&mut self, buf: &[u8]) -> io::Result<(usize, bool)>;
 }
 
 impl<W: WriteNow> FrameWriter<W> {
@@ -98,18 +98,15 @@ impl<W: WriteNow> FrameWriter<W> {
         let header = frame_header(payload)?;
         self.gathered.extend_from_slice(&header);
         self.gathered.extend_from_slice(payload);
-        let taken = self.inner.write_now(&self.gathered)?;
+        let (taken, left) = self.inner.write_now(&self.gathered)?;
         self.gathered.drain(..taken);
-        Ok(self.gathered.is_empty() && !self.inner.backlog())
+        Ok(self.gathered.is_empty() && left)
     }
 }
 
 impl WriteNow for Box<dyn WriteNow> {
-    fn write_now(&mut self, buf: &[u8]) -> io::Result<usize> {
+    fn write_now(&mut self, buf: &[u8]) -> io::Result<(usize, bool)> {
         (**self).write_now(buf)
-    }
-    fn backlog(&self) -> bool {
-        (**self).backlog()
     }
 }
 
@@ -150,11 +147,8 @@ pub(crate) fn send_now(socket: &std::net::TcpStream, buf: &[u8]) -> io::Result<u
 }
 
 impl WriteNow for std::net::TcpStream {
-    fn write_now(&mut self, buf: &[u8]) -> io::Result<usize> {
-        send_now(self, buf)
-    }
-    fn backlog(&self) -> bool {
-        false
+    fn write_now(&mut self, buf: &[u8]) -> io::Result<(usize, bool)> {
+        Ok((send_now(self, buf)?, true))
     }
 }
 

@@ -428,15 +428,14 @@ fn poisoned<T>(_: T) -> io::Error {
 }
 
 impl Shared {
-    /// Sends whatever TLS records the connection has queued, blocking until
-    /// they left, or (`now`) what the socket takes at once, keeping the
-    /// rest for the next send. Called with the connection locked; takes the
-    /// socket lock before releasing it.
+    /// Sends whatever TLS records the connection has queued (after those a
+    /// non-blocking write left behind), blocking until they left. Called
+    /// with the connection locked; takes the socket lock before releasing
+    /// it, so records leave in the order they were made.
     fn send_queued(
         &self,
         mut conn: std::sync::MutexGuard<'_, Connection>,
         scratch: &mut Vec<u8>,
-        now: bool,
     ) -> io::Result<()> {
         scratch.clear();
         while conn.wants_write() {
@@ -449,15 +448,11 @@ impl Shared {
         let mut wire = self.wire.lock().map_err(poisoned)?;
         drop(conn);
         let Wire { socket, unsent } = &mut *wire;
-        unsent.extend_from_slice(scratch);
-        if now {
-            let sent = crate::frame::send_now(socket, unsent)?;
-            unsent.drain(..sent);
-            return Ok(());
+        if !unsent.is_empty() {
+            socket.write_all(unsent)?;
+            unsent.clear();
         }
-        socket.write_all(unsent)?;
-        unsent.clear();
-        Ok(())
+        socket.write_all(scratch)
     }
 }
 
@@ -523,7 +518,7 @@ impl Read for TlsReader {
                 conn.process_new_packets()
                     .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("TLS: {e}")))?;
                 // E.g. the answer to a key update the peer asked for.
-                self.shared.send_queued(conn, &mut self.scratch, false)?;
+                self.shared.send_queued(conn, &mut self.scratch)?;
                 continue;
             }
             if self.eof {
@@ -551,7 +546,7 @@ impl Write for TlsWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut conn = self.shared.conn.lock().map_err(poisoned)?;
         let n = conn.writer().write(buf)?;
-        self.shared.send_queued(conn, &mut self.scratch, false)?;
+        self.shared.send_queued(conn, &mut self.scratch)?;
         Ok(n)
     }
 
@@ -560,7 +555,7 @@ impl Write for TlsWriter {
     fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
         let mut conn = self.shared.conn.lock().map_err(poisoned)?;
         let n = conn.writer().write_vectored(bufs)?;
-        self.shared.send_queued(conn, &mut self.scratch, false)?;
+        self.shared.send_queued(conn, &mut self.scratch)?;
         Ok(n)
     }
 
@@ -575,27 +570,40 @@ impl Write for TlsWriter {
 }
 
 impl crate::frame::WriteNow for TlsWriter {
-    fn write_now(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut conn = self.shared.conn.lock().map_err(poisoned)?;
+    /// Takes nothing while the reader or the writer thread holds the
+    /// connection or the socket (e.g. a long blocking write): the records
+    /// must reach the socket in order, and the protocol thread must not
+    /// wait on either.
+    fn write_now(&mut self, buf: &[u8]) -> io::Result<(usize, bool)> {
+        let Ok(mut conn) = self.shared.conn.try_lock() else {
+            return Ok((0, true));
+        };
+        let Ok(mut wire) = self.shared.wire.try_lock() else {
+            return Ok((0, true));
+        };
         let taken = conn.writer().write(buf)?;
-        self.shared.send_queued(conn, &mut self.scratch, true)?;
-        Ok(taken)
-    }
-
-    fn backlog(&self) -> bool {
-        self.shared
-            .wire
-            .lock()
-            .map_or(true, |w| !w.unsent.is_empty())
+        self.scratch.clear();
+        while conn.wants_write() {
+            conn.write_tls(&mut self.scratch)?;
+        }
+        drop(conn);
+        let Wire { socket, unsent } = &mut *wire;
+        unsent.extend_from_slice(&self.scratch);
+        let sent = crate::frame::send_now(socket, unsent)?;
+        unsent.drain(..sent);
+        Ok((taken, unsent.is_empty()))
     }
 }
 
 impl Drop for TlsWriter {
+    /// Tells the peer we are done, so it sees a clean end rather than a
+    /// cut, as far as that goes without blocking: the last owner may be the
+    /// protocol thread, which a peer that does not read must never hold.
     fn drop(&mut self) {
-        // Tell the peer we are done, so it sees a clean end rather than a cut.
-        if let Ok(mut conn) = self.shared.conn.lock() {
+        if let Ok(mut conn) = self.shared.conn.try_lock() {
             conn.send_close_notify();
-            let _ = self.shared.send_queued(conn, &mut self.scratch, false);
+            drop(conn);
+            let _ = crate::frame::WriteNow::write_now(self, &[]);
         }
     }
 }

@@ -52,6 +52,8 @@ pub(crate) struct SocketWriter {
     /// Items handed to the writer thread and not yet framed by it: while
     /// any is, later messages queue behind it, so they leave in order.
     pub(crate) queued: AtomicUsize,
+    /// The writer thread wrote the last frame (a goodbye or an abort).
+    pub(crate) ended: AtomicBool,
 }
 
 #[derive(Clone)]
@@ -92,10 +94,15 @@ impl Outbound {
                 }
                 // The writer thread busy (a large write, a liveness frame) or
                 // holding messages of ours: queue behind them.
-                let mut frames = match writer.frames.try_lock() {
-                    Ok(f) if writer.queued.load(Ordering::Acquire) == 0 => f,
-                    _ => return to_thread(delivery),
+                let frames = (writer.frames.try_lock().ok())
+                    .filter(|_| writer.queued.load(Ordering::Acquire) == 0);
+                let Some(mut frames) = frames else {
+                    return to_thread(delivery);
                 };
+                // Nothing may follow the last frame (a goodbye or an abort).
+                if writer.ended.load(Ordering::Acquire) {
+                    return Err(NetError::Disconnected { peer: to });
+                }
                 match frames.frame_now(&delivery.data) {
                     Ok(true) => {}
                     Ok(false) => {

@@ -4,8 +4,10 @@
 //! while first saves it, but only where cores are free: not at all while
 //! this process, or the host of one of its parties, runs more parties than
 //! the process may use cores (their work needs every core), and at most one
-//! thread fewer than the cores at once, so a spinning thread never takes
-//! the core the reply's producer needs.
+//! thread fewer than the cores at once, so one core is left for the
+//! threads that produce replies (socket links' readers, the peers). The
+//! parties on a host are counted by the host names of the parties file: one
+//! machine under two names counts as two hosts.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;

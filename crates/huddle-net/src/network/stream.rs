@@ -17,7 +17,7 @@ use crate::liveness::{Heard, Liveness, LIVENESS_EVERY};
 use crate::waits::Board;
 use crate::PartyId;
 use std::io::{BufReader, Read};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -43,6 +43,7 @@ pub(crate) fn stream_link(
             limits.buffer_bytes,
         )),
         queued: AtomicUsize::new(0),
+        ended: AtomicBool::new(false),
     });
     let shared_writer = socket_writer.clone();
     let writer = std::thread::Builder::new()
@@ -217,12 +218,13 @@ fn write_loop(
                 lock(writer)?.flush()?;
                 writer.queued.fetch_sub(1, Ordering::AcqRel);
             }
-            Outgoing::End(Ending::Goodbye) => {
-                lock(writer)?.control(&goodbye_frame());
-                break;
-            }
-            Outgoing::End(Ending::Abort { culprit, reason }) => {
-                lock(writer)?.control(&abort_frame(culprit as u32, &reason));
+            Outgoing::End(ending) => {
+                let mut w = lock(writer)?;
+                w.control(&match ending {
+                    Ending::Goodbye => goodbye_frame().to_vec(),
+                    Ending::Abort { culprit, reason } => abort_frame(culprit as u32, &reason),
+                });
+                writer.ended.store(true, Ordering::Release);
                 break;
             }
         }
