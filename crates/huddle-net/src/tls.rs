@@ -600,9 +600,14 @@ impl Drop for TlsWriter {
     /// cut, as far as that goes without blocking: the last owner may be the
     /// protocol thread, which a peer that does not read must never hold.
     fn drop(&mut self) {
-        if let Ok(mut conn) = self.shared.conn.try_lock() {
-            conn.send_close_notify();
-            drop(conn);
+        let notified = match self.shared.conn.try_lock() {
+            Ok(mut conn) => {
+                conn.send_close_notify();
+                true
+            }
+            Err(_) => false,
+        };
+        if notified {
             let _ = crate::frame::WriteNow::write_now(self, &[]);
         }
     }
