@@ -111,7 +111,7 @@ impl Outbound {
                         queue.send(Outgoing::Flush).map_err(gone)?;
                     }
                     Err(e) => {
-                        let e = super::stream::write_error(to, &e);
+                        let e = write_error(to, &e);
                         if let Ok(mut f) = failure.lock() {
                             f.get_or_insert(e.clone());
                         }
@@ -123,6 +123,25 @@ impl Outbound {
             }
         }
     }
+}
+
+/// A failed write to `peer`, named as the reader names a failed read.
+pub(super) fn write_error(peer: PartyId, e: &std::io::Error) -> NetError {
+    match is_disconnect(e) {
+        true => NetError::Disconnected { peer },
+        false => NetError::Link {
+            peer,
+            cause: e.to_string(),
+        },
+    }
+}
+
+pub(super) fn is_disconnect(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof
+    )
 }
 
 /// What every link of a party shares: its alarm and its board of waits.

@@ -7,8 +7,8 @@
 use super::alarm::Alarm;
 use super::error::NetError;
 use super::link::{
-    Delivery, Ending, Inbound, InboxBudget, LinkLimits, LinkParts, Outbound, Outgoing, Shutdown,
-    SocketWriter,
+    is_disconnect, write_error, Delivery, Ending, Inbound, InboxBudget, LinkLimits, LinkParts,
+    Outbound, Outgoing, Shutdown, SocketWriter,
 };
 use crate::frame::{
     abort_frame, goodbye_frame, live_frame, read_frame_direct, FrameError, FrameWriter, WriteNow,
@@ -164,25 +164,6 @@ pub(crate) fn stream_link(
         max_message: Some(max_message),
         liveness: Some(liveness),
     })
-}
-
-/// A failed write to `peer`, named as the reader names a failed read.
-pub(super) fn write_error(peer: PartyId, e: &std::io::Error) -> NetError {
-    match is_disconnect(e) {
-        true => NetError::Disconnected { peer },
-        false => NetError::Link {
-            peer,
-            cause: e.to_string(),
-        },
-    }
-}
-
-fn is_disconnect(e: &std::io::Error) -> bool {
-    use std::io::ErrorKind::*;
-    matches!(
-        e.kind(),
-        ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof
-    )
 }
 
 /// A link's frames, locked for the writer thread.
