@@ -135,9 +135,10 @@ fn aes_block(transport: &str) -> Result<(f64, u32), String> {
     let inputs = huddle_circuit::random::random_inputs(&circuit, &mut prg, 1);
     let protocol = huddle_engine::Protocol::Trio;
     let parties = protocol.descriptor().parties.default_count();
+    let hash = huddle_engine::circuit_hash(&circuit);
     let run = huddle_engine::Run::builder(protocol)
         .parties(parties)
-        .circuit(circuit.clone())
+        .circuit(circuit)
         .build()
         .map_err(|e| e.to_string())?;
     let timeout = Duration::from_secs(120);
@@ -147,7 +148,7 @@ fn aes_block(transport: &str) -> Result<(f64, u32), String> {
         let hs = Handshake {
             session: "bench-aes".into(),
             settings: huddle_net::Settings::new(),
-            circuit: huddle_engine::circuit_hash(&circuit),
+            circuit: hash,
         };
         let nets = match transport {
             "memory" => memory_networks(parties, &NetProfile::lan(), timeout),

@@ -427,6 +427,15 @@ fn poisoned<T>(_: T) -> io::Error {
     io::Error::other("TLS state poisoned by a panic on another thread")
 }
 
+/// The records the connection has made and not yet handed out, into `scratch`.
+fn take_records(conn: &mut Connection, scratch: &mut Vec<u8>) -> io::Result<()> {
+    scratch.clear();
+    while conn.wants_write() {
+        conn.write_tls(scratch)?;
+    }
+    Ok(())
+}
+
 impl Shared {
     /// Sends whatever TLS records the connection has queued (after those a
     /// non-blocking write left behind), blocking until they left. Called
@@ -437,10 +446,7 @@ impl Shared {
         mut conn: std::sync::MutexGuard<'_, Connection>,
         scratch: &mut Vec<u8>,
     ) -> io::Result<()> {
-        scratch.clear();
-        while conn.wants_write() {
-            conn.write_tls(scratch)?;
-        }
+        take_records(&mut conn, scratch)?;
         if scratch.is_empty() {
             // Nothing new: the reader must not wait on a writer's long write.
             return Ok(());
@@ -582,10 +588,7 @@ impl crate::frame::WriteNow for TlsWriter {
             return Ok((0, true));
         };
         let taken = conn.writer().write(buf)?;
-        self.scratch.clear();
-        while conn.wants_write() {
-            conn.write_tls(&mut self.scratch)?;
-        }
+        take_records(&mut conn, &mut self.scratch)?;
         drop(conn);
         let Wire { socket, unsent } = &mut *wire;
         unsent.extend_from_slice(&self.scratch);
